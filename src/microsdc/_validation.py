@@ -1,0 +1,202 @@
+"""Parameter and column checks with one message shape.
+
+Messages read: ``The 'k' parameter of check_k_anonymity must be an int >= 1. Got 0 instead.``
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "check_bool",
+    "check_columns",
+    "check_frame",
+    "check_int",
+    "check_number",
+    "check_one_of",
+    "param_error",
+]
+
+
+def param_error(name: str, func: str, requirement: str, value: Any) -> InvalidParameterError:
+    """Build the standard error for parameter ``name`` of ``func``."""
+    return InvalidParameterError(
+        f"The '{name}' parameter of {func} must be {requirement}. Got {value!r} instead."
+    )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(
+    value: Any, name: str, func: str, *, min_value: int | None = None, max_value: int | None = None
+) -> int:
+    """Return ``value`` as int, or raise if it is not an integer in [min_value, max_value].
+
+    Floats are rejected even when integral (``k=3.0`` is an error): a count is an int.
+    """
+    ok = _is_int(value)
+    if ok and min_value is not None and value < min_value:
+        ok = False
+    if ok and max_value is not None and value > max_value:
+        ok = False
+    if not ok:
+        if min_value is not None and max_value is not None:
+            req = f"an int in the range [{min_value}, {max_value}]"
+        elif min_value is not None:
+            req = f"an int >= {min_value}"
+        elif max_value is not None:
+            req = f"an int <= {max_value}"
+        else:
+            req = "an int"
+        raise param_error(name, func, req, value)
+    return int(value)
+
+
+def check_number(
+    value: Any,
+    name: str,
+    func: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """Return ``value`` as float, or raise if it is not a finite real number in the interval."""
+    import math
+
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if ok:
+        value_f = float(value)
+        ok = math.isfinite(value_f)
+        if ok and low is not None:
+            ok = value_f > low if low_open else value_f >= low
+        if ok and high is not None:
+            ok = value_f < high if high_open else value_f <= high
+    if not ok:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        if low is not None and high is not None:
+            req = f"a real number in the range {lo}{low}, {high}{hi}"
+        elif low is not None:
+            req = f"a real number {'>' if low_open else '>='} {low}"
+        elif high is not None:
+            req = f"a real number {'<' if high_open else '<='} {high}"
+        else:
+            req = "a finite real number"
+        raise param_error(name, func, req, value)
+    return float(value)
+
+
+def check_bool(value: Any, name: str, func: str) -> bool:
+    """Return ``value`` if it is a bool (numpy bools accepted), else raise."""
+    import numpy as np
+
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise param_error(name, func, "a bool", value)
+
+
+def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
+    """Raise unless ``value`` is one of ``options``."""
+    if isinstance(value, Hashable) and value in options:
+        return value
+    listed = ", ".join(repr(o) for o in options)
+    raise param_error(name, func, f"one of {{{listed}}}", value)
+
+
+def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
+    """Raise unless ``df`` is a pandas DataFrame with unique column names."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise param_error(name, func, "a pandas DataFrame", type(df).__name__)
+    if not df.columns.is_unique:
+        dup = list(dict.fromkeys(df.columns[df.columns.duplicated()]))
+        raise DataValidationError(
+            f"The data frame passed to {func} has duplicate column names: "
+            f"{', '.join(repr(d) for d in dup)}. Rename them so each column can be named.",
+            failure_cases=dup,
+        )
+    return df
+
+
+def check_columns(
+    df: pd.DataFrame,
+    columns: Any,
+    name: str,
+    func: str,
+    *,
+    allow_empty: bool = False,
+    allow_single: bool = True,
+) -> list[Hashable]:
+    """Normalise a column list and check every name exists in ``df``.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    columns : hashable or iterable of hashables
+        A single column name is accepted when ``allow_single`` (a ``str`` is
+        always one name, never an iterable of characters).
+    name, func : str
+        Parameter and function names for the message.
+    allow_empty : bool, default False
+        Whether an empty list is acceptable.
+
+    Returns
+    -------
+    list
+        The column names, in the order given.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the list is empty (and not allowed), or names a column twice.
+    ColumnNotFoundError
+        Listing every unknown name.
+    """
+    if columns is None:
+        cols: list[Hashable] = []
+    elif isinstance(columns, str | bytes) or not isinstance(columns, Iterable):
+        if not allow_single:
+            raise param_error(name, func, "a list of column names", columns)
+        cols = [columns]
+    else:
+        cols = list(columns)
+    if not cols and not allow_empty:
+        raise param_error(name, func, "a non-empty list of column names", columns)
+    seen: set[Any] = set()
+    dups = []
+    for c in cols:
+        try:
+            if c in seen:
+                dups.append(c)
+            seen.add(c)
+        except TypeError as exc:
+            raise param_error(name, func, "a list of column names", columns) from exc
+    if dups:
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} names the same column more than once: "
+            f"{', '.join(repr(d) for d in dups)}."
+        )
+    present = set(df.columns)
+    missing = [c for c in cols if c not in present]
+    if missing:
+        listed = ", ".join(repr(c) for c in missing)
+        raise ColumnNotFoundError(
+            f"The '{name}' parameter of {func} names {len(missing)} column(s) not in the data: "
+            f"{listed}. Available columns: {', '.join(repr(c) for c in list(df.columns)[:30])}"
+            + (" ..." if len(df.columns) > 30 else "")
+            + ".",
+            missing=missing,
+        )
+    return cols

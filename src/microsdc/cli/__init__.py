@@ -1,0 +1,72 @@
+"""The ``microsdc`` command line.
+
+Thin: each sub-command lives in its own module, imported only when that
+sub-command runs, so ``microsdc --help`` starts without numpy or pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import click
+
+__all__ = ["main"]
+
+#: sub-command name -> ("module:attribute", one-line help shown by ``microsdc --help``)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "risk": ("microsdc.cli.risk:risk", "Rows at risk (fk < k) and the riskiest key combinations."),
+    "suppress": (
+        "microsdc.cli.suppress:suppress",
+        "Local suppression: blank as few QI cells as possible to reach k-anonymity.",
+    ),
+    "swap": ("microsdc.cli.swap:swap", "Targeted record swapping of households."),
+    "synth": ("microsdc.cli.swap:synth", "Write a synthetic census (households in a hierarchy)."),
+    "run": ("microsdc.cli.run:run", "Run a whole anonymisation job described in a TOML file."),
+    "demo": ("microsdc.cli.demo:demo", "Run the main job on data shipped with microsdc."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose sub-commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (target, _) in COMMANDS.items() if _available(target)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None or not _available(entry[0]):
+            return None
+        module_name, attr = entry[0].split(":")
+        module = importlib.import_module(module_name)
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+def _available(target: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(target.split(":")[0]) is not None
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("microsdc")
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="microsdc", prog_name="microsdc")
+def main(**_: Any) -> None:
+    """microsdc: statistical disclosure control of microdata.
+
+    Measure re-identification risk (k-anonymity with missing values as
+    wildcards), suppress as few cells as possible, swap households across a
+    geography, and write a report for the person who signs off the release.
+    """

@@ -1,0 +1,286 @@
+"""Quasi-identifier columns to small integer codes, with one missing code (-1).
+
+Every counting routine of microsdc works on the output of :func:`encode_qis`:
+an ``(n_rows, n_qis)`` int32 matrix of category codes where -1 marks a missing
+value, plus the categories needed to decode them. Missing values are normalised
+here, once: ``NaN``, ``None``, ``pd.NA``, ``NaT`` and any user-declared missing
+codes (such as ``-999``, ``""`` or ``"NA"``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_frame
+from microsdc.exceptions import HighCardinalityWarning, InvalidParameterError
+
+__all__ = [
+    "HIGH_CARDINALITY",
+    "EncodedQIs",
+    "MissingValues",
+    "combine_codes",
+    "encode_column",
+    "encode_qis",
+    "missing_mask",
+]
+
+#: Number of distinct values from which a quasi-identifier is reported as looking continuous.
+HIGH_CARDINALITY = 1000
+
+MissingValues = Union[None, Sequence[Any], Mapping[Hashable, Sequence[Any]]]
+
+
+@dataclass(frozen=True)
+class EncodedQIs:
+    """Quasi-identifiers as integer codes.
+
+    Attributes
+    ----------
+    codes : numpy.ndarray of shape (n_rows, n_qis), dtype int32
+        Category code of each cell; -1 marks a missing value. Fortran-ordered so
+        that one column is contiguous.
+    columns : list
+        The quasi-identifier names, in the order of ``codes``' columns.
+    categories : list of pandas.Index
+        ``categories[j][c]`` is the original value behind code ``c`` of column ``j``.
+    index : pandas.Index
+        Row labels of the encoded frame.
+    """
+
+    codes: np.ndarray
+    columns: list[Hashable]
+    categories: list[pd.Index]
+    index: pd.Index
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[0])
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """Number of categories of each column (missing not included), int64 array."""
+        return np.array([len(c) for c in self.categories], dtype=np.int64)
+
+    @property
+    def missing(self) -> np.ndarray:
+        """Boolean matrix of shape (n_rows, n_qis), True where a value is missing."""
+        return self.codes < 0
+
+    def decode(self) -> pd.DataFrame:
+        """Return the encoded columns as a frame of original values (missing as ``NaN``/``None``)."""
+        out = {}
+        for j, name in enumerate(self.columns):
+            cats = self.categories[j]
+            out[j] = pd.Categorical.from_codes(self.codes[:, j], categories=cats)
+        frame = pd.DataFrame(out, index=self.index)
+        frame.columns = pd.Index(self.columns, dtype=object)
+        return frame
+
+
+def _missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
+    if missing_values is None:
+        return []
+    if isinstance(missing_values, Mapping):
+        vals = missing_values.get(column, [])
+    else:
+        vals = missing_values
+    if isinstance(vals, str | bytes) or not isinstance(vals, Iterable):
+        return [vals]
+    return list(vals)
+
+
+def missing_mask(series: pd.Series, missing_values: Sequence[Any] = ()) -> np.ndarray:
+    """Boolean array, True where ``series`` holds a missing value.
+
+    Parameters
+    ----------
+    series : pandas.Series of length n
+    missing_values : sequence, default ()
+        Extra values that mean "missing" (e.g. ``-999``, ``""``, ``"NA"``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype bool
+    """
+    mask = np.asarray(series.isna(), dtype=bool)
+    extra = [v for v in missing_values if not _is_na_scalar(v)]
+    if extra:
+        values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
+        try:
+            mask = mask | np.asarray(values.isin(extra), dtype=bool)
+        except (TypeError, ValueError):  # mixed objects that refuse comparison
+            mask = mask | np.array([_in(v, extra) for v in values], dtype=bool)
+    return mask
+
+
+def _is_na_scalar(v: Any) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _in(v: Any, values: list[Any]) -> bool:
+    for x in values:
+        try:
+            if v == x:
+                return True
+        except Exception:  # noqa: BLE001 - comparison of exotic objects
+            continue
+    return False
+
+
+def encode_column(
+    series: pd.Series, missing_values: Sequence[Any] = ()
+) -> tuple[np.ndarray, pd.Index]:
+    """Encode one column as int32 codes with -1 for missing values.
+
+    Parameters
+    ----------
+    series : pandas.Series of length n
+        Any dtype: numbers, strings, booleans, nullable extension types,
+        categoricals (unused categories are kept in the dictionary but never
+        counted), datetimes, or mixed objects.
+    missing_values : sequence, default ()
+        Extra values treated as missing, besides NaN, None, pd.NA and NaT.
+
+    Returns
+    -------
+    codes : numpy.ndarray of shape (n,), dtype int32
+    categories : pandas.Index
+        The value of each code. Sorted when the values can be ordered,
+        otherwise in order of first appearance.
+    """
+    extra = [v for v in missing_values if not _is_na_scalar(v)]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        codes = np.asarray(series.cat.codes, dtype=np.int32).copy()
+        cats = pd.Index(series.cat.categories)
+    else:
+        try:
+            codes_raw, cats = pd.factorize(series, sort=True, use_na_sentinel=True)
+        except TypeError:  # values that cannot be ordered (mixed types)
+            codes_raw, cats = pd.factorize(series, sort=False, use_na_sentinel=True)
+        codes = np.asarray(codes_raw, dtype=np.int32)
+        cats = pd.Index(cats)
+    if extra:
+        drop = np.asarray(missing_mask(pd.Series(cats, dtype=cats.dtype), extra), dtype=bool)
+        if drop.any():
+            remap = np.full(len(cats) + 1, -1, dtype=np.int32)
+            keep = np.flatnonzero(~drop)
+            remap[keep] = np.arange(len(keep), dtype=np.int32)
+            codes = remap[codes]  # -1 indexes the last slot, which is -1
+            cats = cats[keep]
+    return codes, cats
+
+
+def encode_qis(
+    df: pd.DataFrame,
+    qi: Any,
+    *,
+    missing_values: MissingValues = None,
+    func: str = "encode_qis",
+    warn_cardinality: bool = True,
+) -> EncodedQIs:
+    """Encode the quasi-identifiers of ``df`` as an integer code matrix.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_rows, n_columns)
+        Never modified.
+    qi : list of column names
+        The quasi-identifiers (key variables). A single name is accepted.
+    missing_values : sequence or dict, optional
+        Values that mean "missing" besides NaN, None, pd.NA and NaT: one
+        sequence for every QI, or a dict ``{column: sequence}``.
+    func : str, default "encode_qis"
+        Name of the public function, used in error messages.
+    warn_cardinality : bool, default True
+        Warn (``HighCardinalityWarning``) for a QI with ``HIGH_CARDINALITY`` or
+        more distinct values.
+
+    Returns
+    -------
+    EncodedQIs
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``df`` is not a DataFrame, ``qi`` is empty or names a column twice.
+    DataValidationError
+        If ``df`` has duplicate column names.
+    ColumnNotFoundError
+        Naming every QI that is not a column of ``df``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> enc = encode_qis(pd.DataFrame({"a": ["x", None, "y", -999]}), ["a"], missing_values=[-999])
+    >>> enc.codes[:, 0].tolist(), list(enc.categories[0])
+    ([0, -1, 1, -1], ['x', 'y'])
+    """
+    check_frame(df, "df", func)
+    cols = check_columns(df, qi, "quasi_identifiers", func)
+    if isinstance(missing_values, Mapping):
+        unknown = [c for c in missing_values if c not in set(df.columns)]
+        if unknown:
+            raise InvalidParameterError(
+                f"The 'missing_values' parameter of {func} names columns not in the data: "
+                f"{', '.join(repr(c) for c in unknown)}."
+            )
+    n = len(df)
+    codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
+    categories = []
+    for j, c in enumerate(cols):
+        col_codes, cats = encode_column(df[c], _missing_values_for(missing_values, c))
+        codes[:, j] = col_codes
+        categories.append(cats)
+        if warn_cardinality and len(cats) >= HIGH_CARDINALITY:
+            warnings.warn(
+                f"Quasi-identifier {c!r} has {len(cats):,} distinct values; it looks continuous "
+                "and makes almost every record unique. Bin it first "
+                "(microsdc.recoding.bin_numeric).",
+                HighCardinalityWarning,
+                stacklevel=3,
+            )
+    return EncodedQIs(codes=codes, columns=cols, categories=categories, index=df.index)
+
+
+def combine_codes(codes: np.ndarray, n_categories: np.ndarray | None = None) -> np.ndarray:
+    """Combine the columns of a code matrix into one int64 key per row.
+
+    Missing (-1) is kept as its own value, so two rows get the same key exactly
+    when they agree on every column, missing included. Keys are dense
+    (0 .. n_keys-1) only when the radix product is small; use ``np.unique`` on
+    them for a dense numbering.
+
+    Parameters
+    ----------
+    codes : numpy.ndarray of shape (n_rows, n_cols), integer, -1 = missing
+    n_categories : numpy.ndarray of shape (n_cols,), optional
+        Number of categories of each column; computed from ``codes`` if omitted.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows,), dtype int64
+    """
+    n, m = codes.shape
+    if n_categories is None:
+        n_categories = codes.max(axis=0, initial=-1).astype(np.int64) + 1 if n else np.zeros(m)
+    key = np.zeros(n, dtype=np.int64)
+    radix = 1
+    for j in range(m):
+        base = int(n_categories[j]) + 1
+        if radix * base >= 2**62:
+            # densify what we have so far, then continue
+            _, key = np.unique(key, return_inverse=True)
+            key = key.astype(np.int64)
+            radix = int(key.max(initial=0)) + 1
+        key += (codes[:, j].astype(np.int64) + 1) * radix
+        radix *= base
+    return key

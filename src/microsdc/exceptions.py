@@ -1,0 +1,85 @@
+"""Exceptions and warnings raised by microsdc.
+
+Every error raised on purpose derives from :class:`SDCError`; each also inherits
+the built-in exception a Python user would expect (``ValueError``, ``KeyError``,
+``TypeError``) so that ``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = [
+    "ColumnNotFoundError",
+    "DataValidationError",
+    "DisclosureRiskWarning",
+    "HighCardinalityWarning",
+    "InvalidParameterError",
+    "PerformanceWarning",
+    "SDCError",
+    "SDCWarning",
+]
+
+
+class SDCError(Exception):
+    """Base class of every error microsdc raises on purpose."""
+
+
+class InvalidParameterError(SDCError, ValueError, TypeError):
+    """A parameter has the wrong type or a value outside its allowed range."""
+
+
+class ColumnNotFoundError(SDCError, KeyError):
+    """One or more column names are not in the data frame.
+
+    Attributes
+    ----------
+    missing : list
+        The names that were not found, in the order they were given.
+    """
+
+    def __init__(self, message: str, missing: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.missing = list(missing)
+
+    def __str__(self) -> str:  # KeyError would print the repr of the message
+        return str(self.args[0])
+
+
+class DataValidationError(SDCError, ValueError):
+    """The data themselves violate a requirement (missing weights, duplicate columns, ...).
+
+    Attributes
+    ----------
+    failure_cases : object
+        The offending values or row labels, when they are known.
+    """
+
+    def __init__(self, message: str, failure_cases: Any = None) -> None:
+        super().__init__(message)
+        self.failure_cases = failure_cases
+
+
+class SDCWarning(UserWarning):
+    """Base class of microsdc's warnings."""
+
+
+class DisclosureRiskWarning(SDCWarning):
+    """A setting or a result leaves more disclosure risk than the user may expect."""
+
+
+class PerformanceWarning(SDCWarning):
+    """The input looks like it will make a computation slow or meaningless.
+
+    Raised, for example, for a quasi-identifier with thousands of distinct values
+    that should be binned first.
+    """
+
+
+class HighCardinalityWarning(DisclosureRiskWarning):
+    """A quasi-identifier has so many distinct values that it looks continuous.
+
+    Almost every record is then unique on it; bin it first (global recoding, see
+    :mod:`microsdc.recoding`).
+    """
