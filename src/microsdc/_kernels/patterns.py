@@ -1,0 +1,145 @@
+"""Reduce a code matrix to its distinct rows (patterns), with counts and weight sums."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+__all__ = ["Patterns", "distinct_patterns"]
+
+#: Largest radix product for which a dense lookup table is used instead of sorting.
+DENSE_LIMIT = 1 << 25
+
+
+@dataclass(frozen=True)
+class Patterns:
+    """Distinct rows of a code matrix.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_patterns, n_cols), int32, C-ordered; -1 = missing
+    count : ndarray of shape (n_patterns,), int64, rows per pattern
+    weight : ndarray of shape (n_patterns,), float64, sum of row weights (== count without weights)
+    inverse : ndarray of shape (n_rows,), int64, pattern of each row
+    mask : ndarray of shape (n_patterns,), int64, bit j set when column j is observed
+    """
+
+    codes: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+    inverse: np.ndarray
+    mask: np.ndarray
+
+
+@numba.njit(cache=True, nogil=True)
+def _full_key(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    n, m = codes.shape
+    key = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        k = 0
+        for j in range(m):
+            k += (codes[i, j] + 1) * radix[j]
+        key[i] = k
+    return key
+
+
+@numba.njit(cache=True, nogil=True)
+def _dense_distinct(key: np.ndarray, n_keys: int):  # pragma: no cover - numba
+    """Pattern id per row in order of first appearance, plus the first row of each pattern."""
+    n = key.shape[0]
+    table = np.full(n_keys, -1, dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    first = np.empty(n, dtype=np.int64)
+    n_pat = 0
+    for i in range(n):
+        k = key[i]
+        p = table[k]
+        if p < 0:
+            p = n_pat
+            table[k] = p
+            first[p] = i
+            n_pat += 1
+        inverse[i] = p
+    return inverse, first[:n_pat].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def _aggregate(inverse: np.ndarray, weights: np.ndarray, n_pat: int, weighted: bool):  # pragma: no cover
+    count = np.zeros(n_pat, dtype=np.int64)
+    wsum = np.zeros(n_pat, dtype=np.float64)
+    for i in range(inverse.shape[0]):
+        p = inverse[i]
+        count[p] += 1
+        if weighted:
+            wsum[p] += weights[i]
+    if not weighted:
+        for p in range(n_pat):
+            wsum[p] = count[p]
+    return count, wsum
+
+
+@numba.njit(cache=True, nogil=True)
+def _masks(codes: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
+    p, m = codes.shape
+    out = np.zeros(p, dtype=np.int64)
+    for i in range(p):
+        b = 0
+        for j in range(m):
+            if codes[i, j] >= 0:
+                b |= 1 << j
+        out[i] = b
+    return out
+
+
+def distinct_patterns(
+    codes: np.ndarray, n_categories: np.ndarray, weights: np.ndarray | None = None
+) -> Patterns:
+    """Distinct rows of ``codes`` (missing, -1, is a value of its own) with multiplicities.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_cols), integer, -1 = missing
+    n_categories : ndarray of shape (n_cols,), number of categories per column
+    weights : ndarray of shape (n_rows,), float, optional
+
+    Returns
+    -------
+    Patterns
+    """
+    n, m = codes.shape
+    if m > 62:
+        raise ValueError("At most 62 quasi-identifiers are supported.")
+    codes_c = np.ascontiguousarray(codes, dtype=np.int32)
+    base = np.asarray(n_categories, dtype=np.int64) + 1
+    log_product = float(np.sum(np.log2(base))) if m else 0.0
+    weighted = weights is not None
+    w = np.asarray(weights, dtype=np.float64) if weighted else np.zeros(0)
+    if n == 0:
+        return Patterns(
+            codes=np.zeros((0, m), dtype=np.int32),
+            count=np.zeros(0, dtype=np.int64),
+            weight=np.zeros(0),
+            inverse=np.zeros(0, dtype=np.int64),
+            mask=np.zeros(0, dtype=np.int64),
+        )
+    if log_product < 62:
+        radix = np.ones(m, dtype=np.int64)
+        for j in range(1, m):
+            radix[j] = radix[j - 1] * base[j - 1]
+        key = _full_key(codes_c, radix)
+        n_keys = int(np.prod(base)) if m else 1
+        if n_keys <= max(DENSE_LIMIT, 2 * n):
+            inverse, first = _dense_distinct(key, n_keys)
+        else:
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:  # pathological: too many categories for one int64 key
+        _, first, inverse = np.unique(codes_c, axis=0, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
+    first = np.asarray(first, dtype=np.int64)
+    pat_codes = np.ascontiguousarray(codes_c[first])
+    count, wsum = _aggregate(inverse, w, len(first), weighted)
+    return Patterns(
+        codes=pat_codes, count=count, weight=wsum, inverse=inverse, mask=_masks(pat_codes)
+    )

@@ -1,0 +1,53 @@
+"""The ``missing=`` parameter: how a missing quasi-identifier value is counted."""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+from microsdc._validation import param_error
+
+__all__ = ["POLICIES", "MissingPolicy", "Policy", "parse_policy"]
+
+POLICIES = ("wildcard", "category", "conservative")
+
+MissingPolicy = Union[Literal["wildcard", "category", "conservative"], float]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A parsed missing-value policy.
+
+    ``kind`` is "wildcard", "alpha", "category" or "conservative"; ``alpha`` is the
+    weight of a match that involves a record with a missing value (1.0 for wildcard).
+    """
+
+    kind: str
+    alpha: float = 1.0
+
+    @property
+    def label(self) -> str:
+        return f"alpha={self.alpha:g}" if self.kind == "alpha" else self.kind
+
+
+def parse_policy(missing: Any, func: str) -> Policy:
+    """Validate ``missing`` ("wildcard", "category", "conservative" or alpha in [0, 1])."""
+    if isinstance(missing, str):
+        if missing in POLICIES:
+            return Policy(missing)
+        if missing.startswith("alpha="):
+            try:
+                return parse_policy(float(missing.split("=", 1)[1]), func)
+            except ValueError:
+                pass
+    elif isinstance(missing, numbers.Real) and not isinstance(missing, bool):
+        a = float(missing)
+        if 0.0 <= a <= 1.0:
+            return Policy("wildcard") if a == 1.0 else Policy("alpha", a)
+    raise param_error(
+        "missing",
+        func,
+        "one of 'wildcard', 'category', 'conservative' or a real number alpha in [0, 1]",
+        missing,
+    )

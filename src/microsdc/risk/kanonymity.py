@@ -1,0 +1,353 @@
+"""k-anonymity with missing values: per-record sample frequencies and the kanonymity API.
+
+A missing quasi-identifier value is a wildcard that matches any category, on
+either side (policy ``"wildcard"``, the default). Other policies are offered
+for comparison with other tools; see :func:`sample_frequencies`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_frame, check_int, param_error
+from microsdc.encode import EncodedQIs, MissingValues, encode_qis
+from microsdc.exceptions import DataValidationError
+from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
+
+__all__ = [
+    "PatternFrequencies",
+    "check_k_anonymity",
+    "frequencies_from_codes",
+    "sample_frequencies",
+]
+
+
+@dataclass(frozen=True)
+class PatternFrequencies:
+    """Frequencies computed once per distinct key pattern.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n_patterns, n_qis), int32, -1 = missing
+    count : ndarray of shape (n_patterns,), int64, records with exactly this pattern
+    fk : ndarray of shape (n_patterns,), sample frequency (int64, float64 for alpha < 1)
+    Fk : ndarray of shape (n_patterns,), float64 or None, estimated population frequency
+    inverse : ndarray of shape (n_rows,), int64, pattern of each record
+    """
+
+    codes: np.ndarray
+    count: np.ndarray
+    fk: np.ndarray
+    Fk: np.ndarray | None
+    inverse: np.ndarray
+
+    @property
+    def row_fk(self) -> np.ndarray:
+        """fk of each record, shape (n_rows,)."""
+        return self.fk[self.inverse]
+
+    @property
+    def row_Fk(self) -> np.ndarray | None:
+        """Fk of each record, shape (n_rows,), or None without weights."""
+        return None if self.Fk is None else self.Fk[self.inverse]
+
+
+def frequencies_from_codes(
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    *,
+    policy: Policy | None = None,
+    weights: np.ndarray | None = None,
+) -> PatternFrequencies:
+    """Sample (and weighted) frequencies from an integer code matrix.
+
+    The fast core behind :func:`sample_frequencies`, for callers that already
+    hold codes (e.g. suppression loops).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_qis), integer, -1 = missing
+    n_categories : ndarray of shape (n_qis,), codes of column j lie in [0, n_categories[j])
+    policy : Policy, default wildcard
+    weights : ndarray of shape (n_rows,), float, optional
+        Sampling weights (non-negative, no missing values; not re-checked here).
+
+    Returns
+    -------
+    PatternFrequencies
+    """
+    from microsdc._kernels.patterns import distinct_patterns
+    from microsdc._kernels.wildcard import wildcard_support
+
+    policy = policy or Policy("wildcard")
+    weighted = weights is not None
+    pat = distinct_patterns(codes, n_categories, weights)
+    if policy.kind == "category":
+        fk = pat.count.copy()
+        big_fk = pat.weight.copy() if weighted else None
+        return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+    support = wildcard_support(pat, n_categories, weighted)
+    if policy.kind == "conservative":
+        from microsdc._kernels.conservative import conservative_counts
+
+        fk_f, big_f = conservative_counts(pat, support, weighted)
+        fk = np.rint(fk_f).astype(np.int64)
+        return PatternFrequencies(
+            pat.codes, pat.count, fk, big_f if weighted else None, pat.inverse
+        )
+    if policy.kind == "alpha":
+        m = pat.codes.shape[1]
+        complete = pat.mask == (1 << m) - 1
+        a = policy.alpha
+        fk_f = np.where(complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1]))
+        big = np.where(complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3]))
+        return PatternFrequencies(
+            pat.codes, pat.count, fk_f, big if weighted else None, pat.inverse
+        )
+    fk = np.rint(support[:, 0] + support[:, 1]).astype(np.int64)
+    big_fk = support[:, 2] + support[:, 3] if weighted else None
+    return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+
+
+def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
+    """Validate sampling weights given as a column name or an array of length n_rows."""
+    if weights is None:
+        return None
+    if isinstance(weights, pd.Series | np.ndarray | list):
+        name = "weights"
+        values = pd.Series(np.asarray(weights), index=None if len(weights) != len(df) else df.index)
+        if len(values) != len(df):
+            raise param_error(
+                "weights", func, f"a column name or an array of length {len(df)}",
+                f"an array of length {len(values)}",
+            )
+    else:
+        check_columns(df, [weights], "weights", func)
+        name = repr(weights)
+        values = df[weights]
+    try:
+        numeric = pd.to_numeric(values, errors="raise")
+    except (TypeError, ValueError) as exc:
+        raise DataValidationError(
+            f"The weight column {name} of {func} must be numeric: {exc}."
+        ) from exc
+    w = pd.Series(numeric).astype("float64").to_numpy(na_value=np.nan)
+    bad = ~np.isfinite(w)
+    if bad.any():
+        raise DataValidationError(
+            f"The weight column {name} of {func} has {int(bad.sum())} missing or infinite "
+            f"value(s) (first rows: {list(df.index[bad][:5])}). Weights must be known for "
+            "every record.",
+            failure_cases=list(df.index[bad]),
+        )
+    neg = w < 0
+    if neg.any():
+        raise DataValidationError(
+            f"The weight column {name} of {func} has {int(neg.sum())} negative value(s) "
+            f"(first rows: {list(df.index[neg][:5])}). Sampling weights must be >= 0.",
+            failure_cases=list(df.index[neg]),
+        )
+    return w
+
+
+def _prepare(
+    df: Any,
+    quasi_identifiers: Any,
+    *,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[EncodedQIs, Policy, np.ndarray | None]:
+    check_frame(df, "df", func)
+    policy = parse_policy(missing, func)
+    enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
+    w = _weights(df, weights, func)
+    return enc, policy, w
+
+
+def sample_frequencies(
+    df: pd.DataFrame,
+    quasi_identifiers: Sequence[Hashable],
+    *,
+    k: int | None = None,
+    missing: MissingPolicy = "wildcard",
+    weights: Hashable | Sequence[float] | np.ndarray | None = None,
+    missing_values: MissingValues = None,
+) -> pd.DataFrame:
+    """Sample frequency ``fk`` (and population frequency ``Fk``) of every record.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_rows, n_columns)
+        The microdata. Never modified.
+    quasi_identifiers : list of column names
+        Key variables, categorical (bin numeric ones first).
+    k : int >= 1, optional
+        When given, a boolean column ``at_risk`` (``fk < k``) is added.
+    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
+        How a missing value is counted (spec section 2):
+
+        - ``"wildcard"``: a missing value matches any value, on either side;
+          ``fk(r)`` is the number of records compatible with ``r``. A record
+          with every QI missing counts for every record.
+        - alpha in [0, 1]: as wildcard, but a match involving a record with a
+          missing QI weighs ``alpha`` (sdcMicro ``freqCalc(alpha=)``); 1 is the
+          wildcard; 0 is *not* "missing as a category".
+        - ``"category"``: missing is one more category; exact matches only.
+        - ``"conservative"``: complete records as wildcard; a record with
+          missing values gets the smallest count over the completions of its
+          missing cells by categories observed in the data.
+    weights : column name or array-like of shape (n_rows,), optional
+        Sampling weights (>= 0, none missing). ``Fk`` is the sum of the weights
+        of the records counted in ``fk``.
+    missing_values : sequence or dict, optional
+        Codes that mean "missing" besides NaN/None/pd.NA/NaT, e.g. ``[-999, ""]``
+        for every QI or ``{"age": [-1]}`` per column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed like ``df``, with column ``fk`` (int64; float64 for alpha < 1),
+        ``Fk`` (float64) when weighted, and ``at_risk`` (bool) when ``k`` is given.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``df`` is not a DataFrame, the QI list is empty or repeats a name,
+        ``k`` is not an int >= 1, or ``missing`` is unknown.
+    ColumnNotFoundError
+        Listing every QI (or weight column) not in ``df``.
+    DataValidationError
+        If ``df`` has duplicate column names, or the weights have missing or
+        negative values.
+
+    Warns
+    -----
+    HighCardinalityWarning
+        For a QI with 1,000 or more distinct values.
+
+    Notes
+    -----
+    Records r and s are compatible when, for every QI, one of them is missing
+    or both are equal. ``fk(r) = #{s : s ~ r}``, ``Fk(r) = sum(w_s : s ~ r)``.
+    Computed on distinct patterns of missingness and values, never pairwise
+    (cost O(n_masks x n_patterns)).
+
+    References
+    ----------
+    sdcMicro ``freqCalc``; kanonymity 0.1.0 ``check_k_anonymity``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]})
+    >>> sample_frequencies(df, ["A", "B"])["fk"].tolist()
+    [4, 4, 3, 2, 4, 5, 7]
+    """
+    func = "sample_frequencies"
+    if k is not None:
+        k = check_int(k, "k", func, min_value=1)
+    enc, policy, w = _prepare(
+        df, quasi_identifiers, missing=missing, weights=weights, missing_values=missing_values,
+        func=func,
+    )
+    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
+    out = pd.DataFrame({"fk": res.row_fk}, index=df.index)
+    if res.row_Fk is not None:
+        out["Fk"] = res.row_Fk
+    if k is not None:
+        out["at_risk"] = out["fk"] < k
+    return out
+
+
+def check_k_anonymity(
+    df: pd.DataFrame,
+    quasi_identifier_cols: Sequence[Hashable],
+    k: int,
+    *,
+    missing: MissingPolicy = "wildcard",
+    weights: Hashable | Sequence[float] | np.ndarray | None = None,
+    missing_values: MissingValues = None,
+) -> tuple[int, pd.DataFrame]:
+    """Number of records at risk (``fk < k``) and a summary of the key combinations present.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_rows, n_columns)
+        Never modified.
+    quasi_identifier_cols : list of column names
+        The quasi-identifiers.
+    k : int >= 1
+        Minimum size of an equivalence class (records compatible with a record,
+        itself included).
+    missing, weights, missing_values
+        As in :func:`sample_frequencies`.
+
+    Returns
+    -------
+    n_at_risk : int
+        Number of records with ``fk < k``. 0 for an empty frame.
+    summary : pandas.DataFrame
+        One row per distinct key combination present (missing values shown as
+        missing), with columns: the QIs, ``count`` (records with exactly this
+        combination), ``fk``, ``Fk`` (when weighted) and ``at_risk``; sorted by
+        ascending ``fk`` then descending ``count``.
+
+    Raises
+    ------
+    InvalidParameterError, ColumnNotFoundError, DataValidationError
+        As in :func:`sample_frequencies`.
+
+    References
+    ----------
+    kanonymity 0.1.0 ``check_k_anonymity`` (same name and return shape).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"sex": ["m", "m", "f", "f", "f"], "age": ["20", "20", "30", None, "40"]})
+    >>> n, summary = check_k_anonymity(df, ["sex", "age"], k=2)
+    >>> n
+    1
+    >>> summary[["sex", "age", "count", "fk"]].to_dict("list")
+    {'sex': ['f', 'f', 'm', 'f'], 'age': ['30', '40', '20', nan], 'count': [1, 1, 2, 1], 'fk': [2, 2, 2, 3]}
+    """
+    func = "check_k_anonymity"
+    k = check_int(k, "k", func, min_value=1)
+    enc, policy, w = _prepare(
+        df, quasi_identifier_cols, missing=missing, weights=weights,
+        missing_values=missing_values, func=func,
+    )
+    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
+    row_fk = res.row_fk
+    n_at_risk = int(np.count_nonzero(row_fk < k))
+    summary = _summary(enc, res, k)
+    return n_at_risk, summary
+
+
+def _summary(enc: EncodedQIs, res: PatternFrequencies, k: int) -> pd.DataFrame:
+    data: dict[Any, Any] = {}
+    for j, _name in enumerate(enc.columns):
+        cats = enc.categories[j]
+        codes = res.codes[:, j]
+        values = np.empty(len(codes), dtype=object)
+        values[:] = np.nan
+        ok = codes >= 0
+        if len(cats):
+            values[ok] = np.asarray(cats.astype(object))[codes[ok]]
+        data[j] = values
+    summary = pd.DataFrame(data)
+    summary.columns = pd.Index(list(enc.columns), dtype=object)
+    summary["count"] = res.count
+    summary["fk"] = res.fk
+    if res.Fk is not None:
+        summary["Fk"] = res.Fk
+    summary["at_risk"] = res.fk < k
+    order = np.lexsort((-res.count, res.fk)) if len(res.fk) else np.zeros(0, dtype=np.int64)
+    return summary.iloc[order].reset_index(drop=True)

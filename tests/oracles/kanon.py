@@ -1,0 +1,82 @@
+"""Brute-force references, straight from the definitions (O(n^2) and worse): test oracles only."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+
+def rows_of(df: pd.DataFrame, qi: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """QI values per row, with every missing value as None."""
+    out = []
+    for values in df[list(qi)].itertuples(index=False, name=None):
+        out.append(tuple(None if pd.isna(v) else v for v in values))
+    return out
+
+
+def compatible(r: tuple[Any, ...], s: tuple[Any, ...]) -> bool:
+    return all(a is None or b is None or a == b for a, b in zip(r, s, strict=True))
+
+
+def fk_bruteforce(
+    rows: list[tuple[Any, ...]], policy: Any = "wildcard", weights: Sequence[float] | None = None
+) -> tuple[list[float], list[float]]:
+    """(fk, Fk) for each row under a policy, by comparing every pair of rows."""
+    w = [1.0] * len(rows) if weights is None else [float(x) for x in weights]
+    fk, big = [], []
+    if policy == "conservative":
+        m = len(rows[0]) if rows else 0
+        cats = [sorted({r[j] for r in rows if r[j] is not None}, key=repr) for j in range(m)]
+        for r in rows:
+            miss = [j for j in range(m) if r[j] is None]
+            if not miss:
+                fk.append(float(sum(1 for s in rows if compatible(r, s))))
+                big.append(sum(ws for s, ws in zip(rows, w, strict=True) if compatible(r, s)))
+                continue
+            best_f, best_w = float("inf"), float("inf")
+            choices = [cats[j] if cats[j] else [None] for j in miss]
+            for combo in itertools.product(*choices):
+                c = list(r)
+                for j, v in zip(miss, combo, strict=True):
+                    c[j] = v
+                ct = tuple(c)
+                best_f = min(best_f, float(sum(1 for s in rows if compatible(ct, s))))
+                best_w = min(
+                    best_w, sum(ws for s, ws in zip(rows, w, strict=True) if compatible(ct, s))
+                )
+            fk.append(best_f)
+            big.append(best_w)
+        return fk, big
+    for r in rows:
+        f = 0.0
+        b = 0.0
+        for s, ws in zip(rows, w, strict=True):
+            if policy == "category":
+                ok = r == s
+                weight = 1.0
+            else:
+                ok = compatible(r, s)
+                alpha = 1.0 if policy == "wildcard" else float(policy)
+                weight = 1.0 if (None not in r and None not in s) else alpha
+            if ok:
+                f += weight
+                b += weight * ws
+        fk.append(f)
+        big.append(b)
+    return fk, big
+
+
+def safe_combinations_bruteforce(
+    df: pd.DataFrame, qi: Sequence[Any], k: int, min_size: int, max_size: int
+) -> list[list[Any]]:
+    """Every subset checked, no pruning."""
+    out = []
+    for size in range(min_size, max_size + 1):
+        for combo in itertools.combinations(qi, size):
+            fk, _ = fk_bruteforce(rows_of(df, combo))
+            if all(f >= k for f in fk):
+                out.append(list(combo))
+    return out
