@@ -15,6 +15,7 @@ __all__ = [
     "DataValidationError",
     "DisclosureRiskWarning",
     "HighCardinalityWarning",
+    "HouseholdLevelWarning",
     "InvalidParameterError",
     "PerformanceWarning",
     "SDCError",
@@ -82,4 +83,12 @@ class HighCardinalityWarning(DisclosureRiskWarning):
 
     Almost every record is then unique on it; bin it first (global recoding, see
     :mod:`microsdc.recoding`).
+    """
+
+
+class HouseholdLevelWarning(SDCWarning):
+    """A variable expected to be constant within each household is not.
+
+    Household methods (record swapping) then read the value of the household's
+    first member, so person-level differences are flattened.
     """

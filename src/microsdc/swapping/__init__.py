@@ -1,0 +1,18 @@
+"""Targeted record swapping (TRS) of households across a geographic hierarchy.
+
+:func:`record_swap` returns the swapped data; :func:`record_swap_result` also
+returns the pairs, the households without a donor and counts per level.
+"""
+
+from microsdc.swapping.core import SwapResult, record_swap, record_swap_result
+from microsdc.swapping.risk import household_risk
+from microsdc.swapping.utility import SwapUtility, swap_utility
+
+__all__ = [
+    "SwapResult",
+    "SwapUtility",
+    "household_risk",
+    "record_swap",
+    "record_swap_result",
+    "swap_utility",
+]

@@ -1,0 +1,543 @@
+"""Targeted record swapping (TRS) of households across a geographic hierarchy."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from microsdc._random import SeedLike, check_random_state
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["SwapResult", "record_swap", "record_swap_result"]
+
+
+@dataclass(frozen=True)
+class SwapResult:
+    """Outcome of :func:`record_swap_result`.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame of shape (n_rows, n_columns [+ 1])
+        The swapped data, sorted by hid (stable); what :func:`record_swap` returns.
+    pairs : pandas.DataFrame
+        One row per swap: ``sampled_hid`` (the household sampled or at risk),
+        ``donor_hid``, ``level`` (0-based hierarchy level at which the pair was
+        formed) and ``level_name`` (that hierarchy column). Never release it.
+    no_donor : pandas.Index
+        Hids of sampled households for which no donor was found; they keep
+        their geography. Never release it (it points at risky households).
+    counts_per_level : pandas.DataFrame
+        One row per level: ``level``, ``hierarchy`` (column name),
+        ``households_at_risk`` (coarsest level of risk is this one),
+        ``households_swapped`` and ``persons_swapped`` (both sides of the pairs
+        formed at this level), ``households_without_donor``.
+    hierarchy : list
+        Hierarchy column names, coarsest first.
+    n_households, n_persons : int
+        Size of the input.
+    target_pairs : int
+        Pairs the swaprate asks for (``n_households * swaprate / 2``, randomly rounded).
+    parameters : dict
+        The settings used (swaprate, k_anonymity, effective risk threshold, risk
+        source, similarity profiles, ...). Only whether a seed was given is
+        recorded, never the seed itself.
+    """
+
+    data: pd.DataFrame
+    pairs: pd.DataFrame
+    no_donor: pd.Index
+    counts_per_level: pd.DataFrame
+    hierarchy: list[Hashable]
+    n_households: int
+    n_persons: int
+    target_pairs: int
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_swapped_households(self) -> int:
+        """Households that changed geography (both sides of every pair)."""
+        return int(self.counts_per_level["households_swapped"].sum())
+
+    @property
+    def n_swapped_persons(self) -> int:
+        """Persons in swapped households."""
+        return int(self.counts_per_level["persons_swapped"].sum())
+
+    @property
+    def n_no_donor(self) -> int:
+        """Sampled households without a donor."""
+        return len(self.no_donor)
+
+    def summary(self) -> str:
+        """A short plain-text report of what changed (no hids, no seed)."""
+        p = self.parameters
+        hh_share = self.n_swapped_households / self.n_households if self.n_households else 0.0
+        pp_share = self.n_swapped_persons / self.n_persons if self.n_persons else 0.0
+        lines = [
+            f"Targeted record swapping of {self.n_households:,} households "
+            f"({self.n_persons:,} persons); hierarchy "
+            + " > ".join(str(h) for h in self.hierarchy),
+            f"swaprate {p.get('swaprate')} (target {self.target_pairs:,} pairs), risk: "
+            + str(p.get("risk")),
+            "",
+            f"{'level':<6}{'column':<14}{'at risk':>10}{'hh swapped':>12}"
+            f"{'persons':>10}{'no donor':>10}",
+        ]
+        for row in self.counts_per_level.itertuples(index=False):
+            lines.append(
+                f"{row.level:<6}{str(row.hierarchy)[:13]:<14}{row.households_at_risk:>10,}"
+                f"{row.households_swapped:>12,}{row.persons_swapped:>10,}"
+                f"{row.households_without_donor:>10,}"
+            )
+        lines.append(
+            f"Swapped {self.n_swapped_households:,} households ({hh_share:.1%}) and "
+            f"{self.n_swapped_persons:,} persons ({pp_share:.1%}); "
+            f"{self.n_no_donor:,} sampled household(s) without a donor."
+        )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Aggregate figures only (safe for a report): no hids, no pairs, no seed."""
+        return {
+            "method": "targeted_record_swapping",
+            "n_households": self.n_households,
+            "n_persons": self.n_persons,
+            "hierarchy": [str(h) for h in self.hierarchy],
+            "target_pairs": self.target_pairs,
+            "n_pairs": len(self.pairs),
+            "n_swapped_households": self.n_swapped_households,
+            "n_swapped_persons": self.n_swapped_persons,
+            "n_no_donor": self.n_no_donor,
+            "parameters": dict(self.parameters),
+            "counts_per_level": [
+                {k: (v if isinstance(v, str) else int(v)) for k, v in row.items()}
+                for row in self.counts_per_level.astype({"hierarchy": str}).to_dict("records")
+            ],
+        }
+
+
+def _write_log(path: str, hids: list[Any]) -> None:
+    lines = [
+        f"{len(hids)} household IDs for which a suitable donor for swapping was not found",
+        " " + "-" * 43,
+        *(f" {h}" for h in hids),
+    ]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def _run(
+    data: Any,
+    hid: Any,
+    hierarchy: Any,
+    similar: Any,
+    swaprate: Any = 0.05,
+    risk: Any = None,
+    risk_threshold: Any = None,
+    k_anonymity: Any = 3,
+    risk_variables: Any = None,
+    carry_along: Any = None,
+    return_swapped_id: Any = False,
+    log_file_name: Any = None,
+    seed: SeedLike = None,
+    *,
+    on_progress: Callable[[int, float], None] | None = None,
+) -> SwapResult:
+    """Implementation behind :func:`record_swap_result`, with a progress callback."""
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.exceptions import DisclosureRiskWarning, HouseholdLevelWarning
+    from microsdc.swapping._checks import check_swap_params
+    from microsdc.swapping._prepare import household_codes, prepare_households, row_codes
+    from microsdc.swapping.apply import apply_pairs, sorted_copy, warn_person_level
+    from microsdc.swapping.donors import run_levels
+    from microsdc.swapping.risk import household_min_counts
+    from microsdc.swapping.targets import distribute_targets, total_pairs
+
+    p = check_swap_params(
+        data,
+        hid,
+        hierarchy,
+        similar,
+        swaprate,
+        risk,
+        risk_threshold,
+        k_anonymity,
+        risk_variables,
+        carry_along,
+        return_swapped_id,
+        log_file_name,
+    )
+    rng = check_random_state(seed)
+    rng_targets, rng_loop = rng.spawn(2)
+    hh = prepare_households(data, p.hid, p.hierarchy)
+    n_levels = len(p.hierarchy)
+    n_hh = hh.n_households
+
+    if p.risk is None:
+        rv_code, n_rv = row_codes(data, p.risk_variables, hh)
+        counts = household_min_counts(rv_code, n_rv, hh)
+        risk_hh = 1.0 / np.maximum(counts, 1)
+        if p.risk_threshold is None:
+            threshold = 1.0 / p.k_anonymity if p.k_anonymity >= 2 else None
+            risky = counts < p.k_anonymity if p.k_anonymity >= 2 else np.zeros_like(counts, bool)
+        else:
+            threshold = p.risk_threshold
+            risky = risk_hh > threshold
+        risk_source = "k-anonymity on " + ", ".join(str(c) for c in p.risk_variables)
+    else:
+        user = p.risk if hh.order is None else p.risk[hh.order]
+        if n_hh:
+            risk_hh = np.maximum.reduceat(user, hh.first, axis=0)
+        else:
+            risk_hh = np.zeros((0, n_levels))
+        if (user != risk_hh[hh.hh_of_row]).any():
+            warnings.warn(
+                "The 'risk' values differ between members of some households; each household "
+                "uses the maximum over its members.",
+                HouseholdLevelWarning,
+                stacklevel=3,
+            )
+        threshold = p.risk_threshold
+        risky = risk_hh > threshold
+        risk_source = "user-supplied"
+    level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
+
+    profiles = [household_codes(data, prof, hh) for prof in p.profiles] or [
+        (np.zeros(n_hh, dtype=np.int64), 1)
+    ]
+    n_pairs = total_pairs(n_hh, p.swaprate, rng_targets)
+    finest = hh.area[-1]
+    targets = distribute_targets(
+        np.bincount(finest, minlength=hh.n_areas[-1]), n_pairs, rng_targets
+    )
+    warn_person_level(data, p.carry_along, hh)
+    if n_hh:
+        state = run_levels(hh, level, risk_hh, profiles, targets, rng_loop, on_progress)
+        partner, plevel, flevel, sampled = (
+            state.partner,
+            state.pair_level,
+            state.fail_level,
+            state.sampled,
+        )
+    else:
+        partner = plevel = flevel = np.zeros(0, dtype=np.int64)
+        sampled = np.zeros(0, dtype=np.uint8)
+
+    out = sorted_copy(data, hh)
+    first_rows = hh.first if hh.order is None else hh.order[hh.first]
+    hids = data[p.hid].iloc[first_rows].array  # one hid per household, original dtype
+    out = apply_pairs(
+        out,
+        hh,
+        partner,
+        [*p.carry_along, *p.hierarchy],
+        p.swapped_id_name if p.return_swapped_id else None,
+        p.hid,
+    )
+
+    s = np.flatnonzero(sampled == 1)
+    s = s[np.lexsort((s, plevel[s]))]
+    pairs = pd.DataFrame(
+        {
+            "sampled_hid": hids.take(s),
+            "donor_hid": hids.take(partner[s]),
+            "level": plevel[s],
+            "level_name": pd.array([p.hierarchy[h] for h in plevel[s]], dtype=object),
+        }
+    )
+    failed = np.flatnonzero(flevel >= 0)
+    no_donor = pd.Index(hids.take(failed), name=p.hid)
+    rows = []
+    for h, name in enumerate(p.hierarchy):
+        at_h = plevel == h
+        rows.append(
+            {
+                "level": h,
+                "hierarchy": name,
+                "households_at_risk": int((level == h).sum()),
+                "households_swapped": int(at_h.sum()),
+                "persons_swapped": int(hh.size[at_h].sum()),
+                "households_without_donor": int((flevel == h).sum()),
+            }
+        )
+    counts_df = pd.DataFrame(rows)
+    risky_failed = int(((flevel >= 0) & (level < n_levels)).sum())
+    if risky_failed:
+        warnings.warn(
+            f"{risky_failed} household(s) at risk found no donor and keep their geography; "
+            "relax the similarity profiles or add a coarser fallback profile.",
+            DisclosureRiskWarning,
+            stacklevel=3,
+        )
+    if p.log_file_name is not None and len(failed):
+        _write_log(p.log_file_name, list(no_donor))
+    parameters = {
+        "swaprate": p.swaprate,
+        "k_anonymity": p.k_anonymity,
+        "risk": risk_source,
+        "risk_threshold": threshold,
+        "similar": [[str(c) for c in prof] for prof in p.profiles],
+        "carry_along": [str(c) for c in p.carry_along],
+        "seed_given": seed is not None,
+    }
+    return SwapResult(
+        data=out,
+        pairs=pairs,
+        no_donor=no_donor,
+        counts_per_level=counts_df,
+        hierarchy=list(p.hierarchy),
+        n_households=n_hh,
+        n_persons=len(data),
+        target_pairs=n_pairs,
+        parameters=parameters,
+    )
+
+
+_PARAMS_DOC = """
+    Parameters
+    ----------
+    data : pandas.DataFrame of shape (n_rows, n_columns)
+        Micro data, one row per person. Never modified.
+    hid : column name (or 0-based position)
+        Household id. Any type: integers of any width, strings, categoricals.
+        All members of a household must share the finest-level area.
+    hierarchy : list of column names (or 0-based positions), coarsest first
+        Geographic levels, e.g. ``["nuts1", "nuts2", "nuts3", "lau2"]``. An area at
+        level ``h`` is the tuple of the first ``h + 1`` values, so codes need not be
+        unique across parents.
+    similar : None, column name, list of column names, or list of lists
+        Similarity profiles: a donor must equal the sampled household on every
+        column of a profile (values of the first member). A flat list is one
+        profile; a list of lists gives profiles tried in turn until one yields a
+        donor (e.g. ``[["hsize", "htype"], ["hsize"]]``). ``None`` or ``[]``
+        means no similarity constraint; an empty profile ``[]`` inside the list
+        matches every household.
+    swaprate : float in [0, 1], default 0.05
+        Fraction of households to swap, counting both households of a pair:
+        ``n_households * swaprate / 2`` pairs (rounded down or up at random), spread
+        over the finest areas in proportion to their households. Households at
+        risk are swapped in addition when they exceed an area's target.
+    risk : None, DataFrame or ndarray of shape (n_rows, n_levels), or list of column names
+        User risk per person and level (finite, >= 0), row-aligned with ``data`` as
+        given (a DataFrame whose index is a permutation of ``data.index`` is
+        aligned by label). Each household uses the maximum over its members.
+        ``None`` (default) computes the k-anonymity risk from ``risk_variables``.
+    risk_threshold : float >= 0, optional
+        A household is at risk at level ``h`` when its risk there is strictly above
+        the threshold. Required with a user ``risk`` and used literally. With the
+        default risk, ``None`` means ``1 / k_anonymity`` (nobody at risk for
+        ``k_anonymity`` 0 or 1); a value overrides it.
+    k_anonymity : int >= 0, default 3
+        With the default risk, a household is at risk at level ``h`` when one of its
+        members shares its risk variables and level-``h`` area with fewer than
+        ``k_anonymity`` persons (itself included).
+    risk_variables : list of column names (or positions), optional
+        Person variables an intruder may know (age group, sex, ...). Required when
+        ``risk`` is None, even with ``k_anonymity`` 0: their ``1 / count`` also
+        weights the sampling and the donor choice. Not used with a user ``risk``.
+    carry_along : list of column names (or positions), optional
+        Columns exchanged together with the hierarchy (e.g. a finer geography not
+        in the hierarchy). Columns also in ``hierarchy`` are ignored. A column
+        that varies inside a household is flattened to the partner's first member
+        (with a :class:`~microsdc.exceptions.HouseholdLevelWarning`).
+    return_swapped_id : bool, default False
+        Append a column ``"<hid>_swapped"`` (last) holding the partner household's
+        id (own id when not swapped). It undoes the swap: never release it.
+    log_file_name : str or path-like, optional
+        Write the hids of sampled households without a donor to this file in
+        sdcMicro's format, only when there are such households. ``None`` (default)
+        writes nothing; the list is also in :attr:`SwapResult.no_donor`.
+    seed : int >= 0, numpy.random.Generator or None, default None
+        Randomness; the same seed gives the same output. Never release the seed:
+        with the data it reproduces the pairs.
+"""
+
+_RAISES_DOC = """
+    Raises
+    ------
+    InvalidParameterError
+        A parameter of the wrong type or range (``swaprate`` outside [0, 1],
+        negative or non-integer ``k_anonymity``, negative ``risk_threshold``, a
+        ``risk`` of the wrong shape or with negative values, ``risk`` without
+        ``risk_threshold``, ``risk_variables`` missing while ``risk`` is None, a
+        column position out of range, a non-bool ``return_swapped_id``, an
+        unwritable ``log_file_name``, a bad ``seed``).
+    ColumnNotFoundError
+        A column name not in ``data``; the message names the parameter.
+    DataValidationError
+        Missing values in a used column (hid, hierarchy, similar, risk_variables,
+        carry_along), naming the column and the number of rows; a household id
+        whose rows lie in different finest-level areas (the hids are listed,
+        nothing is swapped); missing values in ``risk``.
+
+    Warns
+    -----
+    HouseholdLevelWarning
+        A ``carry_along`` column or the user ``risk`` varies inside households.
+    DisclosureRiskWarning
+        Some households at risk found no donor and keep their geography.
+"""
+
+_NOTES_DOC = """
+    Notes
+    -----
+    Rows are sorted by hid (stable). For each level ``h`` (coarse to fine) the
+    default risk of person ``i`` is ``1 / c_ih`` where ``c_ih`` counts persons with
+    the same risk variables and level-``h`` area; a household's risk is the maximum
+    over its members. Its level is the coarsest ``h`` with risk above the threshold.
+    Households at risk at level ``h`` are swapped with a household outside their
+    level-``h`` area; at the finest level each area is topped up to its target by
+    sampling in proportion to finest-level risk. Donors are drawn in proportion to
+    level-``h`` risk among unused households outside the area that match the first
+    feasible similarity profile. A household takes part in at most one swap, and
+    both households exchange the hierarchy and ``carry_along`` values of their first
+    members for every member.
+
+    Differences from sdcMicro: ``swaprate = 0`` with nobody at risk swaps nobody;
+    a household that found no donor is never a donor later; a user ``risk`` follows
+    its rows through the sort and its threshold is used literally; ties in donor
+    priority never merge donors; categorical, string and 64-bit columns come back
+    unchanged; ``similar=None`` means no constraint.
+
+    References
+    ----------
+    .. [1] sdcMicro, ``recordSwap`` (targeted record swapping), R package by
+       J. Gussenbauer, M. Templ, A. Meindl and others, https://github.com/sdcTools/sdcMicro
+    .. [2] sdcMicro vignette "Targeted Record Swapping" (``recordSwapping.Rmd``).
+"""
+
+
+def record_swap_result(
+    data: pd.DataFrame,
+    hid: Any,
+    hierarchy: Any,
+    similar: Any,
+    swaprate: float = 0.05,
+    risk: Any = None,
+    risk_threshold: float | None = None,
+    k_anonymity: int = 3,
+    risk_variables: Any = None,
+    carry_along: Any = None,
+    return_swapped_id: bool = False,
+    log_file_name: Any = None,
+    seed: SeedLike = None,
+) -> SwapResult:
+    return _run(
+        data,
+        hid,
+        hierarchy,
+        similar,
+        swaprate,
+        risk,
+        risk_threshold,
+        k_anonymity,
+        risk_variables,
+        carry_along,
+        return_swapped_id,
+        log_file_name,
+        seed,
+    )
+
+
+def record_swap(
+    data: pd.DataFrame,
+    hid: Any,
+    hierarchy: Any,
+    similar: Any,
+    swaprate: float = 0.05,
+    risk: Any = None,
+    risk_threshold: float | None = None,
+    k_anonymity: int = 3,
+    risk_variables: Any = None,
+    carry_along: Any = None,
+    return_swapped_id: bool = False,
+    log_file_name: Any = None,
+    seed: SeedLike = None,
+) -> pd.DataFrame:
+    return _run(
+        data,
+        hid,
+        hierarchy,
+        similar,
+        swaprate,
+        risk,
+        risk_threshold,
+        k_anonymity,
+        risk_variables,
+        carry_along,
+        return_swapped_id,
+        log_file_name,
+        seed,
+    ).data
+
+
+record_swap_result.__doc__ = (
+    """Targeted record swapping, returning the swapped data and what changed.
+
+    Same parameters and behaviour as :func:`record_swap`; the result also holds
+    the pairs, the households without a donor and the counts per level.
+"""
+    + _PARAMS_DOC
+    + """
+    Returns
+    -------
+    SwapResult
+        ``.data`` (as :func:`record_swap` returns), ``.pairs``, ``.no_donor``,
+        ``.counts_per_level``, ``.n_swapped_households``, ``.n_swapped_persons``,
+        ``.summary()``, ``.to_dict()``.
+"""
+    + _RAISES_DOC
+    + _NOTES_DOC
+    + """
+    Examples
+    --------
+    >>> from microsdc.datasets import synthetic_census
+    >>> from microsdc.swapping import record_swap_result
+    >>> census = synthetic_census(2000, seed=1)
+    >>> res = record_swap_result(census, "hid", ["nuts1", "nuts2"], "hsize",
+    ...                          swaprate=0.1, k_anonymity=0,
+    ...                          risk_variables=["ageGroup", "national"], seed=7)
+    >>> res.n_swapped_households
+    200
+"""
+)
+
+record_swap.__doc__ = (
+    """Targeted record swapping of households across a geographic hierarchy.
+
+    Households at risk of re-identification (few persons share their key
+    variables within their area) exchange their whole geography with a similar
+    household of another area; more households are swapped at random so that a
+    ``swaprate`` fraction of households is swapped overall.
+"""
+    + _PARAMS_DOC
+    + """
+    Returns
+    -------
+    pandas.DataFrame of shape (n_rows, n_columns [+ 1])
+        Same rows and columns, sorted by hid (stable; index labels follow their
+        rows); only ``hierarchy`` and ``carry_along`` columns change, dtypes and
+        categories unchanged; ``"<hid>_swapped"`` appended last when asked. Use
+        :func:`record_swap_result` for the pairs and counts.
+"""
+    + _RAISES_DOC
+    + _NOTES_DOC
+    + """
+    Examples
+    --------
+    >>> from microsdc.datasets import synthetic_census
+    >>> from microsdc.swapping import record_swap
+    >>> census = synthetic_census(2000, seed=1)
+    >>> out = record_swap(census, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.1,
+    ...                   k_anonymity=0, risk_variables=["ageGroup", "national"],
+    ...                   return_swapped_id=True, seed=7)
+    >>> int((out.groupby("hid")["hid_swapped"].first() != out["hid"].unique()).sum())
+    200
+"""
+)
