@@ -1,0 +1,155 @@
+"""l-diversity: hand examples, the missing-value rules, and a brute-force oracle."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from microsdc.exceptions import ColumnNotFoundError, InvalidParameterError
+from microsdc.risk.ldiversity import l_diversity
+
+
+def _compatible(r: tuple[object, ...], s: tuple[object, ...], wildcard: bool) -> bool:
+    if not wildcard:
+        return r == s
+    return all(a is None or b is None or a == b for a, b in zip(r, s, strict=True))
+
+
+def _oracle(df: pd.DataFrame, qi: list[str], s: str, wildcard: bool) -> list[Counter[object]]:
+    """Counter of observed sensitive values among the records compatible with each record."""
+    keys = [tuple(None if pd.isna(v) else v for v in row) for row in df[qi].itertuples(False)]
+    vals = [None if pd.isna(v) else v for v in df[s]]
+    out = []
+    for r in keys:
+        c: Counter[object] = Counter()
+        for key, v in zip(keys, vals, strict=True):
+            if v is not None and _compatible(r, key, wildcard):
+                c[v] += 1
+        out.append(c)
+    return out
+
+
+def _entropy(c: Counter[object]) -> float:
+    total = sum(c.values())
+    if not total:
+        return 0.0
+    return math.exp(-sum(n / total * math.log(n / total) for n in c.values()))
+
+
+def _recursive(c: Counter[object], cc: float, ll: int) -> bool:
+    counts = sorted(c.values(), reverse=True)
+    if len(counts) < ll:
+        return False
+    return counts[0] < cc * sum(counts[ll - 1 :])
+
+
+EXAMPLE = pd.DataFrame(
+    {
+        "sex": ["m", "m", "m", "f", "f", None, "f"],
+        "age": ["1", "1", "1", "2", "2", "2", "3"],
+        "income": ["low", "high", "low", "low", None, "mid", None],
+    },
+    index=list("abcdefg"),
+)
+
+
+def test_distinct_by_hand() -> None:
+    # (m,1): low, high, low -> 2.
+    # (f,2) ~ (f,2), (None,2): low, mid -> 2 (the missing one adds nothing)
+    # (None,2) ~ (f,2) x2 and itself: low, mid -> 2.  (f,3): only a missing value -> 0
+    res = l_diversity(EXAMPLE, ["sex", "age"], "income")
+    assert res["income"].tolist() == [2, 2, 2, 2, 2, 2, 0]
+    assert list(res.index) == list("abcdefg")
+
+
+def test_missing_sensitive_value_is_not_a_distinct_value() -> None:
+    df = pd.DataFrame({"k": ["x", "x", "x"], "s": ["a", None, float("nan")]})
+    assert l_diversity(df, ["k"], "s")["s"].tolist() == [1, 1, 1]
+    df2 = pd.DataFrame({"k": ["x", "x"], "s": ["a", -9]})
+    assert l_diversity(df2, ["k"], "s", missing_values={"s": [-9]})["s"].tolist() == [1, 1]
+
+
+def test_category_policy_uses_exact_keys() -> None:
+    res = l_diversity(EXAMPLE, ["sex", "age"], "income", missing="category")
+    # (None,2) is alone in its class: mid -> 1; (f,2): low only -> 1
+    assert res["income"].tolist() == [2, 2, 2, 1, 1, 1, 0]
+
+
+def test_entropy_by_hand() -> None:
+    res = l_diversity(EXAMPLE, ["sex", "age"], "income", kind="entropy")["income"]
+    # (m,1): low 2, high 1 -> exp(H) with p = 2/3, 1/3
+    h = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
+    assert res.iloc[0] == pytest.approx(math.exp(h))
+    assert res.iloc[3] == pytest.approx(2.0)  # low 1, mid 1
+    assert res.iloc[6] == 0.0
+
+
+def test_recursive_by_hand() -> None:
+    df = pd.DataFrame({"k": ["x"] * 6 + ["y"] * 3, "s": list("aaabbc") + list("abc")})
+    # x: counts 3, 2, 1; (c=2, l=2): 3 < 2 * (2 + 1) -> True; (c=1, l=2): 3 < 3 -> False
+    assert l_diversity(df, ["k"], "s", kind="recursive", c=2, l=2)["s"].tolist() == [True] * 9
+    res = l_diversity(df, ["k"], "s", kind="recursive", c=1, l=2)["s"].tolist()
+    assert res == [False] * 6 + [True] * 3  # y: 1 < 1 * (1 + 1)
+    res = l_diversity(df, ["k"], "s", kind="recursive", c=5, l=4)["s"].tolist()
+    assert res == [False] * 9  # fewer than l values
+
+
+def test_several_sensitive_variables() -> None:
+    res = l_diversity(EXAMPLE.assign(t=1), ["sex"], ["income", "t"])
+    assert list(res.columns) == ["income", "t"]
+    assert res["t"].tolist() == [1] * 7
+
+
+def test_input_not_mutated_and_empty_frame() -> None:
+    before = EXAMPLE.copy()
+    l_diversity(EXAMPLE, ["sex", "age"], "income", kind="entropy")
+    pd.testing.assert_frame_equal(EXAMPLE, before)
+    empty = EXAMPLE.iloc[:0]
+    assert l_diversity(empty, ["sex"], "income").shape == (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"kind": "nope"}, "kind"),
+        ({"kind": "recursive"}, "'c'"),
+        ({"kind": "recursive", "c": 0, "l": 2}, "'c'"),
+        ({"kind": "recursive", "c": 2, "l": 0}, "'l'"),
+        ({"kind": "distinct", "c": 2}, "'c'"),
+        ({"missing": "conservative"}, "missing"),
+    ],
+)
+def test_bad_parameters(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(InvalidParameterError, match=match):
+        l_diversity(EXAMPLE, ["sex", "age"], "income", **kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_columns() -> None:
+    with pytest.raises(ColumnNotFoundError, match="'salary'"):
+        l_diversity(EXAMPLE, ["sex"], "salary")
+    with pytest.raises(InvalidParameterError, match="not quasi-identifiers"):
+        l_diversity(EXAMPLE, ["sex", "income"], "income")
+
+
+row = st.tuples(
+    st.sampled_from(["a", "b", None]),
+    st.sampled_from([0, 1, 2, None]),
+    st.sampled_from(["x", "y", "z", None]),
+)
+
+
+@given(st.lists(row, min_size=1, max_size=30), st.sampled_from(["wildcard", "category"]))
+def test_matches_oracle(rows: list[tuple[object, object, object]], missing: str) -> None:
+    df = pd.DataFrame(rows, columns=["q1", "q2", "s"], dtype=object)
+    expected = _oracle(df, ["q1", "q2"], "s", missing == "wildcard")
+    got = l_diversity(df, ["q1", "q2"], "s", missing=missing)["s"].tolist()
+    assert got == [len(c) for c in expected]
+    got_e = l_diversity(df, ["q1", "q2"], "s", kind="entropy", missing=missing)["s"].tolist()
+    assert got_e == pytest.approx([_entropy(c) for c in expected])
+    got_r = l_diversity(df, ["q1", "q2"], "s", kind="recursive", c=1.5, l=2, missing=missing)
+    assert got_r["s"].tolist() == [_recursive(c, 1.5, 2) for c in expected]
