@@ -6,6 +6,14 @@ their missingness mask; for a pair of masks (a, b) the patterns of b are summed
 into a table keyed by the columns observed in both, and the patterns of a read
 that table. The cost is O(n_masks x n_patterns) key computations, the number of
 distinct masks being small in practice (spec section 3).
+
+When the product of (categories + 1) over the columns is small enough, a
+faster exact route is taken: the pattern counts are laid out in a dense array
+with one extra slot per column for "missing", and each axis is transformed in
+place, ``T'[v] = T[v] + T[missing]`` for every category v and
+``T'[missing] = sum over the axis``. After all axes, ``T'[x]`` is the number of
+records compatible with x, for every x with or without missing values (a
+zeta transform over the lattice "missing below every value").
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ __all__ = ["wildcard_support"]
 
 #: Largest table (entries) used for one pair of masks; larger pairs are sorted instead.
 TABLE_LIMIT = 1 << 23
+from microsdc._kernels.dense import DENSE_LIMIT  # noqa: E402
 
 
 @numba.njit(cache=True, nogil=True)
@@ -101,6 +110,18 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
     p_total, m = pat.codes.shape
     if p_total == 0:
         return np.zeros((0, 4))
+    full = (1 << m) - 1
+    if np.all(pat.mask == full):  # no missing value anywhere: exact counts
+        out = np.zeros((p_total, 4))
+        out[:, 0] = pat.count
+        if weighted:
+            out[:, 2] = pat.weight
+        return out
+    base = np.asarray(n_categories, dtype=np.int64) + 1
+    dense_size = float(np.prod(base.astype(np.float64)))
+    n_masks = len(np.unique(pat.mask))
+    if dense_size <= DENSE_LIMIT and dense_size <= 16.0 * n_masks * p_total:
+        return _dense_support(pat, base, weighted)
     order = np.argsort(pat.mask, kind="stable")
     sorted_masks = pat.mask[order]
     mask_vals, mask_start = np.unique(sorted_masks, return_index=True)
@@ -112,7 +133,6 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
     out, big_a, big_b = _pair_support(
         pat.codes, order, mask_vals, mask_start, card, cnt, pat.weight, table_size, weighted
     )
-    full = (1 << m) - 1
     for ia, ib in zip(big_a.tolist(), big_b.tolist(), strict=True):
         both = int(mask_vals[ia]) & int(mask_vals[ib])
         cols = [j for j in range(m) if (both >> j) & 1]
@@ -129,4 +149,25 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
         if weighted:
             sw = np.bincount(inv[: len(src)], weights=pat.weight[src], minlength=len(uniq))
             out[tgt, col + 2] += sw[inv[len(src) :]]
+    return out
+
+
+
+def _dense_support(pat: Patterns, base: np.ndarray, weighted: bool) -> np.ndarray:
+    from microsdc._kernels.dense import dense_keys, wildcard_sums
+
+    m = pat.codes.shape[1]
+    key = dense_keys(pat.codes, base)
+    complete = pat.mask == (1 << m) - 1
+    out = np.zeros((len(key), 4))
+    cnt = pat.count.astype(np.float64)
+    total = wildcard_sums(cnt, key, base)[key]
+    from_complete = wildcard_sums(np.where(complete, cnt, 0.0), key, base)[key]
+    out[:, 0] = from_complete
+    out[:, 1] = total - from_complete
+    if weighted:
+        w_total = wildcard_sums(pat.weight, key, base)[key]
+        w_complete = wildcard_sums(np.where(complete, pat.weight, 0.0), key, base)[key]
+        out[:, 2] = w_complete
+        out[:, 3] = w_total - w_complete
     return out

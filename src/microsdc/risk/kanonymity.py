@@ -23,6 +23,7 @@ __all__ = [
     "PatternFrequencies",
     "check_k_anonymity",
     "frequencies_from_codes",
+    "row_frequencies",
     "sample_frequencies",
 ]
 
@@ -112,6 +113,43 @@ def frequencies_from_codes(
     fk = np.rint(support[:, 0] + support[:, 1]).astype(np.int64)
     big_fk = support[:, 2] + support[:, 3] if weighted else None
     return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+
+
+def row_frequencies(
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    *,
+    policy: Policy | None = None,
+    weights: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per-row fk and Fk (None without weights) from a code matrix.
+
+    Same numbers as ``frequencies_from_codes(...).row_fk``; takes the dense
+    route (one array over all key combinations) when it is small enough, which
+    skips the reduction to distinct patterns.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_qis), integer, -1 = missing
+    n_categories : ndarray of shape (n_qis,)
+    policy : Policy, default wildcard
+    weights : ndarray of shape (n_rows,), optional
+
+    Returns
+    -------
+    fk : ndarray of shape (n_rows,), int64 (float64 for alpha < 1)
+    Fk : ndarray of shape (n_rows,), float64, or None
+    """
+    from microsdc._kernels.dense import DENSE_LIMIT, dense_size
+    from microsdc._kernels.dense import row_frequencies as dense_rows
+
+    policy = policy or Policy("wildcard")
+    size = dense_size(n_categories)
+    n = codes.shape[0]
+    if policy.kind != "conservative" and size <= DENSE_LIMIT and size <= max(8.0 * n, 4096.0):
+        return dense_rows(codes, n_categories, policy.kind, policy.alpha, weights)
+    res = frequencies_from_codes(codes, n_categories, policy=policy, weights=weights)
+    return res.row_fk, res.row_Fk
 
 
 def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
@@ -257,10 +295,10 @@ def sample_frequencies(
         df, quasi_identifiers, missing=missing, weights=weights, missing_values=missing_values,
         func=func,
     )
-    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
-    out = pd.DataFrame({"fk": res.row_fk}, index=df.index)
-    if res.row_Fk is not None:
-        out["Fk"] = res.row_Fk
+    fk, big_fk = row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
+    out = pd.DataFrame({"fk": fk}, index=df.index)
+    if big_fk is not None:
+        out["Fk"] = big_fk
     if k is not None:
         out["at_risk"] = out["fk"] < k
     return out

@@ -1,0 +1,54 @@
+"""microsdc: statistical disclosure control of microdata.
+
+k-anonymity that treats a missing quasi-identifier value as a wildcard, local
+suppression that blanks as few cells as possible, targeted record swapping of
+households across a geographic hierarchy, and the measures and report around
+them.
+
+The public functions are importable from the top level (``from microsdc import
+check_k_anonymity``); they are loaded on first use so that importing the
+package, and ``microsdc --help``, stay fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+#: public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    # k-anonymity
+    "check_k_anonymity": "microsdc.risk.kanonymity",
+    "sample_frequencies": "microsdc.risk.kanonymity",
+    "safe_combinations": "microsdc.risk.safe_combinations",
+    # encoding
+    "encode_qis": "microsdc.encode",
+    # files
+    "read_table": "microsdc.io",
+    "write_table": "microsdc.io",
+    # errors and warnings
+    "SDCError": "microsdc.exceptions",
+    "InvalidParameterError": "microsdc.exceptions",
+    "ColumnNotFoundError": "microsdc.exceptions",
+    "DataValidationError": "microsdc.exceptions",
+    "DisclosureRiskWarning": "microsdc.exceptions",
+    "HighCardinalityWarning": "microsdc.exceptions",
+    "PerformanceWarning": "microsdc.exceptions",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'microsdc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
