@@ -1,0 +1,142 @@
+"""``microsdc swap`` (targeted record swapping) and ``microsdc synth`` (synthetic census)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from microsdc.cli._common import console, parse_list, read_input, user_errors, write_output
+
+__all__ = ["swap", "synth"]
+
+#: Inputs with more rows than this show a progress bar (when stderr is a terminal).
+PROGRESS_ROWS = 200_000
+
+
+def _parse_profiles(value: str | None) -> list[list[str]] | None:
+    """``"hsize;hsize,htype"`` -> ``[["hsize"], ["hsize", "htype"]]``."""
+    if not value:
+        return None
+    return [parse_list(part) for part in value.split(";") if part.strip()]
+
+
+@click.command("swap")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--hid", required=True, help="Household id column.")
+@click.option(
+    "--hierarchy", required=True, help="Geography columns, coarsest first: nuts1,nuts2,nuts3."
+)
+@click.option(
+    "--similar",
+    default=None,
+    help="Similarity profiles tried in turn, ';' between profiles: 'hsize;hsize,htype'. "
+    "Omit for no similarity constraint.",
+)
+@click.option(
+    "--risk-variables", default=None, help="Person variables of the k-anonymity risk: age,sex."
+)
+@click.option(
+    "-k", "--k-anonymity", type=int, default=3, show_default=True, help="k of the risk rule."
+)
+@click.option(
+    "--swaprate", type=float, default=0.05, show_default=True, help="Fraction of households."
+)
+@click.option(
+    "--risk-threshold", type=float, default=None, help="Override the threshold 1/k of the risk."
+)
+@click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+@click.option("--carry-along", default=None, help="Columns exchanged with the geography.")
+@click.option(
+    "--return-swapped-id",
+    is_flag=True,
+    help="Append <hid>_swapped (the partner's id; never release it).",
+)
+@click.option("--log", "log_file", default=None, help="Write households without a donor here.")
+@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@user_errors
+def swap(
+    file: str,
+    hid: str,
+    hierarchy: str,
+    similar: str | None,
+    risk_variables: str | None,
+    k_anonymity: int,
+    swaprate: float,
+    risk_threshold: float | None,
+    seed: int | None,
+    carry_along: str | None,
+    return_swapped_id: bool,
+    log_file: str | None,
+    out_file: str,
+) -> None:
+    """Swap households of FILE across a geographic hierarchy (targeted record swapping).
+
+    Households at risk (fewer than k persons share their risk variables in their
+    area) are swapped with a similar household of another area; more are swapped
+    at random up to the swap rate. Prints the counts per hierarchy level.
+    """
+    from microsdc.swapping.core import _run
+
+    data = read_input(file)
+    levels = parse_list(hierarchy)
+    progress = None
+    if len(data) > PROGRESS_ROWS and sys.stderr.isatty():
+        from rich.progress import Progress
+
+        progress = Progress(console=console(stderr=True), transient=True)
+    kwargs: dict[str, Any] = {
+        "similar": _parse_profiles(similar),
+        "swaprate": swaprate,
+        "risk_threshold": risk_threshold,
+        "k_anonymity": k_anonymity,
+        "risk_variables": parse_list(risk_variables) or None,
+        "carry_along": parse_list(carry_along) or None,
+        "return_swapped_id": return_swapped_id,
+        "log_file_name": log_file,
+        "seed": seed,
+    }
+    if progress is None:
+        result = _run(data, hid, levels, **kwargs)
+    else:
+        with progress:
+            tasks = [
+                progress.add_task(f"level {i + 1}: {name}", total=1.0)
+                for i, name in enumerate(levels)
+            ]
+
+            def on_progress(level: int, done: float) -> None:
+                progress.update(tasks[level], completed=done)
+
+            result = _run(data, hid, levels, **kwargs, on_progress=on_progress)
+    write_output(result.data, out_file)
+    from microsdc.swapping.demo import render_swap_summary
+
+    out = console()
+    out.print(render_swap_summary(result))
+    out.print(f"Wrote {len(result.data):,} rows to {out_file}.")
+    if log_file and result.n_no_donor:
+        out.print(f"Households without a donor listed in {log_file}.")
+
+
+@click.command("synth")
+@click.option(
+    "--households",
+    "n_households",
+    type=int,
+    default=10000,
+    show_default=True,
+    help="Number of households.",
+)
+@click.option("--seed", type=int, default=None, help="Seed.")
+@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@user_errors
+def synth(n_households: int, seed: int | None, out_file: str) -> None:
+    """Write a synthetic census: persons in households in a nuts1 > nuts2 > nuts3 > lau2
+    geography (distributions of sdcMicro's createDat)."""
+    from microsdc.datasets import synthetic_census
+
+    data = synthetic_census(n_households, seed=seed)
+    write_output(data, out_file)
+    click.echo(f"Wrote {n_households:,} households ({len(data):,} persons) to {out_file}.")
