@@ -82,14 +82,14 @@ def render_swap_summary(result: SwapResult) -> Any:
     table.add_column("Area column")
     for name in ("At risk", "Households swapped", "Persons swapped", "Without donor"):
         table.add_column(name, justify="right")
-    for row in c.itertuples(index=False):
+    for row in c.to_dict("records"):
         table.add_row(
-            str(row.level + 1),
-            str(row.hierarchy),
-            f"{row.households_at_risk:,}",
-            f"{row.households_swapped:,}",
-            f"{row.persons_swapped:,}",
-            f"{row.households_without_donor:,}",
+            str(int(row["level"]) + 1),
+            str(row["hierarchy"]),
+            f"{int(row['households_at_risk']):,}",
+            f"{int(row['households_swapped']):,}",
+            f"{int(row['persons_swapped']):,}",
+            f"{int(row['households_without_donor']):,}",
         )
     table.add_row(
         "",
