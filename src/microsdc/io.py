@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.exceptions import InvalidParameterError
+from microsdc.exceptions import ColumnNotFoundError, InvalidParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMATS", "read_table", "write_table"]
+__all__ = ["FORMATS", "read_columns", "read_table", "write_table"]
 
 FORMATS = {
     ".csv": "csv",
@@ -68,6 +68,8 @@ def read_table(
         If ``path`` does not exist.
     InvalidParameterError
         If the extension is not one of the supported formats.
+    ColumnNotFoundError
+        If ``columns`` names columns that are not in the file (all are listed).
     """
     import pandas as pd
 
@@ -75,6 +77,16 @@ def read_table(
     fmt = _format_of(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
+    if columns is not None:
+        present = read_columns(path, **({"sep": kwargs["sep"]} if "sep" in kwargs else {}))
+        missing = [c for c in columns if c not in present]
+        if missing:
+            raise ColumnNotFoundError(
+                f"{len(missing)} column(s) not in {path.name}: "
+                f"{', '.join(repr(c) for c in missing)}. Available columns: "
+                f"{', '.join(repr(c) for c in present[:30])}{' ...' if len(present) > 30 else ''}.",
+                missing=missing,
+            )
     if fmt in ("csv", "tsv"):
         sep = "\t" if fmt == "tsv" else kwargs.pop("sep", ",")
         return pd.read_csv(path, sep=sep, usecols=columns, low_memory=False, **kwargs)
@@ -86,6 +98,36 @@ def read_table(
         df, _meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
         return df
     return pd.read_stata(path, columns=columns, **kwargs)
+
+
+def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
+    """Column names of a data file, read from its header or metadata only.
+
+    Raises
+    ------
+    FileNotFoundError, InvalidParameterError
+        As in :func:`read_table`.
+    """
+    import pandas as pd
+
+    path = Path(path)
+    fmt = _format_of(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such file", str(path))
+    if fmt in ("csv", "tsv"):
+        sep = "\t" if fmt == "tsv" else kwargs.get("sep", ",")
+        return [str(c) for c in pd.read_csv(path, sep=sep, nrows=0).columns]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    if fmt == "spss":
+        import pyreadstat
+
+        _, meta = pyreadstat.read_sav(str(path), metadataonly=True)
+        return list(meta.column_names)
+    with pd.read_stata(path, iterator=True) as reader:
+        return list(reader.varlist)
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> None:

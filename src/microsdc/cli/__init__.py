@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-__all__ = ["main"]
+__all__ = ["cli", "main"]
 
 #: sub-command name -> ("module:attribute", one-line help shown by ``microsdc --help``)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -61,9 +61,31 @@ def _version() -> str:
     return version("microsdc")
 
 
+def main(args: list[str] | None = None) -> None:
+    """Entry point: run the command line; usage errors print one line and exit with status 2."""
+    import sys
+
+    try:
+        cli.main(args=args, prog_name="microsdc", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.UsageError as exc:
+        hint = f" (see 'microsdc {exc.ctx.info_name} --help')" if exc.ctx and exc.ctx.parent else ""
+        if exc.ctx and not exc.ctx.parent:
+            hint = " (see 'microsdc --help')"
+        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        click.echo(f"Error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="microsdc", prog_name="microsdc")
-def main(**_: Any) -> None:
+def cli(**_: Any) -> None:
     """microsdc: statistical disclosure control of microdata.
 
     Measure re-identification risk (k-anonymity with missing values as

@@ -11,14 +11,27 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["console", "fail", "parse_list", "read_input", "user_errors", "write_output"]
+__all__ = [
+    "console",
+    "fail",
+    "missing_values_option",
+    "parse_list",
+    "parse_missing_values",
+    "progress",
+    "read_input",
+    "report_warnings",
+    "user_errors",
+    "write_output",
+]
 
 
 def console(stderr: bool = False) -> Any:
     """A rich console (imported lazily)."""
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else 160
+    return Console(stderr=stderr, highlight=False, width=width)
 
 
 def fail(message: str) -> None:
@@ -36,6 +49,8 @@ def user_errors(func: F) -> F:
 
         try:
             return func(*args, **kwargs)
+        except click.UsageError:
+            raise
         except SDCError as exc:
             fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
@@ -65,3 +80,77 @@ def write_output(df: Any, path: str) -> None:
     from microsdc.io import write_table
 
     write_table(df, path)
+
+
+missing_values_option = click.option(
+    "--missing-values",
+    "missing_values",
+    default=None,
+    help='Extra codes that mean "missing", comma separated (e.g. "-999,NA,").',
+)
+
+
+def parse_missing_values(text: str | None) -> list[Any] | None:
+    """``"-999,NA,"`` -> ``[-999, -999.0, "-999", "NA", ""]``: each code as read from any file type."""
+    if text is None:
+        return None
+    out: list[Any] = []
+    for part in text.split(","):
+        token = part.strip()
+        out.append(token)
+        try:
+            out.append(int(token))
+        except ValueError:
+            pass
+        try:
+            out.append(float(token))
+        except ValueError:
+            pass
+    return list(dict.fromkeys(out))
+
+
+class _Progress:
+    """A rich progress bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._progress = Progress(
+            TextColumn(f"[bold]{label}[/bold] {{task.description}}"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=console(stderr=True),
+            transient=True,
+            disable=not sys.stderr.isatty(),
+        )
+
+    def __enter__(self) -> Any:
+        return self._progress.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._progress.__exit__(*exc)
+
+
+def progress(label: str) -> _Progress:
+    """Context manager giving a rich ``Progress`` (disabled when stderr is not a terminal)."""
+    return _Progress(label)
+
+
+class report_warnings:  # noqa: N801 - used as a context manager like a function
+    """Print microsdc's warnings raised inside the block as one yellow line each on stderr."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._cm = warnings.catch_warnings(record=True)
+        self._log = self._cm.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: Any) -> None:
+        self._cm.__exit__(*exc)
+        from microsdc.exceptions import SDCWarning
+
+        err = console(stderr=True)
+        for w in self._log:
+            if issubclass(w.category, SDCWarning):
+                err.print(f"[yellow]Warning:[/yellow] {w.message}")
