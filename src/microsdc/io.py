@@ -126,8 +126,10 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
 
         _, meta = pyreadstat.read_sav(str(path), metadataonly=True)
         return list(meta.column_names)
-    with pd.read_stata(path, iterator=True) as reader:
-        return list(reader.varlist)
+    import pyreadstat
+
+    _, meta = pyreadstat.read_dta(str(path), metadataonly=True)
+    return list(meta.column_names)
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> None:

@@ -1,0 +1,156 @@
+"""The ``microsdc risk`` command and the command-line entry point."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc.cli import main
+
+FRAME = pd.DataFrame(
+    {
+        "A": [0, 0, 1, 1, None, 0, None],
+        "B": [1, 1, 2, 1, 2, None, None],
+        "w": [1.0, 2, 3, 4, 5, 6, 7],
+        "note": ["x", "y", "z", None, "é", "", "q"],
+    }
+)
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``microsdc risk ARGS`` (or ``microsdc ARGS`` when ARGS starts with an option)."""
+    if not args[0].startswith("-"):
+        args = ["risk", *args]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".sav", ".dta"])
+def test_risk_reads_every_format(
+    tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from microsdc.io import read_table, write_table
+
+    path = tmp_path / f"data{suffix}"
+    write_table(FRAME, path)
+    back = read_table(path)
+    assert back["A"].isna().sum() == 2 and len(back) == 7
+    code, out, err = run([str(path), "--qi", "A,B", "-k", "4"], capsys)
+    assert code == 0, err
+    # fk = 4 4 3 2 4 5 7 -> k=2: 0, k=3: 1, k=4: 2, k=5: 5
+    lines = {ln.split()[1]: ln for ln in out.splitlines() if ln.startswith("│ ")}
+    assert "│ 2 │               0 │" in out
+    assert "│ 3 │               1 │" in out
+    assert "│ 4 │               2 │" in out
+    assert "│ 5 │               5 │" in out
+    assert lines  # the table was printed
+
+
+def test_risk_weights_and_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.csv"
+    FRAME.to_csv(src, index=False)
+    dest = tmp_path / "out.parquet"
+    code, out, err = run(
+        [str(src), "--qi", "A,B", "--weight", "w", "-k", "3", "--out", str(dest)], capsys
+    )
+    assert code == 0, err
+    got = pd.read_parquet(dest)
+    assert list(got.columns) == [*FRAME.columns, "fk", "Fk", "at_risk"]
+    assert got["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
+    # (1,1) is compatible with itself (w=4) and (NA,NA) (w=7)
+    assert got["Fk"].tolist()[3] == 11.0
+    assert got["at_risk"].tolist() == [False, False, False, True, False, False, False]
+
+
+def test_risk_missing_policy_and_declared_codes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "in.csv"
+    FRAME[["A", "B"]].fillna(-999).to_csv(src, index=False)
+    dest = tmp_path / "out.csv"
+    code, _, err = run(
+        [str(src), "--qi", "A,B", "--missing-values", "-999", "--out", str(dest)], capsys
+    )
+    assert code == 0, err
+    assert pd.read_csv(dest)["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
+    code, _, err = run(
+        [str(src), "--qi", "A,B", "--missing-values", "-999", "--missing", "category",
+         "--out", str(dest)],
+        capsys,
+    )
+    assert code == 0, err
+    assert pd.read_csv(dest)["fk"].tolist() == [2, 2, 1, 1, 1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["missing.csv", "--qi", "A"], "No such file: missing.csv"),
+        (["{csv}", "--qi", "A,zz,yy"], "2 column(s) not in in.csv: 'zz', 'yy'"),
+        (["{csv}", "--qi", "A", "-k", "0"], "Invalid value for '-k'"),
+        (["{csv}", "--qi", "A", "-k", "2.5"], "Invalid value for '-k'"),
+        (["{csv}"], "Missing option '--qi'"),
+        (["{csv}", "--qi", "A", "--missing", "drop"], "The 'missing' parameter"),
+        (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s)"),
+        (["{csv}", "--qi", "A", "--weight", "note"], "must be numeric"),
+        (["{csv}", "--qi", "A", "--out", "{csv}.xlsx"], "Cannot tell the format"),
+        (["{dir}/data.json", "--qi", "A"], "Cannot tell the format"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    csv = tmp_path / "in.csv"
+    FRAME.assign(bad=[1, -1, 1, 1, 1, 1, 1]).to_csv(csv, index=False)
+    args = [a.format(csv=csv, dir=tmp_path) for a in args]
+    code, out, err = run(args, capsys)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "in.csv.xlsx").exists()
+
+
+def test_out_refuses_to_overwrite_existing_fk_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "in.csv"
+    FRAME.assign(fk=1).to_csv(csv, index=False)
+    code, _, err = run([str(csv), "--qi", "A", "--out", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and "already has column(s) fk" in err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_help_does_not_import_numpy_or_pandas() -> None:
+    code = (
+        "import sys\n"
+        "from microsdc.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert 'numpy' not in sys.modules and 'pandas' not in sys.modules, 'heavy import'\n"
+        "print('light')\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr
+    assert "risk" in res.stdout and "light" in res.stdout
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0 and "microsdc, version 0.1.0" in out
+
+
+def test_large_cardinality_warning_is_printed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "in.csv"
+    pd.DataFrame({"income": np.arange(3000) + 0.5, "s": ["a", "b"] * 1500}).to_csv(csv, index=False)
+    code, _, err = run([str(csv), "--qi", "income,s"], capsys)
+    assert code == 0
+    assert "Warning: Quasi-identifier 'income' has 3,000 distinct values" in err
