@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
-    SeedLike = Union[int, np.random.Generator, np.random.SeedSequence, None]
+    SeedLike = int | np.random.Generator | np.random.SeedSequence | None
 else:
     SeedLike = object
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ __all__ = [
 #: Number of distinct values from which a quasi-identifier is reported as looking continuous.
 HIGH_CARDINALITY = 1000
 
-MissingValues = Union[None, Sequence[Any], Mapping[Hashable, Sequence[Any]]]
+MissingValues = Sequence[Any] | Mapping[Hashable, Sequence[Any]] | None
 
 
 @dataclass(frozen=True)
@@ -73,9 +73,9 @@ class EncodedQIs:
         return self.codes < 0
 
     def decode(self) -> pd.DataFrame:
-        """Return the encoded columns as a frame of original values (missing as ``NaN``/``None``)."""
+        """The encoded columns as a frame of original values (missing as ``NaN``)."""
         out = {}
-        for j, name in enumerate(self.columns):
+        for j in range(len(self.columns)):
             cats = self.categories[j]
             out[j] = pd.Categorical.from_codes(self.codes[:, j], categories=cats)
         frame = pd.DataFrame(out, index=self.index)
@@ -131,7 +131,7 @@ def _in(v: Any, values: list[Any]) -> bool:
         try:
             if v == x:
                 return True
-        except Exception:  # noqa: BLE001 - comparison of exotic objects
+        except Exception:
             continue
     return False
 

@@ -31,8 +31,10 @@ FORMATS = {
 
 def _format_of(path: str | Path) -> str:
     suffixes = [s.lower() for s in Path(path).suffixes]
-    suffix = suffixes[-2] if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz") else (
-        suffixes[-1] if suffixes else ""
+    suffix = (
+        suffixes[-2]
+        if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz")
+        else (suffixes[-1] if suffixes else "")
     )
     if suffix not in FORMATS:
         raise InvalidParameterError(
@@ -42,9 +44,7 @@ def _format_of(path: str | Path) -> str:
     return FORMATS[suffix]
 
 
-def read_table(
-    path: str | Path, columns: list[str] | None = None, **kwargs: Any
-) -> pd.DataFrame:
+def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any) -> pd.DataFrame:
     """Read a data file into a DataFrame.
 
     Parameters

@@ -58,7 +58,7 @@ def test_risk_weights_and_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     src = tmp_path / "in.csv"
     FRAME.to_csv(src, index=False)
     dest = tmp_path / "out.parquet"
-    code, out, err = run(
+    code, _, err = run(
         [str(src), "--qi", "A,B", "--weight", "w", "-k", "3", "--out", str(dest)], capsys
     )
     assert code == 0, err
@@ -82,8 +82,17 @@ def test_risk_missing_policy_and_declared_codes(
     assert code == 0, err
     assert pd.read_csv(dest)["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
     code, _, err = run(
-        [str(src), "--qi", "A,B", "--missing-values", "-999", "--missing", "category",
-         "--out", str(dest)],
+        [
+            str(src),
+            "--qi",
+            "A,B",
+            "--missing-values",
+            "-999",
+            "--missing",
+            "category",
+            "--out",
+            str(dest),
+        ],
         capsys,
     )
     assert code == 0, err
@@ -111,7 +120,7 @@ def test_bad_input_exits_2_with_one_line(
     csv = tmp_path / "in.csv"
     FRAME.assign(bad=[1, -1, 1, 1, 1, 1, 1]).to_csv(csv, index=False)
     args = [a.format(csv=csv, dir=tmp_path) for a in args]
-    code, out, err = run(args, capsys)
+    code, _, err = run(args, capsys)
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1, err

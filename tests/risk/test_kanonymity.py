@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from oracles.kanon import fk_bruteforce, rows_of, safe_combinations_bruteforce
 
 from microsdc import (
     ColumnNotFoundError,
@@ -21,12 +20,11 @@ from microsdc import (
     safe_combinations,
     sample_frequencies,
 )
+from oracles.kanon import fk_bruteforce, rows_of, safe_combinations_bruteforce
 
 POLICIES = ["wildcard", "category", "conservative", 0.0, 0.3, 1.0]
 
-SPEC_EXAMPLE = pd.DataFrame(
-    {"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]}
-)
+SPEC_EXAMPLE = pd.DataFrame({"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]})
 
 
 # --- worked examples of the spec (section 1) -------------------------------------------------
@@ -49,13 +47,25 @@ def test_spec_example_weighted() -> None:
 def test_spec_example_other_policies_by_hand() -> None:
     # category: missing is its own value; (0,1) twice, everything else once
     assert sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing="category")["fk"].tolist() == [
-        2, 2, 1, 1, 1, 1, 1,
+        2,
+        2,
+        1,
+        1,
+        1,
+        1,
+        1,
     ]
     # conservative: (NA,2) -> min((0,2):3, (1,2):3) = 3; (0,NA) -> min((0,1):4, (0,2):3) = 3;
     # (NA,NA) -> (1,1) is compatible with itself and (NA,NA) only = 2
-    assert sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing="conservative")[
-        "fk"
-    ].tolist() == [4, 4, 3, 2, 3, 3, 2]
+    assert sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing="conservative")["fk"].tolist() == [
+        4,
+        4,
+        3,
+        2,
+        3,
+        3,
+        2,
+    ]
     # alpha = 0.5: complete row (0,1): 2 complete matches + 0.5 * 2 incomplete = 3
     out = sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing=0.5)["fk"].tolist()
     assert out == [3.0, 3.0, 2.0, 1.5, 2.0, 2.5, 3.5]
@@ -100,16 +110,16 @@ def frames(draw: st.DrawFn, max_rows: int = 40) -> tuple[pd.DataFrame, list[str]
     for j in range(n_qi):
         n_cat = draw(st.integers(1, 4))
         all_missing = draw(st.booleans()) if j == n_qi - 1 else False
-        values = draw(
-            st.lists(st.integers(0, n_cat - 1), min_size=n, max_size=n)
-        )
+        values = draw(st.lists(st.integers(0, n_cat - 1), min_size=n, max_size=n))
         miss = draw(st.lists(st.floats(0, 1), min_size=n, max_size=n))
         cols[f"q{j}"] = [
             None if (all_missing or u < p_missing) else v for v, u in zip(values, miss, strict=True)
         ]
     df = pd.DataFrame(cols, dtype=object)
     if n and draw(st.booleans()):  # duplicate some rows and add an all-missing row
-        df = pd.concat([df, df.iloc[: max(1, n // 3)], pd.DataFrame([[None] * n_qi], columns=df.columns)])
+        df = pd.concat(
+            [df, df.iloc[: max(1, n // 3)], pd.DataFrame([[None] * n_qi], columns=df.columns)]
+        )
         df = df.reset_index(drop=True)
     weights = draw(
         st.lists(st.floats(0.5, 50, allow_nan=False), min_size=len(df), max_size=len(df))
@@ -118,7 +128,9 @@ def frames(draw: st.DrawFn, max_rows: int = 40) -> tuple[pd.DataFrame, list[str]
 
 
 @given(data=frames(), policy=st.sampled_from(POLICIES))
-def test_fk_matches_bruteforce(data: tuple[pd.DataFrame, list[str], list[float]], policy: object) -> None:
+def test_fk_matches_bruteforce(
+    data: tuple[pd.DataFrame, list[str], list[float]], policy: object
+) -> None:
     df, qi, weights = data
     df = df.assign(w=weights)
     before = df.copy()
@@ -174,7 +186,10 @@ def test_safe_combinations_prunes_supersets_of_unsafe_sets(monkeypatch: pytest.M
 
     monkeypatch.setattr(kan, "frequencies_from_codes", spy)
     assert safe_combinations(df, ["u", "a", "b", "c"], 3) == [
-        ["a", "b"], ["a", "c"], ["b", "c"], ["a", "b", "c"],
+        ["a", "b"],
+        ["a", "c"],
+        ["b", "c"],
+        ["a", "b", "c"],
     ]
     # 4 singletons + 3 pairs without "u" + 1 triple; nothing containing the unique "u"
     assert seen == [1, 1, 1, 1, 2, 2, 2, 3]
@@ -183,7 +198,9 @@ def test_safe_combinations_prunes_supersets_of_unsafe_sets(monkeypatch: pytest.M
 def test_safe_combinations_max_size() -> None:
     df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 1, 2, 2], "c": [1, 1, 2, 2]})
     assert safe_combinations(df, ["a", "b", "c"], 2, max_combi_size=2) == [
-        ["a", "b"], ["a", "c"], ["b", "c"],
+        ["a", "b"],
+        ["a", "c"],
+        ["b", "c"],
     ]
     assert safe_combinations(df, ["a", "b", "c"], 2, maximal=True) == [["a", "b", "c"]]
 
@@ -201,7 +218,10 @@ def test_any_dtype_same_answer() -> None:
             lambda s: pd.Categorical(s, categories=[0.0, 1.0, 2.0, 9.0])
         ),
         "mixed": pd.DataFrame(
-            {"A": ["0", "0", 1.5, 1.5, pd.NA, "0", None], "B": ["x", "x", 2, "x", 2, np.nan, pd.NaT]}
+            {
+                "A": ["0", "0", 1.5, 1.5, pd.NA, "0", None],
+                "B": ["x", "x", 2, "x", 2, np.nan, pd.NaT],
+            }
         ),
         "bool": pd.DataFrame(
             {
@@ -338,7 +358,10 @@ def test_bad_policy() -> None:
 @pytest.mark.parametrize(
     ("weights", "message"),
     [
-        ([1.0, 2.0, np.nan, 1.0, 1.0, 1.0, 1.0], r"1 missing or infinite value\(s\) \(first rows: \[2\]\)"),
+        (
+            [1.0, 2.0, np.nan, 1.0, 1.0, 1.0, 1.0],
+            r"1 missing or infinite value\(s\) \(first rows: \[2\]\)",
+        ),
         ([1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0], r"1 negative value\(s\) \(first rows: \[1\]\)"),
         (["a", "b", "c", "d", "e", "f", "g"], "must be numeric"),
     ],

@@ -19,9 +19,7 @@ def adult(shared_data: Path) -> pd.DataFrame:
     return df.assign(age=(df["age"] // 5) * 5)
 
 
-@pytest.mark.parametrize(
-    ("qi", "at_risk_3", "at_risk_5"), [(QI6, 3371, 4957), (QI8, 8733, 12053)]
-)
+@pytest.mark.parametrize(("qi", "at_risk_3", "at_risk_5"), [(QI6, 3371, 4957), (QI8, 8733, 12053)])
 def test_rows_at_risk_match_sdcmicro(
     adult: pd.DataFrame, qi: list[str], at_risk_3: int, at_risk_5: int
 ) -> None:

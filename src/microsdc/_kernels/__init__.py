@@ -1,1 +1,4 @@
-"""Numeric cores. Modules here import numba; import them only inside the functions that need them."""
+"""Numeric cores.
+
+Modules here import numba: import them only inside the functions that need them.
+"""

@@ -66,7 +66,9 @@ def _dense_distinct(key: np.ndarray, n_keys: int):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _aggregate(inverse: np.ndarray, weights: np.ndarray, n_pat: int, weighted: bool):  # pragma: no cover
+def _aggregate(
+    inverse: np.ndarray, weights: np.ndarray, n_pat: int, weighted: bool
+):  # pragma: no cover
     count = np.zeros(n_pat, dtype=np.int64)
     wsum = np.zeros(n_pat, dtype=np.float64)
     for i in range(inverse.shape[0]):

@@ -152,7 +152,6 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
     return out
 
 
-
 def _dense_support(pat: Patterns, base: np.ndarray, weighted: bool) -> np.ndarray:
     from microsdc._kernels.dense import dense_keys, wildcard_sums
 

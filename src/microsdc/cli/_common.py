@@ -91,7 +91,7 @@ missing_values_option = click.option(
 
 
 def parse_missing_values(text: str | None) -> list[Any] | None:
-    """``"-999,NA,"`` -> ``[-999, -999.0, "-999", "NA", ""]``: each code as read from any file type."""
+    """Split codes such as ``"-999,NA,"`` into ``["-999", -999, -999.0, "NA", ""]``."""
     if text is None:
         return None
     out: list[Any] = []
@@ -136,7 +136,7 @@ def progress(label: str) -> _Progress:
     return _Progress(label)
 
 
-class report_warnings:  # noqa: N801 - used as a context manager like a function
+class report_warnings:
     """Print microsdc's warnings raised inside the block as one yellow line each on stderr."""
 
     def __enter__(self) -> None:

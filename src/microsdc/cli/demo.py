@@ -8,8 +8,9 @@ from microsdc.cli._common import console, user_errors
 
 
 @click.command()
-@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
-              help="k of k-anonymity.")
+@click.option(
+    "-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help="k of k-anonymity."
+)
 @user_errors
 def demo(k: int) -> None:
     """Measure re-identification risk on a sample of the Adult data shipped with microsdc.
@@ -34,7 +35,9 @@ def demo(k: int) -> None:
         f"quasi-identifiers {', '.join(qi)}; age in 5-year bands."
     )
     out = sample_frequencies(df, qi, weights="fnlwgt")
-    table = Table(title="Records at risk (fk < k), missing values as wildcards", title_justify="left")
+    table = Table(
+        title="Records at risk (fk < k), missing values as wildcards", title_justify="left"
+    )
     table.add_column("k", justify="right")
     table.add_column("records at risk", justify="right")
     table.add_column("share", justify="right")

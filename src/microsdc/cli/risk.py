@@ -24,16 +24,38 @@ DEFAULT_KS = (2, 3, 5)
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C.")
-@click.option("-k", "k", type=click.IntRange(min=1), default=3, show_default=True,
-              help="k of k-anonymity: a record is at risk when fk < k.")
-@click.option("--missing", "missing", default="wildcard", show_default=True,
-              help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="k of k-anonymity: a record is at risk when fk < k.",
+)
+@click.option(
+    "--missing",
+    "missing",
+    default="wildcard",
+    show_default=True,
+    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
+)
 @click.option("--weight", "weight", default=None, help="Sampling weight column (gives Fk).")
 @missing_values_option
-@click.option("--top", "top", type=click.IntRange(min=0), default=10, show_default=True,
-              help="How many of the riskiest key combinations to list.")
-@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="Write the data with fk (Fk) and at_risk columns appended.")
+@click.option(
+    "--top",
+    "top",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many of the riskiest key combinations to list.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the data with fk (Fk) and at_risk columns appended.",
+)
 @user_errors
 def risk(
     file: str,
@@ -70,8 +92,9 @@ def risk(
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
         df = read_input(file, columns=usecols if all(isinstance(c, str) for c in qis) else None)
         bar.update(task, advance=1, description="encoding")
-        enc = encode_qis(df, qis, missing_values=parse_missing_values(missing_values),
-                         func="microsdc risk")
+        enc = encode_qis(
+            df, qis, missing_values=parse_missing_values(missing_values), func="microsdc risk"
+        )
         w = _weights(df, weight, "microsdc risk") if weight else None
         bar.update(task, advance=1, description="counting")
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)

@@ -1,4 +1,7 @@
-"""The Adult sample shipped with microsdc (see ``datasets/data/README.md`` for source and licence)."""
+"""The Adult sample shipped with microsdc.
+
+Source and licence: ``datasets/data/README.md``.
+"""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from microsdc._validation import param_error
 
@@ -12,7 +12,7 @@ __all__ = ["POLICIES", "MissingPolicy", "Policy", "parse_policy"]
 
 POLICIES = ("wildcard", "category", "conservative")
 
-MissingPolicy = Union[Literal["wildcard", "category", "conservative"], float]
+MissingPolicy = Literal["wildcard", "category", "conservative"] | float
 
 
 @dataclass(frozen=True)

@@ -105,8 +105,12 @@ def frequencies_from_codes(
         m = pat.codes.shape[1]
         complete = pat.mask == (1 << m) - 1
         a = policy.alpha
-        fk_f = np.where(complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1]))
-        big = np.where(complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3]))
+        fk_f = np.where(
+            complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1])
+        )
+        big = np.where(
+            complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3])
+        )
         return PatternFrequencies(
             pat.codes, pat.count, fk_f, big if weighted else None, pat.inverse
         )
@@ -161,7 +165,9 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
         values = pd.Series(np.asarray(weights), index=None if len(weights) != len(df) else df.index)
         if len(values) != len(df):
             raise param_error(
-                "weights", func, f"a column name or an array of length {len(df)}",
+                "weights",
+                func,
+                f"a column name or an array of length {len(df)}",
                 f"an array of length {len(values)}",
             )
     else:
@@ -292,7 +298,11 @@ def sample_frequencies(
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
     enc, policy, w = _prepare(
-        df, quasi_identifiers, missing=missing, weights=weights, missing_values=missing_values,
+        df,
+        quasi_identifiers,
+        missing=missing,
+        weights=weights,
+        missing_values=missing_values,
         func=func,
     )
     fk, big_fk = row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
@@ -350,17 +360,21 @@ def check_k_anonymity(
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"sex": ["m", "m", "f", "f", "f"], "age": ["20", "20", "30", None, "40"]})
-    >>> n, summary = check_k_anonymity(df, ["sex", "age"], k=2)
-    >>> n
-    1
-    >>> summary[["sex", "age", "count", "fk"]].to_dict("list")
-    {'sex': ['f', 'f', 'm', 'f'], 'age': ['30', '40', '20', nan], 'count': [1, 1, 2, 1], 'fk': [2, 2, 2, 3]}
+    >>> n, summary = check_k_anonymity(df, ["sex", "age"], k=3)
+    >>> n  # the woman of unknown age matches all three women; everyone else has fk = 2
+    4
+    >>> summary[["sex", "age", "count", "fk"]].values.tolist()
+    [['m', '20', 2, 2], ['f', '30', 1, 2], ['f', '40', 1, 2], ['f', nan, 1, 3]]
     """
     func = "check_k_anonymity"
     k = check_int(k, "k", func, min_value=1)
     enc, policy, w = _prepare(
-        df, quasi_identifier_cols, missing=missing, weights=weights,
-        missing_values=missing_values, func=func,
+        df,
+        quasi_identifier_cols,
+        missing=missing,
+        weights=weights,
+        missing_values=missing_values,
+        func=func,
     )
     res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
     row_fk = res.row_fk

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import combinations
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -86,7 +85,11 @@ def safe_combinations(
     func = "safe_combinations"
     k = check_int(k, "k", func, min_value=1)
     enc, policy, _ = _prepare(
-        df, quasi_identifiers, missing=missing, weights=None, missing_values=missing_values,
+        df,
+        quasi_identifiers,
+        missing=missing,
+        weights=None,
+        missing_values=missing_values,
         func=func,
     )
     m = len(enc.columns)
@@ -97,7 +100,9 @@ def safe_combinations(
         max_size = check_int(max_combi_size, "max_combi_size", func, min_value=1)
         if max_size < min_size:
             raise param_error(
-                "max_combi_size", func, f"an int >= min_combi_size ({min_size}) or None",
+                "max_combi_size",
+                func,
+                f"an int >= min_combi_size ({min_size}) or None",
                 max_combi_size,
             )
     max_size = min(max_size, m)
@@ -112,7 +117,7 @@ def safe_combinations(
         return bool(np.all(res.fk >= k))
 
     safe_by_size: dict[int, list[tuple[int, ...]]] = {}
-    level = [(j,) for j in range(m)]
+    level: list[tuple[int, ...]] = [(j,) for j in range(m)]
     size = 1
     while level and size <= max_size:
         safe_now = [c for c in level if is_safe(c)]
@@ -132,5 +137,3 @@ def safe_combinations(
         bigger = [set(c) for s in range(2, max_size + 1) for c in safe_by_size.get(s, [])]
         result = [c for c in result if not any(set(c) < b for b in bigger)]
     return [[enc.columns[j] for j in combo] for combo in result]
-
-
