@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["DENSE_LIMIT", "dense_keys", "dense_size", "row_frequencies", "wildcard_sums"]
+__all__ = ["DENSE_LIMIT", "dense_keys", "dense_size", "frequencies", "wildcard_sums"]
 
 #: Largest dense array (entries) this route allocates (128 MiB of float64).
 DENSE_LIMIT = 1 << 24
@@ -82,36 +82,98 @@ def _zeta_inplace(table: np.ndarray, base: np.ndarray) -> None:  # pragma: no co
         stride = block
 
 
-def row_frequencies(
+@numba.njit(cache=True, nogil=True)
+def _min_over_completions_inplace(
+    table: np.ndarray, base: np.ndarray, observed: np.ndarray
+) -> None:  # pragma: no cover - numba
+    """Along each axis, the missing slot becomes the minimum over the observed categories."""
+    size = table.shape[0]
+    stride = 1
+    for j in range(base.shape[0]):
+        b = base[j]
+        block = stride * b
+        low = np.empty(stride, dtype=np.float64)
+        any_observed = False
+        for v in range(1, b):
+            if observed[j, v - 1]:
+                any_observed = True
+        if any_observed:
+            for start in range(0, size, block):
+                for lo in range(stride):
+                    low[lo] = np.inf
+                for v in range(1, b):
+                    if observed[j, v - 1]:
+                        off = start + v * stride
+                        for lo in range(stride):
+                            if table[off + lo] < low[lo]:
+                                low[lo] = table[off + lo]
+                for lo in range(stride):
+                    table[start + lo] = low[lo]
+        stride = block
+
+
+def frequencies(
     codes: np.ndarray,
     n_categories: np.ndarray,
     kind: str,
     alpha: float,
-    weights: np.ndarray | None,
+    count: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per-row (fk, Fk) for the "wildcard", "alpha" and "category" policies.
+    """(fk, Fk) of each row of ``codes`` under a policy, through the dense array.
 
-    The caller checks that ``dense_size(n_categories) <= DENSE_LIMIT``.
+    Parameters
+    ----------
+    codes : ndarray of shape (n, n_qis), -1 = missing
+        Records, or distinct patterns when ``count`` is given.
+    n_categories : ndarray of shape (n_qis,)
+    kind : {"wildcard", "alpha", "category", "conservative"}
+    alpha : float
+        Weight of a match involving a record with a missing value ("alpha" only).
+    count : ndarray of shape (n,), optional
+        Records behind each row of ``codes`` (1 each by default).
+    weights : ndarray of shape (n,), optional
+        Sum of sampling weights behind each row of ``codes``.
+
+    Returns
+    -------
+    fk : ndarray of shape (n,), int64 (float64 for "alpha")
+    Fk : ndarray of shape (n,), float64, or None without weights
+
+    Notes
+    -----
+    The caller checks that ``dense_size(n_categories) <= DENSE_LIMIT``. For
+    "conservative", the wildcard sums of complete keys are minimised over the
+    completions of each missing cell, one axis at a time, over the categories
+    observed in the data.
     """
     base = np.asarray(n_categories, dtype=np.int64) + 1
     key = dense_keys(codes, base)
     size = int(np.prod(base))
-    if kind == "category":
-        fk = np.bincount(key, minlength=size)[key]
-        big = None if weights is None else np.bincount(key, weights=weights, minlength=size)[key]
-        return fk.astype(np.int64), big
-    ones = np.ones(len(key))
-    if kind == "wildcard" and not (codes < 0).any():  # nothing missing: exact counts
-        fk = np.bincount(key, minlength=size)[key].astype(np.int64)
+    mult = np.ones(len(key)) if count is None else np.asarray(count, dtype=np.float64)
+    missing_any = bool((codes < 0).any())
+    if kind == "category" or (kind in ("wildcard", "conservative") and not missing_any):
+        fk = np.rint(np.bincount(key, weights=mult, minlength=size)[key]).astype(np.int64)
         big = None if weights is None else np.bincount(key, weights=weights, minlength=size)[key]
         return fk, big
-    if kind == "wildcard":
-        fk = np.rint(wildcard_sums(ones, key, base)[key]).astype(np.int64)
-        big = None if weights is None else wildcard_sums(weights, key, base)[key]
-        return fk, big
+    if kind in ("wildcard", "conservative"):
+        tables = [wildcard_sums(mult, key, base)]
+        if weights is not None:
+            tables.append(wildcard_sums(weights, key, base))
+        if kind == "conservative":
+            observed = np.zeros(
+                (len(base), int(base.max()) - 1 if len(base) else 0), dtype=np.bool_
+            )
+            for j in range(len(base)):
+                col = codes[:, j]
+                observed[j, np.unique(col[col >= 0])] = True
+            for t in tables:
+                _min_over_completions_inplace(t, base, observed)
+        fk = np.rint(tables[0][key]).astype(np.int64)
+        return fk, (tables[1][key] if weights is not None else None)
     complete = np.all(codes >= 0, axis=1)
-    total = wildcard_sums(ones, key, base)[key]
-    from_complete = wildcard_sums(complete.astype(np.float64), key, base)[key]
+    total = wildcard_sums(mult, key, base)[key]
+    from_complete = wildcard_sums(np.where(complete, mult, 0.0), key, base)[key]
     fk_a = np.where(complete, from_complete + alpha * (total - from_complete), alpha * total)
     if weights is None:
         return fk_a, None

@@ -82,12 +82,24 @@ def frequencies_from_codes(
     -------
     PatternFrequencies
     """
+    from microsdc._kernels import dense
     from microsdc._kernels.patterns import distinct_patterns
     from microsdc._kernels.wildcard import wildcard_support
 
     policy = policy or Policy("wildcard")
     weighted = weights is not None
     pat = distinct_patterns(codes, n_categories, weights)
+    size = dense.dense_size(n_categories)
+    if size <= dense.DENSE_LIMIT and size <= max(16.0 * len(pat.count), 4096.0):
+        fk_d, big_d = dense.frequencies(
+            pat.codes,
+            n_categories,
+            policy.kind,
+            policy.alpha,
+            count=pat.count,
+            weights=pat.weight if weighted else None,
+        )
+        return PatternFrequencies(pat.codes, pat.count, fk_d, big_d, pat.inverse)
     if policy.kind == "category":
         fk = pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
@@ -144,14 +156,12 @@ def row_frequencies(
     fk : ndarray of shape (n_rows,), int64 (float64 for alpha < 1)
     Fk : ndarray of shape (n_rows,), float64, or None
     """
-    from microsdc._kernels.dense import DENSE_LIMIT, dense_size
-    from microsdc._kernels.dense import row_frequencies as dense_rows
+    from microsdc._kernels import dense
 
     policy = policy or Policy("wildcard")
-    size = dense_size(n_categories)
-    n = codes.shape[0]
-    if policy.kind != "conservative" and size <= DENSE_LIMIT and size <= max(8.0 * n, 4096.0):
-        return dense_rows(codes, n_categories, policy.kind, policy.alpha, weights)
+    size = dense.dense_size(n_categories)
+    if size <= dense.DENSE_LIMIT and size <= max(8.0 * codes.shape[0], 4096.0):
+        return dense.frequencies(codes, n_categories, policy.kind, policy.alpha, weights=weights)
     res = frequencies_from_codes(codes, n_categories, policy=policy, weights=weights)
     return res.row_fk, res.row_Fk
 
