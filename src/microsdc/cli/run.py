@@ -1,0 +1,120 @@
+"""``microsdc run JOB.toml``: run a whole anonymisation job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from microsdc.cli._common import console, user_errors
+
+__all__ = ["print_result", "run"]
+
+
+def print_result(result: Any, out: Any) -> None:
+    """Print the before/after figures of a job and where its files are."""
+    from rich.table import Table
+
+    audit = result.audit
+    before, after = audit["risk"]["before"], audit["risk"]["after"]
+    k = before["k"]
+    table = Table(title=audit["title"], title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("measure")
+    table.add_column("before", justify="right")
+    table.add_column("after", justify="right")
+    rows = [
+        ("records", f"{before['n_records']:,}", f"{after['n_records']:,}"),
+        (f"records with fk < {k}", f"{before['n_at_risk']:,}", f"{after['n_at_risk']:,}"),
+        ("unique records (fk = 1)", f"{before['n_unique']:,}", f"{after['n_unique']:,}"),
+        (
+            "expected re-identifications",
+            f"{before['expected_reidentifications']:,.2f}",
+            f"{after['expected_reidentifications']:,.2f}",
+        ),
+        ("global risk", f"{before['global_risk']:.4%}", f"{after['global_risk']:.4%}"),
+        (
+            f"records with risk > {before['risk_threshold']:g}",
+            f"{before['n_high_risk']:,}",
+            f"{after['n_high_risk']:,}",
+        ),
+    ]
+    if before.get("household") and after.get("household"):
+        rows.append(
+            (
+                "household risk (persons)",
+                f"{before['household']['expected_reidentifications']:,.2f}",
+                f"{after['household']['expected_reidentifications']:,.2f}",
+            )
+        )
+    for name, ld in before.get("l_diversity", {}).items():
+        rows.append(
+            (
+                f"records failing {ld['kind']} l-diversity on {name}",
+                f"{ld['n_failing']:,}",
+                f"{after['l_diversity'][name]['n_failing']:,}",
+            )
+        )
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
+    sup = audit.get("suppression")
+    if sup:
+        per = ", ".join(f"{name} {c:,}" for name, c in sup["per_variable"].items() if c)
+        out.print(
+            f"Suppressed {sup['total']:,} cells ({sup['share']:.2%} of key-variable cells) in "
+            f"{sup['records_with_suppression']:,} records" + (f": {per}" if per else "") + "."
+        )
+    swp = audit.get("swapping")
+    if swp:
+        out.print(
+            f"Swapped {swp['n_swapped_households']:,} of {swp['n_households']:,} households "
+            f"({swp['share_households']:.2%}) and {swp['n_swapped_persons']:,} persons "
+            f"({swp['share_persons']:.2%}); {swp['n_no_donor']:,} without a donor."
+        )
+    if result.written:
+        out.print(f"Anonymised data: {result.written['data']}")
+        out.print(f"Audit record:    {result.written['audit']}")
+        out.print(f"Report:          {result.written['report']}")
+    else:
+        out.print("Dry run: nothing was written.")
+
+
+@click.command("run")
+@click.argument("job_file", type=click.Path(dir_okay=True, path_type=Path))
+@click.option(
+    "--output-dir",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the outputs here instead of the folder named in the job file.",
+)
+@click.option("--dry-run", is_flag=True, help="Run every step but write nothing.")
+@click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the paths written.")
+@user_errors
+def run(
+    job_file: Path, output_dir: Path | None, dry_run: bool, no_progress: bool, quiet: bool
+) -> None:
+    """Run the anonymisation job described in JOB_FILE (TOML).
+
+    Reads the input file, recodes, measures the risk, swaps and/or suppresses
+    as the job says, measures again, and writes the anonymised file, a JSON
+    audit record and an HTML report. Relative paths in the job file are
+    relative to the job file's folder. A bad job file or a missing input file
+    stops the run with exit code 2 before anything is written.
+    """
+    from microsdc.job import load_job, run_job
+
+    job = load_job(job_file)
+    result = run_job(
+        job,
+        output_dir=output_dir,
+        write=not dry_run,
+        progress=not (no_progress or quiet),
+        console=console(stderr=True),
+    )
+    if quiet:
+        for path in result.written.values():
+            click.echo(str(path))
+        return
+    print_result(result, console())

@@ -1,0 +1,691 @@
+"""The job file: one TOML document that describes a whole anonymisation run.
+
+A job names the input file and its roles (quasi-identifiers, weights,
+household id, geography, sensitive variables), the recoding of numeric
+variables, the risk settings, the protection steps and the output paths.
+:func:`load_job` reads and checks it completely before anything runs: an
+unknown key, a value of the wrong type or a missing input file is reported
+with the key's dotted name and its line in the file.
+
+Relative paths in a job file are relative to the folder of the job file.
+
+Example::
+
+    title = "Adult sample, public use file"
+    steps = ["risk", "suppression"]
+
+    [input]
+    path = "../data/adult.csv"
+
+    [variables]
+    quasi_identifiers = ["age", "sex", "race", "marital-status"]
+    weights = "fnlwgt"
+    sensitive = ["Salary"]
+
+    [recode.age]
+    width = 5
+
+    [risk]
+    k = 3
+    missing = "wildcard"
+
+    [suppression]
+    importance = ["race", "sex", "marital-status", "age"]
+
+    [output]
+    directory = "output"
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from microsdc.exceptions import SDCError
+
+__all__ = [
+    "STEPS",
+    "JobConfig",
+    "JobFileError",
+    "OutputPaths",
+    "RecodeSpec",
+    "load_job",
+    "parse_job",
+]
+
+#: Protection steps a job can run, in the order they run. "risk" only measures.
+STEPS = ("risk", "swapping", "suppression")
+
+MISSING_POLICIES = ("wildcard", "category", "conservative")
+LDIV_KINDS = ("distinct", "entropy", "recursive")
+SUPPRESSION_METHODS = ("greedy", "sdcmicro", "exact")
+
+
+class JobFileError(SDCError, ValueError):
+    """A job file is malformed, or names something that does not exist.
+
+    Attributes
+    ----------
+    path : str
+        The job file.
+    key : str or None
+        Dotted name of the key at fault (``"swapping.swaprate"``).
+    line : int or None
+        1-based line of that key in the job file, when it is there.
+    """
+
+    def __init__(
+        self, message: str, *, path: str | Path, key: str | None = None, line: int | None = None
+    ) -> None:
+        self.path = str(path)
+        self.key = key
+        self.line = line
+        where = Path(path).name + (f", line {line}" if line else "")
+        super().__init__(f"{where}: {message}")
+
+
+# --------------------------------------------------------------------------- locating keys
+
+_BARE = r"[A-Za-z0-9_-]+"
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'[^']*'"
+_PART = rf"(?:{_BARE}|{_QUOTED})"
+_DOTTED = rf"{_PART}(?:\s*\.\s*{_PART})*"
+_HEADER_RE = re.compile(rf"^\s*\[\[?\s*({_DOTTED})\s*\]\]?")
+_KEY_RE = re.compile(rf"^\s*({_DOTTED})\s*=")
+
+
+def _split_dotted(text: str) -> tuple[str, ...]:
+    parts = re.findall(rf"\s*({_PART})\s*(?:\.|$)", text)
+    return tuple(p[1:-1] if p[:1] in "\"'" else p for p in parts)
+
+
+def key_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each table header and key of a TOML document to its first line (1-based).
+
+    A line scanner, not a parser: it follows ``[table]`` headers and
+    ``key = value`` lines, which is all that is needed to point at a key. Keys
+    inside inline tables or multi-line values are not listed; callers fall back
+    to the enclosing key.
+    """
+    lines: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    in_multiline: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if in_multiline:
+            if in_multiline in line:
+                in_multiline = None
+            continue
+        header = _HEADER_RE.match(line)
+        if header:
+            table = _split_dotted(header.group(1))
+            lines.setdefault(table, number)
+            continue
+        key = _KEY_RE.match(line)
+        if key:
+            path = table + _split_dotted(key.group(1))
+            lines.setdefault(path, number)
+            rest = line[key.end() :]
+            for quote in ('"""', "'''"):
+                if rest.count(quote) == 1:
+                    in_multiline = quote
+    return lines
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+@dataclass(frozen=True)
+class _Key:
+    check: Callable[[Any], bool]
+    wanted: str
+    required: bool = False
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str) and v != ""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _str_list(v: Any, *, empty: bool = False) -> bool:
+    return (
+        isinstance(v, list)
+        and (empty or len(v) > 0)
+        and all(_is_str(x) for x in v)
+        and len(set(v)) == len(v)
+    )
+
+
+def _similar(v: Any) -> bool:
+    if isinstance(v, list) and all(_is_str(x) for x in v):
+        return True
+    return isinstance(v, list) and all(_str_list(x) for x in v)
+
+
+def _missing_values(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int | float) for x in v)
+
+
+def _one_of(options: tuple[str, ...]) -> _Key:
+    listed = ", ".join(f'"{o}"' for o in options)
+    return _Key(lambda v: v in options, f"one of {listed}")
+
+
+_STR = _Key(_is_str, "a non-empty string")
+_STR_LIST = _Key(_str_list, "a non-empty list of distinct column names (strings)")
+_STR_LIST0 = _Key(lambda v: _str_list(v, empty=True), "a list of distinct column names")
+
+SCHEMA: dict[str, Any] = {
+    "title": _STR,
+    "steps": _Key(
+        lambda v: _str_list(v) and all(s in STEPS for s in v),
+        "a non-empty list of distinct steps from " + ", ".join(f'"{s}"' for s in STEPS),
+        required=True,
+    ),
+    "input": {
+        "path": _Key(_is_str, "a file name (string)", required=True),
+        "missing_values": _Key(
+            _missing_values, 'a list of strings or numbers that mean missing (e.g. ["?", -9])'
+        ),
+        "sep": _Key(lambda v: isinstance(v, str) and len(v) == 1, "a one-character string"),
+    },
+    "variables": {
+        "quasi_identifiers": _Key(_str_list, _STR_LIST.wanted, required=True),
+        "weights": _STR,
+        "household_id": _STR,
+        "hierarchy": _STR_LIST,
+        "sensitive": _STR_LIST0,
+    },
+    "recode": {
+        "*": {
+            "width": _Key(lambda v: _is_num(v) and v > 0, "a number > 0"),
+            "start": _Key(_is_num, "a number"),
+            "breaks": _Key(
+                lambda v: (
+                    isinstance(v, list)
+                    and len(v) >= 2
+                    and all(_is_num(x) for x in v)
+                    and all(a < b for a, b in itertools.pairwise(v))
+                ),
+                "an increasing list of at least two numbers",
+            ),
+            "labels": _Key(lambda v: _str_list(v), "a list of distinct strings, one per bin"),
+        },
+    },
+    "risk": {
+        "k": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+        "missing": _one_of(MISSING_POLICIES),
+        "l_diversity": _one_of(LDIV_KINDS),
+        "l": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+        "c": _Key(lambda v: _is_num(v) and v > 0, "a number > 0"),
+        "risk_threshold": _Key(lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]"),
+    },
+    "suppression": {
+        "importance": _STR_LIST,
+        "method": _one_of(SUPPRESSION_METHODS),
+        "strata": _STR_LIST,
+        "combs": _Key(
+            lambda v: isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= 1 for x in v),
+            "a list of integers >= 1 (sizes of QI subsets)",
+        ),
+    },
+    "swapping": {
+        "similar": _Key(
+            _similar, "a list of column names, or a list of such lists (similarity profiles)"
+        ),
+        "swaprate": _Key(lambda v: _is_num(v) and 0 <= v <= 1, "a number in [0, 1]"),
+        "k_anonymity": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+        "risk_variables": _STR_LIST,
+        "risk_threshold": _Key(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
+        "carry_along": _STR_LIST0,
+        "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    },
+    "output": {
+        "directory": _Key(_is_str, "a folder name (string)"),
+        "data": _Key(_is_str, "a file name (string)"),
+        "audit": _Key(lambda v: _is_str(v) and v.endswith(".json"), "a file name ending in .json"),
+        "report": _Key(
+            lambda v: _is_str(v) and v.endswith((".html", ".htm")),
+            "a file name ending in .html",
+        ),
+    },
+}
+
+#: Sections required by a step.
+_SECTION_OF_STEP = {"suppression": "suppression", "swapping": "swapping"}
+
+
+# --------------------------------------------------------------------------- the parsed job
+
+
+@dataclass(frozen=True)
+class RecodeSpec:
+    """Binning of one numeric column: equal ``width`` from ``start``, or explicit ``breaks``."""
+
+    column: str
+    width: float | None = None
+    start: float | None = None
+    breaks: tuple[float, ...] | None = None
+    labels: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class OutputPaths:
+    """Where a job writes (absolute paths)."""
+
+    directory: Path
+    data: Path
+    audit: Path
+    report: Path
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    """A checked job file.
+
+    Attributes mirror the sections of the file; see the module docstring.
+    ``source`` is the job file, ``lines`` maps dotted keys to their lines (for
+    messages about columns found missing once the data are read).
+    """
+
+    source: Path
+    title: str
+    steps: tuple[str, ...]
+    input_path: Path
+    missing_values: tuple[Any, ...]
+    sep: str
+    quasi_identifiers: tuple[str, ...]
+    weights: str | None
+    household_id: str | None
+    hierarchy: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    recode: tuple[RecodeSpec, ...]
+    k: int
+    missing: str
+    l_diversity: str
+    l: int  # noqa: E741 - the name used in the literature
+    c: float | None
+    risk_threshold: float
+    suppression: dict[str, Any]
+    swapping: dict[str, Any]
+    output: OutputPaths
+    raw: dict[str, Any] = field(repr=False, default_factory=dict)
+    lines: dict[tuple[str, ...], int] = field(repr=False, default_factory=dict)
+
+    def line_of(self, dotted: str) -> int | None:
+        """Line of a dotted key, or of its closest enclosing key or table."""
+        return _line_of(self.lines, tuple(dotted.split(".")))
+
+    def error(self, dotted: str, message: str) -> JobFileError:
+        """A :class:`JobFileError` about key ``dotted`` of this job."""
+        return JobFileError(
+            f"key '{dotted}' {message}", path=self.source, key=dotted, line=self.line_of(dotted)
+        )
+
+    def parameters(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict, without the seed (only whether one was given)."""
+        swapping = {k: v for k, v in self.swapping.items() if k != "seed"}
+        if "swapping" in self.steps:
+            swapping["seed_given"] = "seed" in self.swapping
+        return {
+            "title": self.title,
+            "steps": list(self.steps),
+            "quasi_identifiers": list(self.quasi_identifiers),
+            "weights": self.weights,
+            "household_id": self.household_id,
+            "hierarchy": list(self.hierarchy),
+            "sensitive": list(self.sensitive),
+            "missing_values": [v if isinstance(v, str) else float(v) for v in self.missing_values],
+            "recode": [
+                {k: (list(v) if isinstance(v, tuple) else v) for k, v in r.__dict__.items()}
+                for r in self.recode
+            ],
+            "k": self.k,
+            "missing": self.missing,
+            "l_diversity": {"kind": self.l_diversity, "l": self.l, "c": self.c},
+            "risk_threshold": self.risk_threshold,
+            "suppression": dict(self.suppression) if "suppression" in self.steps else None,
+            "swapping": swapping if "swapping" in self.steps else None,
+        }
+
+
+def _line_of(lines: Mapping[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
+    while path:
+        if path in lines:
+            return lines[path]
+        path = path[:-1]
+    return None
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _show(v: Any) -> str:
+    text = repr(v) if not isinstance(v, dict) else "a table"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_table(
+    data: Mapping[str, Any],
+    schema: Mapping[str, Any],
+    prefix: tuple[str, ...],
+    fail: Callable[[tuple[str, ...], str], JobFileError],
+) -> None:
+    for name, value in data.items():
+        path = (*prefix, name)
+        dotted = ".".join(path)
+        spec = schema.get(name, schema.get("*"))
+        if spec is None:
+            allowed = sorted(k for k in schema if k != "*")
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            where = f"[{'.'.join(prefix)}]" if prefix else "the top level"
+            raise fail(
+                path,
+                f"Unknown key '{dotted}'.{hint} Keys allowed in {where}: {', '.join(allowed)}.",
+            )
+        if isinstance(spec, dict):
+            if not isinstance(value, dict):
+                raise fail(
+                    path, f"key '{dotted}' must be a table ([{dotted}]), got {_type_name(value)}."
+                )
+            _check_table(value, spec, path, fail)
+        elif not spec.check(value):
+            raise fail(path, f"key '{dotted}' must be {spec.wanted}, got {_show(value)}.")
+    for name, spec in schema.items():
+        if isinstance(spec, _Key) and spec.required and name not in data:
+            path = (*prefix, name)
+            section = f" in [{'.'.join(prefix)}]" if prefix else ""
+            raise fail(prefix or path, f"missing required key '{'.'.join(path)}'{section}.")
+
+
+def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool = True) -> JobConfig:
+    """Parse and check the text of a job file.
+
+    Parameters
+    ----------
+    text : str
+        TOML document.
+    source : str or pathlib.Path, default "job.toml"
+        Path of the job file: named in messages, and relative paths in the
+        job are relative to its folder.
+    check_files : bool, default True
+        Whether to check that the input file exists.
+
+    Returns
+    -------
+    JobConfig
+
+    Raises
+    ------
+    JobFileError
+        For invalid TOML, an unknown key, a value of the wrong type, a missing
+        required key or section, inconsistent settings, or a missing input
+        file; the message names the key and its line.
+
+    Examples
+    --------
+    >>> job = parse_job('''
+    ... steps = ["risk"]
+    ... [input]
+    ... path = "data.csv"
+    ... [variables]
+    ... quasi_identifiers = ["sex", "age"]
+    ... ''', "/tmp/job.toml", check_files=False)
+    >>> job.k, job.missing, job.output.report.name
+    (3, 'wildcard', 'data_report.html')
+    >>> try:
+    ...     parse_job('steps = ["risk"]\\nswaprate = 0.1', check_files=False)
+    ... except JobFileError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    job.toml, line 2: Unknown key 'swaprate'. Keys allowed in the top level: input, ...
+    """
+    import tomllib
+
+    source = Path(source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise JobFileError(
+            f"not a valid TOML file: {exc}", path=source, line=int(m.group(1)) if m else None
+        ) from None
+    lines = key_lines(text)
+
+    def fail(path: tuple[str, ...], message: str) -> JobFileError:
+        return JobFileError(
+            message, path=source, key=".".join(path) or None, line=_line_of(lines, path)
+        )
+
+    _check_table(data, SCHEMA, (), fail)
+    for name in ("input", "variables"):
+        if name not in data:
+            raise fail((), f"missing required section [{name}].")
+    steps = tuple(s for s in STEPS if s in data["steps"])
+    for step, section in _SECTION_OF_STEP.items():
+        if section in data and step not in steps:
+            raise fail(
+                (section,),
+                f"section [{section}] is given but \"{step}\" is not in 'steps'; add it to "
+                "'steps' or remove the section.",
+            )
+    variables = data["variables"]
+    qi = variables["quasi_identifiers"]
+    risk = data.get("risk", {})
+    swapping = dict(data.get("swapping", {}))
+    suppression = dict(data.get("suppression", {}))
+
+    def need(cond: bool, path: tuple[str, ...], message: str) -> None:
+        if not cond:
+            raise fail(path, message)
+
+    if "swapping" in steps:
+        need(
+            "household_id" in variables,
+            ("variables",),
+            "swapping needs 'variables.household_id' (households are swapped as a whole).",
+        )
+        need(
+            "hierarchy" in variables,
+            ("variables",),
+            "swapping needs 'variables.hierarchy' (the geography, coarsest level first).",
+        )
+        swapping.setdefault("risk_variables", [c for c in qi if c not in variables["hierarchy"]])
+        need(
+            bool(swapping["risk_variables"]),
+            ("swapping", "risk_variables"),
+            "key 'swapping.risk_variables' is needed when every quasi-identifier is a "
+            "hierarchy level.",
+        )
+    if "suppression" in steps:
+        for key in ("importance",):
+            if key in suppression:
+                stray = [c for c in suppression[key] if c not in qi]
+                need(
+                    not stray,
+                    ("suppression", key),
+                    f"key 'suppression.{key}' names columns that are not quasi-identifiers: "
+                    + ", ".join(repr(c) for c in stray)
+                    + ".",
+                )
+        if "combs" in suppression:
+            big = [c for c in suppression["combs"] if c > len(qi)]
+            need(
+                not big,
+                ("suppression", "combs"),
+                f"key 'suppression.combs' asks for subsets larger than the {len(qi)} "
+                "quasi-identifiers.",
+            )
+    for role in ("weights", "household_id"):
+        if role in variables:
+            need(
+                variables[role] not in qi,
+                ("variables", role),
+                f"key 'variables.{role}' names a quasi-identifier ({variables[role]!r}).",
+            )
+    overlap = [c for c in variables.get("sensitive", []) if c in qi]
+    need(
+        not overlap,
+        ("variables", "sensitive"),
+        "key 'variables.sensitive' names quasi-identifiers: "
+        + ", ".join(repr(c) for c in overlap)
+        + ".",
+    )
+    kind = risk.get("l_diversity", "distinct")
+    need(
+        kind != "recursive" or "c" in risk,
+        ("risk", "l_diversity"),
+        "l_diversity = \"recursive\" needs key 'risk.c'.",
+    )
+    recodes = []
+    for col, spec in data.get("recode", {}).items():
+        path = ("recode", col)
+        need(
+            ("width" in spec) != ("breaks" in spec),
+            path,
+            f"[recode.{col}] needs exactly one of 'width' or 'breaks'.",
+        )
+        need(
+            "start" not in spec or "width" in spec,
+            (*path, "start"),
+            f"key 'recode.{col}.start' goes with 'width', not 'breaks'.",
+        )
+        if "labels" in spec:
+            need(
+                "breaks" in spec and len(spec["labels"]) == len(spec["breaks"]) - 1,
+                (*path, "labels"),
+                f"key 'recode.{col}.labels' needs 'breaks' and one label per bin "
+                f"({len(spec.get('breaks', [])) - 1 if 'breaks' in spec else '?'} bins).",
+            )
+        recodes.append(
+            RecodeSpec(
+                column=col,
+                width=float(spec["width"]) if "width" in spec else None,
+                start=float(spec["start"]) if "start" in spec else None,
+                breaks=tuple(float(b) for b in spec["breaks"]) if "breaks" in spec else None,
+                labels=tuple(spec["labels"]) if "labels" in spec else None,
+            )
+        )
+
+    base = source.resolve().parent
+    inp = data["input"]
+    input_path = (base / inp["path"]).resolve()
+    if check_files and not input_path.is_file():
+        raise fail(
+            ("input", "path"),
+            f"key 'input.path' names a file that does not exist: {input_path}",
+        )
+    out = data.get("output", {})
+    directory = (base / out.get("directory", ".")).resolve()
+    stem = input_path.name.split(".")[0]
+    output = OutputPaths(
+        directory=directory,
+        data=directory / out.get("data", f"{stem}_anonymised{_data_suffix(input_path)}"),
+        audit=directory / out.get("audit", f"{stem}_audit.json"),
+        report=directory / out.get("report", f"{stem}_report.html"),
+    )
+    if "data" in out:
+        from microsdc.io import FORMATS
+
+        suffix = Path(out["data"]).suffix.lower()
+        need(
+            suffix in FORMATS,
+            ("output", "data"),
+            f"key 'output.data' must end in one of {', '.join(sorted(FORMATS))}, "
+            f"got {out['data']!r}.",
+        )
+    targets = [output.data, output.audit, output.report]
+    need(
+        len(set(targets)) == 3 and input_path not in targets,
+        ("output",),
+        "the output files must differ from each other and from the input file.",
+    )
+    return JobConfig(
+        source=source,
+        title=data.get("title", input_path.name),
+        steps=steps,
+        input_path=input_path,
+        missing_values=tuple(inp.get("missing_values", ())),
+        sep=inp.get("sep", ","),
+        quasi_identifiers=tuple(qi),
+        weights=variables.get("weights"),
+        household_id=variables.get("household_id"),
+        hierarchy=tuple(variables.get("hierarchy", ())),
+        sensitive=tuple(variables.get("sensitive", ())),
+        recode=tuple(recodes),
+        k=risk.get("k", 3),
+        missing=risk.get("missing", "wildcard"),
+        l_diversity=kind,
+        l=risk.get("l", 2),
+        c=float(risk["c"]) if "c" in risk else None,
+        risk_threshold=float(risk.get("risk_threshold", 0.1)),
+        suppression=suppression,
+        swapping=swapping,
+        output=output,
+        raw=data,
+        lines=lines,
+    )
+
+
+def _data_suffix(input_path: Path) -> str:
+    from microsdc.io import FORMATS
+
+    suffix = input_path.suffix.lower()
+    return suffix if suffix in FORMATS else ".csv"
+
+
+def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
+    """Read and check a job file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The TOML job file.
+    check_files : bool, default True
+        Whether to check that the input file exists.
+
+    Returns
+    -------
+    JobConfig
+
+    Raises
+    ------
+    JobFileError
+        If the file cannot be read (missing, a folder, not UTF-8) or its content
+        is invalid; see :func:`parse_job`.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise JobFileError("the job file does not exist.", path=path) from None
+    except IsADirectoryError:
+        raise JobFileError("the job file is a folder, not a file.", path=path) from None
+    except UnicodeDecodeError as exc:
+        raise JobFileError(f"the job file is not UTF-8 text ({exc.reason}).", path=path) from None
+    return parse_job(text, path, check_files=check_files)

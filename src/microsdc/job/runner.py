@@ -1,0 +1,670 @@
+"""Run a job: read, recode, measure, swap and/or suppress, measure again, write.
+
+Nothing is written until every step has succeeded: the anonymised file, the
+audit record (JSON) and the report (HTML) are produced in memory and written
+at the end, each through a temporary file renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from microsdc.job.config import JobConfig, RecodeSpec, load_job
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "AUDIT_SCHEMA_VERSION",
+    "RISK_BANDS",
+    "JobResult",
+    "measure_risk",
+    "run_job",
+]
+
+#: Version of the audit record layout (``report/audit.schema.json``).
+AUDIT_SCHEMA_VERSION = "1.0"
+
+#: Upper edges of the individual-risk bands counted for the figures (the first band starts at 0).
+RISK_BANDS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+_PACKAGES = (
+    "microsdc",
+    "numpy",
+    "pandas",
+    "scipy",
+    "numba",
+    "pyarrow",
+    "matplotlib",
+    "jinja2",
+    "rich",
+    "click",
+)
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """Outcome of :func:`run_job`.
+
+    Attributes
+    ----------
+    config : JobConfig
+        The job that ran.
+    data : pandas.DataFrame
+        The anonymised data (what was, or would be, written).
+    audit : dict
+        The audit record (JSON-ready; validates against ``report/audit.schema.json``).
+    report_html : str
+        The report, one self-contained HTML page.
+    written : dict of str to pathlib.Path
+        ``data``, ``audit`` and ``report`` paths, when written.
+    """
+
+    config: JobConfig
+    data: pd.DataFrame
+    audit: dict[str, Any]
+    report_html: str
+    written: dict[str, Path] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """Before/after figures as plain text."""
+        before = self.audit["risk"]["before"]
+        after = self.audit["risk"]["after"]
+        k = self.config.k
+        lines = [
+            f"{'':34}{'before':>14}{'after':>14}",
+            f"{'records':34}{before['n_records']:>14,}{after['n_records']:>14,}",
+            f"{f'records with fk < {k}':34}{before['n_at_risk']:>14,}{after['n_at_risk']:>14,}",
+            f"{'unique records (fk = 1)':34}{before['n_unique']:>14,}{after['n_unique']:>14,}",
+            f"{'expected re-identifications':34}"
+            f"{before['expected_reidentifications']:>14,.1f}"
+            f"{after['expected_reidentifications']:>14,.1f}",
+            f"{'global risk':34}{before['global_risk']:>14.3%}{after['global_risk']:>14.3%}",
+            f"{'records with risk > ' + format(self.config.risk_threshold, 'g'):34}"
+            f"{before['n_high_risk']:>14,}{after['n_high_risk']:>14,}",
+        ]
+        if before.get("household") and after.get("household"):
+            lines.append(
+                f"{'household risk (persons)':34}"
+                f"{before['household']['expected_reidentifications']:>14,.1f}"
+                f"{after['household']['expected_reidentifications']:>14,.1f}"
+            )
+        for name, lb in before.get("l_diversity", {}).items():
+            la = after["l_diversity"][name]
+            lines.append(
+                f"{f'records failing l-div. ({name})'[:33]:34}"
+                f"{lb['n_failing']:>14,}{la['n_failing']:>14,}"
+            )
+        sup = self.audit.get("suppression")
+        if sup:
+            lines.append(
+                f"suppressed cells: {sup['total']:,} ({sup['share']:.2%} of QI cells) in "
+                f"{sup['records_with_suppression']:,} records"
+            )
+        swp = self.audit.get("swapping")
+        if swp:
+            lines.append(
+                f"swapped: {swp['n_swapped_households']:,} households "
+                f"({swp['share_households']:.2%}), {swp['n_swapped_persons']:,} persons "
+                f"({swp['share_persons']:.2%})"
+            )
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def _missing_values(cfg: JobConfig) -> list[Any] | None:
+    return list(cfg.missing_values) or None
+
+
+def _read(cfg: JobConfig) -> pd.DataFrame:
+    from microsdc.io import read_table
+
+    kwargs: dict[str, Any] = {}
+    if cfg.input_path.suffix.lower() in (".csv", ".txt") and cfg.sep != ",":
+        kwargs["sep"] = cfg.sep
+    try:
+        return read_table(cfg.input_path, **kwargs)
+    except FileNotFoundError:
+        raise cfg.error(
+            "input.path", f"names a file that does not exist: {cfg.input_path}"
+        ) from None
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise cfg.error("input.path", f"names a file that cannot be read: {first}") from None
+
+
+def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
+    present = set(df.columns)
+    roles: list[tuple[str, list[Hashable]]] = [
+        ("variables.quasi_identifiers", list(cfg.quasi_identifiers)),
+        ("variables.weights", [cfg.weights] if cfg.weights else []),
+        ("variables.household_id", [cfg.household_id] if cfg.household_id else []),
+        ("variables.hierarchy", list(cfg.hierarchy)),
+        ("variables.sensitive", list(cfg.sensitive)),
+    ]
+    roles += [(f"recode.{r.column}", [r.column]) for r in cfg.recode]
+    for key in ("importance", "strata"):
+        roles.append((f"suppression.{key}", list(cfg.suppression.get(key, []))))
+    similar = cfg.swapping.get("similar", [])
+    flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
+    roles.append(("swapping.similar", flat))
+    for key in ("risk_variables", "carry_along"):
+        roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))
+    for key, cols in roles:
+        unknown = [c for c in cols if c not in present]
+        if unknown:
+            shown = ", ".join(repr(c) for c in list(df.columns)[:30])
+            raise cfg.error(
+                key,
+                f"names column(s) not in the input file: {', '.join(repr(c) for c in unknown)}. "
+                f"Columns of {cfg.input_path.name}: {shown}.",
+            )
+
+
+def _bin_labels(edges: np.ndarray, integer: bool) -> list[str]:
+    labels = []
+    for lo, hi in itertools.pairwise(edges):
+        if integer and float(lo).is_integer() and float(hi).is_integer():
+            labels.append(f"{int(lo)}-{int(hi) - 1}" if hi - lo > 1 else f"{int(lo)}")
+        else:
+            labels.append(f"[{lo:g}, {hi:g})")
+    return labels
+
+
+def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    """Bin numeric columns into intervals [a, b) (global recoding)."""
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.encode import missing_mask
+
+    out = df.copy()
+    notes = []
+    for spec in cfg.recode:
+        key = f"recode.{spec.column}"
+        col = df[spec.column]
+        miss = missing_mask(col, list(cfg.missing_values))
+        values = pd.to_numeric(col.where(~miss), errors="coerce")
+        bad = values.isna().to_numpy() & ~miss
+        if bad.any():
+            example = col[bad].iloc[0]
+            raise cfg.error(
+                key,
+                f"bins column {spec.column!r}, which holds {int(bad.sum()):,} non-numeric "
+                f"value(s) such as {example!r}.",
+            )
+        observed = values[~miss].to_numpy(dtype=np.float64)
+        edges = _edges(spec, observed)
+        if observed.size and (observed.min() < edges[0] or observed.max() >= edges[-1]):
+            outside = int(((observed < edges[0]) | (observed >= edges[-1])).sum())
+            raise cfg.error(
+                f"{key}.breaks",
+                f"leaves {outside:,} value(s) of {spec.column!r} outside the bins "
+                f"[{edges[0]:g}, {edges[-1]:g}); the data range from {observed.min():g} to "
+                f"{observed.max():g}.",
+            )
+        integer = bool(observed.size == 0 or np.all(observed == np.floor(observed)))
+        labels = list(spec.labels) if spec.labels else _bin_labels(edges, integer)
+        codes = np.searchsorted(edges, values.to_numpy(dtype=np.float64), side="right") - 1
+        binned = pd.Categorical.from_codes(
+            np.where(miss | values.isna().to_numpy(), -1, codes).astype(np.int64),
+            categories=pd.Index(labels),
+            ordered=True,
+        )
+        out[spec.column] = binned
+        notes.append(
+            {
+                "column": spec.column,
+                "bins": len(labels),
+                "distinct_before": int(pd.unique(observed).size),
+            }
+        )
+    return out, notes
+
+
+def _edges(spec: RecodeSpec, observed: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    if spec.breaks is not None:
+        return np.asarray(spec.breaks, dtype=np.float64)
+    assert spec.width is not None
+    width = spec.width
+    lo = (
+        spec.start
+        if spec.start is not None
+        else (np.floor(observed.min() / width) * width if observed.size else 0.0)
+    )
+    hi = observed.max() if observed.size else lo
+    n = max(int(np.floor((hi - lo) / width)) + 1, 1)
+    return lo + width * np.arange(n + 1, dtype=np.float64)
+
+
+def _count_bands(values: np.ndarray) -> list[int]:
+    import numpy as np
+
+    edges = np.r_[0.0, RISK_BANDS]
+    idx = np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(RISK_BANDS) - 1)
+    return [int(x) for x in np.bincount(idx, minlength=len(RISK_BANDS))]
+
+
+def measure_risk(
+    df: pd.DataFrame,
+    cfg: JobConfig,
+) -> dict[str, Any]:
+    """Risk figures of a frame under a job's settings (aggregates only).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Data with the job's columns (after recoding).
+    cfg : JobConfig
+
+    Returns
+    -------
+    dict
+        ``n_records``, ``k``, ``n_at_risk`` (fk < k), ``share_at_risk``,
+        ``n_unique`` (fk = 1), ``fk_counts`` (records with fk = 1, 2, ..., k - 1
+        and >= k, labelled), ``missing_qi_cells``, ``expected_reidentifications``,
+        ``global_risk``, ``max_risk``, ``n_high_risk`` (risk above the job's
+        threshold), ``risk_bands`` (records per band of individual risk),
+        ``household`` (or None), ``l_diversity`` (per sensitive variable).
+    """
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+    from microsdc.risk.individual import _household_codes, _household_from_risk
+    from microsdc.risk.kanonymity import sample_frequencies
+    from microsdc.risk.ldiversity import l_diversity
+
+    qi = list(cfg.quasi_identifiers)
+    mv = _missing_values(cfg)
+    policy: Any = cfg.missing
+    freq = sample_frequencies(df, qi, missing=policy, weights=cfg.weights, missing_values=mv)
+    fk = freq["fk"].to_numpy()
+    from microsdc.risk.individual import risk_from_frequencies
+
+    risk = risk_from_frequencies(fk, freq["Fk"].to_numpy() if "Fk" in freq else None)
+    n = len(df)
+    k = cfg.k
+    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
+    counts = [int(np.count_nonzero(fk == i)) for i in range(1, k)]
+    counts.append(int(np.count_nonzero(fk >= k)))
+    n_missing = sum(int(missing_mask(df[c], mv or []).sum()) for c in qi)
+    er = float(risk.sum())
+    out: dict[str, Any] = {
+        "n_records": n,
+        "k": k,
+        "n_at_risk": int(np.count_nonzero(fk < k)),
+        "share_at_risk": float(np.count_nonzero(fk < k) / n) if n else 0.0,
+        "n_unique": int(np.count_nonzero(fk == 1)),
+        "fk_counts": {"labels": labels, "counts": counts},
+        "missing_qi_cells": n_missing,
+        "expected_reidentifications": er,
+        "global_risk": er / n if n else 0.0,
+        "max_risk": float(risk.max()) if n else 0.0,
+        "risk_threshold": cfg.risk_threshold,
+        "n_high_risk": int(np.count_nonzero(risk > cfg.risk_threshold)),
+        "risk_bands": {"upper_edges": list(RISK_BANDS), "counts": _count_bands(risk)},
+        "household": None,
+        "l_diversity": {},
+    }
+    if cfg.household_id:
+        codes = _household_codes(df, cfg.household_id, "run_job")
+        hh = _household_from_risk(risk, codes)
+        her = float(hh.sum())
+        out["household"] = {
+            "n_households": int(codes.max()) + 1 if n else 0,
+            "expected_reidentifications": her,
+            "global_risk": her / n if n else 0.0,
+            "max_risk": float(hh.max()) if n else 0.0,
+        }
+    if cfg.sensitive:
+        policy = policy if policy in ("wildcard", "category") else "wildcard"
+        kind = cfg.l_diversity
+        res = l_diversity(
+            df,
+            qi,
+            list(cfg.sensitive),
+            kind=kind,
+            c=cfg.c if kind == "recursive" else None,
+            l=cfg.l if kind == "recursive" else None,
+            missing=policy,
+            missing_values=mv,
+        )
+        for s in cfg.sensitive:
+            vals = res[s].to_numpy()
+            failing = ~vals if kind == "recursive" else vals < cfg.l
+            entry: dict[str, Any] = {
+                "kind": kind,
+                "l": cfg.l,
+                "c": cfg.c if kind == "recursive" else None,
+                "policy": policy,
+                "n_failing": int(np.count_nonzero(failing)),
+                "share_failing": float(np.count_nonzero(failing) / n) if n else 0.0,
+            }
+            if kind != "recursive":
+                entry["min"] = float(vals.min()) if n else 0.0
+            out["l_diversity"][str(s)] = entry
+    return out
+
+
+def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    try:
+        from microsdc.suppression import local_suppression  # type: ignore[attr-defined,unused-ignore]
+    except ImportError as exc:  # the suppression module is not installed in this build
+        raise cfg.error(
+            "steps", f"asks for suppression, which this installation lacks ({exc})."
+        ) from None
+    from microsdc.utility import suppressed_cells
+
+    s = cfg.suppression
+    kwargs: dict[str, Any] = {"missing": cfg.missing}
+    for key in ("importance", "combs", "strata", "method"):
+        if key in s:
+            kwargs[key] = s[key]
+    res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, **kwargs)
+    cells = suppressed_cells(
+        df, res.data, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
+    )
+    figures = cells.to_dict()
+    figures["method"] = s.get("method", "greedy")
+    return res.data, figures
+
+
+def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    from microsdc.swapping import record_swap_result, swap_utility
+    from microsdc.utility import swap_utility_summary
+
+    s = cfg.swapping
+    similar = s.get("similar", [])
+    kwargs: dict[str, Any] = {
+        "swaprate": s.get("swaprate", 0.05),
+        "k_anonymity": s.get("k_anonymity", cfg.k),
+        "risk_variables": list(s["risk_variables"]),
+        "carry_along": list(s.get("carry_along", [])) or None,
+        "seed": s.get("seed"),
+    }
+    if "risk_threshold" in s:
+        kwargs["risk_threshold"] = s["risk_threshold"]
+    hierarchy = list(cfg.hierarchy)
+    res = record_swap_result(df, cfg.household_id, hierarchy, similar or None, **kwargs)
+    util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
+    summary = swap_utility_summary(util)
+    n_hh = res.n_households
+    figures = {
+        "n_households": n_hh,
+        "n_persons": res.n_persons,
+        "target_pairs": res.target_pairs,
+        "n_swapped_households": res.n_swapped_households,
+        "n_swapped_persons": res.n_swapped_persons,
+        "share_households": res.n_swapped_households / n_hh if n_hh else 0.0,
+        "share_persons": res.n_swapped_persons / res.n_persons if res.n_persons else 0.0,
+        "n_no_donor": res.n_no_donor,
+        "counts_per_level": res.to_dict()["counts_per_level"],
+        "levels": summary["levels"],
+        "areas": summary["areas"],
+    }
+    return res.data, figures
+
+
+@contextmanager
+def _progress(enabled: bool, total: int, console: Any) -> Iterator[Callable[[str], None]]:
+    if not enabled:
+        yield lambda _desc: None
+        return
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as bar:
+        task = bar.add_task("starting", total=total)
+        first = [True]
+
+        def step(desc: str) -> None:
+            if first[0]:
+                first[0] = False
+            else:
+                bar.advance(task)
+            bar.update(task, description=desc)
+
+        yield step
+        bar.update(task, completed=total, description="done")
+
+
+def _write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        writer(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp_path.chmod(0o666 & ~umask)
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def run_job(
+    job: JobConfig | str | Path,
+    *,
+    output_dir: str | Path | None = None,
+    write: bool = True,
+    progress: bool = False,
+    console: Any = None,
+    now: datetime | None = None,
+) -> JobResult:
+    """Run an anonymisation job.
+
+    Parameters
+    ----------
+    job : JobConfig, str or pathlib.Path
+        A checked job, or the path of a job file.
+    output_dir : str or pathlib.Path, optional
+        Write the outputs here instead of the job's ``output.directory``
+        (file names unchanged).
+    write : bool, default True
+        Whether to write the anonymised file, the audit record and the report.
+    progress : bool, default False
+        Show rich progress bars.
+    console : rich.console.Console, optional
+        Where progress goes (default: standard error).
+    now : datetime.datetime, optional
+        Time stamp of the audit record (default: the current UTC time).
+
+    Returns
+    -------
+    JobResult
+
+    Raises
+    ------
+    JobFileError
+        If the job file is invalid, the input file is missing or unreadable,
+        or names columns it does not hold, or a recoding does not fit the data.
+    SDCError
+        From a step (invalid data for suppression or swapping).
+
+    Notes
+    -----
+    Steps run in this order: recoding of numeric variables (``[recode]``),
+    risk before, record swapping, local suppression, risk after. Swapping
+    runs before suppression because it needs complete geography and household
+    variables; suppression then treats whatever risk is left. Risk "before"
+    is measured on the recoded data, the starting point of protection.
+
+    Nothing is written unless every step succeeded.
+    """
+    started = time.perf_counter()
+    cfg = job if isinstance(job, JobConfig) else load_job(job)
+    if output_dir is not None:
+        from dataclasses import replace
+
+        directory = Path(output_dir).resolve()
+        cfg = replace(
+            cfg,
+            output=replace(
+                cfg.output,
+                directory=directory,
+                data=directory / cfg.output.data.name,
+                audit=directory / cfg.output.audit.name,
+                report=directory / cfg.output.report.name,
+            ),
+        )
+    if console is None and progress:
+        from rich.console import Console
+
+        console = Console(stderr=True)
+    timings: list[dict[str, Any]] = []
+    protect = [s for s in ("swapping", "suppression") if s in cfg.steps]
+    n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
+
+    with _progress(progress, n_steps, console) as step:
+
+        def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
+            step(desc)
+            t0 = time.perf_counter()
+            value = fn()
+            timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
+            return value
+
+        raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read(cfg))
+        _check_columns(cfg, raw)
+        data, recode_notes = raw, []
+        if cfg.recode:
+            data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
+        before = timed("risk_before", "measuring risk (before)", lambda: measure_risk(data, cfg))
+        current = data
+        swap_fig = None
+        sup_fig = None
+        if "swapping" in cfg.steps:
+            current, swap_fig = timed("swapping", "swapping households", lambda: _swap(cfg, data))
+        if "suppression" in cfg.steps:
+            base = current
+            current, sup_fig = timed(
+                "suppression", "local suppression", lambda: _suppress(cfg, base)
+            )
+        final = current
+        after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
+        input_sha = _sha256(cfg.input_path)
+        audit: dict[str, Any] = {
+            "schema_version": AUDIT_SCHEMA_VERSION,
+            "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+            "title": cfg.title,
+            "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
+            if cfg.source.is_file()
+            else {"name": cfg.source.name, "sha256": None},
+            "input": {
+                "path": str(cfg.input_path),
+                "sha256": input_sha,
+                "n_records": len(raw),
+                "n_columns": raw.shape[1],
+            },
+            "parameters": cfg.parameters(),
+            "environment": {
+                "packages": _versions(),
+                "platform": platform.platform(terse=True),
+            },
+            "recode": recode_notes,
+            "risk": {"before": before, "after": after},
+            "suppression": sup_fig,
+            "swapping": swap_fig,
+            "timings": timings,
+            "outputs": {
+                "data": str(cfg.output.data),
+                "audit": str(cfg.output.audit),
+                "report": str(cfg.output.report),
+            },
+        }
+
+        def render() -> str:
+            from microsdc.report import render_report
+
+            return render_report(audit)
+
+        html = timed("report", "drawing the report", render)
+        written: dict[str, Path] = {}
+        if write:
+            step("writing files")
+            t0 = time.perf_counter()
+            out = cfg.output
+            out.directory.mkdir(parents=True, exist_ok=True)
+            from microsdc.io import write_table
+
+            _write_atomic(out.data, lambda p: write_table(final, p))
+            timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
+            audit["timings"].append(
+                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
+            )
+            import json
+
+            _write_atomic(
+                out.audit,
+                lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
+            )
+            _write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
+            written = {"data": out.data, "audit": out.audit, "report": out.report}
+        else:
+            audit["timings"].append(
+                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
+            )
+    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
+
+
+def _json_default(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

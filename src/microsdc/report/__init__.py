@@ -1,0 +1,186 @@
+"""The report of a job: one self-contained HTML page built from the audit record.
+
+:func:`render_report` turns an audit record (see :mod:`microsdc.job.runner`
+and ``audit.schema.json`` beside this module) into HTML with the figures
+inlined as base64 PNG, so the page needs no network and no other file.
+
+The report shows aggregates only: it never contains a record, a household
+id, a seed, or a cell of a frequency table.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+__all__ = ["audit_schema", "plain_summary", "render_report"]
+
+
+def audit_schema() -> dict[str, Any]:
+    """The JSON schema of the audit record (draft 2020-12)."""
+    text = resources.files("microsdc.report").joinpath("audit.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _n(x: float) -> str:
+    return f"{x:,.0f}"
+
+
+def _p(x: float, digits: int = 1) -> str:
+    """Percent with ``digits`` decimals, more for small non-zero values (0.0004 -> "0.04 %")."""
+    v = 100 * x
+    while 0 < abs(v) < 10 ** (1 - digits) and digits < 6:
+        digits += 1
+    return f"{v:.{digits}f} %"
+
+
+def plain_summary(audit: dict[str, Any]) -> list[str]:
+    """A few paragraphs in plain language: what was done and what risk remains.
+
+    Parameters
+    ----------
+    audit : dict
+        An audit record.
+
+    Returns
+    -------
+    list of str
+        Paragraphs of plain text.
+    """
+    p = audit["parameters"]
+    before = audit["risk"]["before"]
+    after = audit["risk"]["after"]
+    k = before["k"]
+    qi = p["quasi_identifiers"]
+    n = before["n_records"]
+    out = []
+    intro = (
+        f"The file has {_n(n)} records. We assumed an intruder knows {len(qi)} key "
+        f"variables ({', '.join(qi)}) and asked that every record share its combination of "
+        f"these with at least {k - 1} other record{'s' if k > 2 else ''} (k = {k})."
+    )
+    if p["missing"] == "wildcard":
+        intro += " A missing value counts as matching any value."
+    if p["recode"]:
+        cols = ", ".join(f"{r['column']} ({r['bins']} bands)" for r in audit["recode"])
+        intro += f" Numeric key variables were grouped into bands first: {cols}."
+    out.append(intro)
+    out.append(
+        f"Before protection, {_n(before['n_at_risk'])} records ({_p(before['share_at_risk'])}) "
+        f"were in groups smaller than {k}, {_n(before['n_unique'])} of them unique. The expected "
+        f"number of correct re-identifications was {before['expected_reidentifications']:,.1f} "
+        f"({_p(before['global_risk'], 2)} of records)."
+    )
+    swp = audit.get("swapping")
+    if swp:
+        sp = p["swapping"] or {}
+        out.append(
+            f"Targeted record swapping exchanged the geography ({', '.join(p['hierarchy'])}) of "
+            f"{_n(swp['n_swapped_households'])} of {_n(swp['n_households'])} households "
+            f"({_p(swp['share_households'])}; {_n(swp['n_swapped_persons'])} persons), swapping "
+            f"first the households at risk on {', '.join(sp.get('risk_variables', []))}. "
+            "Swapping does not make records less unique; it makes any match uncertain, because "
+            "an intruder cannot tell whether a record sits in its true area. "
+            + (
+                "A random seed was given so the run can be repeated; it is kept out of this "
+                "report and of the released file because it would allow the swap to be undone."
+                if sp.get("seed_given")
+                else "No seed was given, so the swap cannot be repeated exactly."
+            )
+        )
+        if swp["n_no_donor"]:
+            out[-1] += (
+                f" For {_n(swp['n_no_donor'])} household(s) at risk no suitable partner was "
+                "found; they kept their geography."
+            )
+    sup = audit.get("suppression")
+    if sup:
+        top = sorted(sup["per_variable"].items(), key=lambda kv: -kv[1])
+        top = [(name, c) for name, c in top if c][:3]
+        most = ", ".join(f"{name} ({_n(c)})" for name, c in top)
+        out.append(
+            f"Local suppression blanked {_n(sup['total'])} key-variable cells "
+            f"({_p(sup['share'], 2)} of the observed cells) in "
+            f"{_n(sup['records_with_suppression'])} records"
+            + (f", mostly in {most}." if most else ".")
+            + " No other value was changed."
+        )
+    protected = bool(swp or sup)
+    if not protected:
+        out.append("Only the risk was measured; no protection step was run.")
+    remain = (
+        ("After protection, " if protected else "So, ")
+        + f"{_n(after['n_at_risk'])} records are in groups smaller than {k}"
+        + (" (the file is k-anonymous)" if after["n_at_risk"] == 0 else "")
+        + f"; the expected number of correct re-identifications is "
+        f"{after['expected_reidentifications']:,.1f} ({_p(after['global_risk'], 2)} of records), "
+        f"and {_n(after['n_high_risk'])} records have an individual risk above "
+        f"{_p(after['risk_threshold'], 0)}."
+    )
+    if after.get("household"):
+        remain += (
+            f" Counting a household as disclosed when any member is, "
+            f"{after['household']['expected_reidentifications']:,.1f} persons are expected to "
+            "live in a re-identified household."
+        )
+    out.append(remain)
+    for name, ld in after.get("l_diversity", {}).items():
+        b = before["l_diversity"][name]
+        if ld["kind"] == "recursive":
+            what = f"no recursive ({ld['c']:g}, {ld['l']})-diversity"
+        elif ld["kind"] == "entropy":
+            what = f"an entropy l-diversity below {ld['l']}"
+        else:
+            what = f"fewer than {ld['l']} distinct values"
+        out.append(
+            f"Sensitive variable {name}: {_n(ld['n_failing'])} records "
+            f"({_p(ld['share_failing'])}) belong to a group with {what} of {name} "
+            f"(before: {_n(b['n_failing'])}). For them, {name} can be learnt without "
+            "re-identifying anyone."
+        )
+    if swp and after["n_at_risk"]:
+        out.append(
+            "The records still in small groups are protected by the swap (their area may be "
+            "false), not by being hidden among others; judge whether that is enough for this "
+            "release."
+        )
+    return out
+
+
+def render_report(audit: dict[str, Any]) -> str:
+    """Render the HTML report of an audit record.
+
+    Parameters
+    ----------
+    audit : dict
+        An audit record, as built by :func:`microsdc.job.run_job`.
+
+    Returns
+    -------
+    str
+        A complete HTML document, with CSS and figures inlined; no script, no
+        external resource.
+
+    Notes
+    -----
+    Only aggregates are shown. The parameters table says whether a seed was
+    given, never its value.
+    """
+    import jinja2
+
+    from microsdc.report.figures import all_figures
+
+    text = (
+        resources.files("microsdc.report").joinpath("templates/report.html.j2").read_text("utf-8")
+    )
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True)
+    env.filters["n"] = _n
+    env.filters["pct"] = _p
+    template = env.from_string(text)
+    return template.render(
+        audit=audit,
+        figures={f.id: f for f in all_figures(audit)},
+        summary=plain_summary(audit),
+    )
