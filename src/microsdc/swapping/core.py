@@ -306,7 +306,9 @@ _PARAMS_DOC = """
         Micro data, one row per person. Never modified.
     hid : column name (or 0-based position)
         Household id. Any type: integers of any width, strings, categoricals.
-        All members of a household must share the finest-level area.
+        All members of a household must share the finest-level area. In every
+        column parameter, a value that is a column label names that column;
+        otherwise an int is a 0-based column position.
     hierarchy : list of column names (or 0-based positions), coarsest first
         Geographic levels, e.g. ``["nuts1", "nuts2", "nuts3", "lau2"]``. An area at
         level ``h`` is the tuple of the first ``h + 1`` values, so codes need not be
