@@ -316,9 +316,11 @@ def test_input_order_invariance(census5k):
     )
 
 
+@pytest.mark.parametrize("rate", [0.0, 0.05])
 @pytest.mark.parametrize("k", [2, 3])
-def test_custom_risk_equivalence(census5k, k):
-    kw = dict(swaprate=0.05, return_swapped_id=True, seed=2021)
+def test_custom_risk_equivalence(census5k, k, rate):
+    """sdcMicro T7: household-max 1/count as user risk, threshold 1/k == the k-anonymity path."""
+    kw = dict(swaprate=rate, return_swapped_id=True, seed=2021)
     rv = ["ageGroup", "national", "hsize"]
     risk = household_risk(census5k, "hid", HIER2, rv)
     a = record_swap(census5k, "hid", HIER2, "hsize", k_anonymity=k, risk_variables=rv, **kw)
@@ -335,6 +337,39 @@ def test_custom_risk_household_max_warns(census5k):
     risk = rng.uniform(0, 0.01, size=(len(census5k), 2))
     with pytest.warns(HouseholdLevelWarning, match="maximum"):
         record_swap(census5k, "hid", HIER2, "hsize", risk=risk, risk_threshold=0.5, seed=1)
+
+
+def test_sdcmicro_t6_risk_parameter(census5k):
+    """sdcMicro T6: 500 random cells of a 0.0001 risk matrix set to 99; threshold 0.9, rate 0."""
+    rng = np.random.default_rng(2021)
+    risk = np.full((len(census5k), 2), 0.0001)
+    cells = rng.choice(risk.size, 500, replace=False)
+    risk.flat[cells] = 99.0
+    with pytest.warns(HouseholdLevelWarning, match="maximum"):
+        res = record_swap_result(
+            census5k,
+            "hid",
+            HIER2,
+            "hsize",
+            swaprate=0.0,
+            risk=risk,
+            risk_threshold=0.9,
+            return_swapped_id=True,
+            seed=2021,
+        )
+    out = res.data
+    assert (out.groupby("hid")[HIER2].nunique() == 1).all().all()
+    before = first_rows(census5k, HIER2)
+    p = partner_of(out)
+    pd.testing.assert_frame_equal(
+        first_rows(out, HIER2), before.loc[p.to_numpy()].set_axis(before.index)
+    )
+    hh_max = pd.DataFrame(risk).groupby(census5k["hid"].to_numpy()).max()
+    targeted = set(hh_max.index[(hh_max > 0.9).any(axis=1)])
+    assert len(targeted) > 400
+    assert res.n_no_donor == 0
+    assert targeted <= swapped_set(out)
+    assert res.counts_per_level["households_at_risk"].sum() == len(targeted)
 
 
 def _forcing_risk(df: pd.DataFrame, n_target: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
