@@ -23,6 +23,13 @@ _EXPORTS: dict[str, str] = {
     "check_k_anonymity": "microsdc.risk.kanonymity",
     "sample_frequencies": "microsdc.risk.kanonymity",
     "safe_combinations": "microsdc.risk.safe_combinations",
+    # record swapping
+    "record_swap": "microsdc.swapping",
+    "record_swap_result": "microsdc.swapping",
+    "SwapResult": "microsdc.swapping",
+    # data sets
+    "synthetic_census": "microsdc.datasets",
+    "load_adult": "microsdc.datasets",
     # encoding
     "encode_qis": "microsdc.encode",
     # files
@@ -36,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "DisclosureRiskWarning": "microsdc.exceptions",
     "HighCardinalityWarning": "microsdc.exceptions",
     "PerformanceWarning": "microsdc.exceptions",
+    "HouseholdLevelWarning": "microsdc.exceptions",
 }
 
 __all__ = ["__version__", *_EXPORTS]

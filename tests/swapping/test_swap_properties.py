@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from microsdc.exceptions import HouseholdLevelWarning
-from microsdc.swapping import household_risk, record_swap, record_swap_result
+from microsdc.swapping import level_risk, record_swap, record_swap_result
 
 HIER3 = ["nuts1", "nuts2", "nuts3"]
 HIER2 = ["nuts1", "nuts2"]
@@ -322,7 +322,7 @@ def test_custom_risk_equivalence(census5k, k, rate):
     """sdcMicro T7: household-max 1/count as user risk, threshold 1/k == the k-anonymity path."""
     kw = dict(swaprate=rate, return_swapped_id=True, seed=2021)
     rv = ["ageGroup", "national", "hsize"]
-    risk = household_risk(census5k, "hid", HIER2, rv)
+    risk = level_risk(census5k, "hid", HIER2, rv)
     a = record_swap(census5k, "hid", HIER2, "hsize", k_anonymity=k, risk_variables=rv, **kw)
     b = record_swap(census5k, "hid", HIER2, "hsize", risk=risk, risk_threshold=1 / k, **kw)
     c = record_swap(

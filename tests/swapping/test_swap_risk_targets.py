@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from microsdc.swapping import household_risk
+from microsdc.swapping import level_risk
 from microsdc.swapping.targets import distribute_targets, total_pairs
 
 
@@ -38,14 +38,14 @@ def frames(draw):
 
 @given(frames())
 def test_household_risk_matches_brute_force(df):
-    got = household_risk(df, "hid", ["a", "b"], ["r1", "r2"])
+    got = level_risk(df, "hid", ["a", "b"], ["r1", "r2"])
     assert list(got.columns) == ["a", "b"]
     assert got.index.equals(df.index)
     np.testing.assert_allclose(got.to_numpy(), brute_risk(df, ["a", "b"], ["r1", "r2"]))
 
 
 def test_household_risk_non_decreasing_from_coarse_to_fine(census5k):
-    r = household_risk(census5k, "hid", ["nuts1", "nuts2", "nuts3"], ["ageGroup", "national"])
+    r = level_risk(census5k, "hid", ["nuts1", "nuts2", "nuts3"], ["ageGroup", "national"])
     assert (np.diff(r.to_numpy(), axis=1) >= 0).all()
 
 

@@ -5,13 +5,13 @@ returns the pairs, the households without a donor and counts per level.
 """
 
 from microsdc.swapping.core import SwapResult, record_swap, record_swap_result
-from microsdc.swapping.risk import household_risk
+from microsdc.swapping.risk import level_risk
 from microsdc.swapping.utility import SwapUtility, swap_utility
 
 __all__ = [
     "SwapResult",
     "SwapUtility",
-    "household_risk",
+    "level_risk",
     "record_swap",
     "record_swap_result",
     "swap_utility",

@@ -16,7 +16,7 @@ import pandas as pd
 
 from microsdc.swapping._prepare import DENSE_LIMIT, Households, prepare_households, row_codes
 
-__all__ = ["household_min_counts", "household_risk"]
+__all__ = ["household_min_counts", "level_risk"]
 
 
 def household_min_counts(rv_code: np.ndarray, n_rv: int, hh: Households) -> np.ndarray:
@@ -54,7 +54,7 @@ def household_min_counts(rv_code: np.ndarray, n_rv: int, hh: Households) -> np.n
     return out
 
 
-def household_risk(
+def level_risk(
     data: pd.DataFrame,
     hid: Hashable,
     hierarchy: Any,
@@ -92,7 +92,7 @@ def household_risk(
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"hid": [1, 1, 2], "region": [1, 1, 2], "sex": [1, 2, 1]})
-    >>> household_risk(df, "hid", ["region"], ["sex"])["region"].tolist()
+    >>> level_risk(df, "hid", ["region"], ["sex"])["region"].tolist()
     [1.0, 1.0, 1.0]
     """
     from microsdc.swapping._checks import check_missing, resolve_columns
