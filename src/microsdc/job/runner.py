@@ -462,7 +462,7 @@ def _progress(enabled: bool, total: int, console: Any) -> Iterator[Callable[[str
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-        transient=False,
+        transient=True,
     ) as bar:
         task = bar.add_task("starting", total=total)
         first = [True]

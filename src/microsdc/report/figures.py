@@ -197,7 +197,7 @@ def suppression_figure(audit: dict[str, Any]) -> Figure | None:
         )
     ax.set_xlim(0, top * 1.25)
     ax.set_xlabel("cells suppressed (share of the variable's observed cells)")
-    ax.set_title("Suppressed cells per key variable")
+    ax.set_title("Suppressed cells per key variable", loc="left")
     return Figure(
         id="fig-suppression",
         title="Suppressions per variable",
@@ -238,8 +238,8 @@ def swap_area_figure(audit: dict[str, Any]) -> Figure | None:
     ax.set_axisbelow(True)
     ax.set_ylabel("% swapped")
     ax.set_xlabel(f"area ({col})")
-    ax.set_title(f"Share swapped per area ({col})")
-    ax.legend(frameon=False, fontsize=8, loc="upper right", ncol=3)
+    ax.set_title(f"Share swapped per area ({col})", loc="left")
+    ax.legend(frameon=False, fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3)
     ax.set_ylim(0, max([*hh, *pp, overall, 1]) * 1.3)
     return Figure(
         id="fig-swap-areas",
@@ -267,12 +267,12 @@ def swap_utility_figure(audit: dict[str, Any]) -> Figure | None:
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 2.9))
     ax1.bar(x, [lv["hellinger"] for lv in levels], color=AFTER, width=0.55)
     ax1.set_xticks(x, labels)
-    ax1.set_title("Hellinger distance")
+    ax1.set_title("Hellinger distance", loc="left")
     ax1.yaxis.grid(True, color=GRID)
     ax1.set_axisbelow(True)
     ax2.bar(x, [100 * lv["mean_abs_rel_diff"] for lv in levels], color=ACCENT, width=0.55)
     ax2.set_xticks(x, labels)
-    ax2.set_title("Mean |relative change| of cells")
+    ax2.set_title("Mean |relative change| of cells", loc="left")
     ax2.set_ylabel("%")
     ax2.yaxis.grid(True, color=GRID)
     ax2.set_axisbelow(True)

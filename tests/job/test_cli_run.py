@@ -1,0 +1,143 @@
+"""``microsdc run``: figures printed, files written; exit code 2 and nothing written on errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from microsdc.cli import cli
+from microsdc.report import audit_schema
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
+    return res.exit_code, res.stdout, res.stderr
+
+
+def _suppression_available() -> bool:
+    try:
+        from microsdc.suppression import local_suppression  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_run_prints_figures_and_paths(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    code, out, err = _invoke(str(write_job()), "--no-progress")
+    assert code == 0, err
+    assert "records with fk < 3" in out
+    assert "expected re-identifications" in out
+    assert "Swapped" in out and "households" in out
+    assert f"Report:          {tmp_path / 'out' / 'survey_report.html'}" in out.replace("\n", " ")
+    assert (tmp_path / "out" / "survey_report.html").is_file()
+
+
+def test_quiet_prints_only_paths(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    code, out, _ = _invoke(str(write_job()), "-q", "-o", str(tmp_path / "o2"))
+    assert code == 0
+    assert out.split() == [
+        str(tmp_path / "o2" / name)
+        for name in ("survey_anonymised.csv", "survey_audit.json", "survey_report.html")
+    ]
+
+
+def test_dry_run_writes_nothing(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    job = write_job()
+    before = _files(tmp_path)
+    code, out, _ = _invoke(str(job), "--dry-run", "--no-progress")
+    assert code == 0
+    assert "nothing was written" in out
+    assert _files(tmp_path) == before
+
+
+BAD_JOBS = [
+    ("swaprat = 0.1", "swaprate = 0.1", "line 23: Unknown key 'swapping.swaprat'"),
+    ('k = "3"', "k = 3", "line 20: key 'risk.k' must be an integer >= 1, got '3'"),
+    ("swaprate = 1.5", "swaprate = 0.1", "line 23: key 'swapping.swaprate' must be a number in"),
+    ('steps = ["risk", "swap"]', 'steps = ["risk", "swapping"]', "line 3: key 'steps' must be"),
+    ("k = 3 3", "k = 3", "line 20"),
+    ('"nuts1", "agee"', '"nuts1", "age"', "line 9: key 'variables.quasi_identifiers' names"),
+    ('path = "/nonexistent/file.csv"', None, "line 6: key 'input.path' names a file that does"),
+    ('weights = "nuts1"', 'weights = "w"', "line 10: key 'variables.weights' names a quasi-id"),
+]
+
+
+@pytest.mark.parametrize(("bad", "good", "message"), BAD_JOBS)
+def test_bad_job_exit_2_nothing_written(
+    write_job: Callable[..., Path], tmp_path: Path, bad: str, good: str | None, message: str
+) -> None:
+    path = write_job()
+    text = path.read_text()
+    if good is None:
+        lines = text.splitlines()
+        lines[5] = bad
+        text = "\n".join(lines) + "\n"
+    else:
+        assert good in text
+        text = text.replace(good, bad, 1)
+    path.write_text(text)
+    before = _files(tmp_path)
+    code, out, err = _invoke(str(path))
+    assert code == 2
+    assert message in err, err
+    assert err.lstrip().startswith("Error: job.toml")
+    assert out == ""
+    assert _files(tmp_path) == before
+
+
+def test_missing_job_file_exit_2(tmp_path: Path) -> None:
+    code, _, err = _invoke(str(tmp_path / "none.toml"))
+    assert code == 2
+    assert "none.toml: the job file does not exist." in err
+    assert _files(tmp_path) == []
+
+
+def test_unreadable_input_exit_2(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    broken = tmp_path / "broken.parquet"
+    broken.write_bytes(b"not parquet")
+    path = write_job()
+    lines = path.read_text().splitlines()
+    lines[5] = f'path = "{broken.as_posix()}"'
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = _invoke(str(path), "--no-progress")
+    assert code == 2
+    assert "line 6: key 'input.path' names a file that cannot be read" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("job", "steps"),
+    [
+        ("adult.toml", ["risk", "suppression"]),
+        ("testdata.toml", ["risk", "swapping", "suppression"]),
+    ],
+)
+def test_examples_on_real_data(
+    shared_data: Path, tmp_path: Path, job: str, steps: list[str]
+) -> None:
+    if not _suppression_available():
+        pytest.skip("microsdc.suppression.local_suppression is not available")
+    code, out, err = _invoke(str(REPO / "examples" / job), "-o", str(tmp_path), "--no-progress")
+    assert code == 0, err
+    (audit_path,) = tmp_path.glob("*_audit.json")
+    audit = json.loads(audit_path.read_text())
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+    assert audit["parameters"]["steps"] == steps
+    assert audit["input"]["n_records"] == {"adult.toml": 32561, "testdata.toml": 4580}[job]
+    if "suppression" in audit["parameters"]["steps"]:
+        assert audit["risk"]["after"]["n_at_risk"] == 0
+        assert audit["suppression"]["total"] > 0
+    if "swapping" in audit["parameters"]["steps"]:
+        assert audit["swapping"]["n_swapped_households"] > 0
+    assert "expected re-identifications" in out

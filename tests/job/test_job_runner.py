@@ -1,0 +1,219 @@
+"""Running a job: outputs, audit record against its schema, figures against the library."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc.job import JobFileError, load_job, run_job
+from microsdc.job.runner import RISK_BANDS, measure_risk
+from microsdc.report import audit_schema
+from microsdc.risk.individual import global_risk, individual_risk
+from microsdc.risk.kanonymity import sample_frequencies
+from microsdc.risk.ldiversity import l_diversity
+
+SEED = "987654321"
+
+
+def _validate(audit: dict[str, object]) -> None:
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+
+
+def test_swapping_job_writes_three_files(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    res = run_job(write_job())
+    out = tmp_path / "out"
+    assert set(res.written) == {"data", "audit", "report"}
+    assert sorted(p.name for p in out.iterdir()) == [
+        "survey_anonymised.csv",
+        "survey_audit.json",
+        "survey_report.html",
+    ]
+    audit = json.loads((out / "survey_audit.json").read_text())
+    _validate(audit)
+    assert audit["parameters"]["swapping"]["seed_given"] is True
+    data = pd.read_csv(out / "survey_anonymised.csv")
+    assert len(data) == audit["input"]["n_records"] == res.audit["swapping"]["n_persons"]
+    assert "hid_swapped" not in data.columns
+    # age was released in bands, not in years
+    assert set(data["age"].dropna()) <= {f"{lo}-{lo + 9}" for lo in range(0, 90, 10)}
+    for path in out.iterdir():
+        assert SEED not in path.read_text(encoding="utf-8"), path.name
+    swp = audit["swapping"]
+    assert swp["n_swapped_households"] > 0
+    assert swp["share_households"] == pytest.approx(
+        swp["n_swapped_households"] / swp["n_households"]
+    )
+    assert [lv["hierarchy"] for lv in swp["levels"]] == ["nuts1", "nuts2"]
+    assert [t["step"] for t in audit["timings"]] == [
+        "read",
+        "recode",
+        "risk_before",
+        "swapping",
+        "risk_after",
+        "report",
+        "write",
+        "total",
+    ]
+    assert audit["environment"]["packages"]["microsdc"]
+
+
+def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
+    path = write_job(steps='["risk"]')
+    text = path.read_text()
+    text = text[: text.index("[swapping]")] + text[text.index("[output]") :]
+    path.write_text(text)
+    res = run_job(path, write=False)
+    assert res.written == {}
+    assert not (path.parent / "out").exists()
+    cfg = res.config
+    data = res.data  # recoded, otherwise unchanged
+    qi = list(cfg.quasi_identifiers)
+    r = individual_risk(data, qi, weights="w")
+    g = global_risk(data, qi, weights="w", hid="hid")
+    fk = sample_frequencies(data, qi)["fk"]
+    before = res.audit["risk"]["before"]
+    assert before == res.audit["risk"]["after"]
+    assert before["n_records"] == len(data)
+    assert before["n_at_risk"] == int((fk < 3).sum())
+    assert before["n_unique"] == int((fk == 1).sum())
+    assert before["fk_counts"]["counts"] == [
+        int((fk == 1).sum()),
+        int((fk == 2).sum()),
+        int((fk >= 3).sum()),
+    ]
+    assert before["expected_reidentifications"] == pytest.approx(r.sum())
+    assert before["global_risk"] == pytest.approx(g.global_risk)
+    assert before["max_risk"] == pytest.approx(r.max())
+    assert before["n_high_risk"] == int((r > 0.1).sum())
+    assert sum(before["risk_bands"]["counts"]) == len(data)
+    assert before["risk_bands"]["upper_edges"] == list(RISK_BANDS)
+    assert before["household"]["expected_reidentifications"] == pytest.approx(
+        g.household_expected_reidentifications
+    )
+    ld = l_diversity(data, qi, "hincome")["hincome"]
+    assert before["l_diversity"]["hincome"]["n_failing"] == int((ld < 2).sum())
+    assert before["missing_qi_cells"] == int(data[qi].isna().sum().sum())
+    _validate(res.audit)
+
+
+def test_measure_risk_entropy_and_recursive(write_job: Callable[..., Path]) -> None:
+    base = write_job(steps='["risk"]').read_text()
+    base = base[: base.index("[swapping]")]
+    for extra, kind in (
+        ('l_diversity = "entropy"\nl = 2\n', "entropy"),
+        ('l_diversity = "recursive"\nc = 2.0\nl = 2\n', "recursive"),
+    ):
+        path = write_job(base.replace("k = 3\n", "k = 3\n" + extra))
+        cfg = load_job(path)
+        res = run_job(cfg, write=False)
+        data = res.data
+        fig = measure_risk(data, cfg)["l_diversity"]["hincome"]
+        assert fig["kind"] == kind
+        vals = l_diversity(
+            data,
+            list(cfg.quasi_identifiers),
+            "hincome",
+            kind=kind,
+            c=cfg.c if kind == "recursive" else None,
+            l=cfg.l if kind == "recursive" else None,
+        )["hincome"]
+        expected = int((~vals).sum()) if kind == "recursive" else int((vals < 2).sum())
+        assert fig["n_failing"] == expected
+        _validate(res.audit)
+
+
+def test_recode_breaks_and_labels(tmp_path: Path) -> None:
+    df = pd.DataFrame({"age": [3, 17, 18, 40, 64, 65, 90, None], "sex": list("mfmfmfmf")})
+    df.to_csv(tmp_path / "d.csv", index=False)
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\n[variables]\n'
+        'quasi_identifiers = ["age", "sex"]\n[recode.age]\nbreaks = [0, 18, 65, 120]\n'
+        'labels = ["child", "adult", "senior"]\n'
+    )
+    res = run_job(job, write=False)
+    assert res.data["age"].astype(object).where(res.data["age"].notna(), None).tolist() == [
+        "child",
+        "child",
+        "adult",
+        "adult",
+        "adult",
+        "senior",
+        "senior",
+        None,
+    ]
+    assert res.audit["recode"] == [{"column": "age", "bins": 3, "distinct_before": 7}]
+    job.write_text(job.read_text().replace("[0, 18, 65, 120]", "[0, 18, 65, 80]"))
+    with pytest.raises(JobFileError, match=r"line 7: .*outside the bins") as e:
+        run_job(job, write=False)
+    assert e.value.key == "recode.age.breaks"
+
+
+def test_recode_of_text_is_an_error(tmp_path: Path) -> None:
+    pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}).to_csv(tmp_path / "d.csv", index=False)
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\n[variables]\n'
+        'quasi_identifiers = ["a", "b"]\n[recode.a]\nwidth = 5\n'
+    )
+    with pytest.raises(JobFileError, match=r"line 6: key 'recode.a' bins column 'a'.*non-numeric"):
+        run_job(job)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "j.toml"]
+
+
+def test_unknown_column_names_the_key(write_job: Callable[..., Path], tmp_path: Path) -> None:
+    path = write_job()
+    path.write_text(
+        path.read_text().replace(
+            'risk_variables = ["age", "national"]', 'risk_variables = ["age", "nation"]'
+        )
+    )
+    with pytest.raises(JobFileError, match=r"line 25: key .swapping.risk_variables. names column"):
+        run_job(path)
+    assert not (tmp_path / "out").exists()
+
+
+def test_output_dir_override_and_missing_values(tmp_path: Path) -> None:
+    df = pd.DataFrame({"a": ["x", "x", "?", "y"], "b": [1, 1, 2, 2]})
+    df.to_csv(tmp_path / "d.csv", index=False)
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\nmissing_values = ["?"]\n[variables]\n'
+        'quasi_identifiers = ["a", "b"]\n[risk]\nk = 2\n'
+    )
+    res = run_job(job, output_dir=tmp_path / "elsewhere")
+    assert res.written["report"] == tmp_path / "elsewhere" / "d_report.html"
+    before = res.audit["risk"]["before"]
+    # "?" is a wildcard: (?, 2) matches (y, 2); (y, 2) matches it back
+    assert before["n_at_risk"] == 0
+    assert before["missing_qi_cells"] == 1
+    _validate(res.audit)
+
+
+def test_audit_schema_rejects_a_seed(write_job: Callable[..., Path]) -> None:
+    res = run_job(write_job(), write=False)
+    audit = json.loads(json.dumps(res.audit))
+    _validate(audit)
+    audit["parameters"]["swapping"]["seed"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        _validate(audit)
+
+
+def test_input_is_not_modified(write_job: Callable[..., Path], survey_csv: Path) -> None:
+    before = survey_csv.read_bytes()
+    run_job(write_job())
+    assert survey_csv.read_bytes() == before
+
+
+def test_same_seed_same_output(write_job: Callable[..., Path]) -> None:
+    a = run_job(write_job(), write=False)
+    b = run_job(write_job(), write=False)
+    pd.testing.assert_frame_equal(a.data, b.data)
+    assert a.audit["risk"] == b.audit["risk"]
+    assert np.isfinite(a.audit["risk"]["after"]["expected_reidentifications"])
