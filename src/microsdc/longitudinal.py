@@ -1,0 +1,362 @@
+"""Longitudinal data: several records per subject, one row per subject for anonymisation, and back.
+
+k-anonymity counts subjects, not records: a subject with three visits is still
+one person. :func:`collapse_subjects` keeps one row per subject,
+:func:`restore_subjects` carries every cell blanked in that row back to all the
+subject's records, and ``local_suppression(..., subject_id=...)`` does both
+around the suppression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_frame, check_one_of
+from microsdc.encode import MissingValues, combine_codes, encode_qis
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+
+__all__ = ["RULES", "Collapsed", "collapse_subjects", "restore_subjects"]
+
+RULES = ("mode", "missing_if_differs")
+
+
+@dataclass(frozen=True)
+class Collapsed:
+    """One row per subject, and the way back to the records.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame of shape (n_subjects, 1 + n_qis + n_keep)
+        The subject id, the QIs and the ``keep`` columns, one row per subject in
+        order of first appearance, with a default RangeIndex. Values and dtypes
+        come from the original records.
+    subject_id : hashable
+    qi : list
+    keep : list
+    rule : str
+    row_subject : numpy.ndarray of shape (n_records,), int64
+        Position in ``data`` of each original record's subject.
+    differing : numpy.ndarray of shape (n_subjects, n_qis), bool
+        True where a subject's records hold two or more different non-missing
+        values of a QI.
+    """
+
+    data: pd.DataFrame
+    subject_id: Hashable
+    qi: list[Hashable]
+    keep: list[Hashable]
+    rule: str
+    row_subject: np.ndarray
+    differing: np.ndarray
+
+    @property
+    def n_subjects(self) -> int:
+        return len(self.data)
+
+
+def collapse_subjects(
+    df: pd.DataFrame,
+    subject_id: Hashable,
+    qi: Sequence[Hashable],
+    *,
+    rule: str = "mode",
+    keep: Sequence[Hashable] | None = None,
+    missing_values: MissingValues = None,
+) -> Collapsed:
+    """One row per subject.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_records, n_columns)
+        Never modified.
+    subject_id : column name
+        Identifies the subject of each record; no missing values allowed.
+    qi : list of column names
+        The quasi-identifiers.
+    rule : {"mode", "missing_if_differs"}, default "mode"
+        ``"mode"``: the subject's most common combination of QI values (missing
+        counts as a value; ties go to the combination seen first).
+        ``"missing_if_differs"``: each QI keeps the subject's value when all its
+        non-missing answers agree, and is missing where they differ.
+    keep : list of column names, optional
+        Further columns to carry (e.g. strata); each must be constant within a
+        subject.
+    missing_values : sequence or dict, optional
+        Values meaning "missing" besides NaN/None/pd.NA/NaT.
+
+    Returns
+    -------
+    Collapsed
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown ``rule``, or a subject id among the QIs.
+    ColumnNotFoundError
+        For unknown columns.
+    DataValidationError
+        If the subject id has missing values, or a ``keep`` column varies within
+        a subject.
+
+    Notes
+    -----
+    With ``"mode"`` the released records of a subject may hold values other
+    than the mode; k-anonymity is assessed on the mode only, so an intruder who
+    knows a subject's other answers gets more than was assessed. With
+    ``"missing_if_differs"`` those cells are blanked on every record (see
+    :func:`restore_subjects`), which keeps the release consistent with what was
+    assessed.
+
+    References
+    ----------
+    kanonymity 0.1.0, section on longitudinal data (most common answer per
+    subject, or missing where answers differ).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"id": [1, 1, 1, 2, 2], "sex": ["f", "f", "f", "m", "m"],
+    ...                    "town": ["A", "B", "A", "C", "C"]})
+    >>> collapse_subjects(df, "id", ["sex", "town"]).data.to_dict("list")
+    {'id': [1, 2], 'sex': ['f', 'm'], 'town': ['A', 'C']}
+    >>> out = collapse_subjects(df, "id", ["sex", "town"], rule="missing_if_differs")
+    >>> out.data["town"].tolist()
+    [nan, 'C']
+    """
+    func = "collapse_subjects"
+    check_frame(df, "df", func)
+    rule = check_one_of(rule, "rule", func, RULES)
+    (sid,) = check_columns(df, [subject_id], "subject_id", func)
+    cols = check_columns(df, qi, "quasi_identifiers", func)
+    keep_cols = check_columns(df, keep, "keep", func, allow_empty=True)
+    if sid in set(cols) or sid in set(keep_cols):
+        raise InvalidParameterError(
+            f"The 'subject_id' parameter of {func} must not be a quasi-identifier or a kept "
+            f"column. Got {sid!r}."
+        )
+    bad = df[sid].isna().to_numpy()
+    if bad.any():
+        raise DataValidationError(
+            f"The subject id column {sid!r} of {func} has {int(bad.sum())} missing value(s) "
+            f"(first rows: {list(df.index[bad][:5])}). Every record needs a subject.",
+            failure_cases=list(df.index[bad]),
+        )
+    n = len(df)
+    subj, _uniques = pd.factorize(df[sid], sort=False)
+    subj = np.asarray(subj, dtype=np.int64)
+    n_subj = int(subj.max()) + 1 if n else 0
+    enc = encode_qis(df, cols, missing_values=missing_values, func=func)
+    codes = np.asarray(enc.codes, dtype=np.int64)
+    for c in keep_cols:
+        per = pd.DataFrame({"s": subj, "v": pd.factorize(df[c], use_na_sentinel=True)[0]})
+        varies = per.groupby("s")["v"].nunique(dropna=False) > 1
+        if varies.any():
+            raise DataValidationError(
+                f"The column {c!r} passed to {func} as 'keep' varies within "
+                f"{int(varies.sum())} subject(s); it must be constant per subject.",
+                failure_cases=list(_uniques[np.flatnonzero(varies.to_numpy())][:20]),
+            )
+    pos = np.arange(n, dtype=np.int64)
+    if rule == "mode":
+        key = combine_codes(codes, enc.n_categories) if n else np.zeros(0, dtype=np.int64)
+        tab = pd.DataFrame({"s": subj, "key": key, "pos": pos})
+        agg = tab.groupby(["s", "key"], sort=False).agg(size=("pos", "size"), first=("pos", "min"))
+        agg = agg.reset_index().sort_values(["s", "size", "first"], ascending=[True, False, True])
+        rep = agg.drop_duplicates("s")["first"].to_numpy(dtype=np.int64)
+    else:
+        rep = np.full(n_subj, n, dtype=np.int64)
+        np.minimum.at(rep, subj, pos)
+    differing = _differing(codes, subj, n_subj)
+    data = df.iloc[rep][[sid, *cols, *keep_cols]].reset_index(drop=True)
+    if rule == "missing_if_differs":
+        from microsdc.suppression._frame import blank_cells
+
+        # a subject whose first record is missing may hold a value elsewhere
+        filled = _first_observed(codes, subj, n_subj)
+        for j, c in enumerate(cols):
+            src = filled[:, j]
+            ok = src >= 0
+            if ok.any():
+                values = cast(pd.Series, df[c]).iloc[src[ok]]
+                column = cast(pd.Series, data[c]).copy()
+                column.iloc[np.flatnonzero(ok)] = values.to_numpy()
+                data[c] = column
+        data = blank_cells(data, cols, differing)
+    return Collapsed(
+        data=data,
+        subject_id=sid,
+        qi=list(cols),
+        keep=list(keep_cols),
+        rule=rule,
+        row_subject=subj,
+        differing=differing,
+    )
+
+
+def _differing(codes: np.ndarray, subj: np.ndarray, n_subj: int) -> np.ndarray:
+    m = codes.shape[1]
+    out = np.zeros((n_subj, m), dtype=bool)
+    for j in range(m):
+        c = codes[:, j]
+        ok = c >= 0
+        if not ok.any():
+            continue
+        pairs = pd.DataFrame({"s": subj[ok], "v": c[ok]}).drop_duplicates()
+        counts = np.bincount(pairs["s"].to_numpy(), minlength=n_subj)
+        out[:, j] = counts > 1
+    return out
+
+
+def _first_observed(codes: np.ndarray, subj: np.ndarray, n_subj: int) -> np.ndarray:
+    """Position of the first record of each subject with a non-missing value, per QI (-1: none)."""
+    n, m = codes.shape
+    out = np.full((n_subj, m), -1, dtype=np.int64)
+    pos = np.arange(n, dtype=np.int64)
+    for j in range(m):
+        ok = codes[:, j] >= 0
+        first = np.full(n_subj, n, dtype=np.int64)
+        np.minimum.at(first, subj[ok], pos[ok])
+        out[:, j] = np.where(first < n, first, -1)
+    return out
+
+
+def restore_subjects(
+    original_df: pd.DataFrame, collapsed: Collapsed, anonymised: pd.DataFrame
+) -> pd.DataFrame:
+    """Carry the cells blanked in the one-row-per-subject frame back to every record.
+
+    Parameters
+    ----------
+    original_df : pandas.DataFrame of shape (n_records, n_columns)
+        The frame given to :func:`collapse_subjects`. Never modified.
+    collapsed : Collapsed
+        Its output.
+    anonymised : pandas.DataFrame of shape (n_subjects, ...)
+        ``collapsed.data`` after anonymisation (same rows in the same order,
+        QI cells blanked).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``original_df`` where every QI cell blanked in a subject's
+        anonymised row is missing on all the subject's records (and, with rule
+        ``"missing_if_differs"``, every QI whose answers differ within the
+        subject). Index, row order, other columns and dtypes are kept (integer
+        columns that receive a missing value become nullable).
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``anonymised`` does not have one row per subject or lacks a QI, or
+        ``original_df`` does not have the records ``collapsed`` was made from.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"id": [1, 1, 2], "town": ["A", "A", "B"], "visit": [1, 2, 1]})
+    >>> col = collapse_subjects(df, "id", ["town"])
+    >>> anon = col.data.assign(town=[None, "B"])
+    >>> restore_subjects(df, col, anon)["town"].tolist()
+    [nan, nan, 'B']
+    """
+    func = "restore_subjects"
+    check_frame(original_df, "original_df", func)
+    check_frame(anonymised, "anonymised", func)
+    if not isinstance(collapsed, Collapsed):
+        raise InvalidParameterError(
+            f"The 'collapsed' parameter of {func} must be the result of collapse_subjects. "
+            f"Got {type(collapsed).__name__} instead."
+        )
+    if len(anonymised) != collapsed.n_subjects:
+        raise InvalidParameterError(
+            f"The 'anonymised' frame passed to {func} must have one row per subject "
+            f"({collapsed.n_subjects}). Got {len(anonymised)} rows instead."
+        )
+    if len(original_df) != len(collapsed.row_subject):
+        raise InvalidParameterError(
+            f"The 'original_df' passed to {func} has {len(original_df)} records; the "
+            f"collapsed data were made from {len(collapsed.row_subject)}."
+        )
+    check_columns(anonymised, collapsed.qi, "anonymised", func)
+    check_columns(original_df, collapsed.qi, "original_df", func)
+    before = collapsed.data[collapsed.qi].isna().to_numpy()
+    after = anonymised[collapsed.qi].isna().to_numpy()
+    blanked = after & ~before
+    if collapsed.rule == "missing_if_differs":
+        blanked = blanked | collapsed.differing
+    from microsdc.suppression._frame import blank_cells
+
+    per_record = blanked[collapsed.row_subject]
+    return blank_cells(original_df, collapsed.qi, per_record)
+
+
+def suppress_subjects(
+    df: pd.DataFrame,
+    qi: list[Hashable],
+    k: Any,
+    *,
+    subject_id: Hashable,
+    rule: str = "mode",
+    strata: list[Hashable] | None = None,
+    missing_values: MissingValues = None,
+    **kwargs: Any,
+) -> Any:
+    """``local_suppression`` on one row per subject, carried back to every record.
+
+    Used by ``local_suppression(..., subject_id=...)``; the figures of the
+    result are per subject (fk, records at risk) and repeated on each record,
+    while ``data``, ``cells_per_qi`` and ``cells_per_row`` describe the records.
+    """
+    from microsdc.suppression.local import SuppressionResult, local_suppression
+
+    col = collapse_subjects(
+        df, subject_id, qi, rule=rule, keep=strata, missing_values=missing_values
+    )
+    res = local_suppression(col.data, qi, k, strata=strata, missing_values=missing_values, **kwargs)
+    out = restore_subjects(df, col, res.data)
+    enc0 = encode_qis(df, qi, missing_values=missing_values, func="local_suppression")
+    was_missing = enc0.codes < 0
+    now_missing = out[qi].isna().to_numpy()
+    blank = now_missing & ~was_missing
+    rs = col.row_subject
+    per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(qi, dtype=object))
+    per_qi.name = "cells"
+    per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
+    subj_true = np.full(col.n_subjects, -1, dtype=np.int64)
+    if len(res.true_fk):
+        subj_true[res.true_fk.index.to_numpy(dtype=np.int64)] = res.true_fk.to_numpy()
+    hit = np.flatnonzero(blank.any(axis=1))
+    true_rows = subj_true[rs[hit]]
+    # records blanked only by the "missing_if_differs" rule: their subject row was not suppressed
+    true_fk = pd.Series(true_rows, index=df.index[hit], name="true_fk", dtype="int64")
+    true_fk = true_fk[true_fk >= 0]
+    return SuppressionResult(
+        data=out,
+        qi=list(qi),
+        k=res.k,
+        missing=res.missing,
+        method=res.method,
+        cells_per_qi=per_qi,
+        cells_per_row=per_row,
+        fk_before=pd.Series(res.fk_before.to_numpy()[rs], index=df.index, name="fk"),
+        fk_after=pd.Series(res.fk_after.to_numpy()[rs], index=df.index, name="fk"),
+        true_fk=true_fk,
+        n_at_risk_before=res.n_at_risk_before,
+        n_at_risk_after=res.n_at_risk_after,
+        combs=res.combs,
+        seconds=res.seconds,
+        details={
+            "subject_id": str(subject_id),
+            "rule": rule,
+            "n_subjects": col.n_subjects,
+            "unit_of_fk": "subject",
+            "cells_from_rule": int((col.differing[rs] & ~was_missing).sum())
+            if rule == "missing_if_differs"
+            else 0,
+        },
+    )

@@ -1,0 +1,811 @@
+"""Numba kernels of the greedy local suppression, with incremental frequency counts.
+
+The state is a set of count tables, one per pair (source mask ``b``, column
+set ``C``): ``T[b, C][v]`` is the number of records whose observed columns are
+exactly ``b`` and whose values on ``C`` (a subset of ``b``) are ``v``. The
+wildcard support of a target with observed columns ``A`` and values ``v`` is
+
+    Q(A, v) = sum over masks b present of T[b, A & b][v restricted to A & b],
+
+one hash lookup per mask. Tables are built lazily, the first time a pair is
+needed, from a linked list of the records of each mask (masks with very few
+records are scanned directly instead). When a record's cells are blanked it
+moves from one mask to another: its old key is removed from every table of its
+old mask and its new key added to every table of the new one. There is never a
+full recount inside the loop.
+
+All tables live in one open-addressing hash table. A slot holds the key
+``(table id + 1, w_0, ..., w_{W-1})``, the words ``w`` being mixed-radix
+encodings of the values on ``C`` (several words when the radix product of all
+columns does not fit in 62 bits), then two values: the number of records and
+the number of those still waiting to be processed. Key ``(0, b, FULL + 1)``
+maps a mask to its id; key ``(0, b, C)`` maps a pair to its table id unless a
+dense registry (masks x 2**m) is used for few columns.
+
+This module imports numba; import it only inside the functions that need it.
+Nothing here is recursive: numba cannot reload cached recursive functions.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["KIND", "greedy_suppress", "key_layout", "wildcard_support_of"]
+
+#: Policy codes understood by the kernels.
+KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
+
+#: Up to this many columns the (mask, column set) -> table registry is a dense array.
+DENSE_BITS = 10
+#: Masks with at most this many records are scanned instead of tabulated.
+SMALL_MASK = 16
+
+_H0 = np.uint64(0x9E3779B97F4A7C15)
+_H1 = np.uint64(0xBF58476D1CE4E5B9)
+_S31 = np.uint64(31)
+
+# columns of the per-mask array MK
+_MVAL, _MHEAD, _MROWS, _MTHEAD = 0, 1, 2, 3
+# columns of the per-table array TD
+_TMASK, _TC, _TNEXT = 0, 1, 2
+
+
+def key_layout(n_categories: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Pack columns into 62-bit words for exact mixed-radix keys.
+
+    Returns
+    -------
+    word_of : ndarray of shape (m,), int64, word holding column j
+    mult : ndarray of shape (m,), int64, multiplier of column j inside its word
+    n_words : int, at least 2
+    """
+    m = len(n_categories)
+    word_of = np.zeros(m, dtype=np.int64)
+    mult = np.ones(m, dtype=np.int64)
+    w, radix = 0, 1
+    for j in range(m):
+        base = max(int(n_categories[j]), 1)
+        if radix * base >= 2**62:
+            w, radix = w + 1, 1
+        word_of[j] = w
+        mult[j] = radix
+        radix *= base
+    return word_of, mult, max(w + 1, 2)
+
+
+# --------------------------------------------------------------------------- hash table
+
+
+@numba.njit(cache=True, nogil=True)
+def _hash(key):  # pragma: no cover - numba
+    h = _H0
+    for i in range(key.shape[0]):
+        h ^= np.uint64(key[i])
+        h *= _H1
+        h ^= h >> _S31
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def _slot(ht, key):  # pragma: no cover - numba
+    """Slot of ``key``, or -(empty slot + 1) where it would be inserted."""
+    cap = ht.shape[0]
+    w1 = key.shape[0]
+    i = np.int64(_hash(key) & np.uint64(cap - 1))
+    while ht[i, 0] >= 0:
+        same = True
+        for t in range(w1):
+            if ht[i, t] != key[t]:
+                same = False
+                break
+        if same:
+            return i
+        i = (i + 1) & (cap - 1)
+    return -(i + 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _get(ht, key):  # pragma: no cover - numba
+    """Count stored under ``key``, -1 if absent."""
+    s = _slot(ht, key)
+    return ht[s, key.shape[0]] if s >= 0 else -1
+
+
+@numba.njit(cache=True, nogil=True)
+def _get2(ht, key, out):  # pragma: no cover - numba
+    s = _slot(ht, key)
+    w1 = key.shape[0]
+    if s >= 0:
+        out[0] = ht[s, w1]
+        out[1] = ht[s, w1 + 1]
+    else:
+        out[0] = 0
+        out[1] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _add(ht, meta, key, d0, d1):  # pragma: no cover - numba
+    """Add (d0, d1) under ``key``, inserting it first if needed; capacity assumed."""
+    s = _slot(ht, key)
+    w1 = key.shape[0]
+    if s < 0:
+        s = -s - 1
+        for t in range(w1):
+            ht[s, t] = key[t]
+        ht[s, w1] = 0
+        ht[s, w1 + 1] = 0
+        meta[0] += 1
+    ht[s, w1] += d0
+    ht[s, w1 + 1] += d1
+    return ht[s, w1]
+
+
+@numba.njit(cache=True, nogil=True)
+def _reserve(ht, meta, extra):  # pragma: no cover - numba
+    """Return a table large enough for ``extra`` more keys at load <= 1/2."""
+    cap = ht.shape[0]
+    need = 2 * (meta[0] + extra) + 2
+    if need <= cap:
+        return ht
+    new_cap = cap
+    while new_cap < need:
+        new_cap *= 2
+    width = ht.shape[1]
+    w1 = width - 2
+    nt = np.full((new_cap, width), -1, dtype=np.int64)
+    for i in range(cap):
+        if ht[i, 0] >= 0:
+            s = -_slot(nt, ht[i, :w1]) - 1
+            for t in range(width):
+                nt[s, t] = ht[i, t]
+    return nt
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow2(a, rows):  # pragma: no cover - numba
+    """``a`` with at least ``rows`` rows (new rows filled with -1)."""
+    if rows <= a.shape[0]:
+        return a
+    cap = max(a.shape[0], 1)
+    while cap < rows:
+        cap *= 2
+    b = np.full((cap, a.shape[1]), -1, dtype=np.int64)
+    b[: a.shape[0]] = a
+    return b
+
+
+# --------------------------------------------------------------------------- keys
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_key(key, head, vals, cols, word_of, mult):  # pragma: no cover - numba
+    """key = (head, words of ``vals`` on the column set ``cols``)."""
+    key[0] = head
+    for t in range(1, key.shape[0]):
+        key[t] = 0
+    for j in range(vals.shape[0]):
+        if (cols >> j) & 1:
+            key[1 + word_of[j]] += vals[j] * mult[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_meta_key(key, b, c):  # pragma: no cover - numba
+    key[0] = 0
+    key[1] = b
+    key[2] = c
+    for t in range(3, key.shape[0]):
+        key[t] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_mask(codes, i):  # pragma: no cover - numba
+    b = 0
+    for j in range(codes.shape[1]):
+        if codes[i, j] >= 0:
+            b |= 1 << j
+    return b
+
+
+# --------------------------------------------------------------------------- conservative
+
+
+@numba.njit(cache=True, nogil=True)
+def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k):  # pragma: no cover - numba
+    """True when every completion of the columns ``mcols`` keeps >= k of the rows idx[:cnt].
+
+    A completion x chooses, for each column j of ``mcols``, a category present
+    in the data; it keeps the rows that are missing on j or equal to x_j. Depth
+    first over the columns with an explicit stack (numba cannot cache recursive
+    functions): a node fails as soon as fewer than k rows remain, succeeds as
+    soon as k rows are missing on every remaining column; a column with a
+    category that no remaining row has needs no branching (choosing it keeps
+    only the rows missing there, the smallest choice).
+    """
+    n_m = mcols.shape[0]
+    n_cat = catcount.shape[1]
+    buf = np.empty((n_m + 1, max(cnt, 1)), dtype=np.int64)
+    size = np.zeros(n_m + 1, dtype=np.int64)
+    nxt = np.full(n_m + 1, -1, dtype=np.int64)
+    seen = np.zeros(max(n_cat, 1), dtype=np.uint8)
+    for t in range(cnt):
+        buf[0, t] = idx[t]
+    size[0] = cnt
+    level = 0
+    while level >= 0:
+        if nxt[level] == -1:  # first visit of this node
+            here = size[level]
+            if here < k:
+                return False
+            lower = 0
+            for t in range(here):
+                s = buf[level, t]
+                all_missing = True
+                for lv in range(level, n_m):
+                    if codes[s, mcols[lv]] >= 0:
+                        all_missing = False
+                        break
+                if all_missing:
+                    lower += 1
+            if lower >= k:
+                level -= 1
+                continue
+            if level == n_m:
+                return False
+            j = mcols[level]
+            for c in range(n_cat):
+                seen[c] = 0
+            for t in range(here):
+                c = codes[buf[level, t], j]
+                if c >= 0:
+                    seen[c] = 1
+            in_data = 0
+            unused = False
+            for c in range(n_cat):
+                if catcount[j, c] > 0:
+                    in_data += 1
+                    if seen[c] == 0:
+                        unused = True
+            if in_data == 0 or unused:
+                n_sub = 0
+                for t in range(here):
+                    s = buf[level, t]
+                    if codes[s, j] < 0:
+                        buf[level + 1, n_sub] = s
+                        n_sub += 1
+                size[level + 1] = n_sub
+                nxt[level] = n_cat  # no further children
+                nxt[level + 1] = -1
+                level += 1
+                continue
+            nxt[level] = 0
+        # next child: the next category present in the data
+        j = mcols[level]
+        c = nxt[level]
+        while c < n_cat and catcount[j, c] == 0:
+            c += 1
+        if c >= n_cat:
+            level -= 1
+            continue
+        nxt[level] = c + 1
+        n_sub = 0
+        for t in range(size[level]):
+            s = buf[level, t]
+            v = codes[s, j]
+            if v < 0 or v == c:
+                buf[level + 1, n_sub] = s
+                n_sub += 1
+        size[level + 1] = n_sub
+        nxt[level + 1] = -1
+        level += 1
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _conservative_ok(codes, r, newvals, catcount, k, idx):  # pragma: no cover - numba
+    """Conservative fk of row r with values ``newvals`` is >= k (row r temporarily rewritten)."""
+    n, m = codes.shape
+    old = codes[r].copy()
+    for j in range(m):
+        codes[r, j] = newvals[j]
+    cnt = 0
+    for s in range(n):
+        ok = True
+        for j in range(m):
+            v = newvals[j]
+            if v >= 0:
+                c = codes[s, j]
+                if c >= 0 and c != v:
+                    ok = False
+                    break
+        if ok:
+            idx[cnt] = s
+            cnt += 1
+    n_m = 0
+    for j in range(m):
+        if newvals[j] < 0:
+            n_m += 1
+    mcols = np.empty(n_m, dtype=np.int64)
+    t = 0
+    for j in range(m):
+        if newvals[j] < 0:
+            mcols[t] = j
+            t += 1
+    res = _min_completion_at_least(codes, idx, cnt, mcols, catcount, k)
+    for j in range(m):
+        codes[r, j] = old[j]
+    return res
+
+
+# --------------------------------------------------------------------------- state
+
+
+@numba.njit(cache=True, nogil=True)
+def _mask_id(ht, meta, mk, n_masks, b, full, key):  # pragma: no cover - numba
+    """Id of mask ``b``, registered if new (capacity reserved by the caller)."""
+    _fill_meta_key(key, b, full + 1)
+    mid = _get(ht, key)
+    if mid >= 0:
+        return mid - 1, n_masks
+    mid = n_masks
+    _add(ht, meta, key, mid + 1, 0)
+    mk[mid, _MVAL] = b
+    mk[mid, _MHEAD] = -1
+    mk[mid, _MROWS] = 0
+    mk[mid, _MTHEAD] = -1
+    return mid, n_masks + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _link(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
+    head = mk[mid, _MHEAD]
+    rnext[r] = head
+    rprev[r] = -1
+    if head >= 0:
+        rprev[head] = r
+    mk[mid, _MHEAD] = r
+    mk[mid, _MROWS] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _unlink(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
+    nx = rnext[r]
+    pv = rprev[r]
+    if pv >= 0:
+        rnext[pv] = nx
+    else:
+        mk[mid, _MHEAD] = nx
+    if nx >= 0:
+        rprev[nx] = pv
+    mk[mid, _MROWS] -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _update_tables(ht, meta, key, mk, td, mid, vals, d0, d1, word_of, mult):  # pragma: no cover
+    """Add (d0, d1) to the key of ``vals`` in every table of mask ``mid``."""
+    t = mk[mid, _MTHEAD]
+    while t >= 0:
+        _fill_key(key, t + 1, vals, td[t, _TC], word_of, mult)
+        _add(ht, meta, key, d0, d1)
+        t = td[t, _TNEXT]
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_from(
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    mid,
+    cols,
+    vals,
+    codes,
+    rnext,
+    pending,
+    word_of,
+    mult,
+    n_tables,
+    out,
+):  # pragma: no cover - numba
+    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (count, pending count).
+
+    Builds table number ``n_tables`` when the pair is new and returns True in
+    that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
+    """
+    dense = reg.shape[1] > 0
+    if dense:
+        tid = reg[mid, cols]
+    else:
+        _fill_meta_key(key, mk[mid, _MVAL], cols)
+        tid = _get(ht, key) - 1
+    m = codes.shape[1]
+    if tid < 0:
+        if mk[mid, _MROWS] <= SMALL_MASK:
+            c0 = 0
+            c1 = 0
+            s = mk[mid, _MHEAD]
+            while s >= 0:
+                ok = True
+                for j in range(m):
+                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
+                        ok = False
+                        break
+                if ok:
+                    c0 += 1
+                    c1 += pending[s]
+                s = rnext[s]
+            out[0] = c0
+            out[1] = c1
+            return False
+        tid = n_tables
+        if dense:
+            reg[mid, cols] = tid
+        else:
+            _add(ht, meta, key, tid + 1, 0)
+        td[tid, _TMASK] = mid
+        td[tid, _TC] = cols
+        td[tid, _TNEXT] = mk[mid, _MTHEAD]
+        mk[mid, _MTHEAD] = tid
+        row_vals = np.empty(m, dtype=np.int64)
+        s = mk[mid, _MHEAD]
+        while s >= 0:
+            for j in range(m):
+                row_vals[j] = codes[s, j]
+            _fill_key(key, tid + 1, row_vals, cols, word_of, mult)
+            _add(ht, meta, key, 1, pending[s])
+            s = rnext[s]
+        _fill_key(key, tid + 1, vals, cols, word_of, mult)
+        _get2(ht, key, out)
+        return True
+    _fill_key(key, tid + 1, vals, cols, word_of, mult)
+    _get2(ht, key, out)
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _init_state(codes, full, key):  # pragma: no cover - numba
+    n, m = codes.shape
+    cap = 16
+    while cap < 4 * (n + 8):
+        cap *= 2
+    ht = np.full((cap, key.shape[0] + 2), -1, dtype=np.int64)
+    meta = np.zeros(1, dtype=np.int64)
+    mk = np.full((64, 4), -1, dtype=np.int64)
+    rnext = np.full(n, -1, dtype=np.int64)
+    rprev = np.full(n, -1, dtype=np.int64)
+    rmask = np.empty(n, dtype=np.int64)
+    n_masks = 0
+    for i in range(n):
+        b = _row_mask(codes, i)
+        rmask[i] = b
+        ht = _reserve(ht, meta, 1)
+        mk = _grow2(mk, n_masks + 1)
+        mid, n_masks = _mask_id(ht, meta, mk, n_masks, b, full, key)
+        _link(mk, rnext, rprev, mid, i)
+    reg = np.full((mk.shape[0], (1 << m) if m <= DENSE_BITS else 0), -1, dtype=np.int64)
+    return ht, meta, mk, n_masks, rnext, rprev, rmask, reg
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_all(
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    n_masks,
+    a_set,
+    vals,
+    codes,
+    rnext,
+    pending,
+    word_of,
+    mult,
+    n_tables,
+    full,
+    out3,
+):  # pragma: no cover - numba
+    """Wildcard support of (a_set, vals): out3 = (all rows, complete rows, pending rows).
+
+    ``out3`` has 5 slots, the last two are scratch. Returns the new number of tables.
+    """
+    out = out3[3:]
+    q = 0
+    qc = 0
+    p = 0
+    for mid in range(n_masks):
+        if mk[mid, _MROWS] == 0:
+            continue
+        b = mk[mid, _MVAL]
+        if _support_from(
+            ht,
+            meta,
+            reg,
+            key,
+            mk,
+            td,
+            mid,
+            a_set & b,
+            vals,
+            codes,
+            rnext,
+            pending,
+            word_of,
+            mult,
+            n_tables,
+            out,
+        ):
+            n_tables += 1
+        q += out[0]
+        p += out[1]
+        if b == full:
+            qc += out[0]
+    out3[0] = q
+    out3[1] = qc
+    out3[2] = p
+    return n_tables
+
+
+# --------------------------------------------------------------------------- the greedy
+
+
+@numba.njit(cache=True, nogil=True)
+def greedy_suppress(
+    codes,
+    n_categories,
+    order,
+    candidates,
+    cand_size,
+    k,
+    kind,
+    alpha,
+    word_of,
+    mult,
+    n_words,
+    select,
+):  # pragma: no cover - numba
+    """Blank cells of the rows ``order`` (in that order) until each reaches k.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, C-ordered, -1 = missing; modified in place
+    n_categories : ndarray of shape (m,), int64
+    order : ndarray of shape (r,), int64, rows to process
+    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
+    cand_size : ndarray of shape (c,), int64, cells in each candidate
+    k : float
+    kind : int, see ``KIND``
+    alpha : float, weight of matches involving a record with missing values (kind 1)
+    word_of, mult, n_words : see ``key_layout``
+    select : int
+        0: the first candidate (cheapest) that reaches k. 1: among the candidates
+        with as few cells as the cheapest one reaching k, the one whose new
+        pattern newly supports the most rows still waiting in ``order``; ties go
+        to the cheaper candidate.
+
+    Returns
+    -------
+    blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
+    """
+    n, m = codes.shape
+    full = (1 << m) - 1
+    key = np.zeros(n_words + 1, dtype=np.int64)
+    vals = np.empty(m, dtype=np.int64)
+    out = np.zeros(2, dtype=np.int64)
+    out3 = np.zeros(5, dtype=np.int64)
+    pending = np.zeros(n, dtype=np.int64)
+    for oi in range(order.shape[0]):
+        pending[order[oi]] = 1
+    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
+    td = np.full((64, 3), -1, dtype=np.int64)
+    n_tables = 0
+    max_card = 1
+    for j in range(m):
+        max_card = max(max_card, n_categories[j])
+    catcount = np.zeros((m if kind == 3 else 0, max_card), dtype=np.int64)
+    scratch = np.empty(n if kind == 3 else 0, dtype=np.int64)
+    if kind == 3:
+        for i in range(n):
+            for j in range(m):
+                if codes[i, j] >= 0:
+                    catcount[j, codes[i, j]] += 1
+
+    blanked = np.zeros(order.shape[0], dtype=np.int64)
+    for oi in range(order.shape[0]):
+        r = order[oi]
+        obs = rmask[r]
+        for j in range(m):
+            vals[j] = codes[r, j]
+        _fill_meta_key(key, obs, full + 1)
+        mid1 = _get(ht, key) - 1
+        if pending[r]:
+            pending[r] = 0
+            ht = _reserve(ht, meta, n_tables + 1)
+            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -1, word_of, mult)
+        if obs == 0:
+            continue
+        chosen = -1
+        best_gain = -1
+        best_size = -1
+        p0 = 0
+        for ci in range(-1, candidates.shape[0]):
+            s_set = 0 if ci < 0 else candidates[ci]
+            if s_set & ~obs:
+                continue
+            if best_size >= 0 and cand_size[ci] > best_size:
+                break
+            a_set = obs & ~s_set
+            ht = _reserve(ht, meta, n + n_masks + 2)
+            td = _grow2(td, n_tables + n_masks + 1)
+            p = 0
+            if kind == 2:
+                # exact count of the pattern; the row itself counts once
+                q = 0.0
+                _fill_meta_key(key, a_set, full + 1)
+                tmid = _get(ht, key) - 1
+                if tmid >= 0 and mk[tmid, _MROWS] > 0:
+                    if _support_from(
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        tmid,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        word_of,
+                        mult,
+                        n_tables,
+                        out,
+                    ):
+                        n_tables += 1
+                    q = float(out[0])
+                    p = out[1]
+                if s_set != 0:
+                    q += 1.0
+                fk = q
+            else:
+                n_tables = _support_all(
+                    ht,
+                    meta,
+                    reg,
+                    key,
+                    mk,
+                    td,
+                    n_masks,
+                    a_set,
+                    vals,
+                    codes,
+                    rnext,
+                    pending,
+                    word_of,
+                    mult,
+                    n_tables,
+                    full,
+                    out3,
+                )
+                q = float(out3[0])
+                qc = float(out3[1])
+                p = out3[2]
+                if kind == 1:
+                    fk = qc + alpha * (q - qc) if a_set == full else alpha * q
+                else:
+                    fk = q
+            if s_set == 0:
+                p0 = p
+            if fk < k:
+                continue
+            if kind == 3 and a_set != full:
+                for j in range(m):
+                    vals[j] = codes[r, j] if (a_set >> j) & 1 else -1
+                ok = _conservative_ok(codes, r, vals, catcount, k, scratch)
+                for j in range(m):
+                    vals[j] = codes[r, j]
+                if not ok:
+                    continue
+            if s_set == 0 or select == 0:
+                chosen = s_set
+                break
+            if p - p0 > best_gain:
+                best_gain = p - p0
+                chosen = s_set
+                best_size = cand_size[ci]
+        if chosen == 0:
+            continue
+        if chosen < 0:
+            chosen = obs  # no subset reaches k: blank the whole row
+        blanked[oi] = chosen
+        # move row r from mask obs to mask obs & ~chosen
+        ht = _reserve(ht, meta, n_tables + 2)
+        _update_tables(ht, meta, key, mk, td, mid1, vals, -1, 0, word_of, mult)
+        _unlink(mk, rnext, rprev, mid1, r)
+        for j in range(m):
+            if (chosen >> j) & 1:
+                if kind == 3:
+                    catcount[j, codes[r, j]] -= 1
+                codes[r, j] = -1
+                vals[j] = -1
+        b2 = obs & ~chosen
+        rmask[r] = b2
+        mk = _grow2(mk, n_masks + 1)
+        reg = _grow2(reg, n_masks + 1)
+        mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
+        _update_tables(ht, meta, key, mk, td, mid2, vals, 1, 0, word_of, mult)
+        _link(mk, rnext, rprev, mid2, r)
+    return blanked
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_many(codes, targets, word_of, mult, n_words):  # pragma: no cover - numba
+    """Wildcard support of each target row among the rows of ``codes``."""
+    n, m = codes.shape
+    full = (1 << m) - 1
+    key = np.zeros(n_words + 1, dtype=np.int64)
+    pending = np.zeros(n, dtype=np.int64)
+    out3 = np.zeros(5, dtype=np.int64)
+    ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = _init_state(codes, full, key)
+    td = np.full((64, 3), -1, dtype=np.int64)
+    n_tables = 0
+    res = np.zeros(targets.shape[0], dtype=np.int64)
+    vals = np.empty(m, dtype=np.int64)
+    for t in range(targets.shape[0]):
+        a_set = 0
+        for j in range(m):
+            vals[j] = targets[t, j]
+            if vals[j] >= 0:
+                a_set |= 1 << j
+        ht = _reserve(ht, meta, n + n_masks + 2)
+        td = _grow2(td, n_tables + n_masks + 1)
+        n_tables = _support_all(
+            ht,
+            meta,
+            reg,
+            key,
+            mk,
+            td,
+            n_masks,
+            a_set,
+            vals,
+            codes,
+            rnext,
+            pending,
+            word_of,
+            mult,
+            n_tables,
+            full,
+            out3,
+        )
+        res[t] = out3[0]
+    return res
+
+
+def wildcard_support_of(
+    codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
+) -> np.ndarray:
+    """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), integer, -1 = missing
+    targets : ndarray of shape (t, m), integer, -1 = missing
+    n_categories : ndarray of shape (m,)
+
+    Returns
+    -------
+    ndarray of shape (t,), int64
+    """
+    word_of, mult, n_words = key_layout(n_categories)
+    return _support_many(
+        np.ascontiguousarray(codes, dtype=np.int64),
+        np.ascontiguousarray(targets, dtype=np.int64),
+        word_of,
+        mult,
+        n_words,
+    )
