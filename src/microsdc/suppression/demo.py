@@ -70,11 +70,10 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     Examples
     --------
     >>> import pandas as pd
-    >>> from rich.console import Console
     >>> df = pd.DataFrame({"a": list("xxxyyz"), "b": list("uuuvvv")})
     >>> res = demo_suppression(df, ["a", "b"], 2)
-    >>> Console(width=60).print(render_suppression_summary(res))  # doctest: +ELLIPSIS
-    ...Cells blanked...
+    >>> render_suppression_summary(res).row_count  # one row per quasi-identifier
+    2
     """
     from rich.table import Table
 

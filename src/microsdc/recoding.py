@@ -1,0 +1,430 @@
+"""Global recoding: numeric QIs into labelled bins, top and bottom coding, merging rare categories.
+
+Every function takes a Series, or a DataFrame and a column name, and returns a
+new object of the same kind (the column replaced); the input is never
+modified. Missing values stay missing.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_int, check_one_of, param_error
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+
+__all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
+
+BIN_METHODS = ("width", "quantile", "edges")
+
+
+def _take(data: Any, column: Any, func: str) -> tuple[pd.Series, pd.DataFrame | None]:
+    if isinstance(data, pd.DataFrame):
+        if column is None:
+            raise InvalidParameterError(
+                f"The 'column' parameter of {func} is required when the data are a DataFrame."
+            )
+        (col,) = check_columns(data, [column], "column", func)
+        return data[col], data
+    if isinstance(data, pd.Series):
+        if column is not None:
+            raise InvalidParameterError(
+                f"The 'column' parameter of {func} applies to a DataFrame only; got a Series."
+            )
+        return data, None
+    raise param_error("data", func, "a pandas Series or DataFrame", type(data).__name__)
+
+
+def _put(frame: pd.DataFrame | None, column: Hashable, new: pd.Series) -> Any:
+    if frame is None:
+        return new
+    out = frame.copy()
+    out[column] = new  # same index as the frame: no alignment, duplicates allowed
+    return out
+
+
+def _numeric(series: pd.Series, func: str) -> np.ndarray:
+    if isinstance(series.dtype, pd.CategoricalDtype) or not (
+        pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
+    ):
+        raise DataValidationError(
+            f"{func} needs a numeric column; {series.name!r} has dtype {series.dtype}."
+        )
+    return series.astype("float64").to_numpy(na_value=np.nan)
+
+
+def _fmt(x: float) -> str:
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def _labels(edges: np.ndarray, integer: bool) -> list[str]:
+    """Readable labels of [e0, e1), [e1, e2), ..., [e_{n-1}, e_n] (last closed)."""
+    out = []
+    last = len(edges) - 2
+    for i in range(len(edges) - 1):
+        lo, hi = float(edges[i]), float(edges[i + 1])
+        if integer:
+            top = hi if i == last else hi - 1
+            if math.isinf(lo) and math.isinf(top):
+                out.append("all")
+            elif math.isinf(lo):
+                out.append(f"<={_fmt(top)}")
+            elif math.isinf(top):
+                out.append(f"{_fmt(lo)}+")
+            elif top <= lo:
+                out.append(_fmt(lo))
+            else:
+                out.append(f"{_fmt(lo)}-{_fmt(top)}")
+        else:
+            close = "]" if i == last else ")"
+            out.append(f"[{_fmt(lo)}, {_fmt(hi)}{close}")
+    return out
+
+
+def bin_numeric(
+    data: pd.Series | pd.DataFrame,
+    column: Hashable | None = None,
+    *,
+    bins: int | Sequence[float] | None = None,
+    width: float | None = None,
+    method: str = "width",
+    origin: float = 0.0,
+    labels: str | Sequence[str] | bool = "auto",
+) -> Any:
+    """Recode a numeric quasi-identifier into ordered, labelled bins.
+
+    Parameters
+    ----------
+    data : pandas.Series, or pandas.DataFrame with ``column``
+        Never modified.
+    column : column name, optional
+        The column to recode when ``data`` is a DataFrame.
+    bins : int or sequence of float, optional
+        ``method="width"``: number of equal-width bins between the minimum and
+        the maximum (when ``width`` is not given). ``method="quantile"``: number
+        of bins with (about) equal counts. ``method="edges"``: the ascending bin
+        edges; ``-inf``/``inf`` make open-ended bins.
+    width : float > 0, optional
+        ``method="width"``: bins ``[origin + i * width, origin + (i + 1) * width)``,
+        so ``width=5`` gives ``floor(x / 5) * 5`` (ages 20-24, 25-29, ...).
+    method : {"width", "quantile", "edges"}, default "width"
+    origin : float, default 0
+        Anchor of the bins with ``width``.
+    labels : "auto", False or list of str, default "auto"
+        ``"auto"``: "20-24" when the values and edges are integers (a bin holds
+        the integers from its left edge to one below its right edge), else
+        "[20.5, 25)"; open ends read "<=19" and "65+". ``False``: the bin number
+        (nullable ``Int64``). A list: one label per bin.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        Like ``data``: an ordered categorical (same index and name), or a copy
+        of the frame with ``column`` replaced. Every bin is a category, used or
+        not; missing values stay missing.
+
+    Raises
+    ------
+    InvalidParameterError
+        For an unknown ``method``, missing or contradictory ``bins``/``width``,
+        non-increasing edges, or a wrong number of labels.
+    ColumnNotFoundError
+        If ``column`` is not in the frame.
+    DataValidationError
+        If the column is not numeric, or values fall outside the given edges.
+
+    Notes
+    -----
+    Bins are closed on the left, and the last bin is also closed on the right
+    so the maximum belongs to it. Quantile edges that coincide are merged, so
+    fewer bins than asked may result.
+
+    References
+    ----------
+    sdcMicro ``globalRecode``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> age = pd.Series([17, 23, 24, 25, None, 90], name="age")
+    >>> bin_numeric(age, width=5).tolist()
+    ['15-19', '20-24', '20-24', '25-29', nan, '90-94']
+    >>> bin_numeric(age, bins=[0, 18, 65, float("inf")], method="edges").tolist()
+    ['0-17', '18-64', '18-64', '18-64', nan, '65+']
+    """
+    func = "bin_numeric"
+    series, frame = _take(data, column, func)
+    method = check_one_of(method, "method", func, BIN_METHODS)
+    x = _numeric(series, func)
+    ok = ~np.isnan(x)
+    vals = x[ok]
+    if method == "width":
+        if width is not None:
+            if bins is not None:
+                raise InvalidParameterError(
+                    f"Give either 'bins' or 'width' to {func} with method='width', not both."
+                )
+            if (
+                isinstance(width, bool)
+                or not isinstance(width, numbers.Real)
+                or not math.isfinite(width)
+                or width <= 0
+            ):
+                raise param_error("width", func, "a real number > 0", width)
+            if not isinstance(origin, numbers.Real) or not math.isfinite(origin):
+                raise param_error("origin", func, "a finite real number", origin)
+            if len(vals):
+                lo = math.floor((vals.min() - origin) / width)
+                hi = math.floor((vals.max() - origin) / width) + 1
+            else:
+                lo, hi = 0, 1
+            edges = origin + width * np.arange(lo, hi + 1, dtype=np.float64)
+            last_open = True  # the top edge lies beyond the maximum
+        else:
+            n_bins = check_int(bins, "bins", func, min_value=1)
+            a, b = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+            if a == b:
+                a, b = a - 0.5, b + 0.5
+            edges = np.linspace(a, b, n_bins + 1)
+            last_open = False
+    elif method == "quantile":
+        n_bins = check_int(bins, "bins", func, min_value=1)
+        edges = (
+            np.unique(np.quantile(vals, np.linspace(0, 1, n_bins + 1)))
+            if len(vals)
+            else np.array([0.0, 1.0])
+        )
+        if len(edges) == 1:
+            edges = np.array([edges[0], edges[0] + 1.0])
+        last_open = False
+    else:
+        if bins is None or isinstance(bins, numbers.Real | str):
+            raise param_error("bins", func, "a sequence of at least two edges", bins)
+        edges = np.asarray(list(cast(Sequence[float], bins)), dtype=np.float64)
+        if len(edges) < 2 or np.isnan(edges).any() or not (np.diff(edges) > 0).all():
+            raise param_error("bins", func, "a strictly increasing sequence of >= 2 edges", bins)
+        outside = ok & ((x < edges[0]) | (x > edges[-1]))
+        if outside.any():
+            raise DataValidationError(
+                f"{int(outside.sum())} value(s) of {series.name!r} lie outside the edges "
+                f"[{_fmt(edges[0])}, {_fmt(edges[-1])}] given to {func} (first rows: "
+                f"{list(series.index[outside][:5])}). Add -inf/inf edges for open bins.",
+                failure_cases=list(series.index[outside]),
+            )
+        last_open = False
+    code = np.full(len(x), -1, dtype=np.int64)
+    idx = np.searchsorted(edges, vals, side="right") - 1
+    idx = np.clip(idx, 0, len(edges) - 2)
+    code[ok] = idx
+    n_bins_out = len(edges) - 1
+    if labels is False:
+        out = pd.Series(
+            pd.array(np.where(code >= 0, code, 0), dtype="Int64"),
+            index=series.index,
+            name=series.name,
+        )
+        out[code < 0] = pd.NA
+        return _put(frame, series.name, out)
+    if isinstance(labels, str):
+        if labels != "auto":
+            raise param_error("labels", func, "'auto', False or a list of labels", labels)
+        finite = edges[np.isfinite(edges)]
+        integer = (
+            bool(np.all(np.mod(vals, 1) == 0) and np.all(np.mod(finite, 1) == 0)) and len(vals) > 0
+        )
+        if last_open and integer:
+            # the top edge is outside the data: label the last bin like the others
+            names = _labels(np.append(edges, edges[-1] + 1), integer)[:-1]
+        else:
+            names = _labels(edges, integer)
+    else:
+        names = [str(s) for s in labels]  # type: ignore[union-attr]
+        if len(names) != n_bins_out or len(set(names)) != len(names):
+            raise InvalidParameterError(
+                f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "
+                f"(one per bin). Got {len(names)}."
+            )
+    cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
+    return _put(frame, series.name, pd.Series(cat, index=series.index, name=series.name))
+
+
+def _code(data: Any, column: Any, threshold: Any, value: Any, func: str, above: bool) -> Any:
+    series, frame = _take(data, column, func)
+    _numeric(series, func)
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise param_error("threshold", func, "a real number", threshold)
+    if not math.isfinite(float(threshold)):
+        raise param_error("threshold", func, "a finite real number", threshold)
+    new = threshold if value is None else value
+    if isinstance(new, bool) or not isinstance(new, numbers.Real):
+        raise param_error("value", func, "a real number or None", value)
+    cmp = (series > threshold) if above else (series < threshold)
+    hit = cmp.fillna(False).to_numpy(dtype=bool)
+    out = series.copy()
+    if hit.any():
+        if pd.api.types.is_integer_dtype(series.dtype) and not float(new).is_integer():
+            out = out.astype("float64")
+        elif pd.api.types.is_integer_dtype(series.dtype):
+            new = int(float(new))
+        out[hit] = new
+    return _put(frame, series.name, out)
+
+
+def top_code(
+    data: pd.Series | pd.DataFrame,
+    column: Hashable | None = None,
+    *,
+    threshold: float,
+    value: float | None = None,
+) -> Any:
+    """Replace values above ``threshold`` by ``value`` (default: the threshold).
+
+    Parameters
+    ----------
+    data : pandas.Series, or pandas.DataFrame with ``column``
+        Never modified.
+    column : column name, optional
+    threshold : float
+    value : float, optional
+        The replacement (e.g. the mean of the coded values); ``threshold`` by default.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        Like ``data``. Integer columns stay integer unless ``value`` is not an integer.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a non-numeric or non-finite ``threshold`` or ``value``.
+    ColumnNotFoundError, DataValidationError
+        For an unknown or non-numeric column.
+
+    References
+    ----------
+    sdcMicro ``topBotCoding``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> top_code(pd.Series([20, 85, 97, None]), threshold=90).tolist()
+    [20.0, 85.0, 90.0, nan]
+    """
+    return _code(data, column, threshold, value, "top_code", above=True)
+
+
+def bottom_code(
+    data: pd.Series | pd.DataFrame,
+    column: Hashable | None = None,
+    *,
+    threshold: float,
+    value: float | None = None,
+) -> Any:
+    """Replace values below ``threshold`` by ``value`` (default: the threshold).
+
+    Parameters, Returns and Raises as :func:`top_code`.
+
+    References
+    ----------
+    sdcMicro ``topBotCoding``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> bottom_code(pd.Series([15, 17, 30]), threshold=18).tolist()
+    [18, 18, 30]
+    """
+    return _code(data, column, threshold, value, "bottom_code", above=False)
+
+
+def merge_rare_categories(
+    data: pd.Series | pd.DataFrame,
+    column: Hashable | None = None,
+    *,
+    min_count: int,
+    other_label: Any = "other",
+) -> Any:
+    """Merge the categories seen fewer than ``min_count`` times into ``other_label``.
+
+    Parameters
+    ----------
+    data : pandas.Series, or pandas.DataFrame with ``column``
+        Never modified.
+    column : column name, optional
+    min_count : int >= 1
+        Categories with fewer records are merged.
+    other_label : scalar, default "other"
+        The merged category. If it already exists, the rare categories join it.
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        Like ``data``. A categorical stays categorical (rare categories
+        removed, ``other_label`` added when used); other dtypes become
+        ``object`` if ``other_label`` does not fit them. Missing values stay
+        missing and are never counted as a category.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a bad ``min_count`` or a missing ``other_label``.
+    ColumnNotFoundError
+        For an unknown column.
+
+    Notes
+    -----
+    The merged category itself may still have fewer than ``min_count``
+    records (when few records are rare in total).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.Series(["a", "a", "a", "b", "c", None])
+    >>> merge_rare_categories(s, min_count=2).tolist()
+    ['a', 'a', 'a', 'other', 'other', nan]
+    """
+    func = "merge_rare_categories"
+    series, frame = _take(data, column, func)
+    min_count = check_int(min_count, "min_count", func, min_value=1)
+    try:
+        bad_label = bool(pd.isna(other_label))
+    except (TypeError, ValueError):
+        bad_label = False
+    if bad_label:
+        raise param_error("other_label", func, "a non-missing value", other_label)
+    counts = series.value_counts(dropna=True)
+    rare = [c for c, n in counts.items() if n < min_count]
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        # unused categories (count 0) are rare too and are dropped
+        rare = [c for c in rare if c != other_label]
+        if not rare:
+            return _put(frame, series.name, series.copy())
+        out = series.copy()
+        hit = out.isin(rare).to_numpy(dtype=bool)
+        if hit.any() and other_label not in out.cat.categories:
+            out = out.cat.add_categories([other_label])
+        out[hit] = other_label
+        out = out.cat.remove_categories(rare)
+        return _put(frame, series.name, out)
+    rare = [c for c in rare if c != other_label]
+    if not rare:
+        return _put(frame, series.name, series.copy())
+    hit = series.isin(rare).to_numpy(dtype=bool)
+    values = series.astype(object).copy()
+    values[hit] = other_label
+    try:
+        out = values.astype(series.dtype)
+        if not (out.astype(object)[hit] == other_label).all():
+            out = values
+    except (TypeError, ValueError):
+        out = values
+    return _put(frame, series.name, out)
