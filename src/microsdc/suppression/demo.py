@@ -83,7 +83,7 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
         show_footer=True,
     )
     table.add_column("quasi-identifier", footer="total")
-    table.add_column("Cells blanked", justify="right", footer=f"{result.n_cells:,}")
+    table.add_column("cells blanked", justify="right", footer=f"{result.n_cells:,}")
     n = max(len(result.data), 1)
     table.add_column("% of records", justify="right", footer=f"{100 * result.n_cells / n:.2f}")
     for name, count in result.cells_per_qi.items():

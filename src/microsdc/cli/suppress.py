@@ -1,0 +1,232 @@
+"""``microsdc suppress``: local suppression of a file to k-anonymity."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from microsdc.cli._common import (
+    console,
+    missing_values_option,
+    parse_list,
+    parse_missing_values,
+    progress,
+    read_input,
+    report_warnings,
+    user_errors,
+    write_output,
+)
+
+METHODS = ("greedy", "exact", "random")
+
+
+def _policy_value(text: str) -> Any:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _importance(text: str | None) -> Any:
+    """``A,B,C`` (most important first) or ``A=3,B=1,C=1`` (weights)."""
+    items = parse_list(text)
+    if not items:
+        return None
+    if not any("=" in item for item in items):
+        return items
+    weights: dict[str, float] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            weights[name.strip()] = float(value)
+        except ValueError:
+            from microsdc.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--importance: give either names (A,B,C) or weights (A=3,B=1); got {item!r}."
+            ) from None
+    return weights
+
+
+def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
+    out = []
+    for spec in specs:
+        name, sep, width = spec.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out.append((name.strip(), float(width)))
+        except ValueError:
+            from microsdc.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--bin expects COLUMN=WIDTH (e.g. age=5); got {spec!r}."
+            ) from None
+    return out
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C.")
+@click.option(
+    "-k",
+    "k",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="k of k-anonymity: every record must match at least k records.",
+)
+@click.option(
+    "--importance",
+    "importance",
+    default=None,
+    help="Most important first (blanked last): A,B,C; or weights: A=3,B=1,C=1. "
+    "Default: QIs with more categories are blanked first.",
+)
+@click.option(
+    "--method",
+    "method",
+    type=click.Choice(METHODS),
+    default="greedy",
+    show_default=True,
+    help="greedy (fast, few cells), exact (integer program, small files), or random "
+    "(the kanonymity baseline: equal share of random blanks in every QI; many more cells).",
+)
+@click.option(
+    "--missing",
+    "missing",
+    default="wildcard",
+    show_default=True,
+    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
+)
+@missing_values_option
+@click.option(
+    "--subject-id",
+    "subject_id",
+    default=None,
+    help="Longitudinal data: column identifying the subject; all records of a subject get "
+    "the same suppressions.",
+)
+@click.option(
+    "--subject-rule",
+    "subject_rule",
+    type=click.Choice(["mode", "missing_if_differs"]),
+    default="mode",
+    show_default=True,
+    help="With --subject-id: collapse a subject to its most common answers, or to missing "
+    "where its answers differ.",
+)
+@click.option("--strata", "strata", default=None, help="Anonymise each stratum on its own: A,B.")
+@click.option(
+    "--bin",
+    "bins",
+    multiple=True,
+    metavar="COL=WIDTH",
+    help="Bin a numeric QI first into bands of WIDTH (e.g. age=5 gives 20-24, 25-29). Repeatable.",
+)
+@click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Where to write the suppressed data (format from the extension).",
+)
+@user_errors
+def suppress(
+    file: str,
+    qi: str,
+    k: int,
+    importance: str | None,
+    method: str,
+    missing: str,
+    missing_values: str | None,
+    subject_id: str | None,
+    subject_rule: str,
+    strata: str | None,
+    bins: tuple[str, ...],
+    seed: int | None,
+    out: str,
+) -> None:
+    """Blank as few quasi-identifier cells as possible so that no record has fk < k.
+
+    FILE is a CSV, Parquet, SPSS (.sav) or Stata (.dta) file. Only QI cells
+    change, and only to missing. Prints the cells blanked per quasi-identifier
+    and the records at risk before and after.
+
+    \b
+    Examples:
+      microsdc suppress survey.csv --qi age,sex,region -k 3 --bin age=5 --out safe.csv
+      microsdc suppress panel.parquet --qi sex,town -k 5 --subject-id pid --out safe.parquet
+    """
+    from rich.table import Table
+
+    from microsdc.exceptions import InvalidParameterError
+
+    qis = parse_list(qi)
+    mv = parse_missing_values(missing_values)
+    policy = _policy_value(missing)
+    with progress("microsdc suppress") as bar, report_warnings():
+        task = bar.add_task("reading", total=2)
+        df = read_input(file)
+        for name, width in _bins(bins):
+            from microsdc.recoding import bin_numeric
+
+            df = bin_numeric(df, name, width=width)
+        bar.update(task, advance=1, description="suppressing")
+        if method == "random":
+            if subject_id or strata or importance:
+                raise InvalidParameterError(
+                    "--method random takes no --subject-id, --strata or --importance."
+                )
+            from microsdc.risk.kanonymity import check_k_anonymity
+            from microsdc.suppression import min_missingness_max_deid
+
+            at_risk_before, _ = check_k_anonymity(df, qis, k, missing=policy, missing_values=mv)
+            data, pct, left = min_missingness_max_deid(
+                df, qis, k, seed=seed, missing=policy, missing_values=mv
+            )
+            result = None
+        else:
+            from microsdc.suppression import local_suppression
+
+            result = local_suppression(
+                df,
+                qis,
+                k,
+                importance=_importance(importance),
+                strata=parse_list(strata) or None,
+                missing=policy,
+                method=method,
+                subject_id=subject_id,
+                subject_rule=subject_rule,
+                missing_values=mv,
+            )
+            data = result.data
+        bar.update(task, advance=1)
+    write_output(data, out)
+    con = console()
+    if result is None:
+        import numpy as np
+
+        from microsdc.encode import encode_qis
+
+        blank_before = encode_qis(df, qis, missing_values=mv, warn_cardinality=False).codes < 0
+        blank_after = encode_qis(data, qis, missing_values=mv, warn_cardinality=False).codes < 0
+        added = (blank_after & ~blank_before).sum(axis=0)
+        table = Table(title=f"Random missingness (k={k}): {pct:.3f} % added to each QI")
+        table.add_column("quasi-identifier")
+        table.add_column("cells blanked", justify="right")
+        for name, count in zip(qis, added, strict=True):
+            table.add_row(str(name), f"{int(count):,}")
+        table.add_row("total", f"{int(np.sum(added)):,}", style="bold")
+        con.print(table)
+        con.print(f"records at risk: {at_risk_before:,} before, {left:,} after")
+    else:
+        from microsdc.suppression.demo import render_suppression_summary
+
+        con.print(render_suppression_summary(result))
+    con.print(f"written: {out}")
