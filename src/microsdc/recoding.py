@@ -241,9 +241,9 @@ def bin_numeric(
         integer = (
             bool(np.all(np.mod(vals, 1) == 0) and np.all(np.mod(finite, 1) == 0)) and len(vals) > 0
         )
-        if last_open and integer:
-            # the top edge is outside the data: label the last bin like the others
-            names = _labels(np.append(edges, edges[-1] + 1), integer)[:-1]
+        if last_open:
+            # width bands: the last band is half-open like the others
+            names = _labels(np.append(edges, 2 * edges[-1] - edges[-2]), integer)[:-1]
         else:
             names = _labels(edges, integer)
     else:
@@ -413,7 +413,8 @@ def merge_rare_categories(
         if hit.any() and other_label not in out.cat.categories:
             out = out.cat.add_categories([other_label])
         out[hit] = other_label
-        out = out.cat.remove_categories(rare)
+        drop = set(rare)
+        out = out.cat.set_categories([c for c in out.cat.categories if c not in drop])
         return _put(frame, series.name, out)
     rare = [c for c in rare if c != other_label]
     if not rare:

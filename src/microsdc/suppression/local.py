@@ -406,6 +406,15 @@ def local_suppression(
                 f"The 'k' parameter of {_FUNC} must be at most the number of records: "
                 f"{where} {len(rows)} record(s) and k={max_k}; no suppression can reach it."
             )
+    if method == "exact":
+        from microsdc.suppression.exact import MAX_EXACT_ROWS
+
+        biggest = max((len(g) for g in groups), default=0)
+        if biggest > MAX_EXACT_ROWS:
+            raise InvalidParameterError(
+                f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
+                f"stratum; got {biggest}. Use method='greedy'."
+            )
     _check_reachable(codes0, groups, policy, jobs_spec, ncat, jobs)
 
     from microsdc.suppression._engine import fk_of, reach_k, risk_mask

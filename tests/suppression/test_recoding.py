@@ -1,0 +1,107 @@
+"""Recoding: labelled bins, top/bottom coding, rare categories; inputs never modified."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
+from microsdc.recoding import bin_numeric, bottom_code, merge_rare_categories, top_code
+
+
+def test_width_bins_are_floor_bands() -> None:
+    age = pd.Series([17, 20, 24, 25, 90, None], index=list("abcdef"), name="age")
+    snapshot = age.copy()
+    out = bin_numeric(age, width=5)
+    pd.testing.assert_series_equal(age, snapshot)
+    assert out.index.equals(age.index) and out.name == "age"
+    assert out.cat.ordered
+    assert out.tolist()[:5] == ["15-19", "20-24", "20-24", "25-29", "90-94"]
+    assert pd.isna(out.iloc[5])
+    # same bands as floor(age / 5) * 5
+    band = (age.dropna() // 5 * 5).astype(int)
+    assert [s.split("-")[0] for s in out.dropna()] == [str(b) for b in band]
+    assert list(out.cat.categories)[:2] == ["15-19", "20-24"]
+
+
+def test_width_with_origin_and_float_values() -> None:
+    out = bin_numeric(pd.Series([0.5, 1.2, 2.9]), width=1.0, origin=0.5)
+    assert out.tolist() == ["[0.5, 1.5)", "[0.5, 1.5)", "[2.5, 3.5)"]
+
+
+def test_count_quantile_and_edges() -> None:
+    x = pd.Series(np.arange(10))
+    assert bin_numeric(x, bins=2).tolist() == ["[0, 4.5)"] * 5 + ["[4.5, 9]"] * 5
+    q = bin_numeric(x, bins=2, method="quantile")
+    assert q.value_counts().tolist() == [5, 5]
+    e = bin_numeric(x, bins=[-np.inf, 3, 7, np.inf], method="edges")
+    assert e.tolist() == ["<=2"] * 3 + ["3-6"] * 4 + ["7+"] * 3
+    assert bin_numeric(x, bins=[0, 5, 9], method="edges", labels=["low", "high"]).tolist() == (
+        ["low"] * 5 + ["high"] * 5
+    )
+    codes = bin_numeric(pd.Series([1, None, 7]), bins=[0, 5, 9], method="edges", labels=False)
+    assert str(codes.dtype) == "Int64" and codes.tolist()[0] == 0 and pd.isna(codes.iloc[1])
+
+
+def test_frame_in_frame_out() -> None:
+    df = pd.DataFrame({"age": [23, 47], "sex": ["f", "m"]}, index=[3, 3])
+    out = bin_numeric(df, "age", width=10)
+    assert df["age"].tolist() == [23, 47]
+    assert out["age"].tolist() == ["20-29", "40-49"]
+    assert out["sex"].tolist() == ["f", "m"] and out.index.equals(df.index)
+
+
+def test_bin_bad_input() -> None:
+    s = pd.Series([1, 2, 3])
+    with pytest.raises(InvalidParameterError, match="'method' parameter"):
+        bin_numeric(s, bins=2, method="kmeans")
+    with pytest.raises(InvalidParameterError, match="not both"):
+        bin_numeric(s, bins=2, width=1)
+    with pytest.raises(InvalidParameterError, match="'width' parameter"):
+        bin_numeric(s, width=0)
+    with pytest.raises(InvalidParameterError, match="strictly increasing"):
+        bin_numeric(s, bins=[3, 1], method="edges")
+    with pytest.raises(DataValidationError, match="outside the edges"):
+        bin_numeric(s, bins=[2, 3], method="edges")
+    with pytest.raises(DataValidationError, match="numeric"):
+        bin_numeric(pd.Series(["a"]), width=1)
+    with pytest.raises(InvalidParameterError, match="2 distinct labels"):
+        bin_numeric(s, bins=[0, 2, 3], method="edges", labels=["x"])
+    with pytest.raises(ColumnNotFoundError):
+        bin_numeric(pd.DataFrame({"a": [1]}), "b", width=1)
+    with pytest.raises(InvalidParameterError, match="'column' parameter"):
+        bin_numeric(pd.DataFrame({"a": [1]}), width=1)
+
+
+def test_top_and_bottom_coding() -> None:
+    s = pd.Series([15, 40, 95, None], dtype="Int64")
+    top = top_code(s, threshold=90)
+    assert top.tolist()[:3] == [15, 40, 90] and pd.isna(top.iloc[3])
+    assert str(top.dtype) == "Int64"
+    assert s.tolist()[2] == 95
+    assert top_code(pd.Series([1, 100]), threshold=50, value=75.5).tolist() == [1.0, 75.5]
+    assert bottom_code(pd.Series([10, 30]), threshold=18).tolist() == [18, 30]
+    df = pd.DataFrame({"inc": [1.0, 1e6]})
+    assert top_code(df, "inc", threshold=1e5)["inc"].tolist() == [1.0, 1e5]
+    with pytest.raises(InvalidParameterError, match="'threshold' parameter"):
+        top_code(s, threshold="x")  # type: ignore[arg-type]
+
+
+def test_merge_rare_categories() -> None:
+    s = pd.Series(["a", "a", "b", "c", None, "a"])
+    out = merge_rare_categories(s, min_count=2)
+    assert out.tolist()[:4] == ["a", "a", "other", "other"] and pd.isna(out.iloc[4])
+    assert s.tolist()[2] == "b"
+    cat = pd.Series(pd.Categorical(["x", "x", "y", "z"], categories=["x", "y", "z", "unused"]))
+    merged = merge_rare_categories(cat, min_count=2, other_label="rest")
+    assert list(merged.cat.categories) == ["x", "rest"]
+    assert merged.tolist() == ["x", "x", "rest", "rest"]
+    nums = merge_rare_categories(pd.Series([1, 1, 2]), min_count=2)
+    assert nums.tolist() == [1, 1, "other"]
+    unchanged = merge_rare_categories(pd.Series([1, 1]), min_count=2)
+    assert unchanged.dtype == np.dtype("int64")
+    with pytest.raises(InvalidParameterError, match="'min_count' parameter"):
+        merge_rare_categories(s, min_count=0)
+    with pytest.raises(InvalidParameterError, match="'other_label' parameter"):
+        merge_rare_categories(s, min_count=2, other_label=None)
