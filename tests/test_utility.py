@@ -87,3 +87,14 @@ def test_swap_utility_summary_is_aggregate_and_consistent() -> None:
     flat = repr(s)
     assert "hid" not in flat
     assert "before" not in flat and "after" not in flat
+
+
+def test_suppressed_cells_agree_with_local_suppression() -> None:
+    from microsdc.suppression import local_suppression
+
+    df = synthetic_census(150, seed=2)[["nuts2", "ageGroup", "gender", "national"]]
+    res = local_suppression(df, list(df.columns), 3)
+    cells = suppressed_cells(df, res.data, list(df.columns))
+    assert cells.per_variable.to_dict() == res.cells_per_qi.to_dict()
+    assert cells.per_record.tolist() == res.cells_per_row.tolist()
+    assert cells.total == res.n_cells > 0

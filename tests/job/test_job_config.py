@@ -209,3 +209,15 @@ n=4
     assert lines[("h", "i", "j")] == 10
     assert lines[("l", "m")] == 11
     assert lines[("l", "m", "n")] == 12
+
+
+def test_importance_ranks_every_qi_or_weighs_them() -> None:
+    sup = BASE.replace('["risk"]', '["suppression"]')
+    err = _err(sup + '[suppression]\nimportance = ["sex"]\n')
+    assert err.key == "suppression.importance" and "leaves out 'age'" in str(err)
+    job = parse_job(sup + "[suppression]\nimportance = {sex = 1, age = 2.5}\n", check_files=False)
+    assert job.suppression["importance"] == {"sex": 1, "age": 2.5}
+    err = _err(sup + "[suppression]\nimportance = {sex = 0, age = 1}\n")
+    assert "weights > 0" in str(err)
+    err = _err(sup + '[suppression]\nmethod = "fast"\n')
+    assert err.key == "suppression.method" and '"greedy", "exact"' in str(err)

@@ -150,7 +150,7 @@ def test_recode_breaks_and_labels(tmp_path: Path) -> None:
     ]
     assert res.audit["recode"] == [{"column": "age", "bins": 3, "distinct_before": 7}]
     job.write_text(job.read_text().replace("[0, 18, 65, 120]", "[0, 18, 65, 80]"))
-    with pytest.raises(JobFileError, match=r"line 7: .*outside the bins") as e:
+    with pytest.raises(JobFileError, match=r"line 7: .*outside the edges") as e:
         run_job(job, write=False)
     assert e.value.key == "recode.age.breaks"
 
@@ -217,3 +217,21 @@ def test_same_seed_same_output(write_job: Callable[..., Path]) -> None:
     pd.testing.assert_frame_equal(a.data, b.data)
     assert a.audit["risk"] == b.audit["risk"]
     assert np.isfinite(a.audit["risk"]["after"]["expected_reidentifications"])
+
+
+def test_warnings_go_into_the_audit_and_the_report(tmp_path: Path) -> None:
+    pd.DataFrame({"code": range(1200), "sex": ["m", "f"] * 600}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\n[variables]\n'
+        'quasi_identifiers = ["code", "sex"]\n'
+    )
+    res = run_job(job, write=False)  # filterwarnings = error: nothing escapes as a warning
+    (entry,) = res.audit["warnings"]
+    assert entry["category"] == "HighCardinalityWarning"
+    assert entry["step"] == "risk_before"
+    assert "'code' has 1,200 distinct values" in entry["message"]
+    assert "1,200 distinct values" in res.report_html
+    _validate(res.audit)

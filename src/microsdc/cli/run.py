@@ -72,6 +72,8 @@ def print_result(result: Any, out: Any) -> None:
             f"({swp['share_households']:.2%}) and {swp['n_swapped_persons']:,} persons "
             f"({swp['share_persons']:.2%}); {swp['n_no_donor']:,} without a donor."
         )
+    for w in audit.get("warnings", []):
+        out.print(f"[yellow]Warning ({w['step']}):[/yellow] {w['message']}", highlight=False)
     if result.written:
         out.print(f"Anonymised data: {result.written['data']}")
         out.print(f"Audit record:    {result.written['audit']}")

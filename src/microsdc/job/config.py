@@ -64,7 +64,7 @@ STEPS = ("risk", "swapping", "suppression")
 
 MISSING_POLICIES = ("wildcard", "category", "conservative")
 LDIV_KINDS = ("distinct", "entropy", "recursive")
-SUPPRESSION_METHODS = ("greedy", "sdcmicro", "exact")
+SUPPRESSION_METHODS = ("greedy", "exact")
 
 
 class JobFileError(SDCError, ValueError):
@@ -233,7 +233,18 @@ SCHEMA: dict[str, Any] = {
         "risk_threshold": _Key(lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]"),
     },
     "suppression": {
-        "importance": _STR_LIST,
+        "importance": _Key(
+            lambda v: (
+                _str_list(v)
+                or (
+                    isinstance(v, dict)
+                    and bool(v)
+                    and all(_is_num(x) and x > 0 for x in v.values())
+                )
+            ),
+            "a list of the quasi-identifiers, most important (blanked last) first, or a table "
+            "of weights > 0 per quasi-identifier (the cost of blanking one cell)",
+        ),
         "method": _one_of(SUPPRESSION_METHODS),
         "strata": _STR_LIST,
         "combs": _Key(
@@ -523,16 +534,24 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
             "hierarchy level.",
         )
     if "suppression" in steps:
-        for key in ("importance",):
-            if key in suppression:
-                stray = [c for c in suppression[key] if c not in qi]
-                need(
-                    not stray,
-                    ("suppression", key),
-                    f"key 'suppression.{key}' names columns that are not quasi-identifiers: "
-                    + ", ".join(repr(c) for c in stray)
-                    + ".",
-                )
+        if "importance" in suppression:
+            named = list(suppression["importance"])
+            stray = [c for c in named if c not in qi]
+            need(
+                not stray,
+                ("suppression", "importance"),
+                "key 'suppression.importance' names columns that are not quasi-identifiers: "
+                + ", ".join(repr(c) for c in stray)
+                + ".",
+            )
+            left = [c for c in qi if c not in named]
+            need(
+                not left,
+                ("suppression", "importance"),
+                "key 'suppression.importance' must rank every quasi-identifier; it leaves out "
+                + ", ".join(repr(c) for c in left)
+                + ".",
+            )
         if "combs" in suppression:
             big = [c for c in suppression["combs"] if c > len(qi)]
             need(

@@ -8,11 +8,11 @@ at the end, each through a temporary file renamed into place.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import platform
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.job.config import JobConfig, RecodeSpec, load_job
+from microsdc.exceptions import SDCWarning
+from microsdc.job.config import JobConfig, load_job
 
 if TYPE_CHECKING:
     import numpy as np
@@ -195,22 +196,13 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
             )
 
 
-def _bin_labels(edges: np.ndarray, integer: bool) -> list[str]:
-    labels = []
-    for lo, hi in itertools.pairwise(edges):
-        if integer and float(lo).is_integer() and float(hi).is_integer():
-            labels.append(f"{int(lo)}-{int(hi) - 1}" if hi - lo > 1 else f"{int(lo)}")
-        else:
-            labels.append(f"[{lo:g}, {hi:g})")
-    return labels
-
-
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """Bin numeric columns into intervals [a, b) (global recoding)."""
-    import numpy as np
+    """Bin numeric columns (global recoding) with :func:`microsdc.recoding.bin_numeric`."""
     import pandas as pd
 
     from microsdc.encode import missing_mask
+    from microsdc.exceptions import SDCError
+    from microsdc.recoding import bin_numeric
 
     out = df.copy()
     notes = []
@@ -227,50 +219,27 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
                 f"bins column {spec.column!r}, which holds {int(bad.sum()):,} non-numeric "
                 f"value(s) such as {example!r}.",
             )
-        observed = values[~miss].to_numpy(dtype=np.float64)
-        edges = _edges(spec, observed)
-        if observed.size and (observed.min() < edges[0] or observed.max() >= edges[-1]):
-            outside = int(((observed < edges[0]) | (observed >= edges[-1])).sum())
-            raise cfg.error(
-                f"{key}.breaks",
-                f"leaves {outside:,} value(s) of {spec.column!r} outside the bins "
-                f"[{edges[0]:g}, {edges[-1]:g}); the data range from {observed.min():g} to "
-                f"{observed.max():g}.",
-            )
-        integer = bool(observed.size == 0 or np.all(observed == np.floor(observed)))
-        labels = list(spec.labels) if spec.labels else _bin_labels(edges, integer)
-        codes = np.searchsorted(edges, values.to_numpy(dtype=np.float64), side="right") - 1
-        binned = pd.Categorical.from_codes(
-            np.where(miss | values.isna().to_numpy(), -1, codes).astype(np.int64),
-            categories=pd.Index(labels),
-            ordered=True,
-        )
+        kwargs: dict[str, Any]
+        if spec.breaks is not None:
+            kwargs = {"method": "edges", "bins": list(spec.breaks)}
+            if spec.labels:
+                kwargs["labels"] = list(spec.labels)
+        else:
+            kwargs = {"method": "width", "width": spec.width, "origin": spec.start or 0.0}
+        try:
+            binned = bin_numeric(values.rename(spec.column), **kwargs)
+        except SDCError as exc:
+            where = f"{key}.breaks" if spec.breaks is not None else key
+            raise cfg.error(where, f"cannot be applied: {exc}") from None
         out[spec.column] = binned
         notes.append(
             {
                 "column": spec.column,
-                "bins": len(labels),
-                "distinct_before": int(pd.unique(observed).size),
+                "bins": len(binned.cat.categories),
+                "distinct_before": int(values.nunique()),
             }
         )
     return out, notes
-
-
-def _edges(spec: RecodeSpec, observed: np.ndarray) -> np.ndarray:
-    import numpy as np
-
-    if spec.breaks is not None:
-        return np.asarray(spec.breaks, dtype=np.float64)
-    assert spec.width is not None
-    width = spec.width
-    lo = (
-        spec.start
-        if spec.start is not None
-        else (np.floor(observed.min() / width) * width if observed.size else 0.0)
-    )
-    hi = observed.max() if observed.size else lo
-    n = max(int(np.floor((hi - lo) / width)) + 1, 1)
-    return lo + width * np.arange(n + 1, dtype=np.float64)
 
 
 def _count_bands(values: np.ndarray) -> list[int]:
@@ -384,7 +353,7 @@ def measure_risk(
 
 def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
     try:
-        from microsdc.suppression import local_suppression  # type: ignore[attr-defined,unused-ignore]
+        from microsdc.suppression import local_suppression
     except ImportError as exc:  # the suppression module is not installed in this build
         raise cfg.error(
             "steps", f"asks for suppression, which this installation lacks ({exc})."
@@ -392,7 +361,7 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     from microsdc.utility import suppressed_cells
 
     s = cfg.suppression
-    kwargs: dict[str, Any] = {"missing": cfg.missing}
+    kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
     for key in ("importance", "combs", "strata", "method"):
         if key in s:
             kwargs[key] = s[key]
@@ -402,6 +371,8 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     )
     figures = cells.to_dict()
     figures["method"] = s.get("method", "greedy")
+    true_fk = res.true_fk.to_numpy()
+    figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
     return res.data, figures
 
 
@@ -563,6 +534,7 @@ def run_job(
 
         console = Console(stderr=True)
     timings: list[dict[str, Any]] = []
+    notes: list[dict[str, str]] = []
     protect = [s for s in ("swapping", "suppression") if s in cfg.steps]
     n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
 
@@ -571,8 +543,21 @@ def run_job(
         def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
             step(desc)
             t0 = time.perf_counter()
-            value = fn()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                value = fn()
             timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
+            for w in caught:
+                if issubclass(w.category, SDCWarning):
+                    entry = {
+                        "step": name,
+                        "category": w.category.__name__,
+                        "message": str(w.message),
+                    }
+                    if all(e["message"] != entry["message"] for e in notes):
+                        notes.append(entry)
+                else:  # not ours: pass it on
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             return value
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read(cfg))
@@ -616,6 +601,7 @@ def run_job(
             "risk": {"before": before, "after": after},
             "suppression": sup_fig,
             "swapping": swap_fig,
+            "warnings": notes,
             "timings": timings,
             "outputs": {
                 "data": str(cfg.output.data),

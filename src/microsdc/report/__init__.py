@@ -107,6 +107,11 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
             + (f", mostly in {most}." if most else ".")
             + " No other value was changed."
         )
+        if sup.get("true_fk_below_k"):
+            out[-1] += (
+                f" For {_n(sup['true_fk_below_k'])} of these records, someone who knows the "
+                f"blanked values would still find fewer than {k} released records that fit them."
+            )
     protected = bool(swp or sup)
     if not protected:
         out.append("Only the risk was measured; no protection step was run.")
