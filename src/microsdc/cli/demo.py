@@ -5,8 +5,8 @@ read, changed and run again with ``microsdc run``:
 
 - the Adult sample shipped with microsdc (10,000 records of the 1994 US
   Current Population Survey): risk, then local suppression to k-anonymity;
-- a synthetic census (households in a nuts1 > nuts2 > nuts3 geography):
-  risk, then targeted record swapping.
+- a synthetic census (households in a nuts1 > nuts2 geography): risk,
+  then targeted record swapping.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ steps = ["risk", "swapping"]
 path = "census.csv"
 
 [variables]
-quasi_identifiers = ["nuts1", "nuts2", "ageGroup", "gender", "national"]
+quasi_identifiers = ["nuts1", "nuts2", "ageGroup", "gender", "national", "hsize"]
 household_id = "hid"
-hierarchy = ["nuts1", "nuts2", "nuts3"]
+hierarchy = ["nuts1", "nuts2"]
 
 [risk]
 k = {k}
@@ -70,7 +70,7 @@ k = {k}
 similar = [["hsize", "htype"], ["hsize"]]
 swaprate = 0.05
 k_anonymity = {k}
-risk_variables = ["ageGroup", "national"]
+risk_variables = ["ageGroup", "gender", "national"]
 seed = {seed}
 
 [output]

@@ -39,7 +39,7 @@ __all__ = [
 AUDIT_SCHEMA_VERSION = "1.0"
 
 #: Upper edges of the individual-risk bands counted for the figures (the first band starts at 0).
-RISK_BANDS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+RISK_BANDS = (0.00001, 0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 _PACKAGES = (
     "microsdc",

@@ -28,6 +28,17 @@ def _n(x: float) -> str:
     return f"{x:,.0f}"
 
 
+def _x(x: float) -> str:
+    """A measured quantity: whole above 100, two decimals above 1, two significant digits below."""
+    if x == 0:
+        return "0"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    if abs(x) >= 1:
+        return f"{x:.2f}"
+    return f"{x:.2g}"
+
+
 def _p(x: float, digits: int = 1) -> str:
     """Percent with ``digits`` decimals, more for small non-zero values (0.0004 -> "0.04 %")."""
     v = 100 * x
@@ -70,7 +81,7 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     out.append(
         f"Before protection, {_n(before['n_at_risk'])} records ({_p(before['share_at_risk'])}) "
         f"were in groups smaller than {k}, {_n(before['n_unique'])} of them unique. The expected "
-        f"number of correct re-identifications was {before['expected_reidentifications']:,.1f} "
+        f"number of correct re-identifications was {_x(before['expected_reidentifications'])} "
         f"({_p(before['global_risk'], 2)} of records)."
     )
     swp = audit.get("swapping")
@@ -120,14 +131,14 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
         + f"{_n(after['n_at_risk'])} records are in groups smaller than {k}"
         + (" (the file is k-anonymous)" if after["n_at_risk"] == 0 else "")
         + f"; the expected number of correct re-identifications is "
-        f"{after['expected_reidentifications']:,.1f} ({_p(after['global_risk'], 2)} of records), "
+        f"{_x(after['expected_reidentifications'])} ({_p(after['global_risk'], 2)} of records), "
         f"and {_n(after['n_high_risk'])} records have an individual risk above "
         f"{_p(after['risk_threshold'], 0)}."
     )
     if after.get("household"):
         remain += (
             f" Counting a household as disclosed when any member is, "
-            f"{after['household']['expected_reidentifications']:,.1f} persons are expected to "
+            f"{_x(after['household']['expected_reidentifications'])} persons are expected to "
             "live in a re-identified household."
         )
     out.append(remain)
@@ -183,6 +194,7 @@ def render_report(audit: dict[str, Any]) -> str:
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True)
     env.filters["n"] = _n
     env.filters["pct"] = _p
+    env.filters["x"] = _x
     template = env.from_string(text)
     return template.render(
         audit=audit,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +89,7 @@ def _grouped_bars(
                 textcoords="offset points",
                 ha="center",
                 va="bottom",
-                fontsize=7.5,
+                fontsize=6.8 if small else 7.5,
                 color=INK,
             )
     ax.set_ylim(0, top * 1.15)
@@ -96,10 +97,10 @@ def _grouped_bars(
 
 
 def _compact(x: float) -> str:
-    """1,234 -> "1,234"; 12,345 -> "12.3k"; 1,234,567 -> "1.23M"."""
+    """123 -> "123"; 1,234 -> "1.23k"; 1,234,567 -> "1.23M"."""
     if abs(x) >= 1e6:
         return f"{x / 1e6:.3g}M"
-    if abs(x) >= 1e4:
+    if abs(x) >= 1e3:
         return f"{x / 1e3:.3g}k"
     return f"{x:,.0f}"
 
@@ -128,17 +129,14 @@ def fk_figure(audit: dict[str, Any]) -> Figure:
 
 
 def _band_labels(edges: list[float]) -> list[str]:
-    labels = []
-    lo = 0.0
-    for hi in edges:
-        labels.append(f"{_pct(lo)}-{_pct(hi)}")
-        lo = hi
+    labels = [f"0-\n{_pct(edges[0])}"]
+    for lo, hi in itertools.pairwise(edges):
+        labels.append(f"{_pct(lo)}-\n{_pct(hi)}")
     return labels
 
 
 def _pct(x: float) -> str:
-    v = 100 * x
-    return f"{v:g}%" if v >= 1 or v == 0 else f"{v:.1f}%"
+    return f"{100 * x:g}%"
 
 
 def risk_figure(audit: dict[str, Any]) -> Figure:
@@ -147,7 +145,7 @@ def risk_figure(audit: dict[str, Any]) -> Figure:
     before = audit["risk"]["before"]["risk_bands"]
     after = audit["risk"]["after"]["risk_bands"]
     labels = _band_labels(before["upper_edges"])
-    fig, ax = plt.subplots(figsize=(7.2, 3.1))
+    fig, ax = plt.subplots(figsize=(8.4, 3.3))
     _grouped_bars(ax, labels, before["counts"], after["counts"])
     top = max([*before["counts"], *after["counts"], 1])
     ax.set_yscale("symlog", linthresh=1)
