@@ -237,8 +237,8 @@ def swap_area_figure(audit: dict[str, Any]) -> Figure | None:
     ax.set_ylabel("% swapped")
     ax.set_xlabel(f"area ({col})")
     ax.set_title(f"Share swapped per area ({col})", loc="left")
-    ax.legend(frameon=False, fontsize=8, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3)
-    ax.set_ylim(0, max([*hh, *pp, overall, 1]) * 1.3)
+    ax.legend(frameon=True, framealpha=0.9, edgecolor=GRID, fontsize=8, loc="upper right", ncol=3)
+    ax.set_ylim(0, max([*hh, *pp, overall, 1]) * 1.45)
     return Figure(
         id="fig-swap-areas",
         title="Swap rates per area",
