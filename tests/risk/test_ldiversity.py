@@ -153,3 +153,22 @@ def test_matches_oracle(rows: list[tuple[object, object, object]], missing: str)
     assert got_e == pytest.approx([_entropy(c) for c in expected])
     got_r = l_diversity(df, ["q1", "q2"], "s", kind="recursive", c=1.5, l=2, missing=missing)
     assert got_r["s"].tolist() == [_recursive(c, 1.5, 2) for c in expected]
+
+
+row4 = st.tuples(
+    st.sampled_from(["a", None]),
+    st.sampled_from([0, 1, None]),
+    st.sampled_from(["u", "v", None]),
+    st.sampled_from([True, False, None]),
+    st.sampled_from(["x", "y", "z", None]),
+)
+
+
+@given(st.lists(row4, min_size=1, max_size=25))
+def test_matches_oracle_with_many_masks(rows: list[tuple[object, ...]]) -> None:
+    df = pd.DataFrame(rows, columns=["q1", "q2", "q3", "q4", "s"], dtype=object)
+    qi = ["q1", "q2", "q3", "q4"]
+    expected = _oracle(df, qi, "s", True)
+    assert l_diversity(df, qi, "s")["s"].tolist() == [len(c) for c in expected]
+    got = l_diversity(df, qi, "s", kind="entropy")["s"].tolist()
+    assert got == pytest.approx([_entropy(c) for c in expected])

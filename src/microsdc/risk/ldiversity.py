@@ -41,13 +41,24 @@ def _extra_missing(missing_values: MissingValues, column: Hashable) -> list[Any]
     return list(vals)
 
 
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(starts[i], ends[i])`` over i."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.arange(total, dtype=np.int64) - offsets + np.repeat(starts, lengths)
+
+
 def _class_value_counts(
     codes: np.ndarray, n_categories: np.ndarray, s_codes: np.ndarray, wildcard: bool
-) -> tuple[pd.DataFrame, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Counts of each sensitive value among the records compatible with each QI pattern.
 
-    Returns a frame with columns ``pattern``, ``value``, ``n`` (only values with
-    n > 0 and never the missing value) and the pattern of every record.
+    Returns ``(pattern, count, inverse)``: one entry per (QI pattern, observed
+    sensitive value) with a count > 0 (the missing value never counted), and
+    the pattern of every record.
     """
     n, m = codes.shape
     if m:
@@ -56,14 +67,11 @@ def _class_value_counts(
         patterns, inverse = np.zeros((1 if n else 0, 0), dtype=codes.dtype), np.zeros(n, np.int64)
     inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
     observed = s_codes >= 0
+    n_values = int(s_codes.max(initial=-1)) + 1
     if not wildcard:
-        table = (
-            pd.DataFrame({"pattern": inverse[observed], "value": s_codes[observed]})
-            .value_counts(sort=False)
-            .rename("n")
-            .reset_index()
-        )
-        return table, inverse
+        key = inverse[observed] * n_values + s_codes[observed]
+        uniq, cnt = np.unique(key, return_counts=True)
+        return uniq // max(n_values, 1), cnt.astype(np.float64), inverse
     bits = (1 << np.arange(m, dtype=np.int64)) if m else np.zeros(0, dtype=np.int64)
     pat_mask = (
         ((patterns >= 0).astype(np.int64) * bits).sum(axis=1)
@@ -72,37 +80,41 @@ def _class_value_counts(
     )
     row_codes = codes[observed]
     row_mask = pat_mask[inverse[observed]]
-    row_s = s_codes[observed]
-    pieces = []
+    row_s = s_codes[observed].astype(np.int64)
+    row_groups = {int(mb): np.flatnonzero(row_mask == mb) for mb in np.unique(row_mask)}
+    pat_parts: list[np.ndarray] = []
+    cell_parts: list[np.ndarray] = []
+    cnt_parts: list[np.ndarray] = []
     for ma in np.unique(pat_mask):
         a_ids = np.flatnonzero(pat_mask == ma)
-        for mb in np.unique(row_mask):
-            common = [j for j in range(m) if (int(ma) & int(mb)) >> j & 1]
-            b_rows = np.flatnonzero(row_mask == mb)
-            both = np.vstack([patterns[a_ids][:, common], row_codes[b_rows][:, common]])
-            key = (
-                combine_codes(both, n_categories[common])
-                if common
-                else np.zeros(len(both), dtype=np.int64)
-            )
-            key_a, key_b = key[: len(a_ids)], key[len(a_ids) :]
-            tb = (
-                pd.DataFrame({"key": key_b, "value": row_s[b_rows]})
-                .value_counts(sort=False)
-                .rename("n")
-                .reset_index()
-            )
-            ta = pd.DataFrame({"pattern": a_ids, "key": key_a})
-            pieces.append(ta.merge(tb, on="key", how="inner")[["pattern", "value", "n"]])
-    if not pieces:
-        return pd.DataFrame({"pattern": [], "value": [], "n": []}, dtype=np.int64), inverse
-    table = (
-        pd.concat(pieces, ignore_index=True)
-        .groupby(["pattern", "value"], sort=False)["n"]
-        .sum()
-        .reset_index()
-    )
-    return table, inverse
+        for mb, b_rows in row_groups.items():
+            common = [j for j in range(m) if (int(ma) & mb) >> j & 1]
+            if common:
+                both = np.vstack([patterns[a_ids][:, common], row_codes[b_rows][:, common]])
+                key = combine_codes(both, n_categories[common])
+                _, dense = np.unique(key, return_inverse=True)
+                dense = dense.reshape(-1).astype(np.int64)
+            else:
+                dense = np.zeros(len(a_ids) + len(b_rows), dtype=np.int64)
+            key_a, key_b = dense[: len(a_ids)], dense[len(a_ids) :]
+            # (key, value) cells of the rows of mask mb, sorted by key
+            cells, cnt = np.unique(key_b * n_values + row_s[b_rows], return_counts=True)
+            cell_key = cells // n_values
+            starts = np.searchsorted(cell_key, key_a, side="left")
+            ends = np.searchsorted(cell_key, key_a, side="right")
+            take = _ranges(starts, ends)
+            if not len(take):
+                continue
+            pat_parts.append(np.repeat(a_ids, ends - starts))
+            cell_parts.append(cells[take] % n_values)
+            cnt_parts.append(cnt[take])
+    if not pat_parts:
+        return np.zeros(0, np.int64), np.zeros(0), inverse
+    pat = np.concatenate(pat_parts)
+    key = pat * n_values + np.concatenate(cell_parts)
+    uniq, where = np.unique(key, return_inverse=True)
+    total = np.bincount(where.reshape(-1), weights=np.concatenate(cnt_parts).astype(np.float64))
+    return uniq // n_values, total, inverse
 
 
 def l_diversity(
@@ -235,12 +247,10 @@ def l_diversity(
     out: dict[int, Any] = {}
     for pos, s in enumerate(sens):
         s_codes, _ = encode_column(df[s], _extra_missing(missing_values, s))
-        table, inverse = _class_value_counts(
+        pat, cnt, inverse = _class_value_counts(
             enc.codes, enc.n_categories, s_codes, policy.kind == "wildcard"
         )
         n_patterns = int(inverse.max()) + 1 if n else 0
-        pat = table["pattern"].to_numpy(dtype=np.int64)
-        cnt = table["n"].to_numpy(dtype=np.float64)
         if kind == "distinct":
             per = np.bincount(pat, minlength=n_patterns).astype(np.int64)
         elif kind == "entropy":
