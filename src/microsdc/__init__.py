@@ -23,6 +23,16 @@ _EXPORTS: dict[str, str] = {
     "check_k_anonymity": "microsdc.risk.kanonymity",
     "sample_frequencies": "microsdc.risk.kanonymity",
     "safe_combinations": "microsdc.risk.safe_combinations",
+    # risk and utility measures
+    "individual_risk": "microsdc.risk.individual",
+    "global_risk": "microsdc.risk.individual",
+    "household_risk": "microsdc.risk.individual",
+    "l_diversity": "microsdc.risk.ldiversity",
+    "suppressed_cells": "microsdc.utility",
+    # jobs and reports
+    "run_job": "microsdc.job",
+    "load_job": "microsdc.job",
+    "render_report": "microsdc.report",
     # record swapping
     "record_swap": "microsdc.swapping",
     "record_swap_result": "microsdc.swapping",
@@ -44,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "HighCardinalityWarning": "microsdc.exceptions",
     "PerformanceWarning": "microsdc.exceptions",
     "HouseholdLevelWarning": "microsdc.exceptions",
+    "JobFileError": "microsdc.exceptions",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -7,6 +7,7 @@ the built-in exception a Python user would expect (``ValueError``, ``KeyError``,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ __all__ = [
     "HighCardinalityWarning",
     "HouseholdLevelWarning",
     "InvalidParameterError",
+    "JobFileError",
     "PerformanceWarning",
     "SDCError",
     "SDCWarning",
@@ -60,6 +62,34 @@ class DataValidationError(SDCError, ValueError):
     def __init__(self, message: str, failure_cases: Any = None) -> None:
         super().__init__(message)
         self.failure_cases = failure_cases
+
+
+class JobFileError(SDCError, ValueError):
+    """A job file is malformed, or names something that does not exist.
+
+    Attributes
+    ----------
+    path : str
+        The job file.
+    key : str or None
+        Dotted name of the key at fault (``"swapping.swaprate"``).
+    line : int or None
+        1-based line of that key in the job file, when it is there.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | os.PathLike[str],
+        key: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.key = key
+        self.line = line
+        where = os.path.basename(os.fspath(path)) + (f", line {line}" if line else "")
+        super().__init__(f"{where}: {message}")
 
 
 class SDCWarning(UserWarning):

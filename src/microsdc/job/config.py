@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from microsdc.exceptions import SDCError
+from microsdc.exceptions import JobFileError
 
 __all__ = [
     "STEPS",
@@ -65,29 +65,6 @@ STEPS = ("risk", "swapping", "suppression")
 MISSING_POLICIES = ("wildcard", "category", "conservative")
 LDIV_KINDS = ("distinct", "entropy", "recursive")
 SUPPRESSION_METHODS = ("greedy", "exact")
-
-
-class JobFileError(SDCError, ValueError):
-    """A job file is malformed, or names something that does not exist.
-
-    Attributes
-    ----------
-    path : str
-        The job file.
-    key : str or None
-        Dotted name of the key at fault (``"swapping.swaprate"``).
-    line : int or None
-        1-based line of that key in the job file, when it is there.
-    """
-
-    def __init__(
-        self, message: str, *, path: str | Path, key: str | None = None, line: int | None = None
-    ) -> None:
-        self.path = str(path)
-        self.key = key
-        self.line = line
-        where = Path(path).name + (f", line {line}" if line else "")
-        super().__init__(f"{where}: {message}")
 
 
 # --------------------------------------------------------------------------- locating keys

@@ -3,7 +3,18 @@
 k-anonymity with missing values, safe combinations, individual and household risk.
 """
 
+from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, individual_risk
 from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
+from microsdc.risk.ldiversity import l_diversity
 from microsdc.risk.safe_combinations import safe_combinations
 
-__all__ = ["check_k_anonymity", "safe_combinations", "sample_frequencies"]
+__all__ = [
+    "GlobalRisk",
+    "check_k_anonymity",
+    "global_risk",
+    "household_risk",
+    "individual_risk",
+    "l_diversity",
+    "safe_combinations",
+    "sample_frequencies",
+]
