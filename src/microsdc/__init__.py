@@ -23,6 +23,16 @@ _EXPORTS: dict[str, str] = {
     "check_k_anonymity": "microsdc.risk.kanonymity",
     "sample_frequencies": "microsdc.risk.kanonymity",
     "safe_combinations": "microsdc.risk.safe_combinations",
+    # suppression, recoding, longitudinal data
+    "local_suppression": "microsdc.suppression",
+    "SuppressionResult": "microsdc.suppression",
+    "min_missingness_max_deid": "microsdc.suppression",
+    "bin_numeric": "microsdc.recoding",
+    "top_code": "microsdc.recoding",
+    "bottom_code": "microsdc.recoding",
+    "merge_rare_categories": "microsdc.recoding",
+    "collapse_subjects": "microsdc.longitudinal",
+    "restore_subjects": "microsdc.longitudinal",
     # risk and utility measures
     "individual_risk": "microsdc.risk.individual",
     "global_risk": "microsdc.risk.individual",
