@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
@@ -35,4 +34,4 @@ def test_python_examples_run() -> None:
     for block in blocks:  # one namespace: later blocks use what earlier ones defined
         code = block.replace("result = microsdc.record_swap_result(...)", "")
         exec(compile(code, "README.md", "exec"), namespace)
-    assert namespace["n_at_risk"] == 2
+    assert namespace["n_at_risk"] == 1  # fk = 4 4 3 2 4 5 7
