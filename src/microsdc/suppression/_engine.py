@@ -128,7 +128,8 @@ def reach_k(
     policy: Policy,
     *,
     select: int = 1,
-) -> None:
+    fk_start: np.ndarray | None = None,
+) -> np.ndarray | None:
     """Blank cells of ``codes`` (in place) until every job (column subset, k) holds.
 
     Each job runs the greedy on its columns and re-counts once at the end; the
@@ -136,6 +137,20 @@ def reach_k(
     can, under some policies, lower counts for another). Records the greedy
     cannot fix because they are already entirely missing (``"category"``,
     ``"conservative"``) are handled by :func:`_grow_missing_group`.
+
+    The records waiting to be processed weigh their deficit ``k - fk`` in the
+    greedy's tie-break (see ``greedy_suppress``).
+
+    Parameters
+    ----------
+    fk_start : ndarray of shape (n,), optional
+        fk of the single job on ``codes`` as given, when the caller has it.
+
+    Returns
+    -------
+    ndarray of shape (n,) or None
+        With a single job, fk after suppression (from the final check);
+        otherwise None.
 
     Raises
     ------
@@ -147,9 +162,11 @@ def reach_k(
 
     n = codes.shape[0]
     if n == 0:
-        return
+        return None
     kind = KIND[policy.kind]
     max_rounds = n * codes.shape[1] + 2
+    single = len(jobs) == 1
+    known = fk_start if single else None
     for _ in range(max_rounds):
         all_ok = True
         for cols, k in jobs:
@@ -160,13 +177,15 @@ def reach_k(
             word_of, mult, n_words = key_layout(nc)
             changed = False
             for _ in range(max_rounds):
-                fk = fk_of(sub, nc, policy)
+                fk = fk_of(sub, nc, policy) if known is None else known
+                known = None
                 at_risk = fk < k
                 if not at_risk.any():
                     break
                 changed = True
                 order = np.flatnonzero(at_risk)
                 order = order[np.argsort(fk[order], kind="stable")].astype(np.int64)
+                deficit = np.maximum(np.ceil(k - fk[order]), 1).astype(np.int64)
                 before = int(np.count_nonzero(sub < 0))
                 greedy_suppress(
                     sub,
@@ -181,6 +200,7 @@ def reach_k(
                     mult,
                     n_words,
                     select,
+                    deficit,
                 )
                 if int(np.count_nonzero(sub < 0)) == before:
                     _grow_missing_group(sub, fk, k, policy)
@@ -192,8 +212,10 @@ def reach_k(
             if changed:
                 all_ok = False
                 codes[:, cl] = sub
+            if single:
+                return fk
         if all_ok:
-            return
+            return None
     raise SDCError("Local suppression did not converge; please report this.")
 
 

@@ -566,6 +566,7 @@ def greedy_suppress(
     mult,
     n_words,
     select,
+    weight,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
 
@@ -583,8 +584,10 @@ def greedy_suppress(
     select : int
         0: the first candidate (cheapest) that reaches k. 1: among the candidates
         with as few cells as the cheapest one reaching k, the one whose new
-        pattern newly supports the most rows still waiting in ``order``; ties go
-        to the cheaper candidate.
+        pattern newly supports the most rows still waiting in ``order`` (counted
+        with ``weight``); ties go to the cheaper candidate.
+    weight : ndarray of shape (r,), int64, >= 1
+        Weight of each row of ``order`` while it waits (e.g. its deficit k - fk).
 
     Returns
     -------
@@ -598,7 +601,7 @@ def greedy_suppress(
     out3 = np.zeros(5, dtype=np.int64)
     pending = np.zeros(n, dtype=np.int64)
     for oi in range(order.shape[0]):
-        pending[order[oi]] = 1
+        pending[order[oi]] = weight[oi]
     ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = 0
@@ -622,9 +625,10 @@ def greedy_suppress(
         _fill_meta_key(key, obs, full + 1)
         mid1 = _get(ht, key) - 1
         if pending[r]:
+            w_r = pending[r]
             pending[r] = 0
             ht = _reserve(ht, meta, n_tables + 1)
-            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -1, word_of, mult)
+            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -w_r, word_of, mult)
         if obs == 0:
             continue
         chosen = -1

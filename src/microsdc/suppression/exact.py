@@ -62,7 +62,10 @@ def exact_suppress_codes(
     every record r at risk, (records compatible from the start) + sum_s y[r, s]
     >= k. Records not at risk need no constraint: blanking never lowers a
     wildcard count. Minimise sum weight[j] x[r, j]. The problem is NP-hard
-    (Meyerson & Williams 2004); the model has O(n x n_at_risk) variables.
+    (Meyerson & Williams 2004); the model has O(n x n_at_risk) variables and a
+    weak linear relaxation: expect proofs of optimality for a few dozen
+    records at most. Under the wildcard policy the optimum is often degenerate
+    (k - 1 entirely blanked records are compatible with everyone).
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
     from scipy.sparse import coo_array

@@ -317,9 +317,10 @@ def local_suppression(
     became safe meanwhile, and blanks for each the cheapest set of its cells
     (by ``importance``) that brings it to k; among the sets with as few cells,
     it prefers the one whose new pattern matches the most records still
-    waiting. Counts are kept per (missingness mask, column set) in hash tables
-    and updated incrementally when a record changes; a full recount is done
-    once at the end, and the loop resumes for any record still at risk (under
+    waiting (each weighted by its deficit k - fk). Counts are kept per
+    (missingness mask, column set) in hash tables and updated incrementally
+    when a record changes; a full recount is done once at the end, and the
+    loop resumes for any record still at risk (under
     ``"category"``, alpha < 1 and ``"conservative"`` blanking one record can
     lower another's count). A record for which no subset reaches k has all its
     QI cells blanked; under ``"category"``/``"conservative"`` more records are
@@ -329,6 +330,14 @@ def local_suppression(
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
+
+    Under the wildcard policy a record with every QI missing is compatible
+    with every record, so k - 1 entirely blanked records make any data set
+    k-anonymous with at most (k - 1) x n_qis cells. That minimum protects
+    little (the other records keep their unique values; the count only says
+    the blanked records cannot be ruled out), and the greedy does not look
+    for it; the exact method finds it. Look at the number of entirely missing
+    records, and at ``true_fk``, before release.
 
     References
     ----------
@@ -423,20 +432,26 @@ def local_suppression(
     fk_after = np.zeros(n)
     risk_before = np.zeros(n, dtype=bool)
     risk_after = np.zeros(n, dtype=bool)
+    single = len(jobs) == 1 and len(jobs[0][0]) == m
     for rows in groups:
         sub = np.ascontiguousarray(codes[rows])
-        fk_before[rows] = fk_of(sub, ncat, policy)
-        risk_before[rows] = risk_mask(sub, ncat, policy, jobs)
-        if risk_before[rows].any():
+        fkb = fk_of(sub, ncat, policy)
+        fk_before[rows] = fkb
+        rb = fkb < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
+        risk_before[rows] = rb
+        fka = fkb
+        if rb.any():
             if method == "exact":
                 from microsdc.suppression.exact import exact_suppress_codes
 
                 exact_suppress_codes(sub, ncat, jobs_spec[0][1], costs.weight, time_limit)
+                fka = fk_of(sub, ncat, policy)
             else:
-                reach_k(sub, ncat, jobs, costs, policy)
+                done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fkb if single else None)
+                fka = done if done is not None else fk_of(sub, ncat, policy)
             codes[rows] = sub
-        fk_after[rows] = fk_of(sub, ncat, policy)
-        risk_after[rows] = risk_mask(sub, ncat, policy, jobs)
+        fk_after[rows] = fka
+        risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
