@@ -3,19 +3,55 @@
 Formats are chosen by file extension. Parquet goes through pyarrow, SPSS through
 pyreadstat, Stata through pandas. Dtypes are preserved as far as each format
 allows (nullable integers survive Parquet; CSV infers types on reading).
+
+SPSS and Stata files have no missing value for strings: an empty string is
+written for a missing string and read back as missing. Their column names are
+restricted; a name those formats cannot hold is an error (never a silent
+rename). Files are written to a temporary name and moved into place, so a
+failed write leaves nothing behind. Any file that cannot be parsed raises
+:class:`~microsdc.exceptions.DataValidationError` naming the file.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.exceptions import ColumnNotFoundError, InvalidParameterError
+from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FORMATS", "read_columns", "read_table", "write_table"]
+__all__ = [
+    "FORMATS",
+    "check_column_names",
+    "check_output_path",
+    "read_columns",
+    "read_table",
+    "write_table",
+]
+
+_FORMAT_NAMES = {
+    "csv": "a CSV",
+    "tsv": "a TSV",
+    "parquet": "a Parquet",
+    "spss": "an SPSS",
+    "stata": "a Stata",
+}
+#: Column names each format can hold (checked before writing).
+_NAME_RULES = {
+    "spss": (
+        re.compile(r"^[A-Za-z@][A-Za-z0-9_.@#$]{0,63}$"),
+        "letters, digits and _.@#$, starting with a letter, at most 64 characters",
+    ),
+    "stata": (
+        re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"),
+        "letters, digits and _, not starting with a digit, at most 32 characters",
+    ),
+}
 
 FORMATS = {
     ".csv": "csv",
@@ -87,17 +123,32 @@ def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any
                 f"{', '.join(repr(c) for c in present[:30])}{' ...' if len(present) > 30 else ''}.",
                 missing=missing,
             )
-    if fmt in ("csv", "tsv"):
-        sep = "\t" if fmt == "tsv" else kwargs.pop("sep", ",")
-        return pd.read_csv(path, sep=sep, usecols=columns, low_memory=False, **kwargs)
-    if fmt == "parquet":
-        return pd.read_parquet(path, columns=columns, **kwargs)
-    if fmt == "spss":
-        import pyreadstat
+    try:
+        if fmt in ("csv", "tsv"):
+            sep = "\t" if fmt == "tsv" else kwargs.pop("sep", ",")
+            _check_csv_header(path, sep, kwargs.get("encoding"))
+            return pd.read_csv(path, sep=sep, usecols=columns, low_memory=False, **kwargs)
+        if fmt == "parquet":
+            return pd.read_parquet(path, columns=columns, **kwargs)
+        if fmt == "spss":
+            import pyreadstat
 
-        df, _meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
-        return df
-    return pd.read_stata(path, columns=columns, **kwargs)
+            df, _meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
+        else:
+            df = pd.read_stata(path, columns=columns, **kwargs)
+    except (FileNotFoundError, ColumnNotFoundError, DataValidationError):
+        raise
+    except UnicodeDecodeError as exc:
+        raise DataValidationError(
+            f"Cannot read {path.name}: byte {exc.object[exc.start : exc.start + 1]!r} at position "
+            f"{exc.start} is not UTF-8. Save the file as UTF-8 (or pass encoding='latin-1')."
+        ) from exc
+    except Exception as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataValidationError(
+            f"Cannot read {path.name} as {_FORMAT_NAMES[fmt]} file: {first}"
+        ) from exc
+    return _empty_strings_to_missing(df)
 
 
 def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
@@ -132,27 +183,127 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
     return list(meta.column_names)
 
 
+def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
+    """Check, before any work, that ``path`` can be written.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the extension is unknown, or ``path`` is one of ``inputs`` (an
+        output never replaces the original data).
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
+    """
+    path = Path(path)
+    _format_of(path)
+    if not path.parent.exists():
+        raise FileNotFoundError(2, "No such directory", str(path.parent))
+    for src in inputs:
+        if Path(src).exists() and path.exists() and os.path.samefile(src, path):
+            raise InvalidParameterError(
+                f"The output {str(path)!r} is the input file; write the anonymised data to a "
+                "new file so that the original is kept."
+            )
+    return path
+
+
 def write_table(df: pd.DataFrame, path: str | Path) -> None:
     """Write ``df`` in the format given by the extension of ``path``.
+
+    The file is written under a temporary name in the same folder and moved
+    into place, so a failed write leaves nothing behind.
 
     Raises
     ------
     InvalidParameterError
         If the extension is not one of the supported formats.
+    DataValidationError
+        If a column name cannot be stored in an SPSS or Stata file (all such
+        names are listed).
+    FileNotFoundError
+        If the folder does not exist.
     """
     path = Path(path)
     fmt = _format_of(path)
-    if path.parent and not path.parent.exists():
+    if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
-    if fmt == "csv":
-        df.to_csv(path, index=False)
-    elif fmt == "tsv":
-        df.to_csv(path, index=False, sep="\t")
-    elif fmt == "parquet":
-        df.to_parquet(path, index=False)
-    elif fmt == "spss":
-        import pyreadstat
+    check_column_names(df.columns, path)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix="".join(path.suffixes), dir=path.parent
+    )
+    os.close(fd)
+    try:
+        if fmt == "csv":
+            df.to_csv(tmp, index=False)
+        elif fmt == "tsv":
+            df.to_csv(tmp, index=False, sep="\t")
+        elif fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        elif fmt == "spss":
+            import pyreadstat
 
-        pyreadstat.write_sav(df, str(path))
-    else:
-        df.to_stata(path, write_index=False)
+            pyreadstat.write_sav(df, tmp, compress=path.suffix.lower() == ".zsav")
+        else:
+            df.to_stata(tmp, write_index=False)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def check_column_names(columns: Any, path: str | Path) -> None:
+    """Raise unless every column name can be stored in the format of ``path``.
+
+    Raises
+    ------
+    DataValidationError
+        Listing the names an SPSS or Stata file cannot hold.
+    """
+    fmt = _format_of(path)
+    if fmt not in _NAME_RULES:
+        return
+    pattern, rule = _NAME_RULES[fmt]
+    bad = [c for c in columns if not (isinstance(c, str) and pattern.match(c))]
+    if bad:
+        raise DataValidationError(
+            f"{len(bad)} column name(s) cannot be stored in {_FORMAT_NAMES[fmt]} file "
+            f"({rule}): {', '.join(repr(c) for c in bad[:10])}{' ...' if len(bad) > 10 else ''}"
+            ". Rename them, or write .parquet or .csv.",
+            failure_cases=bad,
+        )
+
+
+def _check_csv_header(path: Path, sep: str, encoding: str | None) -> None:
+    """Refuse a CSV whose header repeats a column name (pandas would rename it silently)."""
+    import pandas as pd
+
+    try:
+        first = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, encoding=encoding)
+    except pd.errors.EmptyDataError:
+        return
+    header = [str(c) for c in first.iloc[0].tolist()] if len(first) else []
+    seen: set[str] = set()
+    dups = [c for c in header if c in seen or seen.add(c)]  # type: ignore[func-returns-value]
+    if dups:
+        dup_list = list(dict.fromkeys(dups))
+        raise DataValidationError(
+            f"{path.name} has duplicate column names: {', '.join(repr(d) for d in dup_list)}. "
+            "Rename them so each column can be named.",
+            failure_cases=dup_list,
+        )
+
+
+def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:
+    """SPSS and Stata store a missing string as "": read it as missing."""
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            empty = s.eq("").fillna(False).to_numpy(dtype=bool)
+            if empty.any():
+                df[col] = s.mask(empty)
+    return df

@@ -68,11 +68,22 @@ def parse_list(value: str | None) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
-def read_input(path: str, columns: list[str] | None = None, **kwargs: Any) -> Any:
-    """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`)."""
-    from microsdc.io import read_table
+def read_input(
+    path: str, columns: list[str] | None = None, *, out: str | None = None, **kwargs: Any
+) -> Any:
+    """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`).
 
-    return read_table(path, columns=columns, **kwargs)
+    ``out``, the file the command will write, is checked first (known format,
+    existing folder, not the input itself), so that no work is wasted.
+    """
+    from microsdc.io import check_column_names, check_output_path, read_table
+
+    if out is not None:
+        check_output_path(out, path)
+    df = read_table(path, columns=columns, **kwargs)
+    if out is not None:
+        check_column_names(df.columns, out)
+    return df
 
 
 def write_output(df: Any, path: str) -> None:

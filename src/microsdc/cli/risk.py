@@ -90,7 +90,7 @@ def risk(
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
-        df = read_input(file, columns=usecols if all(isinstance(c, str) for c in qis) else None)
+        df = read_input(file, columns=usecols, out=out)
         bar.update(task, advance=1, description="encoding")
         enc = encode_qis(
             df, qis, missing_values=parse_missing_values(missing_values), func="microsdc risk"

@@ -171,7 +171,7 @@ def suppress(
     policy = _policy_value(missing)
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
-        df = read_input(file)
+        df = read_input(file, out=out)
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 

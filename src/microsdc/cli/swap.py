@@ -79,7 +79,7 @@ def swap(
     """
     from microsdc.swapping.core import _run
 
-    data = read_input(file)
+    data = read_input(file, out=out_file)
     levels = parse_list(hierarchy)
     progress = None
     if len(data) > PROGRESS_ROWS and sys.stderr.isatty():
@@ -136,7 +136,9 @@ def synth(n_households: int, seed: int | None, out_file: str) -> None:
     """Write a synthetic census: persons in households in a nuts1 > nuts2 > nuts3 > lau2
     geography (distributions of sdcMicro's createDat)."""
     from microsdc.datasets import synthetic_census
+    from microsdc.io import check_output_path
 
+    check_output_path(out_file)
     data = synthetic_census(n_households, seed=seed)
     write_output(data, out_file)
     click.echo(f"Wrote {n_households:,} households ({len(data):,} persons) to {out_file}.")

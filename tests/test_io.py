@@ -1,0 +1,104 @@
+"""Reading and writing data files: round trips, missing strings, bad files, safe writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc import ColumnNotFoundError, DataValidationError, InvalidParameterError
+from microsdc.io import check_output_path, read_columns, read_table, write_table
+
+FRAME = pd.DataFrame(
+    {
+        "region": ["north", None, "south", "south"],
+        "age": [23.0, 41.0, np.nan, 41.0],
+        "sex": ["f", "m", "f", None],
+    }
+)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".tsv", ".parquet", ".sav", ".zsav", ".dta"])
+def test_round_trip_keeps_values_and_missing(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"data{suffix}"
+    write_table(FRAME, path)
+    back = read_table(path)
+    assert list(back.columns) == list(FRAME.columns)
+    assert read_columns(path) == list(FRAME.columns)
+    # a missing string comes back missing in every format (SPSS and Stata store it as "")
+    assert back["region"].isna().tolist() == [False, True, False, False]
+    assert back["sex"].isna().tolist() == [False, False, False, True]
+    assert back["age"].isna().tolist() == [False, False, True, False]
+    assert back["region"].dropna().tolist() == ["north", "south", "south"]
+    assert [f for f in tmp_path.iterdir() if f.name.startswith(".")] == []
+
+
+def test_read_only_some_columns_and_unknown_ones_listed(tmp_path: Path) -> None:
+    path = tmp_path / "d.parquet"
+    write_table(FRAME, path)
+    assert list(read_table(path, columns=["sex"]).columns) == ["sex"]
+    with pytest.raises(ColumnNotFoundError, match=r"2 column\(s\) not in d.parquet: 'x', 'y'"):
+        read_table(path, columns=["sex", "x", "y"])
+
+
+def test_duplicate_csv_header_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "dup.csv"
+    path.write_text("a,b,a\n1,2,3\n")
+    with pytest.raises(DataValidationError, match="duplicate column names: 'a'"):
+        read_table(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("bad.parquet", b"not parquet at all", "Cannot read bad.parquet as a Parquet file"),
+        ("bad.sav", b"\x00\x01garbage", "Cannot read bad.sav as an SPSS file"),
+        ("bad.dta", b"garbage", "Cannot read bad.dta as a Stata file"),
+        ("empty.csv", b"", "Cannot read empty.csv as a CSV file"),
+        ("latin.csv", "a,b\n1,\xe9t\xe9\n".encode("latin-1"), "is not UTF-8"),
+    ],
+)
+def test_unreadable_files_give_one_clear_error(
+    tmp_path: Path, name: str, content: bytes, message: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DataValidationError, match=message):
+        read_table(path)
+
+
+def test_latin1_readable_with_encoding(tmp_path: Path) -> None:
+    path = tmp_path / "latin.csv"
+    path.write_bytes("a,b\n1,\xe9t\xe9\n".encode("latin-1"))
+    assert read_table(path, encoding="latin-1")["b"].tolist() == ["été"]
+
+
+@pytest.mark.parametrize("suffix", [".sav", ".dta"])
+def test_names_the_format_cannot_hold_are_an_error_and_nothing_is_written(
+    tmp_path: Path, suffix: str
+) -> None:
+    path = tmp_path / f"out{suffix}"
+    df = FRAME.rename(columns={"region": "home-region", "age": "1age"})
+    with pytest.raises(DataValidationError, match=r"2 column name\(s\) cannot be stored") as e:
+        write_table(df, path)
+    assert e.value.failure_cases == ["home-region", "1age"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_extension_and_missing_folder(tmp_path: Path) -> None:
+    with pytest.raises(InvalidParameterError, match="Cannot tell the format"):
+        write_table(FRAME, tmp_path / "x.xlsx")
+    with pytest.raises(FileNotFoundError):
+        write_table(FRAME, tmp_path / "nope" / "x.csv")
+    with pytest.raises(FileNotFoundError):
+        read_table(tmp_path / "absent.csv")
+
+
+def test_output_may_not_replace_the_input(tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    write_table(FRAME, src)
+    with pytest.raises(InvalidParameterError, match="is the input file"):
+        check_output_path(src, src)
+    assert check_output_path(tmp_path / "out.csv", src) == tmp_path / "out.csv"
