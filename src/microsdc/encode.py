@@ -244,7 +244,7 @@ def encode_qis(
             warnings.warn(
                 f"Quasi-identifier {c!r} has {len(cats):,} distinct values; it looks continuous "
                 "and makes almost every record unique. Bin it first "
-                "(microsdc.recoding.bin_numeric).",
+                "(microsdc.bin_numeric, or --bin on the command line).",
                 HighCardinalityWarning,
                 stacklevel=3,
             )

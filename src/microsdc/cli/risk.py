@@ -103,7 +103,8 @@ def risk(
     n = len(fk)
     con = console()
     con.print(
-        f"[bold]{file}[/bold]: {n:,} records, {len(qis)} quasi-identifiers "
+        f"[bold]{file}[/bold]: {n:,} records, {len(qis)} quasi-identifier"
+        f"{'' if len(qis) == 1 else 's'} "
         f"({', '.join(map(str, qis))}), missing values as [italic]{policy.label}[/italic]"
     )
     table = Table(title="Records at risk (fk < k)", title_justify="left")
@@ -116,7 +117,10 @@ def risk(
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
     if top and n:
-        summary = _summary(enc, res, k).head(top)
+        summary = _summary(enc, res, k)
+        if res.Fk is not None:  # among equal fk, the smallest estimated population first
+            summary = summary.sort_values(["fk", "Fk"], kind="stable")
+        summary = summary.head(top)
         t2 = Table(title=f"The {len(summary)} riskiest key combinations", title_justify="left")
         for c in enc.columns:
             t2.add_column(str(c))
@@ -132,7 +136,10 @@ def risk(
                 cells.append(f"{values[len(enc.columns) + 2]:,.1f}")
             t2.add_row(*cells)
         con.print(t2)
-        con.print("[dim]'.' = missing value (matches any value).[/dim]")
+        if policy.kind != "category" and (enc.codes < 0).any():
+            con.print("[dim]'.' = missing value (matches any value).[/dim]")
+        elif (enc.codes < 0).any():
+            con.print("[dim]'.' = missing value (a category of its own).[/dim]")
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
