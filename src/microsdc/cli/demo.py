@@ -5,8 +5,8 @@ read, changed and run again with ``microsdc run``:
 
 - the Adult sample shipped with microsdc (10,000 records of the 1994 US
   Current Population Survey): risk, then local suppression to k-anonymity;
-- a synthetic census (households in a nuts1 > nuts2 geography): risk,
-  then targeted record swapping.
+- a synthetic census (households in a nuts1 > nuts2 > nuts3 geography):
+  risk, then targeted record swapping.
 """
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ steps = ["risk", "swapping"]
 path = "census.csv"
 
 [variables]
-quasi_identifiers = ["nuts1", "nuts2", "ageGroup", "gender", "national", "hsize"]
+# the persons an intruder may recognise: area, age group and nationality
+quasi_identifiers = ["nuts1", "nuts2", "nuts3", "ageGroup", "national"]
 household_id = "hid"
-hierarchy = ["nuts1", "nuts2"]
+hierarchy = ["nuts1", "nuts2", "nuts3"]
 
 [risk]
 k = {k}
@@ -70,7 +71,7 @@ k = {k}
 similar = [["hsize", "htype"], ["hsize"]]
 swaprate = 0.05
 k_anonymity = {k}
-risk_variables = ["ageGroup", "gender", "national"]
+risk_variables = ["ageGroup", "national"]
 seed = {seed}
 
 [output]
@@ -100,12 +101,11 @@ def _risk_table(k: int) -> None:
     con = console()
     con.print(
         f"[bold]Adult sample[/bold] (10,000 records, UCI Adult, CC BY 4.0): "
-        f"quasi-identifiers {', '.join(qi)}; age in 5-year bands."
+        f"quasi-identifiers {', '.join(qi)}; age in 5-year bands; a missing value matches "
+        "any value."
     )
     out = sample_frequencies(df, qi, weights="fnlwgt")
-    table = Table(
-        title="Records at risk (fk < k), missing values as wildcards", title_justify="left"
-    )
+    table = Table(title="Records at risk (fk < k)", title_justify="left")
     table.add_column("k", justify="right")
     table.add_column("records at risk", justify="right")
     table.add_column("share", justify="right")
@@ -130,7 +130,7 @@ def _risk_table(k: int) -> None:
 @click.option(
     "--households",
     type=click.IntRange(min=100),
-    default=5000,
+    default=20000,
     show_default=True,
     help="Households of the synthetic census.",
 )

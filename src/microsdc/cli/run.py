@@ -67,10 +67,41 @@ def print_result(result: Any, out: Any) -> None:
         )
     swp = audit.get("swapping")
     if swp:
+        levels = Table(
+            title="Record swapping per hierarchy level",
+            title_justify="left",
+            show_edge=False,
+            pad_edge=False,
+        )
+        for name in (
+            "level",
+            "households at risk",
+            "households swapped",
+            "persons swapped",
+            "without a donor",
+        ):
+            levels.add_column(name, justify="left" if name == "level" else "right")
+        for row in swp["counts_per_level"]:
+            levels.add_row(
+                str(row["hierarchy"]),
+                f"{row['households_at_risk']:,}",
+                f"{row['households_swapped']:,}",
+                f"{row['persons_swapped']:,}",
+                f"{row['households_without_donor']:,}",
+            )
+        out.print(levels)
+        at_risk = sum(row["households_at_risk"] for row in swp["counts_per_level"])
         out.print(
             f"Swapped {swp['n_swapped_households']:,} of {swp['n_households']:,} households "
             f"({swp['share_households']:.2%}) and {swp['n_swapped_persons']:,} persons "
-            f"({swp['share_persons']:.2%}); {swp['n_no_donor']:,} without a donor."
+            f"({swp['share_persons']:.2%}); {at_risk:,} households were at risk, "
+            f"{swp['n_no_donor']:,} found no donor."
+        )
+        out.print(
+            "[dim]Swapping moves whole households between areas, so the frequency counts above "
+            "barely change; it protects by making the area of every record uncertain: an "
+            "intruder who finds a rare record cannot tell whether it lives where the file "
+            "says.[/dim]"
         )
     for w in audit.get("warnings", []):
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {w['message']}", highlight=False)

@@ -414,7 +414,7 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
 
 @contextmanager
 def _progress(enabled: bool, total: int, console: Any) -> Iterator[Callable[[str], None]]:
-    if not enabled:
+    if not enabled or (console is not None and not console.is_terminal):
         yield lambda _desc: None
         return
     from rich.progress import (
