@@ -1,0 +1,350 @@
+"""Greedy local suppression for the wildcard policy, on bit sets of records.
+
+For column j and category v, ``B[j, v]`` is the set of records whose value in
+column j is v or missing. The records compatible with a pattern are the
+intersection of ``B[j, v_j]`` over its observed columns, so a record's fk with
+any subset of its cells blanked is one intersection and a population count:
+exact, and cheap enough to try every candidate subset of cells. Blanking cell
+(r, j) adds record r to every ``B[j, v]``. Intersections start from the
+smallest set and only visit its non-zero words.
+
+Same choices as :func:`microsdc.suppression._greedy.greedy_suppress` for the
+wildcard policy (kind 0): rows in the given order, rows that became safe
+skipped, the cheapest class of candidate subsets that reaches k, and within it
+the subset that newly matches the most records still waiting (weighted).
+:func:`restore_cells` then gives back the blanked cells that are not needed.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["BITSET_MAX_ROWS", "greedy_bitset", "restore_cells"]
+
+#: Above this many records the hash-table kernel is used instead.
+BITSET_MAX_ROWS = 400_000
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+@numba.njit(cache=True, inline="always")
+def _popcount(x):  # pragma: no cover - numba
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return (x * _H01) >> np.uint64(56)
+
+
+@numba.njit(cache=True)
+def _intersect(bits, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
+    """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
+    (count of non-zero words listed, population)."""
+    first = sets[0]  # the caller lists the smallest set first
+    count = 0
+    for w in range(words):
+        x = bits[first, w]
+        if x:
+            nz[count] = w
+            buf[w] = x
+            count += 1
+    for t in range(1, n_sets):
+        s = sets[t]
+        keep = 0
+        for i in range(count):
+            w = nz[i]
+            x = buf[w] & bits[s, w]
+            if x:
+                buf[w] = x
+                nz[keep] = w
+                keep += 1
+            else:
+                buf[w] = np.uint64(0)
+        count = keep
+    pop = 0
+    for i in range(count):
+        pop += _popcount(buf[nz[i]])
+    return count, pop
+
+
+@numba.njit(cache=True)
+def greedy_bitset(
+    codes, n_categories, order, candidates, klass, k, select, weight
+):  # pragma: no cover - numba
+    """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
+
+    Parameters are those of ``greedy_suppress`` for kind 0; ``codes`` (int64,
+    C-ordered, -1 = missing) is modified in place.
+
+    Returns
+    -------
+    blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m):
+        offset[j + 1] = offset[j] + n_categories[j]
+    bits = np.zeros((max(offset[m], 1), words), dtype=np.uint64)
+    size = np.zeros(max(offset[m], 1), dtype=np.int64)
+    one = np.uint64(1)
+    for i in range(n):
+        w = i >> 6
+        b = one << np.uint64(i & 63)
+        for j in range(m):
+            v = codes[i, j]
+            if v >= 0:
+                bits[offset[j] + v, w] |= b
+                size[offset[j] + v] += 1
+            else:
+                for u in range(n_categories[j]):
+                    bits[offset[j] + u, w] |= b
+                    size[offset[j] + u] += 1
+    pending = np.zeros(words, dtype=np.uint64)
+    pweight = np.zeros(n, dtype=np.int64)
+    for oi in range(order.shape[0]):
+        r = order[oi]
+        pending[r >> 6] |= one << np.uint64(r & 63)
+        pweight[r] = weight[oi]
+
+    base = np.zeros(words, dtype=np.uint64)
+    base_nz = np.empty(words, dtype=np.int64)
+    buf = np.zeros(words, dtype=np.uint64)
+    nz = np.empty(words, dtype=np.int64)
+    sets = np.empty(m, dtype=np.int64)
+    blanked = np.zeros(order.shape[0], dtype=np.int64)
+
+    for oi in range(order.shape[0]):
+        r = order[oi]
+        rb = one << np.uint64(r & 63)
+        pending[r >> 6] &= ~rb
+        obs = 0
+        for j in range(m):
+            if codes[r, j] >= 0:
+                obs |= 1 << j
+        if obs == 0:
+            continue
+        # the record as it is
+        n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
+        base_count, fk0 = _intersect(bits, sets, n_sets, words, base, base_nz)
+        if fk0 >= k:
+            for i in range(base_count):
+                base[base_nz[i]] = np.uint64(0)
+            continue
+        chosen = -1
+        best_gain = -1
+        best_class = -1
+        for ci in range(candidates.shape[0]):
+            s_set = candidates[ci]
+            if s_set & ~obs:
+                continue
+            if best_class >= 0 and klass[ci] > best_class:
+                break
+            a_set = obs & ~s_set
+            if a_set == 0:
+                fk = n
+                count = -1
+            else:
+                n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
+                count, fk = _intersect(bits, sets, n_sets, words, buf, nz)
+            if fk < k:
+                if count > 0:
+                    for i in range(count):
+                        buf[nz[i]] = np.uint64(0)
+                continue
+            if select == 0:
+                chosen = s_set
+                if count > 0:
+                    for i in range(count):
+                        buf[nz[i]] = np.uint64(0)
+                break
+            gain = 0
+            if count < 0:  # every record: all waiting records not matched yet
+                for w in range(words):
+                    x = pending[w] & ~base[w]
+                    while x:
+                        low = x & (~x + one)
+                        bit = _popcount(low - one)
+                        gain += pweight[(w << 6) + bit]
+                        x ^= low
+            else:
+                for i in range(count):
+                    w = nz[i]
+                    x = buf[w] & ~base[w] & pending[w]
+                    while x:
+                        low = x & (~x + one)
+                        bit = _popcount(low - one)
+                        gain += pweight[(w << 6) + bit]
+                        x ^= low
+                    buf[w] = np.uint64(0)
+            if gain > best_gain:
+                best_gain = gain
+                chosen = s_set
+                best_class = klass[ci]
+        for i in range(base_count):
+            base[base_nz[i]] = np.uint64(0)
+        if chosen < 0:
+            chosen = obs  # no subset reaches k: blank the whole record
+        blanked[oi] = chosen
+        w = r >> 6
+        for j in range(m):
+            if (chosen >> j) & 1:
+                v = codes[r, j]
+                for u in range(n_categories[j]):
+                    if u != v:
+                        bits[offset[j] + u, w] |= rb
+                        size[offset[j] + u] += 1
+                codes[r, j] = -1
+    return blanked
+
+
+@numba.njit(cache=True, inline="always")
+def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover - numba
+    """Bit-set indices of record r's values on the columns of ``a_set``, smallest set first."""
+    n_sets = 0
+    for j in range(m):
+        if (a_set >> j) & 1:
+            idx = offset[j] + codes[r, j]
+            # insertion sort by set size
+            t = n_sets
+            while t > 0 and size[sets[t - 1]] > size[idx]:
+                sets[t] = sets[t - 1]
+                t -= 1
+            sets[t] = idx
+            n_sets += 1
+    return n_sets
+
+
+@numba.njit(cache=True)
+def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cover - numba
+    """Give back blanked cells while every record keeps fk >= k (wildcard).
+
+    Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
+    r then matches the records of ``C'`` (the records compatible with its
+    restored pattern) and loses the others of ``C`` (those compatible with it
+    now). A cell is restored only when r keeps at least k matches and every
+    record it stops matching keeps at least k.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, -1 = missing; modified in place
+    original : ndarray of shape (n, m), int64, the codes before suppression
+    n_categories : ndarray of shape (m,), int64
+    k : float
+    fk : ndarray of shape (n,), float64, current fk of every record; updated
+    rows : ndarray of shape (r,), int64, records whose blanked cells are tried, in order
+
+    Returns
+    -------
+    int
+        Number of cells restored.
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset = np.zeros(m + 1, dtype=np.int64)
+    for j in range(m):
+        offset[j + 1] = offset[j] + n_categories[j]
+    bits = np.zeros((max(offset[m], 1), words), dtype=np.uint64)
+    size = np.zeros(max(offset[m], 1), dtype=np.int64)
+    one = np.uint64(1)
+    for i in range(n):
+        w = i >> 6
+        b = one << np.uint64(i & 63)
+        for j in range(m):
+            v = codes[i, j]
+            if v >= 0:
+                bits[offset[j] + v, w] |= b
+                size[offset[j] + v] += 1
+            else:
+                for u in range(n_categories[j]):
+                    bits[offset[j] + u, w] |= b
+                    size[offset[j] + u] += 1
+    cur = np.zeros(words, dtype=np.uint64)
+    cur_nz = np.empty(words, dtype=np.int64)
+    buf = np.zeros(words, dtype=np.uint64)
+    nz = np.empty(words, dtype=np.int64)
+    sets = np.empty(m, dtype=np.int64)
+    restored = 0
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        rb = one << np.uint64(r & 63)
+        for j in range(m):
+            v = original[r, j]
+            if codes[r, j] >= 0 or v < 0:
+                continue
+            obs = 0
+            for jj in range(m):
+                if codes[r, jj] >= 0:
+                    obs |= 1 << jj
+            new_obs = obs | (1 << j)
+            codes[r, j] = v  # tentatively, to read the restored pattern
+            n_sets = _ordered_sets(codes, r, new_obs, offset, size, sets, m)
+            count, fk_new = _intersect(bits, sets, n_sets, words, buf, nz)
+            ok = fk_new >= k
+            if ok:
+                if obs == 0:
+                    cur_count = -1
+                else:
+                    codes[r, j] = -1
+                    n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
+                    cur_count, _ = _intersect(bits, sets, n_sets, words, cur, cur_nz)
+                    codes[r, j] = v
+                # every record in cur but not in buf loses r
+                if cur_count < 0:
+                    for w in range(words):
+                        x = ~buf[w]
+                        if w == words - 1 and (n & 63):
+                            x &= (one << np.uint64(n & 63)) - one
+                        while x and ok:
+                            low = x & (~x + one)
+                            s = (w << 6) + _popcount(low - one)
+                            if fk[s] - 1 < k:
+                                ok = False
+                            x ^= low
+                else:
+                    for i in range(cur_count):
+                        w = cur_nz[i]
+                        x = cur[w] & ~buf[w]
+                        while x and ok:
+                            low = x & (~x + one)
+                            s = (w << 6) + _popcount(low - one)
+                            if fk[s] - 1 < k:
+                                ok = False
+                            x ^= low
+                if ok:
+                    if cur_count < 0:
+                        for w in range(words):
+                            x = ~buf[w]
+                            if w == words - 1 and (n & 63):
+                                x &= (one << np.uint64(n & 63)) - one
+                            while x:
+                                low = x & (~x + one)
+                                fk[(w << 6) + _popcount(low - one)] -= 1
+                                x ^= low
+                    else:
+                        for i in range(cur_count):
+                            w = cur_nz[i]
+                            x = cur[w] & ~buf[w]
+                            while x:
+                                low = x & (~x + one)
+                                fk[(w << 6) + _popcount(low - one)] -= 1
+                                x ^= low
+                    fk[r] = fk_new
+                    wr = r >> 6
+                    for u in range(n_categories[j]):
+                        if u != v:
+                            bits[offset[j] + u, wr] &= ~rb
+                            size[offset[j] + u] -= 1
+                    restored += 1
+                if cur_count > 0:
+                    for i in range(cur_count):
+                        cur[cur_nz[i]] = np.uint64(0)
+            if count > 0:
+                for i in range(count):
+                    buf[nz[i]] = np.uint64(0)
+            if not ok:
+                codes[r, j] = -1
+    return restored
