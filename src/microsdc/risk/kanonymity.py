@@ -160,7 +160,9 @@ def row_frequencies(
 
     policy = policy or Policy("wildcard")
     size = dense.dense_size(n_categories)
-    if size <= dense.DENSE_LIMIT and size <= max(8.0 * codes.shape[0], 4096.0):
+    # the dense route costs about n_qis passes over the array; distinct patterns
+    # cost about (number of missingness masks) passes over the records
+    if size <= dense.DENSE_LIMIT and size <= max(64.0 * codes.shape[0], 4096.0):
         return dense.frequencies(codes, n_categories, policy.kind, policy.alpha, weights=weights)
     res = frequencies_from_codes(codes, n_categories, policy=policy, weights=weights)
     return res.row_fk, res.row_Fk

@@ -99,11 +99,11 @@ def candidate_subsets(costs: Costs) -> tuple[np.ndarray, np.ndarray]:
 
 def fk_of(codes: np.ndarray, n_categories: np.ndarray, policy: Policy) -> np.ndarray:
     """Per-row fk under ``policy`` (a full count)."""
-    from microsdc.risk.kanonymity import frequencies_from_codes
+    from microsdc.risk.kanonymity import row_frequencies
 
     if codes.shape[0] == 0:
         return np.zeros(0)
-    return frequencies_from_codes(codes, n_categories, policy=policy).row_fk
+    return row_frequencies(codes, n_categories, policy=policy)[0]
 
 
 def risk_mask(
