@@ -14,10 +14,13 @@ F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
     "console",
     "fail",
+    "missing_option",
     "missing_values_option",
     "parse_list",
     "parse_missing_values",
+    "policy_value",
     "progress",
+    "qi_option",
     "read_input",
     "report_warnings",
     "user_errors",
@@ -93,12 +96,31 @@ def write_output(df: Any, path: str) -> None:
     write_table(df, path)
 
 
+qi_option = click.option(
+    "--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C."
+)
+missing_option = click.option(
+    "--missing",
+    "missing",
+    default="wildcard",
+    show_default=True,
+    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
+)
+
 missing_values_option = click.option(
     "--missing-values",
     "missing_values",
     default=None,
     help='Extra codes that mean "missing", comma separated (e.g. "-999,NA,").',
 )
+
+
+def policy_value(text: str) -> Any:
+    """The ``--missing`` option as ``parse_policy`` takes it: a number for alpha, else the name."""
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def parse_missing_values(text: str | None) -> list[Any] | None:

@@ -8,10 +8,13 @@ import click
 
 from microsdc.cli._common import (
     console,
+    missing_option,
     missing_values_option,
     parse_list,
     parse_missing_values,
+    policy_value,
     progress,
+    qi_option,
     read_input,
     report_warnings,
     user_errors,
@@ -23,7 +26,7 @@ DEFAULT_KS = (2, 3, 5)
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C.")
+@qi_option
 @click.option(
     "-k",
     "k",
@@ -32,13 +35,7 @@ DEFAULT_KS = (2, 3, 5)
     show_default=True,
     help="k of k-anonymity: a record is at risk when fk < k.",
 )
-@click.option(
-    "--missing",
-    "missing",
-    default="wildcard",
-    show_default=True,
-    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
-)
+@missing_option
 @click.option("--weight", "weight", default=None, help="Sampling weight column (gives Fk).")
 @missing_values_option
 @click.option(
@@ -85,7 +82,7 @@ def risk(
     from microsdc.risk.kanonymity import _summary, _weights, frequencies_from_codes
 
     qis = parse_list(qi)
-    policy = parse_policy(_policy_value(missing), "microsdc risk")
+    policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
@@ -151,13 +148,6 @@ def risk(
             )
         write_output(df.assign(**added), out)
         con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
-
-
-def _policy_value(text: str) -> Any:
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _isna(v: Any) -> bool:

@@ -8,10 +8,13 @@ import click
 
 from microsdc.cli._common import (
     console,
+    missing_option,
     missing_values_option,
     parse_list,
     parse_missing_values,
+    policy_value,
     progress,
+    qi_option,
     read_input,
     report_warnings,
     user_errors,
@@ -19,13 +22,6 @@ from microsdc.cli._common import (
 )
 
 METHODS = ("greedy", "exact", "random")
-
-
-def _policy_value(text: str) -> Any:
-    try:
-        return float(text)
-    except ValueError:
-        return text
 
 
 def _importance(text: str | None) -> Any:
@@ -70,7 +66,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C.")
+@qi_option
 @click.option(
     "-k",
     "k",
@@ -95,13 +91,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     help="greedy (fast, few cells), exact (integer program, small files), or random "
     "(the kanonymity baseline: equal share of random blanks in every QI; many more cells).",
 )
-@click.option(
-    "--missing",
-    "missing",
-    default="wildcard",
-    show_default=True,
-    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
-)
+@missing_option
 @missing_values_option
 @click.option(
     "--subject-id",
@@ -168,7 +158,7 @@ def suppress(
 
     qis = parse_list(qi)
     mv = parse_missing_values(missing_values)
-    policy = _policy_value(missing)
+    policy = policy_value(missing)
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out)

@@ -71,18 +71,8 @@ def _intersect(bits, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def greedy_bitset(
-    codes, n_categories, order, candidates, klass, k, select, weight
-):  # pragma: no cover - numba
-    """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
-
-    Parameters are those of ``greedy_suppress`` for kind 0; ``codes`` (int64,
-    C-ordered, -1 = missing) is modified in place.
-
-    Returns
-    -------
-    blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
-    """
+def _build(codes, n_categories):  # pragma: no cover - numba
+    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes."""
     n, m = codes.shape
     words = (n + 63) // 64
     offset = np.zeros(m + 1, dtype=np.int64)
@@ -103,6 +93,26 @@ def greedy_bitset(
                 for u in range(n_categories[j]):
                     bits[offset[j] + u, w] |= b
                     size[offset[j] + u] += 1
+    return offset, bits, size
+
+
+@numba.njit(cache=True)
+def greedy_bitset(
+    codes, n_categories, order, candidates, klass, k, select, weight
+):  # pragma: no cover - numba
+    """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
+
+    Parameters are those of ``greedy_suppress`` for kind 0; ``codes`` (int64,
+    C-ordered, -1 = missing) is modified in place.
+
+    Returns
+    -------
+    blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset, bits, size = _build(codes, n_categories)
+    one = np.uint64(1)
     pending = np.zeros(words, dtype=np.uint64)
     pweight = np.zeros(n, dtype=np.int64)
     for oi in range(order.shape[0]):
@@ -244,24 +254,8 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
     """
     n, m = codes.shape
     words = (n + 63) // 64
-    offset = np.zeros(m + 1, dtype=np.int64)
-    for j in range(m):
-        offset[j + 1] = offset[j] + n_categories[j]
-    bits = np.zeros((max(offset[m], 1), words), dtype=np.uint64)
-    size = np.zeros(max(offset[m], 1), dtype=np.int64)
+    offset, bits, size = _build(codes, n_categories)
     one = np.uint64(1)
-    for i in range(n):
-        w = i >> 6
-        b = one << np.uint64(i & 63)
-        for j in range(m):
-            v = codes[i, j]
-            if v >= 0:
-                bits[offset[j] + v, w] |= b
-                size[offset[j] + v] += 1
-            else:
-                for u in range(n_categories[j]):
-                    bits[offset[j] + u, w] |= b
-                    size[offset[j] + u] += 1
     cur = np.zeros(words, dtype=np.uint64)
     cur_nz = np.empty(words, dtype=np.int64)
     buf = np.zeros(words, dtype=np.uint64)
