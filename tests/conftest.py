@@ -26,3 +26,18 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "adult_missing.csv").exists():
         pytest.skip(f"real data not found in {SHARED_DATA}")
     return SHARED_DATA
+
+
+#: The whole suite collects at least this many tests; fewer means tests vanished silently
+#: (a broken import, a renamed file). Raise it when tests are added.
+MIN_TESTS = 440
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    whole_suite = not session.config.args or session.config.args == session.config.getini(
+        "testpaths"
+    )
+    if whole_suite and len(session.items) < MIN_TESTS:
+        raise pytest.UsageError(
+            f"only {len(session.items)} tests collected, expected at least {MIN_TESTS}"
+        )
