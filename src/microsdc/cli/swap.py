@@ -7,7 +7,14 @@ from typing import Any
 
 import click
 
-from microsdc.cli._common import console, parse_list, read_input, user_errors, write_output
+from microsdc.cli._common import (
+    console,
+    parse_list,
+    read_input,
+    report_warnings,
+    user_errors,
+    write_output,
+)
 
 __all__ = ["swap", "synth"]
 
@@ -20,6 +27,25 @@ def _parse_profiles(value: str | None) -> list[list[str]] | None:
     if not value:
         return None
     return [parse_list(part) for part in value.split(";") if part.strip()]
+
+
+def _swap_with_progress(
+    data: Any, hid: str, levels: list[str], kwargs: dict[str, Any], progress: Any
+) -> Any:
+    """Run the swap, with one progress bar per hierarchy level when ``progress`` is given."""
+    from microsdc.swapping.core import _run
+
+    if progress is None:
+        return _run(data, hid, levels, **kwargs)
+    with progress:
+        tasks = [
+            progress.add_task(f"level {i + 1}: {name}", total=1.0) for i, name in enumerate(levels)
+        ]
+
+        def on_progress(level: int, done: float) -> None:
+            progress.update(tasks[level], completed=done)
+
+        return _run(data, hid, levels, **kwargs, on_progress=on_progress)
 
 
 @click.command("swap")
@@ -38,7 +64,13 @@ def _parse_profiles(value: str | None) -> list[list[str]] | None:
     "--risk-variables", default=None, help="Person variables of the k-anonymity risk: age,sex."
 )
 @click.option(
-    "-k", "--k-anonymity", type=int, default=3, show_default=True, help="k of the risk rule."
+    "-k",
+    "--k-anonymity",
+    type=int,
+    default=3,
+    show_default=True,
+    help="k of the risk rule: a household is at risk when a member shares its risk variables "
+    "with fewer than k persons of its area. 0 or 1: nobody is at risk (random swaps only).",
 )
 @click.option(
     "--swaprate", type=float, default=0.05, show_default=True, help="Fraction of households."
@@ -77,8 +109,6 @@ def swap(
     area) are swapped with a similar household of another area; more are swapped
     at random up to the swap rate. Prints the counts per hierarchy level.
     """
-    from microsdc.swapping.core import _run
-
     data = read_input(file, out=out_file)
     levels = parse_list(hierarchy)
     progress = None
@@ -97,19 +127,8 @@ def swap(
         "log_file_name": log_file,
         "seed": seed,
     }
-    if progress is None:
-        result = _run(data, hid, levels, **kwargs)
-    else:
-        with progress:
-            tasks = [
-                progress.add_task(f"level {i + 1}: {name}", total=1.0)
-                for i, name in enumerate(levels)
-            ]
-
-            def on_progress(level: int, done: float) -> None:
-                progress.update(tasks[level], completed=done)
-
-            result = _run(data, hid, levels, **kwargs, on_progress=on_progress)
+    with report_warnings():
+        result = _swap_with_progress(data, hid, levels, kwargs, progress)
     write_output(result.data, out_file)
     from microsdc.swapping.demo import render_swap_summary
 

@@ -85,7 +85,11 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     table.add_column("quasi-identifier", footer="total")
     table.add_column("cells blanked", justify="right", footer=f"{result.n_cells:,}")
     n = max(len(result.data), 1)
-    table.add_column("% of records", justify="right", footer=f"{100 * result.n_cells / n:.2f}")
+    # a column's share of its own cells; the total, the share of all quasi-identifier cells
+    n_cells_all = max(n * len(result.cells_per_qi), 1)
+    table.add_column(
+        "% of cells", justify="right", footer=f"{100 * result.n_cells / n_cells_all:.2f}"
+    )
     for name, count in result.cells_per_qi.items():
         table.add_row(str(name), f"{int(count):,}", f"{100 * int(count) / n:.2f}")
     table.caption = (
