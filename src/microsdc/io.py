@@ -4,8 +4,13 @@ Formats are chosen by file extension. Parquet goes through pyarrow, SPSS through
 pyreadstat, Stata through pandas. Dtypes are preserved as far as each format
 allows (nullable integers survive Parquet; CSV infers types on reading).
 
-SPSS and Stata files have no missing value for strings: an empty string is
-written for a missing string and read back as missing. Their column names are
+Parquet keeps every dtype. The other formats lose some: CSV stores text, so
+types are inferred again on reading (a nullable ``Int64`` column with missing
+values comes back as ``float64``, a categorical as plain values); SPSS stores
+numbers as doubles and categoricals as strings; Stata reads categoricals back
+as ordered ones. SPSS and Stata files have no missing value for strings: an
+empty string is written for a missing string and read back as missing (so an
+empty string in the data also comes back missing). Their column names are
 restricted; a name those formats cannot hold is an error (never a silent
 rename). Files are written to a temporary name and moved into place, so a
 failed write leaves nothing behind. Any file that cannot be parsed raises
