@@ -462,7 +462,7 @@ def record_swap(
     log_file_name: Any = None,
     seed: SeedLike = None,
 ) -> pd.DataFrame:
-    return _run(
+    return record_swap_result(
         data,
         hid,
         hierarchy,
