@@ -119,7 +119,14 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise param_error(name, func, "a pandas DataFrame", type(df).__name__)
+        kind = type(df)
+        library = kind.__module__.split(".")[0]
+        if library not in ("pandas", "builtins", "numpy") and hasattr(df, "to_pandas"):
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} must be a pandas DataFrame. Got a {library} "
+                f"{kind.__name__} instead; convert it with .to_pandas()."
+            )
+        raise param_error(name, func, "a pandas DataFrame", kind.__name__)
     if not df.columns.is_unique:
         dup = list(dict.fromkeys(df.columns[df.columns.duplicated()]))
         raise DataValidationError(
@@ -128,6 +135,41 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
             failure_cases=dup,
         )
     return df
+
+
+def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
+    """" Did you mean ...?" for unknown column names: same name in another case, or a near miss.
+
+    Examples
+    --------
+    >>> close_matches_hint(["Age", "sexx"], ["age", "sex", "region"])
+    " Did you mean 'age' for 'Age', 'sex' for 'sexx'?"
+    >>> close_matches_hint(["zzz"], ["age"])
+    ''
+    """
+    import difflib
+
+    names = {str(p): p for p in present}
+    lower: dict[str, Any] = {}
+    for p in present:
+        lower.setdefault(str(p).casefold(), p)
+    pairs = []
+    for m in missing:
+        text = str(m)
+        hit = lower.get(text.casefold())
+        if hit is None:
+            close = difflib.get_close_matches(text, list(names), n=1, cutoff=0.75)
+            if not close:
+                folded = difflib.get_close_matches(text.casefold(), list(lower), n=1, cutoff=0.75)
+                close = [str(lower[folded[0]])] if folded else []
+            hit = names[close[0]] if close else None
+        if hit is not None:
+            pairs.append(f"{str(hit)!r} for {text!r}")
+    if not pairs:
+        return ""
+    if len(pairs) == 1 and len(missing) == 1:
+        return f" Did you mean {pairs[0].split(' for ')[0]}?"
+    return f" Did you mean {', '.join(pairs)}?"
 
 
 def check_columns(
@@ -196,7 +238,31 @@ def check_columns(
             f"The '{name}' parameter of {func} names {len(missing)} column(s) not in the data: "
             f"{listed}. Available columns: {', '.join(repr(c) for c in list(df.columns)[:30])}"
             + (" ..." if len(df.columns) > 30 else "")
-            + ".",
+            + "."
+            + close_matches_hint(missing, list(df.columns)),
             missing=missing,
         )
     return cols
+
+
+def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None) -> None:
+    """Warn (:class:`DisclosureRiskWarning`) about each key variable missing in every record.
+
+    Such a column tells no record apart, which is seldom what was meant: a wrong
+    column, separator or missing-value code is the usual cause.
+    """
+    import warnings
+
+    from microsdc.encode import missing_mask
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    if len(df) == 0:
+        return
+    for col in columns:
+        if bool(missing_mask(df[col], missing_values or []).all()):
+            warnings.warn(
+                f"key variable {col!r} is missing in every record, so it tells no record "
+                "apart; check the column name, the separator and the missing-value codes.",
+                DisclosureRiskWarning,
+                stacklevel=2,
+            )

@@ -34,6 +34,7 @@ __all__ = [
     "FORMATS",
     "check_column_names",
     "check_output_path",
+    "detect_separator",
     "read_columns",
     "read_table",
     "write_table",
@@ -85,16 +86,29 @@ def _format_of(path: str | Path) -> str:
     return FORMATS[suffix]
 
 
-def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any) -> pd.DataFrame:
+def read_table(
+    path: str | Path,
+    columns: list[str] | None = None,
+    *,
+    sep: str | None = None,
+    encoding: str | None = None,
+    **kwargs: Any,
+) -> pd.DataFrame:
     """Read a data file into a DataFrame.
 
     Parameters
     ----------
     path : str or pathlib.Path
-        ``.csv``/``.txt`` (comma separated, optionally compressed), ``.tsv``,
-        ``.parquet``, ``.sav``/``.zsav`` (SPSS) or ``.dta`` (Stata).
+        ``.csv``/``.txt`` (optionally compressed), ``.tsv``, ``.parquet``,
+        ``.sav``/``.zsav`` (SPSS) or ``.dta`` (Stata).
     columns : list of str, optional
         Read only these columns (all by default).
+    sep : str, optional
+        Field separator of a CSV file. Default: detected from the header line
+        among ``,``, ``;``, tab and ``|`` (``,`` when in doubt). A ``.tsv``
+        file is always tab-separated.
+    encoding : str, optional
+        Text encoding of a CSV file, e.g. ``"latin-1"`` (default UTF-8).
     **kwargs
         Passed to the reader (``pandas.read_csv``, ``pandas.read_parquet``,
         ``pyreadstat.read_sav``, ``pandas.read_stata``).
@@ -110,7 +124,18 @@ def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any
     InvalidParameterError
         If the extension is not one of the supported formats.
     ColumnNotFoundError
-        If ``columns`` names columns that are not in the file (all are listed).
+        If ``columns`` names columns that are not in the file (all are listed;
+        a CSV read with the wrong separator is pointed out).
+    DataValidationError
+        If the file is empty, not in ``encoding``, or cannot be parsed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "semicolons.csv"
+    >>> _ = path.write_text("age;sex\\n30;m\\n", encoding="latin-1")
+    >>> read_table(path).columns.tolist()
+    ['age', 'sex']
     """
     import pandas as pd
 
@@ -118,21 +143,31 @@ def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any
     fmt = _format_of(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
-    if columns is not None:
-        present = read_columns(path, **({"sep": kwargs["sep"]} if "sep" in kwargs else {}))
-        missing = [c for c in columns if c not in present]
-        if missing:
-            raise ColumnNotFoundError(
-                f"{len(missing)} column(s) not in {path.name}: "
-                f"{', '.join(repr(c) for c in missing)}. Available columns: "
-                f"{', '.join(repr(c) for c in present[:30])}{' ...' if len(present) > 30 else ''}.",
-                missing=missing,
-            )
+    csv_kwargs: dict[str, Any] = {}
+    if fmt in ("csv", "tsv"):
+        if fmt == "tsv":
+            sep = "\t"
+        elif sep is None:
+            sep = detect_separator(path, encoding=encoding)
+        csv_kwargs = {"sep": sep, "encoding": encoding}
+    elif encoding is not None and fmt == "spss":
+        kwargs["encoding"] = encoding
     try:
+        if columns is not None:
+            present = read_columns(path, **csv_kwargs)
+            missing = [c for c in columns if c not in present]
+            if missing:
+                raise ColumnNotFoundError(
+                    f"{len(missing)} column(s) not in {path.name}: "
+                    f"{', '.join(repr(c) for c in missing)}. Available columns: "
+                    f"{', '.join(repr(c) for c in present[:30])}"
+                    f"{' ...' if len(present) > 30 else ''}.{separator_hint(present)}"
+                    f"{_close_hint(missing, present)}",
+                    missing=missing,
+                )
         if fmt in ("csv", "tsv"):
-            sep = "\t" if fmt == "tsv" else kwargs.pop("sep", ",")
-            _check_csv_header(path, sep, kwargs.get("encoding"))
-            return pd.read_csv(path, sep=sep, usecols=columns, low_memory=False, **kwargs)
+            _check_csv_header(path, csv_kwargs["sep"], encoding)
+            return pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **kwargs)
         if fmt == "parquet":
             return pd.read_parquet(path, columns=columns, **kwargs)
         if fmt == "spss":
@@ -143,10 +178,16 @@ def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any
             df = pd.read_stata(path, columns=columns, **kwargs)
     except (FileNotFoundError, ColumnNotFoundError, DataValidationError):
         raise
+    except pd.errors.EmptyDataError:
+        raise DataValidationError(
+            f"{path.name} is empty: it has no header line and no records."
+        ) from None
     except UnicodeDecodeError as exc:
         raise DataValidationError(
             f"Cannot read {path.name}: byte {exc.object[exc.start : exc.start + 1]!r} at position "
-            f"{exc.start} is not UTF-8. Save the file as UTF-8 (or pass encoding='latin-1')."
+            f"{exc.start} is not {encoding or 'UTF-8'}. Give its encoding (encoding='latin-1'; "
+            "--encoding latin-1 on the command line; input.encoding in a job file) or save it "
+            "as UTF-8."
         ) from exc
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -154,6 +195,96 @@ def read_table(path: str | Path, columns: list[str] | None = None, **kwargs: Any
             f"Cannot read {path.name} as {_FORMAT_NAMES[fmt]} file: {first}"
         ) from exc
     return _empty_strings_to_missing(df)
+
+
+#: Separators tried when a CSV file's separator is not given.
+SEPARATORS = (",", ";", "\t", "|")
+
+
+def detect_separator(path: str | Path, *, encoding: str | None = None) -> str:
+    """The field separator of a CSV file, guessed from its header line.
+
+    The separator among ``,``, ``;``, tab and ``|`` that splits the first line
+    into the most fields (quotes respected) wins; ``,`` wins ties and is the
+    answer for an empty file or a one-column header.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A CSV file, optionally compressed (``.gz``, ``.bz2``, ``.xz``, ``.zip``).
+    encoding : str, optional
+        Text encoding (default UTF-8; undecodable bytes are ignored here).
+
+    Returns
+    -------
+    str
+    """
+    import csv
+
+    line = _first_line(Path(path), encoding)
+    if not line:
+        return ","
+    best, best_n = ",", 1
+    for cand in SEPARATORS:
+        try:
+            n = len(next(csv.reader([line], delimiter=cand)))
+        except (csv.Error, StopIteration):
+            continue
+        if n > best_n:
+            best, best_n = cand, n
+    return best
+
+
+def _first_line(path: Path, encoding: str | None) -> str:
+    import bz2
+    import gzip
+    import lzma
+    import zipfile
+
+    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                names = zf.namelist()
+                with zf.open(names[0]) if names else open(os.devnull, "rb") as fh:
+                    raw = fh.readline(65536)
+        else:
+            with openers.get(suffix, open)(path, "rb") as fh:
+                raw = fh.readline(65536)
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError):
+        return ""
+    return raw.decode(encoding or "utf-8", errors="ignore").rstrip("\r\n").lstrip("\ufeff")
+
+
+def separator_hint(columns: list[str]) -> str:
+    """A sentence saying which separator a CSV read as one column seems to use, or "".
+
+    Examples
+    --------
+    >>> separator_hint(["age;workclass;sex"])
+    " It looks ';'-separated: use sep=';' (--sep ';' on the command line, input.sep in a job file)."
+    >>> separator_hint(["age", "sex"])
+    ''
+    """
+    if len(columns) != 1:
+        return ""
+    name = str(columns[0])
+    counts = {c: name.count(c) for c in SEPARATORS}
+    cand = max(counts, key=lambda c: counts[c])
+    if not counts[cand]:
+        return ""
+    shown = "'\\t'" if cand == "\t" else repr(cand)
+    return (
+        f" It looks {shown}-separated: use sep={shown} (--sep {shown} on the command line, "
+        "input.sep in a job file)."
+    )
+
+
+def _close_hint(missing: list[str], present: list[str]) -> str:
+    from microsdc._validation import close_matches_hint
+
+    return close_matches_hint(missing, present)
 
 
 def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
@@ -171,8 +302,15 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
     if fmt in ("csv", "tsv"):
-        sep = "\t" if fmt == "tsv" else kwargs.get("sep", ",")
-        return [str(c) for c in pd.read_csv(path, sep=sep, nrows=0).columns]
+        encoding = kwargs.get("encoding")
+        sep = "\t" if fmt == "tsv" else kwargs.get("sep") or detect_separator(path, encoding=encoding)
+        try:
+            header = pd.read_csv(path, sep=sep, nrows=0, encoding=encoding)
+        except pd.errors.EmptyDataError:
+            raise DataValidationError(
+                f"{path.name} is empty: it has no header line and no records."
+            ) from None
+        return [str(c) for c in header.columns]
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -69,7 +69,15 @@ def main(args: list[str] | None = None) -> None:
         cli.main(args=args, prog_name="microsdc", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
-    except click.Abort:
+    except KeyboardInterrupt:
+        click.echo("Interrupted; nothing was written.", err=True)
+        sys.exit(130)
+    except click.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):
+            # Ctrl-C: 128 + SIGINT, as shells expect; outputs are written atomically,
+            # so an interrupted run leaves no partial file
+            click.echo("Interrupted; nothing was written.", err=True)
+            sys.exit(130)
         click.echo("Aborted.", err=True)
         sys.exit(1)
     except click.UsageError as exc:

@@ -13,6 +13,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "console",
+    "encoding_option",
     "fail",
     "missing_option",
     "missing_values_option",
@@ -23,6 +24,7 @@ __all__ = [
     "qi_option",
     "read_input",
     "report_warnings",
+    "sep_option",
     "user_errors",
     "write_output",
 ]
@@ -72,21 +74,69 @@ def parse_list(value: str | None) -> list[str]:
 
 
 def read_input(
-    path: str, columns: list[str] | None = None, *, out: str | None = None, **kwargs: Any
+    path: str,
+    columns: list[str] | None = None,
+    *,
+    out: str | None = None,
+    sep: str | None = None,
+    encoding: str | None = None,
+    keys: list[str] | None = None,
+    missing_values: list[Any] | None = None,
+    **kwargs: Any,
 ) -> Any:
     """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`).
 
     ``out``, the file the command will write, is checked first (known format,
-    existing folder, not the input itself), so that no work is wasted.
+    existing folder, not the input itself), so that no work is wasted. A file
+    without records is an error; a key variable (``keys``) missing in every
+    record gives a warning naming it.
     """
+    from microsdc.exceptions import DataValidationError
     from microsdc.io import check_column_names, check_output_path, read_table
 
     if out is not None:
         check_output_path(out, path)
-    df = read_table(path, columns=columns, **kwargs)
+    df = read_table(path, columns=columns, sep=parse_sep(sep), encoding=encoding, **kwargs)
+    if len(df) == 0:
+        raise DataValidationError(
+            f"{path} has a header ({len(df.columns)} column(s)) but no records; nothing to do."
+        )
+    if keys:
+        from microsdc._validation import warn_all_missing
+
+        warn_all_missing(df, [c for c in keys if c in df.columns], missing_values)
     if out is not None:
         check_column_names(df.columns, out)
     return df
+
+
+def parse_sep(text: str | None) -> str | None:
+    """``--sep``: one character; ``tab`` or ``\\t`` mean a tab."""
+    if text is None:
+        return None
+    if text.lower() in ("tab", "\\t"):
+        return "\t"
+    if len(text) != 1:
+        raise click.BadParameter(
+            f"give one character (e.g. ';', '|', tab), not {text!r}.", param_hint="'--sep'"
+        )
+    return text
+
+
+sep_option = click.option(
+    "--sep",
+    "sep",
+    default=None,
+    metavar="CHAR",
+    help="Field separator of a CSV file: ',', ';', '|' or tab. Default: detected from the "
+    "header line.",
+)
+encoding_option = click.option(
+    "--encoding",
+    "encoding",
+    default=None,
+    help="Text encoding of a CSV file, e.g. latin-1 or cp1252 (default: UTF-8).",
+)
 
 
 def write_output(df: Any, path: str) -> None:

@@ -8,6 +8,7 @@ import click
 
 from microsdc.cli._common import (
     console,
+    encoding_option,
     missing_option,
     missing_values_option,
     parse_list,
@@ -17,6 +18,7 @@ from microsdc.cli._common import (
     qi_option,
     read_input,
     report_warnings,
+    sep_option,
     user_errors,
     write_output,
 )
@@ -53,6 +55,8 @@ DEFAULT_KS = (2, 3, 5)
     default=None,
     help="Write the data with fk (Fk) and at_risk columns appended.",
 )
+@sep_option
+@encoding_option
 @user_errors
 def risk(
     file: str,
@@ -63,6 +67,8 @@ def risk(
     missing_values: str | None,
     top: int,
     out: str | None,
+    sep: str | None,
+    encoding: str | None,
 ) -> None:
     """Rows at risk (fk < k) for k = 2, 3, 5 and -k, and the riskiest key combinations.
 
@@ -87,11 +93,12 @@ def risk(
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
-        df = read_input(file, columns=usecols, out=out)
-        bar.update(task, advance=1, description="encoding")
-        enc = encode_qis(
-            df, qis, missing_values=parse_missing_values(missing_values), func="microsdc risk"
+        mv = parse_missing_values(missing_values)
+        df = read_input(
+            file, columns=usecols, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
         )
+        bar.update(task, advance=1, description="encoding")
+        enc = encode_qis(df, qis, missing_values=mv, func="microsdc risk")
         w = _weights(df, weight, "microsdc risk") if weight else None
         bar.update(task, advance=1, description="counting")
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)

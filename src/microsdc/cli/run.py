@@ -16,6 +16,8 @@ def print_result(result: Any, out: Any) -> None:
     """Print the before/after figures of a job and where its files are."""
     from rich.table import Table
 
+    from microsdc.report import format_percent
+
     audit = result.audit
     before, after = audit["risk"]["before"], audit["risk"]["after"]
     k = before["k"]
@@ -32,7 +34,11 @@ def print_result(result: Any, out: Any) -> None:
             f"{before['expected_reidentifications']:,.2f}",
             f"{after['expected_reidentifications']:,.2f}",
         ),
-        ("global risk", f"{before['global_risk']:.4%}", f"{after['global_risk']:.4%}"),
+        (
+            "global risk",
+            format_percent(before["global_risk"], 2),
+            format_percent(after["global_risk"], 2),
+        ),
         (
             f"records with risk > {before['risk_threshold']:g}",
             f"{before['n_high_risk']:,}",
@@ -58,13 +64,6 @@ def print_result(result: Any, out: Any) -> None:
     for row in rows:
         table.add_row(*row)
     out.print(table)
-    sup = audit.get("suppression")
-    if sup:
-        per = ", ".join(f"{name} {c:,}" for name, c in sup["per_variable"].items() if c)
-        out.print(
-            f"Suppressed {sup['total']:,} cells ({sup['share']:.2%} of key-variable cells) in "
-            f"{sup['records_with_suppression']:,} records" + (f": {per}" if per else "") + "."
-        )
     swp = audit.get("swapping")
     if swp:
         levels = Table(
@@ -103,6 +102,13 @@ def print_result(result: Any, out: Any) -> None:
             "intruder who finds a rare record cannot tell whether it lives where the file "
             "says.[/dim]"
         )
+    sup = audit.get("suppression")
+    if sup:
+        per = ", ".join(f"{name} {c:,}" for name, c in sup["per_variable"].items() if c)
+        out.print(
+            f"Suppressed {sup['total']:,} cells ({sup['share']:.2%} of key-variable cells) in "
+            f"{sup['records_with_suppression']:,} records" + (f": {per}" if per else "") + "."
+        )
     for w in audit.get("warnings", []):
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {w['message']}", highlight=False)
     if result.written:
@@ -123,7 +129,12 @@ def print_result(result: Any, out: Any) -> None:
 )
 @click.option("--dry-run", is_flag=True, help="Run every step but write nothing.")
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the paths written.")
+@click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Print only the paths written (with --dry-run, a one-line result).",
+)
 @user_errors
 def run(
     job_file: Path, output_dir: Path | None, dry_run: bool, no_progress: bool, quiet: bool
@@ -149,5 +160,11 @@ def run(
     if quiet:
         for path in result.written.values():
             click.echo(str(path))
+        if not result.written:
+            before, after = result.audit["risk"]["before"], result.audit["risk"]["after"]
+            click.echo(
+                f"Dry run: nothing was written. {before['n_records']:,} records; records with "
+                f"fk < {before['k']}: {before['n_at_risk']:,} before, {after['n_at_risk']:,} after."
+            )
         return
     print_result(result, console())

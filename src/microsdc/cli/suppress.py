@@ -8,6 +8,7 @@ import click
 
 from microsdc.cli._common import (
     console,
+    encoding_option,
     missing_option,
     missing_values_option,
     parse_list,
@@ -17,6 +18,7 @@ from microsdc.cli._common import (
     qi_option,
     read_input,
     report_warnings,
+    sep_option,
     user_errors,
     write_output,
 )
@@ -125,6 +127,8 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     type=click.Path(dir_okay=False),
     help="Where to write the suppressed data (format from the extension).",
 )
+@sep_option
+@encoding_option
 @user_errors
 def suppress(
     file: str,
@@ -140,6 +144,8 @@ def suppress(
     bins: tuple[str, ...],
     seed: int | None,
     out: str,
+    sep: str | None,
+    encoding: str | None,
 ) -> None:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -161,7 +167,9 @@ def suppress(
     policy = policy_value(missing)
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
-        df = read_input(file, out=out)
+        df = read_input(
+            file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
+        )
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 

@@ -9,9 +9,11 @@ import click
 
 from microsdc.cli._common import (
     console,
+    encoding_option,
     parse_list,
     read_input,
     report_warnings,
+    sep_option,
     user_errors,
     write_output,
 )
@@ -87,6 +89,8 @@ def _swap_with_progress(
 )
 @click.option("--log", "log_file", default=None, help="Write households without a donor here.")
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@sep_option
+@encoding_option
 @user_errors
 def swap(
     file: str,
@@ -102,6 +106,8 @@ def swap(
     return_swapped_id: bool,
     log_file: str | None,
     out_file: str,
+    sep: str | None,
+    encoding: str | None,
 ) -> None:
     """Swap households of FILE across a geographic hierarchy (targeted record swapping).
 
@@ -109,7 +115,7 @@ def swap(
     area) are swapped with a similar household of another area; more are swapped
     at random up to the swap rate. Prints the counts per hierarchy level.
     """
-    data = read_input(file, out=out_file)
+    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     levels = parse_list(hierarchy)
     progress = None
     if len(data) > PROGRESS_ROWS and sys.stderr.isatty():

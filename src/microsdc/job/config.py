@@ -151,6 +151,18 @@ def _similar(v: Any) -> bool:
     return isinstance(v, list) and all(_str_list(x) for x in v)
 
 
+def _is_encoding(v: Any) -> bool:
+    import codecs
+
+    if not _is_str(v):
+        return False
+    try:
+        codecs.lookup(v)
+    except LookupError:
+        return False
+    return True
+
+
 def _missing_values(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, str | int | float) for x in v)
 
@@ -176,7 +188,11 @@ SCHEMA: dict[str, Any] = {
         "missing_values": _Key(
             _missing_values, 'a list of strings or numbers that mean missing (e.g. ["?", -9])'
         ),
-        "sep": _Key(lambda v: isinstance(v, str) and len(v) == 1, "a one-character string"),
+        "sep": _Key(
+            lambda v: isinstance(v, str) and len(v) == 1,
+            'a one-character string (e.g. ";"; default: detected from the header line)',
+        ),
+        "encoding": _Key(_is_encoding, 'a text encoding known to Python (e.g. "latin-1")'),
     },
     "variables": {
         "quasi_identifiers": _Key(_str_list, _STR_LIST.wanted, required=True),
@@ -293,7 +309,7 @@ class JobConfig:
     steps: tuple[str, ...]
     input_path: Path
     missing_values: tuple[Any, ...]
-    sep: str
+    sep: str | None
     quasi_identifiers: tuple[str, ...]
     weights: str | None
     household_id: str | None
@@ -311,6 +327,7 @@ class JobConfig:
     output: OutputPaths
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     lines: dict[tuple[str, ...], int] = field(repr=False, default_factory=dict)
+    encoding: str | None = None
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -627,7 +644,8 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         steps=steps,
         input_path=input_path,
         missing_values=tuple(inp.get("missing_values", ())),
-        sep=inp.get("sep", ","),
+        sep=inp.get("sep"),
+        encoding=inp.get("encoding"),
         quasi_identifiers=tuple(qi),
         weights=variables.get("weights"),
         household_id=variables.get("household_id"),

@@ -152,13 +152,11 @@ def _missing_values(cfg: JobConfig) -> list[Any] | None:
 
 
 def _read(cfg: JobConfig) -> pd.DataFrame:
+    from microsdc.exceptions import DataValidationError
     from microsdc.io import read_table
 
-    kwargs: dict[str, Any] = {}
-    if cfg.input_path.suffix.lower() in (".csv", ".txt") and cfg.sep != ",":
-        kwargs["sep"] = cfg.sep
     try:
-        return read_table(cfg.input_path, **kwargs)
+        df = read_table(cfg.input_path, sep=cfg.sep, encoding=cfg.encoding)
     except FileNotFoundError:
         raise cfg.error(
             "input.path", f"names a file that does not exist: {cfg.input_path}"
@@ -166,6 +164,12 @@ def _read(cfg: JobConfig) -> pd.DataFrame:
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise cfg.error("input.path", f"names a file that cannot be read: {first}") from None
+    if len(df) == 0:
+        raise DataValidationError(
+            f"{cfg.input_path.name} has a header ({len(df.columns)} column(s)) but no records; "
+            "nothing to anonymise."
+        )
+    return df
 
 
 def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
@@ -194,6 +198,16 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
                 f"names column(s) not in the input file: {', '.join(repr(c) for c in unknown)}. "
                 f"Columns of {cfg.input_path.name}: {shown}.",
             )
+
+
+def _read_checked(cfg: JobConfig) -> pd.DataFrame:
+    """Read the input, check that the job's columns exist, warn about empty key variables."""
+    from microsdc._validation import warn_all_missing
+
+    df = _read(cfg)
+    _check_columns(cfg, df)
+    warn_all_missing(df, list(cfg.quasi_identifiers), _missing_values(cfg))
+    return df
 
 
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
@@ -560,8 +574,7 @@ def run_job(
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             return value
 
-        raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read(cfg))
-        _check_columns(cfg, raw)
+        raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read_checked(cfg))
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))

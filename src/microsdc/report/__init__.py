@@ -14,7 +14,7 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["audit_schema", "plain_summary", "render_report"]
+__all__ = ["audit_schema", "format_percent", "plain_summary", "render_report"]
 
 
 def audit_schema() -> dict[str, Any]:
@@ -40,11 +40,45 @@ def _x(x: float) -> str:
 
 
 def _p(x: float, digits: int = 1) -> str:
-    """Percent with ``digits`` decimals, more for small non-zero values (0.0004 -> "0.04 %")."""
+    """Percent with ``digits`` decimals, more for small non-zero values.
+
+    A non-zero value never prints as zero: below 0.0001 % it prints as
+    "< 0.0001 %".
+
+    Examples
+    --------
+    >>> _p(0.25), _p(0.0004), _p(0.00000123, 2), _p(1e-9, 3), _p(0.0)
+    ('25.0 %', '0.040 %', '0.00012 %', '< 0.0001 %', '0.0 %')
+    """
     v = 100 * x
+    if 0 < abs(v) < 1e-4:
+        return "< 0.0001 %"
     while 0 < abs(v) < 10 ** (1 - digits) and digits < 6:
         digits += 1
     return f"{v:.{digits}f} %"
+
+
+def format_percent(x: float, digits: int = 1) -> str:
+    """A share as a percentage that never shows a non-zero value as zero.
+
+    Parameters
+    ----------
+    x : float
+        A share in [0, 1].
+    digits : int, default 1
+        Decimals; more are used for small values so that two significant
+        digits show, and anything below 0.0001 % prints as "< 0.0001 %".
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_percent(0.0123), format_percent(0.0000042, 2), format_percent(1e-12)
+    ('1.2 %', '0.00042 %', '< 0.0001 %')
+    """
+    return _p(x, digits)
 
 
 def plain_summary(audit: dict[str, Any]) -> list[str]:

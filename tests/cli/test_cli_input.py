@@ -1,0 +1,135 @@
+"""Reading input files from the command line: separators, encodings, empty files, typos, Ctrl-C."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from microsdc.cli import main
+from microsdc.io import detect_separator, read_table
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+def write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+ROWS = "age{s}sex{s}town\n30{s}m{s}a\n30{s}m{s}b\n40{s}f{s}a\n"
+
+
+@pytest.mark.parametrize("sep", [",", ";", "\t", "|"])
+def test_separator_detected_from_header(tmp_path: Path, sep: str) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=sep))
+    assert detect_separator(path) == sep
+    df = read_table(path)
+    assert df.columns.tolist() == ["age", "sex", "town"]
+    assert df["sex"].tolist() == ["m", "m", "f"]
+
+
+def test_separator_detection_respects_quotes(tmp_path: Path) -> None:
+    # the commas inside the quoted name do not count
+    path = write(tmp_path / "d.csv", '"a,b,c";x;y\n1;2;3\n')
+    assert detect_separator(path) == ";"
+    assert detect_separator(write(tmp_path / "one.csv", "age\n1\n")) == ","
+
+
+def test_cli_reads_semicolon_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=";"))
+    code, out, err = run(["risk", str(path), "--qi", "age,sex"], capsys)
+    assert code == 0, err
+    assert "3 records" in out
+
+
+def test_wrong_separator_is_pointed_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=";"))
+    code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", ","], capsys)
+    assert code == 2
+    assert "looks ';'-separated" in err and "--sep ';'" in err
+
+
+def test_latin1_needs_and_takes_encoding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "d.csv", "town,sex\nBéziers,m\nBéziers,m\n", encoding="latin-1")
+    code, _, err = run(["risk", str(path), "--qi", "town,sex"], capsys)
+    assert code == 2 and "--encoding latin-1" in err
+    out_file = tmp_path / "o.csv"
+    code, out, err = run(
+        ["risk", str(path), "--qi", "town,sex", "--encoding", "latin-1", "--out", str(out_file)],
+        capsys,
+    )
+    assert code == 0, err
+    assert pd.read_csv(out_file)["town"].tolist() == ["Béziers", "Béziers"]
+
+
+def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
+    code, out, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)
+    assert code == 0, err
+    code, _, err = run(["risk", str(path), "--qi", "age", "--sep", ";;"], capsys)
+    assert code == 2 and "--sep" in err
+
+
+def test_empty_csv_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "nothing.csv", "")
+    for cmd in (["risk", str(path), "--qi", "a"], ["suppress", str(path), "--qi", "a"]):
+        code, _, err = run([*cmd, "--out", str(tmp_path / "o.csv")], capsys)
+        assert code == 2
+        assert "nothing.csv is empty" in err
+        assert "EmptyDataError" not in err
+
+
+def test_header_only_csv_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "head.csv", "age,sex\n")
+    code, _, err = run(["risk", str(path), "--qi", "age,sex"], capsys)
+    assert code == 2
+    assert "head.csv has a header" in err and "no records" in err
+
+
+def test_all_missing_key_variable_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path / "d.csv", "age,sex\n,m\n,m\n,f\n")
+    code, _, err = run(["risk", str(path), "--qi", "age,sex"], capsys)
+    assert code == 0
+    assert "key variable 'age' is missing in every record" in err
+    assert "'sex'" not in err
+
+
+@pytest.mark.parametrize("command", ["risk", "suppress"])
+def test_qi_typo_suggests_the_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=","))
+    code, _, err = run(
+        [command, str(path), "--qi", "Age,sex", "--out", str(tmp_path / "o.csv")], capsys
+    )
+    assert code == 2
+    assert "Did you mean 'age'?" in err
+
+
+def test_ctrl_c_exits_130_and_leaves_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=","))
+    real = pd.DataFrame.to_csv
+
+    def interrupted(self: pd.DataFrame, target: object, *args: object, **kw: object) -> None:
+        real(self.head(1), target, *args, **kw)  # half a file on disk, then Ctrl-C
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    out = tmp_path / "out" / "safe.csv"
+    out.parent.mkdir()
+    code, _, err = run(["suppress", str(path), "--qi", "age,sex", "-k", "2", "--out", str(out)], capsys)
+    assert code == 130
+    assert "Interrupted" in err
+    assert list(out.parent.iterdir()) == []
