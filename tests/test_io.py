@@ -56,7 +56,7 @@ def test_duplicate_csv_header_is_refused(tmp_path: Path) -> None:
         ("bad.parquet", b"not parquet at all", "Cannot read bad.parquet as a Parquet file"),
         ("bad.sav", b"\x00\x01garbage", "Cannot read bad.sav as an SPSS file"),
         ("bad.dta", b"garbage", "Cannot read bad.dta as a Stata file"),
-        ("empty.csv", b"", "Cannot read empty.csv as a CSV file"),
+        ("empty.csv", b"", "empty.csv is empty: it has no header line"),
         ("latin.csv", "a,b\n1,\xe9t\xe9\n".encode("latin-1"), "is not UTF-8"),
     ],
 )

@@ -138,7 +138,7 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
 
 
 def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
-    """" Did you mean ...?" for unknown column names: same name in another case, or a near miss.
+    """ " Did you mean ...?" for unknown column names: same name in another case, or a near miss.
 
     Examples
     --------

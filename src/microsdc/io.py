@@ -303,7 +303,9 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
         raise FileNotFoundError(2, "No such file", str(path))
     if fmt in ("csv", "tsv"):
         encoding = kwargs.get("encoding")
-        sep = "\t" if fmt == "tsv" else kwargs.get("sep") or detect_separator(path, encoding=encoding)
+        sep = (
+            "\t" if fmt == "tsv" else kwargs.get("sep") or detect_separator(path, encoding=encoding)
+        )
         try:
             header = pd.read_csv(path, sep=sep, nrows=0, encoding=encoding)
         except pd.errors.EmptyDataError:

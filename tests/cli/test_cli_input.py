@@ -64,7 +64,7 @@ def test_latin1_needs_and_takes_encoding(
     code, _, err = run(["risk", str(path), "--qi", "town,sex"], capsys)
     assert code == 2 and "--encoding latin-1" in err
     out_file = tmp_path / "o.csv"
-    code, out, err = run(
+    code, _, err = run(
         ["risk", str(path), "--qi", "town,sex", "--encoding", "latin-1", "--out", str(out_file)],
         capsys,
     )
@@ -74,7 +74,7 @@ def test_latin1_needs_and_takes_encoding(
 
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
-    code, out, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)
+    code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)
     assert code == 0, err
     code, _, err = run(["risk", str(path), "--qi", "age", "--sep", ";;"], capsys)
     assert code == 2 and "--sep" in err
@@ -129,7 +129,9 @@ def test_ctrl_c_exits_130_and_leaves_no_file(
     monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
     out = tmp_path / "out" / "safe.csv"
     out.parent.mkdir()
-    code, _, err = run(["suppress", str(path), "--qi", "age,sex", "-k", "2", "--out", str(out)], capsys)
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "age,sex", "-k", "2", "--out", str(out)], capsys
+    )
     assert code == 130
     assert "Interrupted" in err
     assert list(out.parent.iterdir()) == []

@@ -167,9 +167,7 @@ def suppress(
     policy = policy_value(missing)
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
-        df = read_input(
-            file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
-        )
+        df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 

@@ -193,10 +193,15 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
         unknown = [c for c in cols if c not in present]
         if unknown:
             shown = ", ".join(repr(c) for c in list(df.columns)[:30])
+            from microsdc._validation import close_matches_hint
+            from microsdc.io import separator_hint
+
+            columns = [str(c) for c in df.columns]
             raise cfg.error(
                 key,
                 f"names column(s) not in the input file: {', '.join(repr(c) for c in unknown)}. "
-                f"Columns of {cfg.input_path.name}: {shown}.",
+                f"Columns of {cfg.input_path.name}: {shown}."
+                + (separator_hint(columns) or close_matches_hint(unknown, columns)),
             )
 
 

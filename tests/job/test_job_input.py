@@ -1,0 +1,97 @@
+"""Job files: input.sep/input.encoding, empty inputs, order of the printed steps, quiet dry runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from microsdc.cli import cli
+from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, JobFileError
+from microsdc.job import load_job, run_job
+
+JOB = """
+steps = ["risk"]
+[input]
+path = "{path}"
+{extra}
+[variables]
+quasi_identifiers = ["town", "sex"]
+"""
+
+
+def _job(tmp_path: Path, text: str, encoding: str, extra: str = "") -> Path:
+    data = tmp_path / "d.csv"
+    data.write_bytes(text.encode(encoding))
+    job = tmp_path / "job.toml"
+    job.write_text(JOB.format(path=data.as_posix(), extra=extra), encoding="utf-8")
+    return job
+
+
+def test_job_reads_latin1_semicolon_file(tmp_path: Path) -> None:
+    text = "town;sex\nBéziers;m\nBéziers;m\nSète;f\n"
+    job = _job(tmp_path, text, "latin-1", 'encoding = "latin-1"')
+    res = run_job(job, write=False)
+    assert res.audit["risk"]["before"]["n_records"] == 3
+    assert res.data["town"].tolist() == ["Béziers", "Béziers", "Sète"]
+    assert res.audit["risk"]["before"]["n_unique"] == 1
+
+
+def test_job_rejects_unknown_encoding(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\na,m\n", "utf-8", 'encoding = "latin-42"')
+    with pytest.raises(JobFileError, match=r"input\.encoding"):
+        load_job(job)
+
+
+def test_job_explicit_wrong_sep_is_pointed_out(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town;sex\na;m\n", "utf-8", 'sep = ","')
+    with pytest.raises(JobFileError, match="looks ';'-separated"):
+        run_job(job, write=False)
+
+
+def test_job_header_only_input_is_an_error(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\n", "utf-8")
+    with pytest.raises(DataValidationError, match=r"d\.csv has a header .* but no records"):
+        run_job(job, write=False)
+
+
+def test_job_warns_about_all_missing_key(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\na,\nb,\na,\n", "utf-8")
+    res = run_job(job, write=False)
+    messages = [w["message"] for w in res.audit["warnings"]]
+    assert any("key variable 'sex' is missing in every record" in m for m in messages)
+    assert not any("'town'" in m for m in messages)
+    assert DisclosureRiskWarning.__name__ in {w["category"] for w in res.audit["warnings"]}
+
+
+def _invoke(*args: str) -> tuple[int, str, str]:
+    res = CliRunner().invoke(cli, ["run", *args], catch_exceptions=False)
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_steps_printed_in_execution_order(write_job: Callable[..., Path]) -> None:
+    job = write_job(steps='["risk", "swapping", "suppression"]')
+    code, out, err = _invoke(str(job), "--dry-run", "--no-progress")
+    assert code == 0, err
+    assert "Record swapping per hierarchy level" in out and "Suppressed" in out
+    assert out.index("Record swapping per hierarchy level") < out.index("Suppressed")
+
+
+def test_quiet_dry_run_prints_one_line(write_job: Callable[..., Path]) -> None:
+    code, out, err = _invoke(str(write_job()), "--dry-run", "-q")
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("Dry run: nothing was written.")
+    assert "records with fk < 3" in lines[0]
+
+
+def test_global_risk_never_prints_as_zero() -> None:
+    from microsdc.report import format_percent
+
+    assert format_percent(3e-9, 4) == "< 0.0001 %"
+    assert format_percent(0.0) == "0.0 %"
+    assert pd.notna(format_percent(0.5))
