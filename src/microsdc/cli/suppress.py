@@ -158,7 +158,6 @@ def suppress(
       microsdc suppress survey.csv --qi age,sex,region -k 3 --bin age=5 --out safe.csv
       microsdc suppress panel.parquet --qi sex,town -k 5 --subject-id pid --out safe.parquet
     """
-    from rich.table import Table
 
     from microsdc.exceptions import InvalidParameterError
 
@@ -173,56 +172,35 @@ def suppress(
 
             df = bin_numeric(df, name, width=width)
         bar.update(task, advance=1, description="suppressing")
-        if method == "random":
-            if subject_id or strata or importance:
-                raise InvalidParameterError(
-                    "--method random takes no --subject-id, --strata or --importance."
-                )
-            from microsdc.risk.kanonymity import check_k_anonymity
-            from microsdc.suppression import min_missingness_max_deid
+        from microsdc.suppression import local_suppression
 
-            at_risk_before, _ = check_k_anonymity(df, qis, k, missing=policy, missing_values=mv)
-            data, pct, left = min_missingness_max_deid(
-                df, qis, k, seed=seed, missing=policy, missing_values=mv
+        if method == "random" and (subject_id or strata or importance):
+            raise InvalidParameterError(
+                "--method random takes no --subject-id, --strata or --importance."
             )
-            result = None
-        else:
-            from microsdc.suppression import local_suppression
-
-            result = local_suppression(
-                df,
-                qis,
-                k,
-                importance=_importance(importance),
-                strata=parse_list(strata) or None,
-                missing=policy,
-                method=method,
-                subject_id=subject_id,
-                subject_rule=subject_rule,
-                missing_values=mv,
-            )
-            data = result.data
+        result = local_suppression(
+            df,
+            qis,
+            k,
+            importance=_importance(importance),
+            strata=parse_list(strata) or None,
+            missing=policy,
+            method=method,
+            subject_id=subject_id,
+            subject_rule=subject_rule,
+            missing_values=mv,
+            seed=seed,
+        )
+        data = result.data
         bar.update(task, advance=1)
     write_output(data, out)
     con = console()
-    if result is None:
-        import numpy as np
+    from microsdc.suppression.demo import render_suppression_summary
 
-        from microsdc.encode import encode_qis
-
-        blank_before = encode_qis(df, qis, missing_values=mv, warn_cardinality=False).codes < 0
-        blank_after = encode_qis(data, qis, missing_values=mv, warn_cardinality=False).codes < 0
-        added = (blank_after & ~blank_before).sum(axis=0)
-        table = Table(title=f"Random missingness (k={k}): {pct:.3f} % added to each QI")
-        table.add_column("quasi-identifier")
-        table.add_column("cells blanked", justify="right")
-        for name, count in zip(qis, added, strict=True):
-            table.add_row(str(name), f"{int(count):,}")
-        table.add_row("total", f"{int(np.sum(added)):,}", style="bold")
-        con.print(table)
-        con.print(f"records at risk: {at_risk_before:,} before, {left:,} after")
-    else:
-        from microsdc.suppression.demo import render_suppression_summary
-
-        con.print(render_suppression_summary(result))
+    title = None
+    if method == "random":
+        title = (
+            f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
+        )
+    con.print(render_suppression_summary(result, title))
     con.print(f"written: {out}")

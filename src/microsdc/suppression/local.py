@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._random import SeedLike
 from microsdc._validation import (
     check_columns,
     check_frame,
@@ -26,7 +27,7 @@ from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 __all__ = ["SuppressionResult", "local_suppression"]
 
 _FUNC = "local_suppression"
-METHODS = ("greedy", "exact")
+METHODS = ("greedy", "exact", "random")
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,17 @@ class SuppressionResult:
     combs: list[int] | None = None
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return (
+            f"SuppressionResult(method={self.method!r}, k={self.k!r}, missing={self.missing!r}, "
+            f"n_rows={len(self.data):,}, qi={[str(q) for q in self.qi]!r}, "
+            f"n_cells={self.n_cells:,}, n_rows_suppressed={self.n_rows_suppressed:,}, "
+            f"at_risk={self.n_at_risk_before:,} -> {self.n_at_risk_after:,})"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
 
     @property
     def n_cells(self) -> int:
@@ -245,6 +257,7 @@ def local_suppression(
     subject_rule: str = "mode",
     missing_values: MissingValues = None,
     time_limit: float = 60.0,
+    seed: SeedLike = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -276,9 +289,14 @@ def local_suppression(
     missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
         How missing values count (see :func:`microsdc.sample_frequencies`). The
         result reaches k under this policy.
-    method : {"greedy", "exact"}, default "greedy"
+    method : {"greedy", "exact", "random"}, default "greedy"
         ``"exact"`` solves an integer program (small instances, wildcard policy,
         no ``combs``) to measure the greedy's distance to the optimum.
+        ``"random"`` is the kanonymity baseline
+        (:func:`microsdc.suppression.min_missingness_max_deid` with its
+        defaults): the same share of random blanks in every QI, many more
+        cells; it takes no ``importance``, ``combs``, ``strata`` or
+        ``subject_id``, and uses ``seed``.
     subject_id : column name, optional
         Longitudinal data: several records per subject. The records are
         collapsed to one per subject (``subject_rule``), anonymised, and every
@@ -292,6 +310,8 @@ def local_suppression(
         as they are; blanked cells become true missing values.
     time_limit : float > 0, default 60
         Seconds allowed to the solver for ``method="exact"``.
+    seed : int, numpy.random.Generator or None, default None
+        Randomness of ``method="random"`` (unused by the other methods).
 
     Returns
     -------
@@ -382,6 +402,10 @@ def local_suppression(
         _no_missing(df, c, "strata", _FUNC)
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
         raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    if method == "random":
+        return _random_baseline(
+            df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
+        )
     if method == "exact" and (policy.kind != "wildcard" or combs is not None):
         raise InvalidParameterError(
             f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only."
@@ -477,6 +501,73 @@ def local_suppression(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
     )
+
+
+def _random_baseline(
+    df: pd.DataFrame,
+    cols: list[Hashable],
+    k: Any,
+    importance: Any,
+    combs: Any,
+    strata: Any,
+    subject_id: Any,
+    missing: MissingPolicy,
+    missing_values: MissingValues,
+    seed: SeedLike,
+    t0: float,
+) -> SuppressionResult:
+    """``method="random"``: the kanonymity baseline wrapped as a :class:`SuppressionResult`."""
+    from microsdc.suppression._engine import fk_of
+    from microsdc.suppression.random_missingness import min_missingness_max_deid
+
+    given = [
+        name
+        for name, value in (
+            ("importance", importance),
+            ("combs", combs),
+            ("strata", strata),
+            ("subject_id", subject_id),
+        )
+        if value is not None
+    ]
+    if given:
+        raise InvalidParameterError(
+            f"method='random' of {_FUNC} takes no {', '.join(repr(g) for g in given)} "
+            "(it blanks the same share of every quasi-identifier at random)."
+        )
+    kk = check_int(k, "k", _FUNC, min_value=1)
+    policy = parse_policy(missing, _FUNC)
+    data, percent, _ = min_missingness_max_deid(
+        df, cols, kk, seed=seed, missing=missing, missing_values=missing_values
+    )
+    enc0 = encode_qis(df, cols, missing_values=missing_values, warn_cardinality=False)
+    enc1 = encode_qis(data, cols, missing_values=missing_values, warn_cardinality=False)
+    codes0 = np.ascontiguousarray(enc0.codes, dtype=np.int64)
+    # the codes of ``data`` in the dictionaries of ``df``: observed cells are unchanged
+    codes = np.where(enc1.codes < 0, -1, codes0)
+    ncat = enc0.n_categories
+    blank = (codes < 0) & (codes0 >= 0)
+    fk_before = fk_of(codes0, ncat, policy)
+    fk_after = fk_of(codes, ncat, policy)
+    groups = [np.arange(len(df))]
+    result = _result(
+        df,
+        data,
+        cols,
+        kk,
+        policy,
+        "random",
+        blank,
+        fk_before,
+        fk_after,
+        _true_fk(codes0, codes, blank, groups, ncat, df.index),
+        int(np.count_nonzero(fk_before < kk)),
+        int(np.count_nonzero(fk_after < kk)),
+        None,
+        time.perf_counter() - t0,
+    )
+    result.details["percent_per_qi"] = float(percent)
+    return result
 
 
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
