@@ -96,6 +96,21 @@ def print_result(result: Any, out: Any) -> None:
             f"({swp['share_persons']:.2%}); {at_risk:,} households were at risk, "
             f"{swp['n_no_donor']:,} found no donor."
         )
+        sp = audit["parameters"].get("swapping") or {}
+        from microsdc.cli.swap import swap_rate_note
+
+        note = swap_rate_note(
+            swp["n_swapped_households"],
+            swp["n_households"],
+            float(sp.get("swaprate", 0.05)),
+            at_risk,
+            int(sp.get("k_anonymity", k)),
+            list(sp.get("risk_variables", [])),
+            k_name="swapping.k_anonymity",
+            rv_name="swapping.risk_variables",
+        )
+        if note:
+            out.print(f"[bold]Note:[/bold] {note}")
         out.print(
             "[dim]Swapping moves whole households between areas, so the frequency counts above "
             "barely change; it protects by making the area of every record uncertain: an "

@@ -18,10 +18,54 @@ from microsdc.cli._common import (
     write_output,
 )
 
-__all__ = ["swap", "synth"]
+__all__ = ["swap", "swap_rate_note", "synth"]
 
 #: Inputs with more rows than this show a progress bar (when stderr is a terminal).
 PROGRESS_ROWS = 200_000
+
+
+def swap_rate_note(
+    n_swapped: int,
+    n_households: int,
+    swaprate: float,
+    at_risk: int,
+    k: int,
+    risk_variables: list[str],
+    *,
+    k_name: str = "-k",
+    rv_name: str = "--risk-variables",
+) -> str | None:
+    """Why more households than the swap rate were swapped, and what to change; None if not.
+
+    Examples
+    --------
+    >>> note = swap_rate_note(300, 1000, 0.05, 363, 3, ["sex", "age"])
+    >>> print(note)  # doctest: +NORMALIZE_WHITESPACE
+    300 of 1,000 households (30.0 %) were swapped, more than the swap rate of 5 %: the rate
+    is a minimum, and every household at risk is swapped when a partner is found (363
+    households have a member who shares sex, age with fewer than 3 persons of the area). To
+    swap fewer, lower -k or use fewer or coarser risk variables (--risk-variables; e.g. age
+    in bands); a higher k swaps more.
+    >>> swap_rate_note(50, 1000, 0.05, 10, 3, ["sex"]) is None
+    True
+    """
+    if not n_households or n_swapped <= 2 * max(round(swaprate * n_households / 2), 1) + 1:
+        return None
+    share = n_swapped / n_households
+    if at_risk:
+        why = (
+            f"every household at risk is swapped when a partner is found ({at_risk:,} "
+            f"households have a member who shares {', '.join(risk_variables)} with fewer than "
+            f"{k} persons of the area)"
+        )
+    else:
+        why = "households at risk are swapped first"
+    return (
+        f"{n_swapped:,} of {n_households:,} households ({100 * share:.1f} %) were swapped, more "
+        f"than the swap rate of {100 * swaprate:g} %: the rate is a minimum, and {why}. To swap "
+        f"fewer, lower {k_name} or use fewer or coarser risk variables ({rv_name}; e.g. age in "
+        "bands); a higher k swaps more."
+    )
 
 
 def _parse_profiles(value: str | None) -> list[list[str]] | None:
@@ -140,6 +184,16 @@ def swap(
 
     out = console()
     out.print(render_swap_summary(result))
+    note = swap_rate_note(
+        result.n_swapped_households,
+        result.n_households,
+        swaprate,
+        int(result.counts_per_level["households_at_risk"].sum()),
+        k_anonymity,
+        [str(c) for c in (parse_list(risk_variables) or [])],
+    )
+    if note:
+        out.print(f"[bold]Note:[/bold] {note}")
     out.print(f"Wrote {len(result.data):,} rows to {out_file}.")
     if log_file and result.n_no_donor:
         out.print(f"Households without a donor listed in {log_file}.")

@@ -269,9 +269,17 @@ def _run(
     counts_df = pd.DataFrame(rows)
     risky_failed = int(((flevel >= 0) & (level < n_levels)).sum())
     if risky_failed:
+        if any(len(prof) for prof in p.profiles):
+            advice = "relax the similarity profiles or add a coarser fallback profile"
+        else:
+            advice = (
+                "other areas hold too few households to pair them with (each household takes "
+                "part in at most one swap); lower k, use fewer or coarser risk variables, or "
+                "a hierarchy with more areas"
+            )
         warnings.warn(
             f"{risky_failed} household(s) at risk found no donor and keep their geography; "
-            "relax the similarity profiles or add a coarser fallback profile.",
+            f"{advice}.",
             DisclosureRiskWarning,
             stacklevel=3,
         )
