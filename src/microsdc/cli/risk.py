@@ -120,26 +120,28 @@ def risk(
         style = "bold" if kk == k else None
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
+    if policy.kind != "alpha" and n:
+        from microsdc.report import format_percent
+        from microsdc.risk.individual import risk_from_frequencies
+
+        ir = risk_from_frequencies(fk, res.row_Fk)
+        er = float(ir.sum())
+        how = (
+            f"with the weights in {weight} (Benedetti-Franconi, as sdcMicro's measure_risk)"
+            if weight
+            else "taking the sample as the population (risk 1/fk)"
+        )
+        con.print(
+            f"Expected re-identifications: [bold]{er:,.1f}[/bold]; global risk "
+            f"[bold]{format_percent(er / n, 2)}[/bold] of records; highest individual risk "
+            f"{float(ir.max()):.2g}; individual risk {how}."
+        )
     if top and n:
         summary = _summary(enc, res, k)
         if res.Fk is not None:  # among equal fk, the smallest estimated population first
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         summary = summary.head(top)
-        t2 = Table(title=f"The {len(summary)} riskiest key combinations", title_justify="left")
-        for c in enc.columns:
-            t2.add_column(str(c))
-        t2.add_column("records", justify="right")
-        t2.add_column("fk", justify="right")
-        if res.Fk is not None:
-            t2.add_column("Fk", justify="right")
-        for row in summary.itertuples(index=False):
-            values = list(row)
-            cells = ["." if _isna(v) else str(v) for v in values[: len(enc.columns)]]
-            cells += [f"{values[len(enc.columns)]:,}", _fmt(values[len(enc.columns) + 1])]
-            if res.Fk is not None:
-                cells.append(f"{values[len(enc.columns) + 2]:,.1f}")
-            t2.add_row(*cells)
-        con.print(t2)
+        con.print(riskiest_table(summary, list(enc.columns), res.Fk is not None, con.width))
         if policy.kind != "category" and (enc.codes < 0).any():
             con.print("[dim]'.' = missing value (matches any value).[/dim]")
         elif (enc.codes < 0).any():
@@ -155,6 +157,63 @@ def risk(
             )
         write_output(df.assign(**added), out)
         con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
+
+
+def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) -> Any:
+    """The riskiest key combinations as a rich table that fits ``width`` columns.
+
+    One column per key variable when that fits; otherwise one column listing
+    ``variable=value`` pairs, wrapped, so that no value is cut.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The key variables, then ``records``, ``fk`` and (``with_Fk``) ``Fk``.
+    columns : list
+        The key variables.
+    with_Fk : bool
+    width : int
+        Width of the console, in characters.
+
+    Returns
+    -------
+    rich.table.Table
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    m = len(columns)
+    rows = []
+    for row in summary.itertuples(index=False):
+        values = list(row)
+        keys = ["." if _isna(v) else str(v) for v in values[:m]]
+        nums = [f"{values[m]:,}", _fmt(values[m + 1])]
+        if with_Fk:
+            nums.append(f"{values[m + 2]:,.1f}")
+        rows.append((keys, nums))
+    title = f"The {len(rows)} riskiest key combinations"
+    num_names = ["records", "fk", *(["Fk"] if with_Fk else [])]
+
+    def add_numbers(table: Table) -> None:
+        for name in num_names:
+            table.add_column(name, justify="right", no_wrap=True)
+
+    wide = Table(title=title, title_justify="left")
+    for c in columns:
+        wide.add_column(str(c), no_wrap=True)
+    add_numbers(wide)
+    for keys, nums in rows:
+        wide.add_row(*keys, *nums)
+    probe = Console(width=10_000)
+    if probe.measure(wide).maximum <= width:
+        return wide
+    narrow = Table(title=title, title_justify="left")
+    narrow.add_column("key combination", overflow="fold", ratio=1)
+    add_numbers(narrow)
+    for keys, nums in rows:
+        pairs = [f"{c}={v}" for c, v in zip(columns, keys, strict=True)]
+        narrow.add_row(", ".join(pairs), *nums)
+    return narrow
 
 
 def _isna(v: Any) -> bool:
