@@ -31,6 +31,7 @@ __all__ = [
     "AUDIT_SCHEMA_VERSION",
     "RISK_BANDS",
     "JobResult",
+    "describe_variables",
     "measure_risk",
     "run_job",
 ]
@@ -259,6 +260,133 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
             }
         )
     return out, notes
+
+
+def _roles(cfg: JobConfig) -> dict[str, list[str]]:
+    """Roles of the columns named in a job (a column can have several)."""
+    roles: dict[str, list[str]] = {}
+
+    def add(cols: Any, role: str) -> None:
+        for c in cols:
+            roles.setdefault(str(c), [])
+            if role not in roles[str(c)]:
+                roles[str(c)].append(role)
+
+    add(cfg.quasi_identifiers, "key")
+    add([cfg.weights] if cfg.weights else [], "weight")
+    add([cfg.household_id] if cfg.household_id else [], "household id")
+    add(cfg.hierarchy, "hierarchy")
+    add(cfg.sensitive, "sensitive")
+    add(cfg.suppression.get("strata", []), "stratum")
+    similar = cfg.swapping.get("similar", [])
+    add([c for prof in similar for c in (prof if isinstance(prof, list) else [prof])], "similarity")
+    add(cfg.swapping.get("carry_along", []), "carried along")
+    return roles
+
+
+def _changed_cells(before: pd.Series, after: pd.Series) -> int:
+    """Cells whose value (or missingness) differs between two aligned columns."""
+    import numpy as np
+
+    b_na = before.isna().to_numpy()
+    a_na = after.isna().to_numpy()
+    both = ~b_na & ~a_na
+    differ = b_na != a_na
+    if both.any():
+        b = before.to_numpy(dtype=object)[both]
+        a = after.to_numpy(dtype=object)[both]
+        differ[both] = np.array([str(x) != str(y) for x, y in zip(b, a, strict=True)], dtype=bool)
+    return int(differ.sum())
+
+
+def describe_variables(
+    cfg: JobConfig, raw: pd.DataFrame, start: pd.DataFrame, final: pd.DataFrame
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every variable of the input with its role, and the key variables before and after.
+
+    Parameters
+    ----------
+    cfg : JobConfig
+    raw : pandas.DataFrame
+        The input as read.
+    start : pandas.DataFrame
+        The data protection starts from (after recoding).
+    final : pandas.DataFrame
+        The released data.
+
+    Returns
+    -------
+    variables : list of dict
+        ``name``, ``roles`` (key, weight, household id, hierarchy, sensitive,
+        stratum, similarity, carried along; "other" when none; "dropped" when
+        it is not released), ``released`` and ``cells_changed`` (from the input
+        to the release).
+    key_variables : list of dict
+        Per key variable: ``categories_input`` (distinct values in the input),
+        ``categories_before`` (after recoding) and ``categories_after``,
+        ``missing_before``/``missing_after`` (cells), ``cells_changed`` (from
+        ``start`` to the release), ``share_suppressed`` (cells observed before
+        and missing after, over the cells observed before) and ``hellinger``,
+        the Hellinger distance between the distributions of the variable
+        (missing as a category of its own) before and after:
+        ``sqrt(sum((sqrt(p) - sqrt(q)) ** 2) / 2)``, 0 for no change, 1 for
+        disjoint distributions.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.encode import missing_mask
+
+    mv = list(cfg.missing_values)
+    roles = _roles(cfg)
+    touched = {*map(str, cfg.quasi_identifiers), *map(str, cfg.hierarchy)}
+    touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
+    touched |= {r.column for r in cfg.recode}
+    variables = []
+    for col in raw.columns:
+        name = str(col)
+        released = col in final.columns
+        entry_roles = list(roles.get(name, [])) or ["other"]
+        if not released:
+            entry_roles.append("dropped")
+        changed = _changed_cells(raw[col], final[col]) if released and name in touched else 0
+        variables.append(
+            {"name": name, "roles": entry_roles, "released": released, "cells_changed": changed}
+        )
+    keys = []
+    for col in cfg.quasi_identifiers:
+        miss_raw = missing_mask(raw[col], mv)
+        miss_b = missing_mask(start[col], mv)
+        miss_a = missing_mask(final[col], mv)
+        b = start[col].astype(object).where(~miss_b, None).astype(str)
+        a = final[col].astype(object).where(~miss_a, None).astype(str)
+        b[miss_b] = "\x00missing"
+        a[miss_a] = "\x00missing"
+        n = len(start)
+        table = pd.concat(
+            [b.value_counts().rename("b"), a.value_counts().rename("a")], axis=1
+        ).fillna(0)
+        if n:
+            p, q = table["b"].to_numpy() / n, table["a"].to_numpy() / n
+            hell = float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
+        else:
+            hell = 0.0
+        observed = int((~miss_b).sum())
+        suppressed = int((~miss_b & miss_a).sum())
+        keys.append(
+            {
+                "name": str(col),
+                "categories_input": int(raw[col][~miss_raw].nunique()),
+                "categories_before": int(start[col][~miss_b].nunique()),
+                "categories_after": int(final[col][~miss_a].nunique()),
+                "missing_before": int(miss_b.sum()),
+                "missing_after": int(miss_a.sum()),
+                "cells_changed": _changed_cells(start[col], final[col]),
+                "share_suppressed": suppressed / observed if observed else 0.0,
+                "hellinger": hell,
+            }
+        )
+    return variables, keys
 
 
 def _count_bands(values: np.ndarray) -> list[int]:
@@ -596,6 +724,7 @@ def run_job(
             )
         final = current
         after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
+        variables, key_variables = describe_variables(cfg, raw, data, final)
         input_sha = _sha256(cfg.input_path)
         audit: dict[str, Any] = {
             "schema_version": AUDIT_SCHEMA_VERSION,
@@ -616,6 +745,8 @@ def run_job(
                 "platform": platform.platform(terse=True),
             },
             "recode": recode_notes,
+            "variables": variables,
+            "key_variables": key_variables,
             "risk": {"before": before, "after": after},
             "suppression": sup_fig,
             "swapping": swap_fig,

@@ -58,6 +58,28 @@ def _p(x: float, digits: int = 1) -> str:
     return f"{v:.{digits}f} %"
 
 
+def _listing(value: Any, sep: str = ", ") -> str:
+    """A list (or table) as text: ``["a", "b"]`` -> "a, b"; profiles ``[["a", "b"], ["a"]]``
+    -> "a, b; else a"; weights ``{"a": 3, "b": 1}`` -> "a 3, b 1".
+
+    Examples
+    --------
+    >>> _listing(["age", "sex"]), _listing([["hsize", "htype"], ["hsize"]])
+    ('age, sex', 'hsize, htype; else hsize')
+    >>> _listing({"age": 3, "sex": 1.5}), _listing([10.0, 20.5]), _listing("x")
+    ('age 3, sex 1.5', '10, 20.5', 'x')
+    """
+    if isinstance(value, dict):
+        return sep.join(f"{k} {_listing(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        if value and all(isinstance(v, list | tuple) for v in value):
+            return "; else ".join(_listing(v) for v in value)
+        return sep.join(_listing(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
 def format_percent(x: float, digits: int = 1) -> str:
     """A share as a percentage that never shows a non-zero value as zero.
 
@@ -229,6 +251,7 @@ def render_report(audit: dict[str, Any]) -> str:
     env.filters["n"] = _n
     env.filters["pct"] = _p
     env.filters["x"] = _x
+    env.filters["listing"] = _listing
     template = env.from_string(text)
     return template.render(
         audit=audit,

@@ -1,0 +1,123 @@
+"""The report lists every variable with its role, the key variables before and after, and
+renders lists and tiny shares readably."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+
+from microsdc.job import run_job
+from microsdc.report import _listing, _p, audit_schema
+
+JOB = """
+title = "Variables"
+steps = ["risk", "swapping", "suppression"]
+[input]
+path = "{path}"
+[variables]
+quasi_identifiers = ["region", "age", "sex"]
+household_id = "hid"
+hierarchy = ["region"]
+sensitive = ["income"]
+[recode.age]
+width = 10
+[risk]
+k = 2
+[suppression]
+importance = ["region", "sex", "age"]
+[swapping]
+similar = [["size", "kind"], ["size"]]
+risk_variables = ["age", "sex"]
+k_anonymity = 2
+seed = 3
+"""
+
+
+def _data() -> pd.DataFrame:
+    rows = []
+    for h in range(40):
+        region = "north" if h % 2 else "south"
+        for j in range(1 + h % 3):
+            rows.append(
+                {
+                    "hid": h,
+                    "region": region,
+                    "age": 20 + (h * 7 + j * 13) % 50,
+                    "sex": "f" if (h + j) % 2 else "m",
+                    "size": 1 + h % 3,
+                    "kind": h % 2,
+                    "income": 1000 + h,
+                    "note": "x",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_variables_and_key_variables(tmp_path: Path) -> None:
+    df = _data()
+    data = tmp_path / "d.csv"
+    df.to_csv(data, index=False)
+    job = tmp_path / "job.toml"
+    job.write_text(JOB.format(path=data.as_posix()), encoding="utf-8")
+    res = run_job(job, write=False)
+    audit = res.audit
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+    roles = {v["name"]: v["roles"] for v in audit["variables"]}
+    assert roles == {
+        "hid": ["household id"],
+        "region": ["key", "hierarchy"],
+        "age": ["key"],
+        "sex": ["key"],
+        "size": ["similarity"],
+        "kind": ["similarity"],
+        "income": ["sensitive"],
+        "note": ["other"],
+    }
+    assert all(v["released"] for v in audit["variables"])
+    changed = {v["name"]: v["cells_changed"] for v in audit["variables"]}
+    assert changed["note"] == changed["income"] == changed["hid"] == 0
+    # age was recoded into bands: every cell changed from the input
+    assert changed["age"] == len(df)
+
+    keys = {kv["name"]: kv for kv in audit["key_variables"]}
+    assert list(keys) == ["region", "age", "sex"]
+    age = keys["age"]
+    assert age["categories_input"] == df["age"].nunique()
+    assert age["categories_before"] == (df["age"] // 10).nunique()
+    final = res.data
+    for name, kv in keys.items():
+        assert kv["categories_after"] == final[name].dropna().nunique()
+        assert kv["missing_after"] == int(final[name].isna().sum())
+        assert kv["missing_before"] == 0
+        blanked = int(final[name].isna().sum())
+        assert math.isclose(kv["share_suppressed"], blanked / len(df))
+    # Hellinger of sex, by hand: missing counts as a category
+    before = df["sex"].value_counts(normalize=True)
+    after = final["sex"].astype(object).fillna("<na>").value_counts(normalize=True)
+    cats = set(before.index) | set(after.index)
+    h = math.sqrt(
+        0.5 * sum((math.sqrt(before.get(c, 0)) - math.sqrt(after.get(c, 0))) ** 2 for c in cats)
+    )
+    assert math.isclose(keys["sex"]["hellinger"], h, abs_tol=1e-12)
+    # swapping moves regions between households but keeps their distribution close
+    assert keys["region"]["cells_changed"] > 0
+
+    html = res.report_html
+    assert 'id="table-variables"' in html and 'id="table-key-variables"' in html
+    settings = html[html.index('id="table-settings"') :]
+    settings = settings[: settings.index("</table>")]
+    assert "size, kind; else size" in settings
+    assert "[" not in re.sub(r"<[^>]+>", "", settings)
+    assert "key, hierarchy" in html
+
+
+def test_listing_and_tiny_percentages() -> None:
+    assert _listing([["a", "b"], ["a"]]) == "a, b; else a"
+    assert _listing({"age": 3, "sex": 1}) == "age 3, sex 1"
+    assert _p(2e-9, 4) == "< 0.0001 %"
+    assert _p(0.000012, 4) == "0.0012 %"
+    assert _p(0.0) == "0.0 %"
