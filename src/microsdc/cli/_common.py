@@ -12,6 +12,7 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
+    "announce_compile",
     "console",
     "encoding_option",
     "fail",
@@ -237,3 +238,63 @@ class report_warnings:
         for w in self._log:
             if issubclass(w.category, SDCWarning):
                 err.print(f"[yellow]Warning:[/yellow] {w.message}")
+
+
+#: Modules holding numba kernels, by the part of microsdc that uses them.
+KERNEL_MODULES = {
+    "risk": ("microsdc._kernels.dense", "microsdc._kernels.patterns", "microsdc._kernels.wildcard"),
+    "suppression": ("microsdc.suppression._greedy", "microsdc.suppression._bitset"),
+    "swapping": ("microsdc.swapping._kernels",),
+}
+
+
+def cold_kernels(parts: tuple[str, ...]) -> list[str]:
+    """Modules of ``parts`` whose numba kernels have no usable on-disk cache yet.
+
+    Reads numba's cache index of each kernel (no compilation). A module counts
+    as compiled once any of its kernels is cached: some kernels are only
+    inlined into others, or used only for large inputs. Kernels whose cache
+    cannot be inspected count as compiled.
+    """
+    import importlib
+
+    cold = []
+    for part in parts:
+        for name in KERNEL_MODULES.get(part, ()):
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            seen = warm = False
+            for obj in list(vars(module).values()):
+                cache = getattr(obj, "_cache", None)
+                index = getattr(getattr(cache, "_cache_file", None), "_load_index", None)
+                if index is None:
+                    continue
+                seen = True
+                try:
+                    warm = bool(index())
+                except Exception:  # a cache we cannot read: say nothing
+                    warm = True
+                if warm:
+                    break
+            if seen and not warm:
+                cold.append(name)
+    return cold
+
+
+def announce_compile(*parts: str) -> bool:
+    """Say in one line on stderr that the numerical kernels compile now, if their cache is cold.
+
+    The first run after installing microsdc compiles its numba kernels (about
+    a minute) and caches them; without this line a piped or ``--no-progress``
+    run would look hung. Returns whether the line was printed.
+    """
+    if not cold_kernels(parts or tuple(KERNEL_MODULES)):
+        return False
+    click.echo(
+        "First run: compiling microsdc's numerical kernels (once per installation, about a "
+        "minute; later runs start at once).",
+        err=True,
+    )
+    return True

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from microsdc.cli._common import console, user_errors
+from microsdc.cli._common import announce_compile, console, user_errors
 
 __all__ = ["ADULT_JOB", "CENSUS_JOB", "demo"]
 
@@ -154,6 +154,7 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     from microsdc.datasets import ADULT_QUASI_IDENTIFIERS, synthetic_census
     from microsdc.job import load_job, run_job
 
+    announce_compile()
     _risk_table(k)
     con = console()
     err = console(stderr=True)

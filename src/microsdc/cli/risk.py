@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from microsdc.cli._common import (
+    announce_compile,
     console,
     encoding_option,
     missing_option,
@@ -90,6 +91,7 @@ def risk(
     qis = parse_list(qi)
     policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
+    announce_compile("risk")
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from microsdc.cli._common import console, user_errors
+from microsdc.cli._common import announce_compile, console, user_errors
 
 __all__ = ["print_result", "run"]
 
@@ -165,6 +165,7 @@ def run(
     from microsdc.job import load_job, run_job
 
     job = load_job(job_file)
+    announce_compile("risk", *(s for s in job.steps if s != "risk"))
     result = run_job(
         job,
         output_dir=output_dir,

@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from microsdc.cli._common import (
+    announce_compile,
     console,
     encoding_option,
     missing_option,
@@ -164,6 +165,7 @@ def suppress(
     qis = parse_list(qi)
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
+    announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)

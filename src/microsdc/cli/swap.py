@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from microsdc.cli._common import (
+    announce_compile,
     console,
     encoding_option,
     parse_list,
@@ -160,6 +161,7 @@ def swap(
     at random up to the swap rate. Prints the counts per hierarchy level.
     """
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    announce_compile("swapping")
     levels = parse_list(hierarchy)
     progress = None
     if len(data) > PROGRESS_ROWS and sys.stderr.isatty():
