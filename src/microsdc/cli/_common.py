@@ -22,8 +22,10 @@ __all__ = [
     "parse_missing_values",
     "policy_value",
     "progress",
+    "progress_columns",
     "qi_option",
     "read_input",
+    "records_callback",
     "report_warnings",
     "sep_option",
     "user_errors",
@@ -193,16 +195,61 @@ def parse_missing_values(text: str | None) -> list[Any] | None:
     return list(dict.fromkeys(out))
 
 
+def progress_columns(label: str = "") -> list[Any]:
+    """Columns of microsdc's progress bars: what runs, a bar, counts, time left and elapsed.
+
+    A task may carry an ``info`` field (e.g. "1,200 of 5,000 records at risk handled").
+    """
+    from rich.progress import (
+        BarColumn,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class InfoColumn(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(str(task.fields.get("info", "")))
+
+    return [
+        SpinnerColumn(),
+        TextColumn(f"[bold]{label}[/bold] {{task.description}}" if label else "{task.description}"),
+        BarColumn(),
+        InfoColumn(),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
+    ]
+
+
+def records_callback(bar: Any, label: str = "suppressing") -> Any:
+    """A ``progress(processed, total)`` callback that shows records at risk handled and left.
+
+    The task appears on the first call, with an estimate of the time left.
+    """
+    task: list[Any] = []
+
+    def update(done: int, total: int) -> None:
+        info = f"{done:,} of {total:,} records at risk handled, at most {total - done:,} left"
+        if not task:
+            task.append(bar.add_task(label, total=max(total, 1), info=info))
+        elif done == 0:  # a new pass: start the estimate again
+            bar.reset(task[0], total=max(total, 1), info=info)
+        bar.update(task[0], completed=done, total=max(total, 1), info=info)
+
+    return update
+
+
 class _Progress:
     """A rich progress bar on stderr, shown only when stderr is a terminal."""
 
     def __init__(self, label: str) -> None:
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress
 
         self._progress = Progress(
-            TextColumn(f"[bold]{label}[/bold] {{task.description}}"),
-            BarColumn(),
-            TimeElapsedColumn(),
+            *progress_columns(label),
             console=console(stderr=True),
             transient=True,
             disable=not sys.stderr.isatty(),

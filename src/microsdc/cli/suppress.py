@@ -18,6 +18,7 @@ from microsdc.cli._common import (
     progress,
     qi_option,
     read_input,
+    records_callback,
     report_warnings,
     sep_option,
     user_errors,
@@ -192,6 +193,7 @@ def suppress(
             subject_rule=subject_rule,
             missing_values=mv,
             seed=seed,
+            progress=records_callback(bar) if bar.live.is_started else None,
         )
         data = result.data
         bar.update(task, advance=1)

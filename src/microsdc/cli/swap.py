@@ -86,11 +86,12 @@ def _swap_with_progress(
         return _run(data, hid, levels, **kwargs)
     with progress:
         tasks = [
-            progress.add_task(f"level {i + 1}: {name}", total=1.0) for i, name in enumerate(levels)
+            progress.add_task(f"level {i + 1}: {name}", total=1.0, info="")
+            for i, name in enumerate(levels)
         ]
 
         def on_progress(level: int, done: float) -> None:
-            progress.update(tasks[level], completed=done)
+            progress.update(tasks[level], completed=done, info=f"{done:.0%} of the areas")
 
         return _run(data, hid, levels, **kwargs, on_progress=on_progress)
 
@@ -167,7 +168,11 @@ def swap(
     if len(data) > PROGRESS_ROWS and sys.stderr.isatty():
         from rich.progress import Progress
 
-        progress = Progress(console=console(stderr=True), transient=True)
+        from microsdc.cli._common import progress_columns
+
+        progress = Progress(
+            *progress_columns("swapping"), console=console(stderr=True), transient=True
+        )
     kwargs: dict[str, Any] = {
         "similar": _parse_profiles(similar),
         "swaprate": swaprate,

@@ -498,7 +498,9 @@ def measure_risk(
     return out
 
 
-def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+def _suppress(
+    cfg: JobConfig, df: pd.DataFrame, progress: Callable[[int, int], None] | None = None
+) -> tuple[pd.DataFrame, dict[str, Any]]:
     try:
         from microsdc.suppression import local_suppression
     except ImportError as exc:  # the suppression module is not installed in this build
@@ -512,7 +514,7 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     for key in ("importance", "combs", "strata", "method"):
         if key in s:
             kwargs[key] = s[key]
-    res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, **kwargs)
+    res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
     cells = suppressed_cells(
         df, res.data, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
     )
@@ -523,8 +525,11 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     return res.data, figures
 
 
-def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
-    from microsdc.swapping import record_swap_result, swap_utility
+def _swap(
+    cfg: JobConfig, df: pd.DataFrame, on_progress: Callable[[int, float], None] | None = None
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    from microsdc.swapping import swap_utility
+    from microsdc.swapping.core import _run
     from microsdc.utility import swap_utility_summary
 
     s = cfg.swapping
@@ -539,7 +544,8 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
-    res = record_swap_result(df, cfg.household_id, hierarchy, similar or None, **kwargs)
+    # record_swap_result's implementation, which reports progress per hierarchy level
+    res = _run(df, cfg.household_id, hierarchy, similar or None, **kwargs, on_progress=on_progress)
     util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households
@@ -559,41 +565,75 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
     return res.data, figures
 
 
+class _Steps:
+    """Progress of a job: one line for the steps, one for the records of a long step."""
+
+    def __init__(self, bar: Any = None, total: int = 0) -> None:
+        self.bar = bar
+        self.total = total
+        self.task = bar.add_task("starting", total=total, info="") if bar is not None else None
+        self.first = True
+        self.detail: Any = None
+
+    def __call__(self, desc: str) -> None:
+        if self.bar is None:
+            return
+        if self.first:
+            self.first = False
+        else:
+            self.bar.advance(self.task)
+        info = f"step {min(self.bar.tasks[0].completed + 1, self.total):.0f} of {self.total}"
+        self.bar.update(self.task, description=desc, info=info)
+        if self.detail is not None:
+            self.bar.remove_task(self.detail)
+            self.detail = None
+
+    def records(self) -> Callable[[int, int], None] | None:
+        """``progress(processed, total)`` for local suppression, or None without a display."""
+        if self.bar is None:
+            return None
+        bar = self
+
+        def update(done: int, total: int) -> None:
+            info = f"{done:,} of {total:,} records at risk handled, at most {total - done:,} left"
+            if bar.detail is None:
+                bar.detail = bar.bar.add_task("  records at risk", total=max(total, 1), info=info)
+            elif done == 0:
+                bar.bar.reset(bar.detail, total=max(total, 1), info=info)
+            bar.bar.update(bar.detail, completed=done, total=max(total, 1), info=info)
+
+        return update
+
+    def levels(self, names: list[str]) -> Callable[[int, float], None] | None:
+        """``on_progress(level, done)`` for record swapping, or None without a display."""
+        if self.bar is None:
+            return None
+        bar = self
+
+        def update(level: int, done: float) -> None:
+            info = f"level {level + 1} of {len(names)} ({names[level]}): {done:.0%} of the areas"
+            overall = (level + done) / max(len(names), 1)
+            if bar.detail is None:
+                bar.detail = bar.bar.add_task("  households", total=1.0, info=info)
+            bar.bar.update(bar.detail, completed=overall, info=info)
+
+        return update
+
+
 @contextmanager
-def _progress(enabled: bool, total: int, console: Any) -> Iterator[Callable[[str], None]]:
+def _progress(enabled: bool, total: int, console: Any) -> Iterator[_Steps]:
     if not enabled or (console is not None and not console.is_terminal):
-        yield lambda _desc: None
+        yield _Steps()
         return
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import Progress
 
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description:<28}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    ) as bar:
-        task = bar.add_task("starting", total=total)
-        first = [True]
+    from microsdc.cli._common import progress_columns
 
-        def step(desc: str) -> None:
-            if first[0]:
-                first[0] = False
-            else:
-                bar.advance(task)
-            bar.update(task, description=desc)
-
-        yield step
-        bar.update(task, completed=total, description="done")
+    with Progress(*progress_columns(), console=console, transient=True) as bar:
+        steps = _Steps(bar, total)
+        yield steps
+        if steps.task is not None:
+            bar.update(steps.task, completed=total, description="done")
 
 
 def _write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
@@ -716,11 +756,15 @@ def run_job(
         swap_fig = None
         sup_fig = None
         if "swapping" in cfg.steps:
-            current, swap_fig = timed("swapping", "swapping households", lambda: _swap(cfg, data))
+            levels = step.levels(list(cfg.hierarchy))
+            current, swap_fig = timed(
+                "swapping", "swapping households", lambda: _swap(cfg, data, levels)
+            )
         if "suppression" in cfg.steps:
             base = current
+            records = step.records()
             current, sup_fig = timed(
-                "suppression", "local suppression", lambda: _suppress(cfg, base)
+                "suppression", "local suppression", lambda: _suppress(cfg, base, records)
             )
         final = current
         after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))

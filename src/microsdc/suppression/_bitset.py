@@ -96,14 +96,14 @@ def _build(codes, n_categories):  # pragma: no cover - numba
     return offset, bits, size
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def greedy_bitset(
-    codes, n_categories, order, candidates, klass, k, select, weight
+    codes, n_categories, order, candidates, klass, k, select, weight, progress=None
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
 
-    Parameters are those of ``greedy_suppress`` for kind 0; ``codes`` (int64,
-    C-ordered, -1 = missing) is modified in place.
+    Parameters are those of ``greedy_suppress`` for kind 0 (``progress``
+    included); ``codes`` (int64, C-ordered, -1 = missing) is modified in place.
 
     Returns
     -------
@@ -128,6 +128,8 @@ def greedy_bitset(
     blanked = np.zeros(order.shape[0], dtype=np.int64)
 
     for oi in range(order.shape[0]):
+        if progress is not None:
+            progress[0] = oi
         r = order[oi]
         rb = one << np.uint64(r & 63)
         pending[r >> 6] &= ~rb

@@ -6,7 +6,8 @@ modifies it in place; :mod:`microsdc.suppression.local` wraps it for frames.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb
@@ -16,7 +17,23 @@ import numpy as np
 from microsdc.exceptions import SDCError
 from microsdc.risk._policy import Policy
 
-__all__ = ["Costs", "candidate_subsets", "processing_order", "reach_k", "risk_mask"]
+__all__ = [
+    "Costs",
+    "ProgressCallback",
+    "candidate_subsets",
+    "processing_order",
+    "reach_k",
+    "risk_mask",
+]
+
+#: ``progress(processed, total)``: ``processed`` of the ``total`` records at risk at the start
+#: of the current greedy pass have been handled (records at risk left <= total - processed).
+#: Called from a helper thread about five times a second while a pass runs, and once with
+#: ``processed == total`` at its end.
+ProgressCallback = Callable[[int, int], None]
+
+#: Seconds between two progress reports.
+PROGRESS_INTERVAL = 0.2
 
 #: Largest number of candidate column subsets tried per record.
 MAX_CANDIDATES = 4096
@@ -129,6 +146,7 @@ def reach_k(
     *,
     select: int = 1,
     fk_start: np.ndarray | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray | None:
     """Blank cells of ``codes`` (in place) until every job (column subset, k) holds.
 
@@ -145,6 +163,8 @@ def reach_k(
     ----------
     fk_start : ndarray of shape (n,), optional
         fk of the single job on ``codes`` as given, when the caller has it.
+    progress : callable, optional
+        ``progress(processed, total)``, see :data:`ProgressCallback`.
 
     Returns
     -------
@@ -192,9 +212,19 @@ def reach_k(
                 deficit = np.maximum(np.ceil(k - fk[order]), 1).astype(np.int64)
                 before = int(np.count_nonzero(sub < 0))
                 if kind == 0 and n <= BITSET_MAX_ROWS:
-                    greedy_bitset(sub, nc, order, cand, klass, float(k), select, deficit)
+                    args: tuple[object, ...] = (
+                        sub,
+                        nc,
+                        order,
+                        cand,
+                        klass,
+                        float(k),
+                        select,
+                        deficit,
+                    )
+                    _with_progress(greedy_bitset, args, len(order), progress)
                 else:
-                    greedy_suppress(
+                    args = (
                         sub,
                         nc,
                         order,
@@ -209,6 +239,7 @@ def reach_k(
                         select,
                         deficit,
                     )
+                    _with_progress(greedy_suppress, args, len(order), progress)
                 if int(np.count_nonzero(sub < 0)) == before:
                     _grow_missing_group(sub, fk, k, policy)
                     if int(np.count_nonzero(sub < 0)) == before:
@@ -230,6 +261,38 @@ def reach_k(
         if all_ok:
             return None
     raise SDCError("Local suppression did not converge; please report this.")
+
+
+def _with_progress(
+    kernel: Callable[..., object],
+    args: tuple[object, ...],
+    total: int,
+    progress: ProgressCallback | None,
+) -> None:
+    """Run a greedy kernel; with ``progress``, report the rows it has handled meanwhile.
+
+    The kernels run without the GIL and write the index of the row they are at
+    into a one-element array, which a helper thread reads and reports.
+    """
+    if progress is None:
+        kernel(*args)
+        return
+    counter = np.zeros(1, dtype=np.int64)
+    done = threading.Event()
+
+    def report() -> None:
+        while not done.wait(PROGRESS_INTERVAL):
+            progress(int(counter[0]), total)
+
+    progress(0, total)
+    watcher = threading.Thread(target=report, name="microsdc-progress", daemon=True)
+    watcher.start()
+    try:
+        kernel(*args, counter)
+    finally:
+        done.set()
+        watcher.join()
+    progress(total, total)
 
 
 def processing_order(codes: np.ndarray, fk: np.ndarray, at_risk: np.ndarray) -> np.ndarray:

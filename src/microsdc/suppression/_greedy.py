@@ -567,6 +567,7 @@ def greedy_suppress(
     n_words,
     select,
     weight,
+    progress=None,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
 
@@ -588,6 +589,9 @@ def greedy_suppress(
         with ``weight``); ties go to the cheaper candidate.
     weight : ndarray of shape (r,), int64, >= 1
         Weight of each row of ``order`` while it waits (e.g. its deficit k - fk).
+    progress : ndarray of shape (1,), int64, optional
+        Set to the number of rows of ``order`` handled so far, for a thread
+        that reports progress while this kernel runs without the GIL.
 
     Returns
     -------
@@ -618,6 +622,8 @@ def greedy_suppress(
 
     blanked = np.zeros(order.shape[0], dtype=np.int64)
     for oi in range(order.shape[0]):
+        if progress is not None:
+            progress[0] = oi
         r = order[oi]
         obs = rmask[r]
         for j in range(m):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -258,6 +258,7 @@ def local_suppression(
     missing_values: MissingValues = None,
     time_limit: float = 60.0,
     seed: SeedLike = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -312,6 +313,13 @@ def local_suppression(
         Seconds allowed to the solver for ``method="exact"``.
     seed : int, numpy.random.Generator or None, default None
         Randomness of ``method="random"`` (unused by the other methods).
+    progress : callable, optional
+        ``progress(processed, total)`` is called while the greedy runs
+        (about five times a second, from a helper thread, and once at the end
+        of each pass): ``processed`` of the ``total`` records at risk at the
+        start of the pass (of the stratum) have been handled, so at most
+        ``total - processed`` are still at risk. Not called by the exact and
+        random methods or with ``subject_id``.
 
     Returns
     -------
@@ -477,7 +485,15 @@ def local_suppression(
                 exact_suppress_codes(sub, ncat, jobs_spec[0][1], costs.weight, time_limit)
                 fka = fk_of(sub, ncat, policy)
             else:
-                done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fkb if single else None)
+                done = reach_k(
+                    sub,
+                    ncat,
+                    jobs,
+                    costs,
+                    policy,
+                    fk_start=fkb if single else None,
+                    progress=progress,
+                )
                 fka = done if done is not None else fk_of(sub, ncat, policy)
             codes[rows] = sub
         fk_after[rows] = fka
