@@ -95,3 +95,10 @@ def test_global_risk_never_prints_as_zero() -> None:
     assert format_percent(3e-9, 4) == "< 0.0001 %"
     assert format_percent(0.0) == "0.0 %"
     assert pd.notna(format_percent(0.5))
+
+
+def test_plain_summary_shows_tiny_global_risk(write_job: Callable[..., Path]) -> None:
+    res = run_job(write_job(), write=False)
+    res.audit["risk"]["after"]["global_risk"] = 2e-9
+    line = next(x for x in res.summary().splitlines() if x.startswith("global risk"))
+    assert line.endswith("< 0.0001 %")

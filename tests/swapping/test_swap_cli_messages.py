@@ -81,3 +81,23 @@ def test_issue_command_explains_the_share(tmp_path: Path) -> None:
     assert "the rate is a minimum" in out
     err = " ".join(res.stderr.split())
     assert "found no donor" in err and "similarity" not in err
+
+
+def test_column_typo_gets_a_suggestion(tmp_path: Path) -> None:
+    data = tmp_path / "d.csv"
+    _frame().to_csv(data, index=False)
+    res = CliRunner().invoke(
+        main,
+        [
+            "swap",
+            str(data),
+            "--hid",
+            "HID",
+            "--hierarchy",
+            "area",
+            "--out",
+            str(tmp_path / "o.csv"),
+        ],
+    )
+    assert res.exit_code == 2
+    assert "Did you mean 'hid'?" in res.stderr

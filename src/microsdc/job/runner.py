@@ -82,6 +82,8 @@ class JobResult:
 
     def summary(self) -> str:
         """Before/after figures as plain text."""
+        from microsdc.report import format_percent
+
         before = self.audit["risk"]["before"]
         after = self.audit["risk"]["after"]
         k = self.config.k
@@ -93,7 +95,8 @@ class JobResult:
             f"{'expected re-identifications':34}"
             f"{before['expected_reidentifications']:>14,.1f}"
             f"{after['expected_reidentifications']:>14,.1f}",
-            f"{'global risk':34}{before['global_risk']:>14.3%}{after['global_risk']:>14.3%}",
+            f"{'global risk':34}{format_percent(before['global_risk'], 3):>14}"
+            f"{format_percent(after['global_risk'], 3):>14}",
             f"{'records with risk > ' + format(self.config.risk_threshold, 'g'):34}"
             f"{before['n_high_risk']:>14,}{after['n_high_risk']:>14,}",
         ]

@@ -13,7 +13,14 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from microsdc._validation import check_bool, check_frame, check_int, check_number, param_error
+from microsdc._validation import (
+    check_bool,
+    check_frame,
+    check_int,
+    check_number,
+    close_matches_hint,
+    param_error,
+)
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
 if TYPE_CHECKING:
@@ -115,7 +122,8 @@ def resolve_columns(
         shown = ", ".join(repr(c) for c in list(df.columns)[:30])
         raise ColumnNotFoundError(
             f"The '{name}' parameter of {FUNC} names {len(missing)} column(s) not in the data: "
-            f"{listed}. Available columns: {shown}{' ...' if ncol > 30 else ''}.",
+            f"{listed}. Available columns: {shown}{' ...' if ncol > 30 else ''}."
+            + close_matches_hint(missing, list(df.columns)),
             missing=missing,
         )
     dups = [c for i, c in enumerate(out) if c in out[:i]]
