@@ -43,10 +43,10 @@ def swap_rate_note(
     >>> note = swap_rate_note(300, 1000, 0.05, 363, 3, ["sex", "age"])
     >>> print(note)  # doctest: +NORMALIZE_WHITESPACE
     300 of 1,000 households (30.0 %) were swapped, more than the swap rate of 5 %: the rate
-    is a minimum, and every household at risk is swapped when a partner is found (363
-    households have a member who shares sex, age with fewer than 3 persons of the area). To
-    swap fewer, lower -k or use fewer or coarser risk variables (--risk-variables; e.g. age
-    in bands); a higher k swaps more.
+    is a minimum, and every household at risk is swapped, with a partner from another area,
+    when one is found (363 households have a member who shares sex, age with fewer than 3
+    persons of the area). To swap fewer, lower -k or use fewer or coarser risk variables
+    (--risk-variables; e.g. age in bands); a higher k swaps more.
     >>> swap_rate_note(50, 1000, 0.05, 10, 3, ["sex"]) is None
     True
     """
@@ -55,7 +55,8 @@ def swap_rate_note(
     share = n_swapped / n_households
     if at_risk:
         why = (
-            f"every household at risk is swapped when a partner is found ({at_risk:,} "
+            f"every household at risk is swapped, with a partner from another area, when one is "
+            f"found ({at_risk:,} "
             f"households have a member who shares {', '.join(risk_variables)} with fewer than "
             f"{k} persons of the area)"
         )
