@@ -155,5 +155,15 @@ def test_missing_engine_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_unknown_object_is_refused() -> None:
-    with pytest.raises(InvalidParameterError, match="pandas, polars, pyarrow"):
+    with pytest.raises(InvalidParameterError, match="pandas DataFrame \\(or a polars, pyarrow"):
         microsdc.sample_frequencies({"a": [1]}, ["a"])
+
+
+@settings(max_examples=20)
+@given(df=frames(), k=st.integers(1, 4), policy=st.sampled_from(POLICIES))
+def test_safe_combinations_equal_on_every_backend(df: pd.DataFrame, k: int, policy: object) -> None:
+    qi = [c for c in df.columns if c.startswith("q")]
+    want = microsdc.safe_combinations(df, qi, k, min_combi_size=1, missing=policy)
+    rel = duckdb.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
+    for frame in (pl.from_pandas(df), pl.from_pandas(df).lazy(), rel):
+        assert microsdc.safe_combinations(frame, qi, k, min_combi_size=1, missing=policy) == want

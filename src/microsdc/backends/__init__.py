@@ -72,8 +72,8 @@ def detect_backend(df: Any, func: str) -> Backend:
     root = type(df).__module__.split(".", 1)[0]
     if root not in _ENGINES:
         raise InvalidParameterError(
-            f"The 'df' parameter of {func} must be a pandas, polars, pyarrow, DuckDB or "
-            f"PySpark data frame. Got {type(df).__name__} instead."
+            f"The 'df' parameter of {func} must be a pandas DataFrame (or a polars, pyarrow "
+            f"or DuckDB frame). Got {type(df).__name__} instead."
         )
     name, extra = _ENGINES[root]
     try:

@@ -296,3 +296,34 @@ def check_k_anonymity_frame(
     import pyarrow as pa
 
     return n_at_risk, pa.Table.from_pandas(summary, preserve_index=False)
+
+
+def record_patterns(
+    df: Any,
+    backend: Backend,
+    quasi_identifiers: Sequence[Hashable],
+    *,
+    missing: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[Any, Policy, np.ndarray]:
+    """Distinct QI patterns of a frame, encoded, with their numbers of records.
+
+    The engine does the group-by; for callers that compute on patterns with
+    multiplicities (such as :func:`microsdc.safe_combinations`).
+
+    Returns
+    -------
+    enc : EncodedQIs
+        One row per distinct pattern the engine reported.
+    policy : Policy
+    counts : ndarray of shape (n_patterns,), float64, records of each pattern
+    """
+    import narwhals as nw
+
+    policy = parse_policy(missing, func)
+    nwf = nw.from_native(df)
+    cols, _ = _check_inputs(nwf, quasi_identifiers, None, backend, func)
+    patterns = _aggregate(nwf, cols, None).to_pandas()
+    enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
+    return enc, policy, patterns[_N].to_numpy(dtype=np.float64)
