@@ -25,7 +25,12 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import Policy, parse_policy
 
-__all__ = ["check_k_anonymity_frame", "sample_frequencies_frame"]
+__all__ = [
+    "check_k_anonymity_frame",
+    "record_patterns",
+    "sample_frequencies_frame",
+    "to_pandas",
+]
 
 _N = "__microsdc_records"
 _W = "__microsdc_weight"
@@ -136,6 +141,28 @@ def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
     return grouped.to_arrow()
 
 
+def to_pandas(table: Any) -> pd.DataFrame:
+    """A pyarrow table, or any eager frame, to pandas; integers with missing values stay
+    integers (nullable dtypes)."""
+    import pyarrow as pa
+
+    if not isinstance(table, pa.Table):
+        import narwhals as nw
+
+        table = nw.from_native(table, eager_only=True).to_arrow()
+    nullable = {
+        pa.int8(): pd.Int8Dtype(),
+        pa.int16(): pd.Int16Dtype(),
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.uint8(): pd.UInt8Dtype(),
+        pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(),
+        pa.uint64(): pd.UInt64Dtype(),
+    }
+    return table.to_pandas(types_mapper=nullable.get)
+
+
 def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any:
     """Left-join ``result`` (pyarrow: QIs + output columns) onto ``df``, missing == missing."""
     cols = [str(c) for c in qi]
@@ -167,7 +194,7 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
     )
 
 
-def _eager_to_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
+def _eagerto_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
     return nwf.select(*[str(c) for c in cols]).to_pandas()
 
 
@@ -222,7 +249,7 @@ def sample_frequencies_frame(
     nwf = nw.from_native(df)
     cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
     if not backend.lazy:
-        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
+        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
         out = sample_frequencies(
             pdf, cols, k=k, missing=missing, weights=w, missing_values=missing_values
         )
@@ -231,7 +258,7 @@ def sample_frequencies_frame(
     if w is not None:
         _check_weights(nwf, w, func)
     table = _aggregate(nwf, cols, w)
-    patterns = table.to_pandas()
+    patterns = to_pandas(table)
     _enc, _count, fk, big, inverse = _pattern_frequencies(
         patterns, cols, policy, w is not None, missing_values, func
     )
@@ -273,14 +300,14 @@ def check_k_anonymity_frame(
     nwf = nw.from_native(df)
     cols, w = _check_inputs(nwf, quasi_identifier_cols, weights, backend, func)
     if not backend.lazy:
-        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
+        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
         n_at_risk, summary = check_k_anonymity(
             pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
         )
         return n_at_risk, _eager_from_pandas(summary, nwf)
     if w is not None:
         _check_weights(nwf, w, func)
-    patterns = _aggregate(nwf, cols, w).to_pandas()
+    patterns = to_pandas(_aggregate(nwf, cols, w))
     enc, count, fk, big, inverse = _pattern_frequencies(
         patterns, cols, policy, w is not None, missing_values, func
     )
@@ -324,6 +351,6 @@ def record_patterns(
     policy = parse_policy(missing, func)
     nwf = nw.from_native(df)
     cols, _ = _check_inputs(nwf, quasi_identifiers, None, backend, func)
-    patterns = _aggregate(nwf, cols, None).to_pandas()
+    patterns = to_pandas(_aggregate(nwf, cols, None))
     enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
     return enc, policy, patterns[_N].to_numpy(dtype=np.float64)
