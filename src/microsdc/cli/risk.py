@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -23,12 +24,13 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
+from microsdc.cli._engine import engine_option, table_option
 
 DEFAULT_KS = (2, 3, 5)
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @qi_option
 @click.option(
     "-k",
@@ -58,6 +60,8 @@ DEFAULT_KS = (2, 3, 5)
 )
 @sep_option
 @encoding_option
+@engine_option
+@table_option
 @user_errors
 def risk(
     file: str,
@@ -70,6 +74,8 @@ def risk(
     out: str | None,
     sep: str | None,
     encoding: str | None,
+    engine: str = "pandas",
+    db_table: str | None = None,
 ) -> None:
     """Rows at risk (fk < k) for k = 2, 3, 5 and -k, and the riskiest key combinations.
 
@@ -80,6 +86,7 @@ def risk(
     \b
     Example:
       microsdc risk survey.csv --qi age_band,sex,region -k 3 --weight w
+      microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
     """
     import numpy as np
     from rich.table import Table
@@ -92,6 +99,13 @@ def risk(
     policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
+    if engine != "pandas":
+        _risk_lazy(file, engine, db_table, qis, k, ks, missing, weight, missing_values, top, out)
+        return
+    if os.path.isdir(file) or "*" in file:
+        raise click.UsageError(
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+        )
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
@@ -216,6 +230,66 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
         pairs = [f"{c}={v}" for c, v in zip(columns, keys, strict=True)]
         narrow.add_row(", ".join(pairs), *nums)
     return narrow
+
+
+def _risk_lazy(
+    file: str,
+    engine: str,
+    db_table: str | None,
+    qis: list[str],
+    k: int,
+    ks: list[int],
+    missing: str,
+    weight: str | None,
+    missing_values: str | None,
+    top: int,
+    out: str | None,
+) -> None:
+    """The risk command on a lazy engine: counts per k and the riskiest combinations."""
+    from rich.table import Table
+
+    from microsdc.backends.frequencies import to_pandas
+    from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
+    from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
+
+    if out is not None:
+        from microsdc.io import check_output_path
+
+        check_lazy_output(out)
+        check_output_path(out, file)
+    frame = open_lazy(file, engine, db_table)
+    mv = parse_missing_values(missing_values)
+    kw: dict[str, Any] = {"missing": policy_value(missing), "weights": weight, "missing_values": mv}
+    with progress("microsdc risk") as bar, report_warnings():
+        task = bar.add_task(f"grouping by the key variables ({engine})", total=None)
+        summary: Any = check_k_anonymity(frame, qis, k, **kw)[1]
+        bar.update(task, completed=1)
+    s = to_pandas(summary)
+    counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
+    head = s.iloc[:top]
+    n = int(counts.sum())
+    con = console()
+    con.print(
+        f"[bold]{file}[/bold] ({engine}): {n:,} records, {len(s):,} distinct key combinations, "
+        f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} ({', '.join(qis)})"
+    )
+    t = Table(title="Records at risk (fk < k)", title_justify="left")
+    for c, j in (("k", "right"), ("records at risk", "right"), ("share", "right")):
+        t.add_column(c, justify=j)  # type: ignore[arg-type]
+    for kk in ks:
+        at = int(counts[fk < kk].sum())
+        t.add_row(
+            str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style="bold" if kk == k else None
+        )
+    con.print(t)
+    if top and n:
+        con.print(riskiest_table(head[[*qis, "count", "fk"]], list(qis), False, con.width))
+    if out:
+        with progress("microsdc risk") as bar:
+            task = bar.add_task(f"writing {out} ({engine})", total=None)
+            write_lazy(sample_frequencies(frame, qis, k=k, **kw), out)
+            bar.update(task, completed=1)
+        con.print(f"Wrote {out} ({n:,} rows, columns fk and at_risk appended).")
 
 
 def _isna(v: Any) -> bool:

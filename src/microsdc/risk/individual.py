@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_columns, check_frame, param_error
+from microsdc.backends.eager import in_memory
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
 from microsdc.risk._policy import MissingPolicy, parse_policy
@@ -148,6 +149,7 @@ def _check_counting_policy(missing: Any, func: str) -> None:
         )
 
 
+@in_memory
 def individual_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -250,6 +252,7 @@ def _household_from_risk(risk: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(hh, 0.0, 1.0)[codes], dtype=np.float64)
 
 
+@in_memory
 def household_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -364,6 +367,7 @@ class GlobalRisk:
         return "\n".join(lines)
 
 
+@in_memory
 def global_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],

@@ -306,6 +306,20 @@ def sample_frequencies(
     >>> sample_frequencies(df, ["A", "B"])["fk"].tolist()
     [4, 4, 3, 2, 4, 5, 7]
     """
+    if not isinstance(df, pd.DataFrame):
+        from microsdc.backends import detect_backend
+        from microsdc.backends.frequencies import sample_frequencies_frame
+
+        backend = detect_backend(df, "sample_frequencies")
+        return sample_frequencies_frame(
+            df,
+            backend,
+            quasi_identifiers,
+            k=k,
+            missing=missing,
+            weights=weights,
+            missing_values=missing_values,
+        )
     func = "sample_frequencies"
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
@@ -378,6 +392,20 @@ def check_k_anonymity(
     >>> summary[["sex", "age", "count", "fk"]].values.tolist()
     [['m', '20', 2, 2], ['f', '30', 1, 2], ['f', '40', 1, 2], ['f', nan, 1, 3]]
     """
+    if not isinstance(df, pd.DataFrame):
+        from microsdc.backends import detect_backend
+        from microsdc.backends.frequencies import check_k_anonymity_frame
+
+        backend = detect_backend(df, "check_k_anonymity")
+        return check_k_anonymity_frame(
+            df,
+            backend,
+            quasi_identifier_cols,
+            k,
+            missing=missing,
+            weights=weights,
+            missing_values=missing_values,
+        )
     func = "check_k_anonymity"
     k = check_int(k, "k", func, min_value=1)
     enc, policy, w = _prepare(

@@ -23,6 +23,7 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
+from microsdc.backends.eager import in_memory
 from microsdc.encode import MissingValues, combine_codes, encode_column, encode_qis
 from microsdc.risk._policy import MissingPolicy, parse_policy
 
@@ -117,6 +118,7 @@ def _class_value_counts(
     return uniq // n_values, total, inverse
 
 
+@in_memory
 def l_diversity(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_bool, check_int, param_error
-from microsdc.encode import MissingValues
-from microsdc.risk._policy import MissingPolicy
+from microsdc.encode import EncodedQIs, MissingValues
+from microsdc.risk._policy import MissingPolicy, Policy
 
 __all__ = ["safe_combinations"]
 
@@ -80,9 +81,28 @@ def safe_combinations(
     >>> safe_combinations(df, ["a", "b", "c"], k=2, min_combi_size=1, maximal=True)
     [['a', 'c'], ['b', 'c']]
     """
-    from microsdc.risk.kanonymity import _prepare, frequencies_from_codes
-
     func = "safe_combinations"
+    if not isinstance(df, pd.DataFrame):
+        from microsdc.backends import detect_backend
+        from microsdc.backends.frequencies import record_patterns
+
+        k = check_int(k, "k", func, min_value=1)
+        min_size, max_size, maximal = _check_sizes(
+            min_combi_size, max_combi_size, maximal, len(list(quasi_identifiers)), func
+        )
+        backend = detect_backend(df, func)
+        enc, policy, counts = record_patterns(
+            df,
+            backend,
+            quasi_identifiers,
+            missing=missing,
+            missing_values=missing_values,
+            func=func,
+        )
+        return _search(enc, policy, k, min_size, max_size, maximal, counts)
+
+    from microsdc.risk.kanonymity import _prepare
+
     k = check_int(k, "k", func, min_value=1)
     enc, policy, _ = _prepare(
         df,
@@ -92,7 +112,15 @@ def safe_combinations(
         missing_values=missing_values,
         func=func,
     )
-    m = len(enc.columns)
+    min_size, max_size, maximal = _check_sizes(
+        min_combi_size, max_combi_size, maximal, len(enc.columns), func
+    )
+    return _search(enc, policy, k, min_size, max_size, maximal, None)
+
+
+def _check_sizes(
+    min_combi_size: Any, max_combi_size: Any, maximal: Any, m: int, func: str
+) -> tuple[int, int, bool]:
     min_size = check_int(min_combi_size, "min_combi_size", func, min_value=1)
     if max_combi_size is None:
         max_size = m
@@ -105,16 +133,32 @@ def safe_combinations(
                 f"an int >= min_combi_size ({min_size}) or None",
                 max_combi_size,
             )
-    max_size = min(max_size, m)
-    maximal = check_bool(maximal, "maximal", func)
+    return min_size, min(max_size, m), check_bool(maximal, "maximal", func)
+
+
+def _search(
+    enc: EncodedQIs,
+    policy: Policy,
+    k: int,
+    min_size: int,
+    max_size: int,
+    maximal: bool,
+    counts: np.ndarray | None,
+) -> list[list[Hashable]]:
+    """Apriori search; ``counts`` gives each encoded row's number of records (None: 1 each)."""
+    from microsdc.risk.kanonymity import frequencies_from_codes
+
+    m = len(enc.columns)
     n_cat = enc.n_categories
 
     def is_safe(cols: tuple[int, ...]) -> bool:
         if enc.n_rows == 0:
             return True
         idx = list(cols)
-        res = frequencies_from_codes(enc.codes[:, idx], n_cat[idx], policy=policy)
-        return bool(np.all(res.fk >= k))
+        res = frequencies_from_codes(enc.codes[:, idx], n_cat[idx], policy=policy, weights=counts)
+        fk = res.fk if counts is None else res.Fk
+        assert fk is not None
+        return bool(np.all(fk >= k - 1e-9))
 
     safe_by_size: dict[int, list[tuple[int, ...]]] = {}
     level: list[tuple[int, ...]] = [(j,) for j in range(m)]

@@ -20,6 +20,7 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
+from microsdc.backends.eager import in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
@@ -243,6 +244,7 @@ def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
 # --------------------------------------------------------------------------- main
 
 
+@in_memory
 def local_suppression(
     df: pd.DataFrame,
     qi: Sequence[Hashable],

@@ -9,6 +9,7 @@ import pandas as pd
 
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame, check_int, check_number
+from microsdc.backends.eager import in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
 from microsdc.risk._policy import MissingPolicy, parse_policy
@@ -18,6 +19,7 @@ __all__ = ["min_missingness_max_deid"]
 _FUNC = "min_missingness_max_deid"
 
 
+@in_memory
 def min_missingness_max_deid(
     df: pd.DataFrame,
     QI: Sequence[Hashable],

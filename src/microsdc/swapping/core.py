@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from microsdc._random import SeedLike, check_random_state
+from microsdc.backends.eager import in_memory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -423,6 +424,7 @@ _NOTES_DOC = """
 """
 
 
+@in_memory
 def record_swap_result(
     data: pd.DataFrame,
     hid: Any,
@@ -455,6 +457,7 @@ def record_swap_result(
     )
 
 
+@in_memory
 def record_swap(
     data: pd.DataFrame,
     hid: Any,

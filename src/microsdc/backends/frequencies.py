@@ -1,0 +1,356 @@
+"""Sample frequencies on polars, pyarrow and DuckDB frames.
+
+Eager frames (polars ``DataFrame``, pyarrow ``Table``): the QI (and weight)
+columns go through the pandas route and the result comes back as a frame of
+the same kind, row-aligned with the input.
+
+Lazy frames (polars ``LazyFrame``, DuckDB relations): the engine groups the
+rows by the QIs, missing values kept as a group, and counts them (and sums the
+weights). microsdc computes fk on those distinct patterns, each weighing its
+number of records, and the engine joins fk back with a null-safe join on the
+QIs. Rows never enter Python, and the result stays lazy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_int, param_error
+from microsdc.backends import Backend
+from microsdc.encode import MissingValues, encode_qis
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.risk._policy import Policy, parse_policy
+
+__all__ = [
+    "check_k_anonymity_frame",
+    "record_patterns",
+    "sample_frequencies_frame",
+    "to_pandas",
+]
+
+_N = "__microsdc_records"
+_W = "__microsdc_weight"
+_OUT = ("fk", "Fk", "at_risk")
+#: SQL engines resolve names case-insensitively, so ``Fk`` would collide with ``fk`` there.
+SQL_FK_NAME = "Fk_pop"
+
+
+def _columns(nwf: Any) -> list[str]:
+    import narwhals as nw
+
+    if isinstance(nwf, nw.LazyFrame):
+        return list(nwf.collect_schema().names())
+    return list(nwf.columns)
+
+
+def _check_inputs(
+    nwf: Any, qi: Any, weights: Any, backend: Backend, func: str
+) -> tuple[list[Hashable], str | None]:
+    """Same column checks as on pandas, against the frame's schema (no rows read)."""
+    names = _columns(nwf)
+    stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
+    cols = check_columns(stand_in, qi, "quasi_identifiers", func)
+    if weights is None:
+        return cols, None
+    if not isinstance(weights, str):
+        raise param_error(
+            "weights",
+            func,
+            f"a column name for a {backend.name} frame (an array cannot be lined up with its rows)",
+            type(weights).__name__,
+        )
+    check_columns(stand_in, [weights], "weights", func)
+    import narwhals as nw
+
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    if not schema[weights].is_numeric():
+        raise DataValidationError(
+            f"The weight column {weights!r} of {func} must be numeric: it is {schema[weights]}."
+        )
+    return cols, weights
+
+
+def _check_weights(nwf: Any, w: str, func: str) -> None:
+    """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
+    import narwhals as nw
+
+    col = nw.col(w).cast(nw.Float64)
+    stats = nwf.select(
+        (col.is_null() | col.is_nan() | col.abs().is_in([float("inf")])).sum().alias("bad"),
+        (col < 0).sum().alias("neg"),
+    )
+    if isinstance(stats, nw.LazyFrame):
+        stats = stats.collect()
+    bad, neg = (int(stats[c][0] or 0) for c in ("bad", "neg"))
+    if bad:
+        raise DataValidationError(
+            f"The weight column {w!r} of {func} has {bad} missing or infinite value(s). "
+            "Weights must be known for every record."
+        )
+    if neg:
+        raise DataValidationError(
+            f"The weight column {w!r} of {func} has {neg} negative value(s). "
+            "Sampling weights must be >= 0."
+        )
+
+
+def _pattern_frequencies(
+    patterns: pd.DataFrame,
+    qi: list[Hashable],
+    policy: Policy,
+    weighted: bool,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """fk (and Fk) of distinct patterns, each weighing its number of records.
+
+    Returns the encoding, the distinct-pattern counts, fk, Fk and the map from
+    the rows of ``patterns`` to distinct patterns (rows can repeat a pattern
+    once missing codes are normalised).
+    """
+    from microsdc.risk.kanonymity import frequencies_from_codes
+
+    enc = encode_qis(patterns, qi, missing_values=missing_values, func=func)
+    n = patterns[_N].to_numpy(dtype=np.float64)
+    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=n)
+    assert res.Fk is not None
+    fk = res.Fk if policy.kind == "alpha" else np.rint(res.Fk).astype(np.int64)
+    count = np.bincount(res.inverse, weights=n, minlength=len(res.codes))
+    count = np.rint(count).astype(np.int64)
+    big: np.ndarray | None = None
+    if weighted:
+        w = patterns[_W].to_numpy(dtype=np.float64)
+        big = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w).Fk
+    return enc, count, fk, big, res.inverse
+
+
+def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
+    """The engine's group-by: one row per distinct QI tuple, missing kept, as pyarrow."""
+    import narwhals as nw
+
+    aggs = [nw.len().alias(_N)]
+    if w is not None:
+        aggs.append(nw.col(w).cast(nw.Float64).sum().alias(_W))
+    grouped = nwf.group_by(*[str(c) for c in qi], drop_null_keys=False).agg(*aggs)
+    if isinstance(grouped, nw.LazyFrame):
+        grouped = grouped.collect(backend="pyarrow")
+    return grouped.to_arrow()
+
+
+def to_pandas(table: Any) -> pd.DataFrame:
+    """A pyarrow table, or any eager frame, to pandas; integers with missing values stay
+    integers (nullable dtypes)."""
+    import pyarrow as pa
+
+    if not isinstance(table, pa.Table):
+        import narwhals as nw
+
+        table = nw.from_native(table, eager_only=True).to_arrow()
+    nullable = {
+        pa.int8(): pd.Int8Dtype(),
+        pa.int16(): pd.Int16Dtype(),
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.uint8(): pd.UInt8Dtype(),
+        pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(),
+        pa.uint64(): pd.UInt64Dtype(),
+    }
+    return table.to_pandas(types_mapper=nullable.get)
+
+
+def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any:
+    """Left-join ``result`` (pyarrow: QIs + output columns) onto ``df``, missing == missing."""
+    cols = [str(c) for c in qi]
+    if backend.name == "polars":
+        import polars as pl
+
+        right = pl.from_arrow(result)
+        assert isinstance(right, pl.DataFrame)
+        return df.join(right.lazy(), on=cols, how="left", nulls_equal=True, maintain_order="left")
+    if backend.name == "DuckDB":
+
+        def q(name: str) -> str:
+            return '"' + name.replace('"', '""') + '"'
+
+        on = " AND ".join(f"t.{q(c)} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
+        # DuckDB resolves names case-insensitively ("fk" and "Fk" would clash): the
+        # output columns travel under positional names and get theirs back in SELECT
+        outputs = [c for c in result.column_names if c not in cols]
+        microsdc_patterns = result.rename_columns(  # noqa: F841 - read by the replacement scan
+            cols + [f"__microsdc_out{i}" for i in range(len(outputs))]
+        )
+        extra = ", ".join(f"p.__microsdc_out{i} AS {q(c)}" for i, c in enumerate(outputs))
+        return df.query(
+            "t",
+            f"SELECT t.*, {extra} FROM t LEFT JOIN microsdc_patterns AS p ON {on}",
+        )
+    raise InvalidParameterError(  # pragma: no cover - detect_backend filters these out
+        f"{backend.name} frames are not supported yet; convert with .to_pandas()."
+    )
+
+
+def _eagerto_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
+    return nwf.select(*[str(c) for c in cols]).to_pandas()
+
+
+def _eager_from_pandas(out: pd.DataFrame, nwf: Any) -> Any:
+    import narwhals as nw
+
+    out = out.reset_index(drop=True)
+    out.columns = pd.Index([str(c) for c in out.columns], dtype=object)
+    if nwf.implementation is nw.Implementation.POLARS:
+        import polars as pl
+
+        return pl.from_pandas(out)
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(out, preserve_index=False)
+
+
+def _check_output_names(names: list[str], func: str) -> None:
+    ours = {c.lower() for c in (*_OUT, SQL_FK_NAME)}
+    clash = [n for n in names if n.lower() in ours]
+    if clash:
+        raise InvalidParameterError(
+            f"{func} appends the columns {', '.join(_OUT)} to a lazy frame, but it already "
+            f"has {', '.join(repr(c) for c in clash)}. Rename or drop them first."
+        )
+
+
+def sample_frequencies_frame(
+    df: Any,
+    backend: Backend,
+    quasi_identifiers: Sequence[Hashable],
+    *,
+    k: int | None,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+) -> Any:
+    """:func:`microsdc.sample_frequencies` on a polars, pyarrow or DuckDB frame.
+
+    Eager frames get a frame of the output columns, row-aligned with the input.
+    Lazy frames get the input with the output columns appended; on DuckDB, whose
+    names are case-insensitive, ``Fk`` is called ``Fk_pop``.
+    """
+    import narwhals as nw
+
+    from microsdc.risk.kanonymity import sample_frequencies
+
+    func = "sample_frequencies"
+    if k is not None:
+        k = check_int(k, "k", func, min_value=1)
+    policy = parse_policy(missing, func)
+    nwf = nw.from_native(df)
+    cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
+    if not backend.lazy:
+        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
+        out = sample_frequencies(
+            pdf, cols, k=k, missing=missing, weights=w, missing_values=missing_values
+        )
+        return _eager_from_pandas(out, nwf)
+    _check_output_names(_columns(nwf), func)
+    if w is not None:
+        _check_weights(nwf, w, func)
+    table = _aggregate(nwf, cols, w)
+    patterns = to_pandas(table)
+    _enc, _count, fk, big, inverse = _pattern_frequencies(
+        patterns, cols, policy, w is not None, missing_values, func
+    )
+    import pyarrow as pa
+
+    result = table.select([str(c) for c in cols])
+    result = result.append_column("fk", pa.array(fk[inverse]))
+    if big is not None:
+        name = SQL_FK_NAME if backend.name == "DuckDB" else "Fk"
+        result = result.append_column(name, pa.array(big[inverse]))
+    if k is not None:
+        result = result.append_column("at_risk", pa.array(fk[inverse] < k))
+    return _join_back(df, backend, cols, result)
+
+
+def check_k_anonymity_frame(
+    df: Any,
+    backend: Backend,
+    quasi_identifier_cols: Sequence[Hashable],
+    k: int,
+    *,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+) -> tuple[int, Any]:
+    """:func:`microsdc.check_k_anonymity` on a polars, pyarrow or DuckDB frame.
+
+    The summary comes back as an eager frame of the same engine (a polars
+    ``DataFrame`` for a ``LazyFrame``, a pyarrow ``Table`` for a DuckDB relation):
+    it has one row per distinct key combination, so it is small.
+    """
+    import narwhals as nw
+
+    from microsdc.risk.kanonymity import PatternFrequencies, _summary, check_k_anonymity
+
+    func = "check_k_anonymity"
+    k = check_int(k, "k", func, min_value=1)
+    policy = parse_policy(missing, func)
+    nwf = nw.from_native(df)
+    cols, w = _check_inputs(nwf, quasi_identifier_cols, weights, backend, func)
+    if not backend.lazy:
+        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
+        n_at_risk, summary = check_k_anonymity(
+            pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
+        )
+        return n_at_risk, _eager_from_pandas(summary, nwf)
+    if w is not None:
+        _check_weights(nwf, w, func)
+    patterns = to_pandas(_aggregate(nwf, cols, w))
+    enc, count, fk, big, inverse = _pattern_frequencies(
+        patterns, cols, policy, w is not None, missing_values, func
+    )
+    n_at_risk = int(count[fk < k].sum())
+    first = np.zeros(len(count), dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(inverse))[::-1]
+    distinct = PatternFrequencies(enc.codes[first], count, fk, big, np.arange(len(count)))
+    summary = _summary(enc, distinct, k)
+    if backend.name == "polars":
+        import polars as pl
+
+        return n_at_risk, pl.from_pandas(summary)
+    import pyarrow as pa
+
+    return n_at_risk, pa.Table.from_pandas(summary, preserve_index=False)
+
+
+def record_patterns(
+    df: Any,
+    backend: Backend,
+    quasi_identifiers: Sequence[Hashable],
+    *,
+    missing: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[Any, Policy, np.ndarray]:
+    """Distinct QI patterns of a frame, encoded, with their numbers of records.
+
+    The engine does the group-by; for callers that compute on patterns with
+    multiplicities (such as :func:`microsdc.safe_combinations`).
+
+    Returns
+    -------
+    enc : EncodedQIs
+        One row per distinct pattern the engine reported.
+    policy : Policy
+    counts : ndarray of shape (n_patterns,), float64, records of each pattern
+    """
+    import narwhals as nw
+
+    policy = parse_policy(missing, func)
+    nwf = nw.from_native(df)
+    cols, _ = _check_inputs(nwf, quasi_identifiers, None, backend, func)
+    patterns = to_pandas(_aggregate(nwf, cols, None))
+    enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
+    return enc, policy, patterns[_N].to_numpy(dtype=np.float64)

@@ -1,0 +1,100 @@
+"""Inputs too big for memory: a Parquet folder or glob, a CSV, or a DuckDB table, read lazily.
+
+``--engine duckdb`` or ``--engine polars`` hands the rows to that engine: it
+groups them by the quasi-identifiers and joins the results back, and writes
+the output Parquet file itself (streaming). Rows never enter Python.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from typing import Any
+
+import click
+
+ENGINES = ("pandas", "duckdb", "polars")
+
+engine_option = click.option(
+    "--engine",
+    "engine",
+    type=click.Choice(ENGINES),
+    default="pandas",
+    show_default=True,
+    help="Who holds the rows: pandas (in memory) or duckdb / polars (out of core; FILE may be "
+    "a folder or glob of Parquet files, or a .duckdb file with --table).",
+)
+table_option = click.option(
+    "--table", "db_table", default=None, help="Table to read from a DuckDB database file."
+)
+
+
+def _parquet_source(path: str) -> str:
+    if os.path.isdir(path):
+        return os.path.join(path, "**", "*.parquet")
+    return path
+
+
+def open_lazy(path: str, engine: str, table: str | None) -> Any:
+    """A lazy frame over ``path`` (polars ``LazyFrame`` or DuckDB relation).
+
+    Raises
+    ------
+    click.UsageError
+        For a missing extra, a file that does not exist, a DuckDB file without
+        ``--table``, or a format the engine cannot scan.
+    """
+    from microsdc.backends import install_hint
+
+    lower = path.lower()
+    is_db = lower.endswith((".duckdb", ".db"))
+    if table is not None and not is_db:
+        raise click.UsageError("--table is for a DuckDB database file (.duckdb)")
+    if "*" not in path and not os.path.exists(path):
+        raise click.UsageError(f"{path} does not exist")
+    if "*" in path and not glob.glob(path, recursive=True):
+        raise click.UsageError(f"no file matches {path}")
+    if engine == "duckdb":
+        try:
+            import duckdb
+        except ImportError as exc:
+            raise click.UsageError(
+                f"--engine duckdb needs DuckDB: {install_hint('duckdb')}"
+            ) from exc
+        if is_db:
+            if table is None:
+                raise click.UsageError(f"{path} is a DuckDB database: name the table with --table")
+            con = duckdb.connect(path, read_only=True)
+            try:
+                return con.table(table)
+            except duckdb.Error as exc:
+                raise click.UsageError(f"no table {table!r} in {path}") from exc
+        if lower.endswith(".csv"):
+            return duckdb.read_csv(path)
+        return duckdb.read_parquet(_parquet_source(path), hive_partitioning=os.path.isdir(path))
+    try:
+        import polars as pl
+    except ImportError as exc:
+        raise click.UsageError(f"--engine polars needs polars: {install_hint('polars')}") from exc
+    if is_db:
+        raise click.UsageError("a DuckDB database file needs --engine duckdb")
+    if lower.endswith(".csv"):
+        return pl.scan_csv(path)
+    return pl.scan_parquet(_parquet_source(path))
+
+
+def check_lazy_output(out: str) -> None:
+    """A lazy engine writes Parquet only; say so before any work."""
+    if not out.lower().endswith(".parquet"):
+        raise click.UsageError("with --engine duckdb or polars, --out must be a .parquet file")
+
+
+def write_lazy(frame: Any, out: str) -> None:
+    """Write a lazy frame to Parquet by its own engine (streaming)."""
+    check_lazy_output(out)
+    tmp = out + ".partial"
+    if hasattr(frame, "sink_parquet"):
+        frame.sink_parquet(tmp)
+    else:
+        frame.write_parquet(tmp)
+    os.replace(tmp, out)

@@ -1,0 +1,90 @@
+"""``microsdc risk --engine duckdb|polars`` on Parquet folders, globs and DuckDB tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from microsdc.cli import main
+
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("polars")
+pytest.importorskip("narwhals")
+
+FRAME = pd.DataFrame(
+    {
+        "A": pd.array([0, 0, 1, 1, None, 0, None], dtype="Int64"),
+        "B": pd.array([1, 1, 2, 1, 2, None, None], dtype="Int64"),
+        "rid": range(7),
+    }
+)
+FK = [4, 4, 3, 2, 4, 5, 7]  # the spec's worked example
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(["risk", *args])
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+@pytest.fixture
+def parts(tmp_path: Path) -> Path:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    FRAME.iloc[:4].to_parquet(folder / "a.parquet")
+    FRAME.iloc[4:].to_parquet(folder / "b.parquet")
+    return folder
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("source", ["folder", "glob"])
+def test_folder_and_glob(
+    parts: Path, tmp_path: Path, engine: str, source: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(parts) if source == "folder" else str(parts / "*.parquet")
+    out = tmp_path / "fk.parquet"
+    code, stdout, err = run(
+        [path, "--qi", "A,B", "-k", "3", "--engine", engine, "--out", str(out)], capsys
+    )
+    assert code == 0, err
+    assert "7 records" in stdout
+    got = pd.read_parquet(out).sort_values("rid")
+    assert got["fk"].tolist() == FK
+    assert got["at_risk"].tolist() == [f < 3 for f in FK]
+    assert list(got.columns[:3]) == ["A", "B", "rid"]
+
+
+def test_duckdb_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "survey.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE persons AS SELECT * FROM FRAME")
+    con.close()
+    code, stdout, _ = run(
+        [str(db), "--table", "persons", "--qi", "A,B", "-k", "3", "--engine", "duckdb"], capsys
+    )
+    assert code == 0
+    # one record (1, 1) has fk = 2 < 3
+    assert "│ 3 │               1 │ 14.29% │" in stdout.replace("┃", "│")
+    code, _, err = run([str(db), "--qi", "A,B", "--engine", "duckdb"], capsys)
+    assert code == 2 and "--table" in err
+    code, _, err = run([str(db), "--table", "nope", "--qi", "A", "--engine", "duckdb"], capsys)
+    assert code == 2 and "no table 'nope'" in err
+
+
+def test_bad_engine_inputs(parts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run([str(parts), "--qi", "A,B"], capsys)
+    assert code == 2 and "--engine duckdb" in err
+    code, _, err = run(
+        [str(tmp_path / "none" / "*.parquet"), "--qi", "A", "--engine", "duckdb"], capsys
+    )
+    assert code == 2 and "no file matches" in err
+    code, _, err = run(
+        [str(parts), "--qi", "A", "--engine", "polars", "--out", str(tmp_path / "o.csv")], capsys
+    )
+    assert code == 2 and ".parquet" in err
+    code, _, err = run([str(parts), "--qi", "A,Z", "--engine", "duckdb"], capsys)
+    assert code == 2 and "'Z'" in err
