@@ -1,0 +1,52 @@
+"""Griffe extension used by the documentation build.
+
+- Docstrings assigned at import time (``f.__doc__ = ...``) are read from the
+  imported object, since static analysis cannot see them.
+- Sphinx roles (``:func:`x```, ``:class:`~a.b.C```) become inline code, and
+  reST citations (``.. [1] text``) plain lines, so numpydoc text renders cleanly.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from typing import Any
+
+import griffe
+
+_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|term):`~?([^`]+)`")
+_CITATION = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.M)
+
+
+def _short(match: re.Match[str]) -> str:
+    target = match.group(1)
+    if match.group(0).split("`", 1)[1].startswith("~"):
+        target = target.rsplit(".", 1)[-1]
+    return f"`{target}`"
+
+
+def _runtime_doc(obj: griffe.Object) -> str | None:
+    try:
+        module = importlib.import_module(obj.module.path)
+    except Exception:
+        return None
+    value: Any = module
+    for part in obj.path[len(obj.module.path) + 1 :].split("."):
+        value = getattr(value, part, None)
+        if value is None:
+            return None
+    return inspect.getdoc(value)
+
+
+class SphinxRoles(griffe.Extension):
+    """Clean numpydoc docstrings for MkDocs."""
+
+    def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is None and obj.is_function:
+            text = _runtime_doc(obj)
+            if text:
+                obj.docstring = griffe.Docstring(text, parent=obj)
+        if obj.docstring is not None:
+            value = _ROLE.sub(_short, obj.docstring.value)
+            obj.docstring.value = _CITATION.sub(r"\1[\2]", value)
