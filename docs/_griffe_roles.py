@@ -2,8 +2,10 @@
 
 - Docstrings assigned at import time (``f.__doc__ = ...``) are read from the
   imported object, since static analysis cannot see them.
-- Sphinx roles (``:func:`x```, ``:class:`~a.b.C```) become inline code, and
-  reST citations (``.. [1] text``) plain lines, so numpydoc text renders cleanly.
+- Sphinx roles (``:func:`x```, ``:class:`~a.b.C```) become inline code,
+  reST citations (``.. [1] text``) plain lines, and a set of choices on a
+  parameter's type line (``{"a", "b"} or float``) a plain type, so numpydoc
+  text renders cleanly.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import griffe
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|attr|data|exc|obj|term):`~?([^`]+)`")
 _CITATION = re.compile(r"^(\s*)\.\. \[(\w+)\]", re.M)
+# "name : {"a", "b"} or float, default "a"": griffe reads {...} as the whole type
+_CHOICES = re.compile(r"^(\s*\*{0,2}\w+(?:, \*{0,2}\w+)* : )\{([^}]*)\}", re.M)
 
 
 def _short(match: re.Match[str]) -> str:
@@ -36,7 +40,9 @@ def _runtime_doc(obj: griffe.Object) -> str | None:
         value = getattr(value, part, None)
         if value is None:
             return None
-    return inspect.getdoc(value)
+    if getattr(value, "__module__", None) != obj.module.path or not value.__doc__:
+        return None  # not defined there, or no docstring of its own
+    return inspect.cleandoc(value.__doc__)
 
 
 class SphinxRoles(griffe.Extension):
@@ -49,4 +55,5 @@ class SphinxRoles(griffe.Extension):
                 obj.docstring = griffe.Docstring(text, parent=obj)
         if obj.docstring is not None:
             value = _ROLE.sub(_short, obj.docstring.value)
+            value = _CHOICES.sub(lambda m: m.group(1) + " | ".join(m.group(2).split(", ")), value)
             obj.docstring.value = _CITATION.sub(r"\1[\2]", value)
