@@ -1,9 +1,12 @@
-"""The README's code runs, and CI runs the README's test command."""
+"""The README's code and commands run, and CI runs the README's test command."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -32,6 +35,35 @@ def test_python_examples_run() -> None:
     assert len(blocks) >= 3
     namespace: dict[str, object] = {}
     for block in blocks:  # one namespace: later blocks use what earlier ones defined
-        code = block.replace("result = microsdc.record_swap_result(...)", "")
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["n_at_risk"] == 1  # fk = 4 4 3 2 4 5 7
+    result = namespace["result"]
+    assert result.data.equals(namespace["swapped"])  # record_swap is record_swap_result().data
+
+
+def _command_lines() -> list[str]:
+    section = README.split("### Command line", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```bash\n(.*?)```", section, re.S)[0]
+    return [line for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+def test_command_line_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command of the README's command-line section runs, in order, in a fresh folder."""
+    from microsdc.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    lines = _command_lines()
+    assert lines[0].startswith("python -c ")
+    for line in lines:
+        argv = shlex.split(line)
+        if argv[0] == "python":
+            assert argv[1] == "-c"
+            exec(argv[2], {})
+            continue
+        assert argv[0] == "microsdc", line
+        try:
+            main(argv[1:])
+        except SystemExit as exc:  # --help exits 0
+            assert exc.code in (0, None), line
+    for name in ("adult.csv", "with_fk.parquet", "safe.csv", "census.parquet", "swapped.parquet"):
+        assert (tmp_path / name).is_file(), name

@@ -267,6 +267,147 @@ SCHEMA: dict[str, Any] = {
     },
 }
 
+#: What each table and key of :data:`SCHEMA` means: dotted name -> (default, description).
+#: The default is ``None`` for a required key and for a table. ``"*"`` stands for any
+#: column name. The job-file reference of the documentation is generated from
+#: SCHEMA and this table (:func:`microsdc.job.reference.job_reference_markdown`).
+KEY_DOCS: dict[str, tuple[str | None, str]] = {
+    "title": ("the input file's name", "Title of the report and the audit record."),
+    "steps": (
+        None,
+        "Steps to run. They always run in the order risk, swapping, suppression, whatever "
+        'the order in the list; "risk" only measures. The risk is measured before and '
+        "after the protection steps in every job.",
+    ),
+    "input": (None, "The file to anonymise. Required."),
+    "input.path": (
+        None,
+        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder.",
+    ),
+    "input.missing_values": (
+        "none",
+        "Codes that mean missing in every column, besides empty cells and NaN; such "
+        "cells count as missing in the quasi-identifiers.",
+    ),
+    "input.sep": (
+        "detected",
+        "Field separator of a CSV file (`.csv` or `.txt`); when absent, the one among "
+        "`,` `;` tab and `|` that splits the header into the most fields.",
+    ),
+    "input.encoding": (
+        "utf-8",
+        'Text encoding of a CSV file, any name Python knows (e.g. `"latin-1"`).',
+    ),
+    "variables": (None, "The roles of the columns. Required."),
+    "variables.quasi_identifiers": (
+        None,
+        "Key variables: the columns an intruder may know. Categorical; bin numeric ones "
+        "in `[recode]`.",
+    ),
+    "variables.weights": (
+        "none (the sample is the population)",
+        "Sampling weight column; gives the population frequency Fk and the individual risk.",
+    ),
+    "variables.household_id": (
+        "none",
+        "Household id column. Required by swapping; adds the household risk.",
+    ),
+    "variables.hierarchy": (
+        "none",
+        "Geographic levels, coarsest first (e.g. region, district). Required by swapping.",
+    ),
+    "variables.sensitive": (
+        "[]",
+        "Sensitive variables whose l-diversity is measured. None may be a quasi-identifier.",
+    ),
+    "recode": (
+        None,
+        "Binning of numeric columns before anything is measured; one table per column.",
+    ),
+    "recode.*": (None, "The column to bin: exactly one of `width` or `breaks`."),
+    "recode.*.width": ("", "Equal-width bins: `width = 5` gives 20-24, 25-29, ..."),
+    "recode.*.start": ("0", "Left edge of one bin of width `width` (the bins are anchored there)."),
+    "recode.*.breaks": (
+        "",
+        "Bin edges, ascending; values outside them are an error.",
+    ),
+    "recode.*.labels": (
+        "made from the edges (18-64, 65+)",
+        "One label per bin; only with `breaks`.",
+    ),
+    "risk": ("", "How the risk is measured."),
+    "risk.k": ("3", "k of k-anonymity: a record is at risk when fewer than k records match it."),
+    "risk.missing": (
+        '"wildcard"',
+        "How a missing quasi-identifier value counts: it matches any value (wildcard), "
+        "is one more category, or counts as the value giving the smallest frequency "
+        "(conservative).",
+    ),
+    "risk.l_diversity": ('"distinct"', "Kind of l-diversity measured on the sensitive variables."),
+    "risk.l": ("2", "A record fails l-diversity when its class has fewer than l values."),
+    "risk.c": ("none", 'Constant of recursive (c, l)-diversity; required by "recursive".'),
+    "risk.risk_threshold": (
+        "0.1",
+        "The report counts the records whose individual risk is above this value.",
+    ),
+    "suppression": ("", 'Local suppression; needs "suppression" in `steps`.'),
+    "suppression.importance": (
+        "QIs with more categories are blanked first",
+        "Which cells to keep. A list ranks every quasi-identifier; a table such as "
+        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell.",
+    ),
+    "suppression.method": (
+        '"greedy"',
+        '"exact" solves an integer program (small files only) for the fewest cells.',
+    ),
+    "suppression.strata": ("none", "Columns whose groups are anonymised each on its own."),
+    "suppression.combs": (
+        "the full set of quasi-identifiers",
+        "Sizes of quasi-identifier subsets that must each become k-anonymous.",
+    ),
+    "swapping": (
+        "",
+        'Targeted record swapping of households; needs "swapping" in `steps`, '
+        "`variables.household_id` and `variables.hierarchy`.",
+    ),
+    "swapping.similar": (
+        "no constraint",
+        "Similarity profiles: a donor household must have the same values in these "
+        "columns; with a list of lists, the profiles are tried in turn.",
+    ),
+    "swapping.swaprate": (
+        "0.05",
+        "Share of households swapped at least (both households of a pair count). Every "
+        "household at risk that finds a donor is swapped, so more may be swapped.",
+    ),
+    "swapping.k_anonymity": (
+        "`risk.k`",
+        "A household is at risk when a member shares its risk variables and area with "
+        "fewer than this many persons; 0 or 1: nobody is at risk.",
+    ),
+    "swapping.risk_variables": (
+        "the quasi-identifiers that are not hierarchy levels",
+        "Person variables of the swapping risk.",
+    ),
+    "swapping.risk_threshold": (
+        "1 / `k_anonymity`",
+        "A household is at risk when its risk is above this value.",
+    ),
+    "swapping.carry_along": ("[]", "Columns exchanged together with the geography."),
+    "swapping.seed": (
+        "none (fresh randomness)",
+        "Seed of the random choices. It is never written into the outputs; keep it secret.",
+    ),
+    "output": ("", "Where the job writes."),
+    "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
+    "output.data": (
+        "`<input>_anonymised.<ext>`",
+        "The anonymised data; the format follows the extension.",
+    ),
+    "output.audit": ("`<input>_audit.json`", "The audit record (JSON)."),
+    "output.report": ("`<input>_report.html`", "The HTML report."),
+}
+
 #: Sections required by a step.
 _SECTION_OF_STEP = {"suppression": "suppression", "swapping": "swapping"}
 

@@ -247,7 +247,7 @@ def sample_frequencies(
     k : int >= 1, optional
         When given, a boolean column ``at_risk`` (``fk < k``) is added.
     missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
-        How a missing value is counted (spec section 2):
+        How a missing value is counted:
 
         - ``"wildcard"``: a missing value matches any value, on either side;
           ``fk(r)`` is the number of records compatible with ``r``. A record

@@ -60,9 +60,9 @@ class SuppressionResult:
         ``subject_id`` is used, repeated on every row of the subject).
     true_fk : pandas.Series of int, indexed by the suppressed records
         For each record with a blanked cell, the number of released records
-        whose every non-missing QI value equals the record's original value
-        (spec section 2): the frequency an intruder who knows the true values
-        sees. It can be below k although ``fk_after`` is not.
+        whose every non-missing QI value equals the record's original value:
+        the frequency an intruder who knows the true values sees. It can be
+        below k although ``fk_after`` is not.
     n_at_risk_before, n_at_risk_after : int
         Records at risk before and after under the requested guarantee (every
         QI subset of ``combs`` with its k, when given).
