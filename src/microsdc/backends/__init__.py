@@ -91,7 +91,8 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
     if native is df:
         hint = "; convert it with .to_pandas()" if hasattr(df, "to_pandas") else ""
         raise InvalidParameterError(
-            f"The '{param}' parameter of {func} must be a pandas DataFrame (or a polars, pyarrow or "
-            f"DuckDB frame). Got a {root} {kind.__name__} that microsdc cannot read{hint}."
+            f"The '{param}' parameter of {func} must be a pandas DataFrame (or a polars, "
+            f"pyarrow or DuckDB frame). Got a {root} {kind.__name__} that microsdc cannot "
+            f"read{hint}."
         )
     return Backend(name, isinstance(native, nw.LazyFrame), extra)
