@@ -11,7 +11,6 @@ import pytest
 from microsdc.exceptions import (
     DataValidationError,
     DisclosureRiskWarning,
-    HouseholdLevelWarning,
     InvalidParameterError,
 )
 from microsdc.swapping import record_swap, record_swap_result
@@ -281,21 +280,22 @@ def test_failures_returned_and_no_file_by_default(small_census, tmp_path, monkey
     assert log.read_text().splitlines()[0].startswith("50 household IDs")
 
 
-def test_person_level_carry_along_warns_and_flattens(small_census):
-    with pytest.warns(HouseholdLevelWarning, match="'gender'"):
-        out = record_swap(
-            small_census,
-            "hid",
-            HIER2,
-            "hsize",
-            swaprate=0.2,
-            risk_variables=RV,
-            carry_along=["gender"],
-            return_swapped_id=True,
-            seed=1,
-        )
+def test_person_level_carry_along_moves_member_by_member(small_census):
+    out = record_swap(
+        small_census,
+        "hid",
+        HIER2,
+        "hsize",
+        swaprate=0.2,
+        risk_variables=RV,
+        carry_along=["gender"],
+        return_swapped_id=True,
+        seed=1,
+    )
     moved = out[out["hid"] != out["hid_swapped"]]
     assert len(moved) > 0
-    first_gender = small_census.groupby("hid")["gender"].first()
-    assert (moved.groupby("hid")["gender"].nunique() == 1).all()
-    assert (moved["gender"].to_numpy() == first_gender.loc[moved["hid_swapped"]].to_numpy()).all()
+    assert sorted(out["gender"]) == sorted(small_census["gender"])
+    member = small_census.groupby("hid").cumcount()
+    want = small_census.set_index(["hid", member])["gender"]
+    got = want.loc[list(zip(moved["hid_swapped"], moved.groupby("hid").cumcount(), strict=True))]
+    assert (moved["gender"].to_numpy() == got.to_numpy()).all()

@@ -153,8 +153,18 @@ def _run(
 
     from microsdc.exceptions import DisclosureRiskWarning, HouseholdLevelWarning
     from microsdc.swapping._checks import check_swap_params
-    from microsdc.swapping._prepare import household_codes, prepare_households, row_codes
-    from microsdc.swapping.apply import apply_pairs, sorted_copy, warn_person_level
+    from microsdc.swapping._prepare import (
+        combine_codes,
+        household_codes,
+        prepare_households,
+        row_codes,
+    )
+    from microsdc.swapping.apply import (
+        apply_pairs,
+        person_level_columns,
+        sorted_copy,
+        warn_person_level_similar,
+    )
     from microsdc.swapping.donors import run_levels
     from microsdc.swapping.risk import household_min_counts
     from microsdc.swapping.targets import distribute_targets, total_pairs
@@ -208,15 +218,21 @@ def _run(
         risk_source = "user-supplied"
     level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
 
+    warn_person_level_similar(data, p.profiles, hh)
     profiles = [household_codes(data, prof, hh) for prof in p.profiles] or [
         (np.zeros(n_hh, dtype=np.int64), 1)
     ]
+    # A person-level carry_along column is exchanged member by member, so partners
+    # must have the same size: the household size joins every similarity profile.
+    person_cols = person_level_columns(data, p.carry_along, hh)
+    if person_cols and n_hh:
+        n_size = int(hh.size.max()) + 1
+        profiles = [combine_codes(code, ncode, hh.size, n_size) for code, ncode in profiles]
     n_pairs = total_pairs(n_hh, p.swaprate, rng_targets)
     finest = hh.area[-1]
     targets = distribute_targets(
         np.bincount(finest, minlength=hh.n_areas[-1]), n_pairs, rng_targets
     )
-    warn_person_level(data, p.carry_along, hh)
     if n_hh:
         state = run_levels(hh, level, risk_hh, profiles, targets, rng_loop, on_progress)
         partner, plevel, flevel, sampled = (
@@ -239,6 +255,7 @@ def _run(
         [*p.carry_along, *p.hierarchy],
         p.swapped_id_name if p.return_swapped_id else None,
         p.hid,
+        person_cols,
     )
 
     s = np.flatnonzero(sampled == 1)
@@ -284,6 +301,7 @@ def _run(
         "risk_threshold": threshold,
         "similar": [[str(c) for c in prof] for prof in p.profiles],
         "carry_along": [str(c) for c in p.carry_along],
+        "carry_along_per_person": [str(c) for c in person_cols],
         "seed_given": seed is not None,
     }
     return SwapResult(
@@ -345,9 +363,12 @@ _PARAMS_DOC = """
         weights the sampling and the donor choice. Not used with a user ``risk``.
     carry_along : list of column names (or positions), optional
         Columns exchanged together with the hierarchy (e.g. a finer geography not
-        in the hierarchy). Columns also in ``hierarchy`` are ignored. A column
-        that varies inside a household is flattened to the partner's first member
-        (with a :class:`~microsdc.exceptions.HouseholdLevelWarning`).
+        in the hierarchy, area names). Columns also in ``hierarchy`` are ignored.
+        A column that varies inside some household (a person-level column) is
+        exchanged member by member: the i-th member of a swapped household gets
+        the value of the i-th member of its partner, so no value is lost or
+        duplicated; for this, households are then only paired with households of
+        the same size (the size joins every similarity profile).
     return_swapped_id : bool, default False
         Append a column ``"<hid>_swapped"`` (last) holding the partner household's
         id (own id when not swapped). It undoes the swap: never release it.
@@ -381,7 +402,8 @@ _RAISES_DOC = """
     Warns
     -----
     HouseholdLevelWarning
-        A ``carry_along`` column or the user ``risk`` varies inside households.
+        A ``similar`` column or the user ``risk`` varies inside households (the
+        first member's value, or the household maximum, is used).
     DisclosureRiskWarning
         Some households at risk found no donor and keep their geography.
 """
@@ -405,7 +427,9 @@ _NOTES_DOC = """
     a household that found no donor is never a donor later; a user ``risk`` follows
     its rows through the sort and its threshold is used literally; ties in donor
     priority never merge donors; categorical, string and 64-bit columns come back
-    unchanged; ``similar=None`` means no constraint.
+    unchanged; ``similar=None`` means no constraint; a person-level ``carry_along``
+    column is exchanged member by member between households of equal size instead
+    of being flattened to the partner's first member (which loses values).
 
     References
     ----------
