@@ -79,7 +79,17 @@ def _swap_with_progress(
     "--risk-threshold", type=float, default=None, help="Override the threshold 1/k of the risk."
 )
 @click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
-@click.option("--carry-along", default=None, help="Columns exchanged with the geography.")
+@click.option(
+    "--carry-along",
+    default=None,
+    help="Columns exchanged with the geography: finer geography, area names, codes of areas.",
+)
+@click.option(
+    "--checked",
+    default=None,
+    help="Columns that look like geography (one value per area, or values each in one area) "
+    "but that you have checked and keep in place. Without it such columns stop the swap.",
+)
 @click.option(
     "--return-swapped-id",
     is_flag=True,
@@ -99,6 +109,7 @@ def swap(
     risk_threshold: float | None,
     seed: int | None,
     carry_along: str | None,
+    checked: str | None,
     return_swapped_id: bool,
     log_file: str | None,
     out_file: str,
@@ -108,6 +119,10 @@ def swap(
     Households at risk (fewer than k persons share their risk variables in their
     area) are swapped with a similar household of another area; more are swapped
     at random up to the swap rate. Prints the counts per hierarchy level.
+
+    A column left in place that gives the geography back (a finer geography
+    such as a municipality, area names) stops the swap: list it in
+    --carry-along, or in --checked if it is safe to keep.
     """
     data = read_input(file, out=out_file)
     levels = parse_list(hierarchy)
@@ -126,6 +141,7 @@ def swap(
         "return_swapped_id": return_swapped_id,
         "log_file_name": log_file,
         "seed": seed,
+        "checked_columns": parse_list(checked) or None,
     }
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)

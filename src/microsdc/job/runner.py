@@ -183,7 +183,7 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     similar = cfg.swapping.get("similar", [])
     flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
     roles.append(("swapping.similar", flat))
-    for key in ("risk_variables", "carry_along"):
+    for key in ("risk_variables", "carry_along", "checked_columns"):
         roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))
     for key, cols in roles:
         unknown = [c for c in cols if c not in present]
@@ -387,6 +387,7 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
         "k_anonymity": s.get("k_anonymity", cfg.k),
         "risk_variables": list(s["risk_variables"]),
         "carry_along": list(s.get("carry_along", [])) or None,
+        "checked_columns": list(s.get("checked_columns", [])) or None,
         "seed": s.get("seed"),
     }
     if "risk_threshold" in s:

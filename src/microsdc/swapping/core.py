@@ -130,6 +130,25 @@ def _write_log(path: str, hids: list[Any]) -> None:
         fh.write("\n".join(lines) + "\n")
 
 
+def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
+    """Stop when a column left in place would give the geography back (see ``_geography``)."""
+    from microsdc.exceptions import DataValidationError
+    from microsdc.swapping._geography import nested_columns
+
+    skip = [p.hid, *p.hierarchy, *p.carry_along, *p.checked_columns]
+    found = nested_columns(data, hh, p.hierarchy, skip)
+    if found:
+        listed = "; ".join(f"{f.column!r} ({f.reason})" for f in found)
+        names = ", ".join(repr(f.column) for f in found)
+        raise DataValidationError(
+            f"{len(found)} column(s) left in place by the swap would give back the original "
+            f"geography of every swapped household: {listed}. Carry them along with the "
+            f"geography (carry_along=[{names}]), drop them before swapping, or, if they are "
+            f"safe to keep, list them in checked_columns. Nothing was swapped.",
+            failure_cases=[f.column for f in found],
+        )
+
+
 def _run(
     data: Any,
     hid: Any,
@@ -145,6 +164,7 @@ def _run(
     log_file_name: Any = None,
     seed: SeedLike = None,
     *,
+    checked_columns: Any = None,
     on_progress: Callable[[int, float], None] | None = None,
 ) -> SwapResult:
     """Implementation behind :func:`record_swap_result`, with a progress callback."""
@@ -182,10 +202,12 @@ def _run(
         carry_along,
         return_swapped_id,
         log_file_name,
+        checked_columns,
     )
     rng = check_random_state(seed)
     rng_targets, rng_loop = rng.spawn(2)
     hh = prepare_households(data, p.hid, p.hierarchy)
+    _check_nested(data, hh, p)
     n_levels = len(p.hierarchy)
     n_hh = hh.n_households
 
@@ -379,6 +401,10 @@ _PARAMS_DOC = """
     seed : int >= 0, numpy.random.Generator or None, default None
         Randomness; the same seed gives the same output. Never release the seed:
         with the data it reproduces the pairs.
+    checked_columns : list of column names (or positions), optional, keyword only
+        Columns you have checked and keep in place although they look like
+        geography (see Raises). Every other column that gives back the
+        geography must be in ``hierarchy`` or ``carry_along``.
 """
 
 _RAISES_DOC = """
@@ -397,7 +423,15 @@ _RAISES_DOC = """
         Missing values in a used column (hid, hierarchy, similar, risk_variables,
         carry_along), naming the column and the number of rows; a household id
         whose rows lie in different finest-level areas (the hids are listed,
-        nothing is swapped); missing values in ``risk``.
+        nothing is swapped); missing values in ``risk``. A column left in place
+        (not in ``hierarchy``, ``carry_along`` or ``checked_columns``) that gives
+        back the geography of swapped households, named with the reason:
+        one that takes a single value inside every finest-level area holding
+        two or more households and differs between them (an area name), or one
+        whose every value shared by two or more households lies in a single
+        area (a finer geography such as a municipality, a code embedding the
+        area); at least 10 households beyond the first of each group are needed
+        as evidence. Nothing is swapped.
 
     Warns
     -----
@@ -453,6 +487,8 @@ def record_swap_result(
     return_swapped_id: bool = False,
     log_file_name: Any = None,
     seed: SeedLike = None,
+    *,
+    checked_columns: Any = None,
 ) -> SwapResult:
     return _run(
         data,
@@ -468,6 +504,7 @@ def record_swap_result(
         return_swapped_id,
         log_file_name,
         seed,
+        checked_columns=checked_columns,
     )
 
 
@@ -485,6 +522,8 @@ def record_swap(
     return_swapped_id: bool = False,
     log_file_name: Any = None,
     seed: SeedLike = None,
+    *,
+    checked_columns: Any = None,
 ) -> pd.DataFrame:
     return record_swap_result(
         data,
@@ -500,6 +539,7 @@ def record_swap(
         return_swapped_id,
         log_file_name,
         seed,
+        checked_columns=checked_columns,
     ).data
 
 
@@ -528,7 +568,8 @@ record_swap_result.__doc__ = (
     >>> census = synthetic_census(2000, seed=1)
     >>> res = record_swap_result(census, "hid", ["nuts1", "nuts2"], "hsize",
     ...                          swaprate=0.1, k_anonymity=0,
-    ...                          risk_variables=["ageGroup", "national"], seed=7)
+    ...                          risk_variables=["ageGroup", "national"],
+    ...                          carry_along=["nuts3", "lau2"], seed=7)
     >>> res.n_swapped_households
     200
 """
@@ -562,8 +603,16 @@ record_swap.__doc__ = (
     >>> census = synthetic_census(2000, seed=1)
     >>> out = record_swap(census, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.1,
     ...                   k_anonymity=0, risk_variables=["ageGroup", "national"],
-    ...                   return_swapped_id=True, seed=7)
+    ...                   carry_along=["nuts3", "lau2"], return_swapped_id=True, seed=7)
     >>> int((out.groupby("hid")["hid_swapped"].first() != out["hid"].unique()).sum())
     200
+
+    Columns finer than the hierarchy must move with it (or be checked):
+
+    >>> record_swap(census, "hid", ["nuts1", "nuts2"], "hsize", k_anonymity=0,
+    ...             risk_variables=["ageGroup"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    microsdc.exceptions.DataValidationError: 2 column(s) left in place ... 'lau2' (...). ...
 """
 )

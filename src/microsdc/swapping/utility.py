@@ -110,7 +110,8 @@ def swap_utility(
     >>> from microsdc.swapping import record_swap
     >>> df = synthetic_census(1000, seed=3)
     >>> out = record_swap(df, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.2,
-    ...                   k_anonymity=0, risk_variables=["ageGroup"], seed=3)
+    ...                   k_anonymity=0, risk_variables=["ageGroup"],
+    ...                   carry_along=["nuts3", "lau2"], seed=3)
     >>> u = swap_utility(df, out, "hid", ["nuts1", "nuts2"], ["ageGroup"])
     >>> u.share_per_level["households_swapped"].tolist()
     [200, 200]

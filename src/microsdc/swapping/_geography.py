@@ -1,0 +1,161 @@
+"""Columns that give the geography back after a swap.
+
+A swap gives a household another household's hierarchy values. A column left
+in place that is a function of the geography (an area name, a finer geography
+such as a municipality below the finest level, a code embedding the area) still
+tells the original area of every swapped household. Two tests find them, both
+in linear time on integer codes (no sort, no pair table):
+
+* **function of the geography**: the column takes one value inside every area
+  of the finest level that holds at least two households, and differs between
+  such areas (area names, codes of coarser levels, region-level figures);
+* **determines a level**: every value shared by at least two households lies
+  in a single area of the coarsest level (finer geography, codes of areas
+  below the finest level). The finest level it determines is reported.
+
+Each test needs evidence: at least :data:`MIN_EVIDENCE` households beyond the
+first in the groups it relies on, so that a household-level column of a small
+frame (one household per area) is not taken for geography by chance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from microsdc.swapping._prepare import Households
+
+__all__ = ["MIN_EVIDENCE", "PERSON_LEVEL_SHARE", "NestedColumn", "nested_columns"]
+
+#: Households beyond the first per group needed before a column is called geography.
+MIN_EVIDENCE = 10
+
+#: A column differing inside more than this share of households is person-level (not tested).
+PERSON_LEVEL_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class NestedColumn:
+    """A column that gives back (part of) the geography of swapped households."""
+
+    column: Hashable
+    reason: str
+
+
+def _codes(series: pd.Series, order: np.ndarray | None) -> tuple[np.ndarray, int, int]:
+    """Integer codes 0 .. n - 1 of a column in hid order, n, and the code of missing (or -1).
+
+    Missing values are one more code: constant inside an area they count as a
+    value, but they never count as a value shared by households (they tell
+    nothing about the area).
+    """
+    na_code = -1
+    plain = isinstance(series.dtype, np.dtype) and series.dtype.kind in "iub"
+    values = series.to_numpy() if plain else None
+    if values is not None and len(values):
+        lo, hi = int(values.min()), int(values.max())
+        if hi - lo < max(1 << 16, 4 * len(values)):
+            codes = values.astype(np.int64) - lo
+            n = hi - lo + 1
+        else:
+            raw, uniq = pd.factorize(values)
+            codes, n = np.asarray(raw, dtype=np.int64), len(uniq)
+    else:
+        raw_s, uniq_s = pd.factorize(series, use_na_sentinel=True)
+        codes, n = np.asarray(raw_s, dtype=np.int64), len(uniq_s)
+        if (codes < 0).any():
+            codes = np.where(codes < 0, n, codes)
+            na_code = n
+            n += 1
+    if order is not None:
+        codes = codes[order]
+    return codes, max(n, 1), na_code
+
+
+def _function_of_finest(codes: np.ndarray, hh: Households) -> bool:
+    """One value in every finest area with >= 2 households, and not the same value in all.
+
+    ``codes`` holds one code per household.
+    """
+    area = hh.area[-1]
+    n_areas = hh.n_areas[-1]
+    hh_per_area = np.bincount(area, minlength=n_areas)
+    multi = hh_per_area >= 2
+    if int((hh_per_area[multi] - 1).sum()) < MIN_EVIDENCE:
+        return False
+    rep = np.full(n_areas, -1, dtype=np.int64)
+    rep[area] = codes
+    bad = np.zeros(n_areas, dtype=bool)
+    bad[area[codes != rep[area]]] = True
+    if (bad & multi).any():
+        return False
+    values = rep[multi]
+    return bool(values.min() != values.max())
+
+
+def _finest_level_determined(codes: np.ndarray, n_codes: int, na_code: int, hh: Households) -> int:
+    """Finest hierarchy level whose area is fixed by every value shared by >= 2 households.
+
+    ``codes`` holds one code per household. -1 if the column determines no level
+    (or the evidence is too thin).
+    """
+    hh_per_value = np.bincount(codes, minlength=n_codes)
+    shared = hh_per_value >= 2
+    if na_code >= 0:
+        shared[na_code] = False
+    if not shared.any() or int((hh_per_value[shared] - 1).sum()) < MIN_EVIDENCE:
+        return -1
+    found = -1
+    for h, area in enumerate(hh.area):
+        rep = np.full(n_codes, -1, dtype=np.int64)
+        rep[codes] = area
+        bad = np.zeros(n_codes, dtype=bool)
+        bad[codes[area != rep[codes]]] = True
+        if (bad & shared).any():
+            break
+        areas = rep[shared]
+        if areas.min() == areas.max():
+            break  # every shared value in one area: no information about the level
+        found = h
+    return found
+
+
+def nested_columns(
+    data: pd.DataFrame,
+    hh: Households,
+    hierarchy: list[Hashable],
+    skip: list[Hashable],
+) -> list[NestedColumn]:
+    """Columns of ``data`` (other than ``skip``) that give back the geography of ``hierarchy``.
+
+    Household-level columns are tested on one value per household (its first
+    member's). A column that differs between the members of more than
+    :data:`PERSON_LEVEL_SHARE` of households is a person-level column and is not
+    tested: a swap leaves persons with their own values.
+    """
+    out: list[NestedColumn] = []
+    if hh.n_households < 2:
+        return out
+    skipped = set(skip)
+    for col in data.columns:
+        if col in skipped:
+            continue
+        codes, n_codes, na_code = _codes(data[col], hh.order)
+        per_hh = codes[hh.first]
+        differs = codes != per_hh[hh.hh_of_row]
+        if differs.any():
+            varying = np.zeros(hh.n_households, dtype=bool)
+            varying[hh.hh_of_row[differs]] = True
+            if np.count_nonzero(varying) > PERSON_LEVEL_SHARE * hh.n_households:
+                continue
+        level = _finest_level_determined(per_hh, n_codes, na_code, hh)
+        if level >= 0:
+            out.append(
+                NestedColumn(col, f"each of its values lies in one {hierarchy[level]!s} area")
+            )
+        elif _function_of_finest(per_hh, hh):
+            out.append(NestedColumn(col, f"it takes one value in each {hierarchy[-1]!s} area"))
+    return out
