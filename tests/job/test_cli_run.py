@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -140,4 +141,12 @@ def test_examples_on_real_data(
         assert audit["suppression"]["total"] > 0
     if "swapping" in audit["parameters"]["steps"]:
         assert audit["swapping"]["n_swapped_households"] > 0
+        # no column nested in the hierarchy is left in place (brute-force oracle)
+        from microsdc.job import load_job
+        from oracles.geography import nested_columns
+
+        cfg = load_job(REPO / "examples" / job)
+        source = pd.read_csv(cfg.input_path)
+        nested = nested_columns(source, cfg.household_id, list(cfg.hierarchy))
+        assert set(nested) <= set(cfg.swapping.get("carry_along", []))
     assert "expected re-identifications" in out

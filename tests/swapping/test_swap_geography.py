@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from microsdc.datasets import synthetic_census
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError
 from microsdc.swapping import record_swap, record_swap_result
+from oracles.geography import nested_columns as oracle_nested
 
 HIER3 = ["nuts1", "nuts2", "nuts3"]
 KW = dict(similar="hsize", swaprate=0.1, k_anonymity=0, risk_variables=["ageGroup"], seed=7)
@@ -127,3 +130,41 @@ def test_a_household_column_concentrated_by_area_is_found():
     )
     with pytest.raises(DataValidationError, match="'hsize' \\(each of its values lies in one"):
         record_swap(df, "hid", ["region"], None, k_anonymity=0, risk_variables=["age"])
+
+
+@st.composite
+def frames(draw):
+    n_hh = draw(st.integers(2, 60))
+    n_regions = draw(st.integers(1, 4))
+    sizes = draw(st.lists(st.integers(1, 3), min_size=n_hh, max_size=n_hh))
+    region = np.asarray(draw(st.lists(st.integers(0, n_regions - 1), min_size=n_hh, max_size=n_hh)))
+    district = region * 10 + np.asarray(
+        draw(st.lists(st.integers(0, 2), min_size=n_hh, max_size=n_hh))
+    )
+    noise = np.asarray(draw(st.lists(st.integers(0, 3), min_size=n_hh, max_size=n_hh)))
+    rep = np.repeat(np.arange(n_hh), sizes)
+    n = len(rep)
+    return pd.DataFrame(
+        {
+            "hid": rep,
+            "region": region[rep],
+            "district": district[rep],
+            "name": pd.Series(region[rep]).map(lambda r: f"R{r}"),
+            "flag": (district[rep] % 2).astype(float),
+            "mixed": np.where(noise[rep] == 0, region[rep] * 100, noise[rep]),
+            "tenure": noise[rep],
+            "age": draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+        }
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(df=frames(), two_levels=st.booleans())
+def test_detection_matches_the_brute_force_oracle(df, two_levels):
+    from microsdc.swapping._geography import nested_columns
+    from microsdc.swapping._prepare import prepare_households
+
+    hier = ["region", "district"] if two_levels else ["region"]
+    hh = prepare_households(df, "hid", hier)
+    got = [f.column for f in nested_columns(df, hh, hier, ["hid", *hier])]
+    assert got == oracle_nested(df, "hid", hier)
