@@ -149,4 +149,12 @@ def test_examples_on_real_data(
         source = pd.read_csv(cfg.input_path)
         nested = nested_columns(source, cfg.household_id, list(cfg.hierarchy))
         assert set(nested) <= set(cfg.swapping.get("carry_along", []))
+        # household ids in the released file no longer follow the geography
+        (released_path,) = tmp_path.glob("*_anonymised.csv")
+        released = pd.read_csv(released_path)
+        hid, first_area = cfg.household_id, cfg.hierarchy[0]
+        areas = released.groupby(hid, sort=True)[first_area].first().dropna().to_numpy()
+        runs = 1 + int((areas[1:] != areas[:-1]).sum())
+        shares = pd.Series(areas).value_counts(normalize=True)
+        assert runs > 0.5 * (1 + (len(areas) - 1) * (1 - (shares**2).sum()))
     assert "expected re-identifications" in out

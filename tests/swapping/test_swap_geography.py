@@ -93,6 +93,30 @@ def test_functions_of_the_geography_are_found(census, make, reason):
         assert (out.groupby([*HIER3, "lau2"])["extra"].nunique() == 1).all()
 
 
+def test_codes_whose_order_follows_the_area_are_found(census):
+    # a unique household code that starts with the area: sorted, households come area by area
+    df = census.assign(code=census["nuts2"].astype(str) + "-" + census["hid"].astype(str))
+    err = _error(df, carry_along=["lau2"])
+    assert err.failure_cases == ["code"]
+    assert "sorted by it, households form" in str(err) and "runs of nuts2 areas" in str(err)
+    # numeric codes too (area x 10^6 + serial), and the finest level they follow is named
+    df = census.assign(code=census["lau2"].astype("int64") * 1_000_000 + census["hid"])
+    err = _error(df, carry_along=["lau2"])
+    assert "runs of nuts3 areas" in str(err)
+
+
+def test_household_ids_numbered_area_by_area_warn(census):
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    by_area = census.sort_values(["lau2", "hid"], kind="stable")
+    new_id = by_area.groupby("hid", sort=False).ngroup() + 1
+    df = by_area.assign(hid=new_id.to_numpy())
+    with pytest.warns(DisclosureRiskWarning, match="ids in 'hid' follow the geography"):
+        record_swap(df, "hid", HIER3, carry_along=["lau2"], **KW)
+    # checked: no warning
+    record_swap(df, "hid", HIER3, carry_along=["lau2"], checked_columns=["hid"], **KW)
+
+
 def test_household_and_person_columns_are_not_geography(census):
     rng = np.random.default_rng(1)
     df = census.assign(
@@ -168,3 +192,24 @@ def test_detection_matches_the_brute_force_oracle(df, two_levels):
     hh = prepare_households(df, "hid", hier)
     got = [f.column for f in nested_columns(df, hh, hier, ["hid", *hier])]
     assert got == oracle_nested(df, "hid", hier)
+
+
+def test_renumber_households():
+    from microsdc.swapping import renumber_households
+
+    df = pd.DataFrame(
+        {"hid": ["b", "a", "b", "c", "a"], "area": [2, 1, 2, 3, 1], "m": [1, 1, 2, 1, 2]},
+        index=[10, 11, 12, 13, 14],
+    )
+    copy = df.copy()
+    out = renumber_households(df, "hid", seed=5)
+    pd.testing.assert_frame_equal(df, copy)  # input untouched
+    assert sorted(out["hid"].unique()) == [1, 2, 3]
+    assert out["hid"].is_monotonic_increasing
+    assert list(out.index) == [0, 1, 2, 3, 4]
+    # the same households, members in their order
+    groups = {tuple(g["m"]) + tuple(g["area"]) for _, g in out.groupby("hid")}
+    assert groups == {(1, 2, 2, 2), (1, 2, 1, 1), (1, 3)}
+    pd.testing.assert_frame_equal(out, renumber_households(df, "hid", seed=5))
+    with pytest.raises(DataValidationError, match="missing values in 1 row"):
+        renumber_households(df.assign(hid=[None, "a", "b", "c", "a"]), "hid")

@@ -239,6 +239,7 @@ SCHEMA: dict[str, Any] = {
         "risk_threshold": _Key(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
         "carry_along": _STR_LIST0,
         "checked_columns": _STR_LIST0,
+        "renumber_households": _Key(lambda v: isinstance(v, bool), "true or false"),
         "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     },
     "output": {

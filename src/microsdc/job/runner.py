@@ -390,6 +390,9 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
         "checked_columns": list(s.get("checked_columns", [])) or None,
         "seed": s.get("seed"),
     }
+    renumber = bool(s.get("renumber_households", False))
+    if renumber:  # the ids are replaced below: their order may follow the geography
+        kwargs["checked_columns"] = [*(kwargs["checked_columns"] or []), cfg.household_id]
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
@@ -410,6 +413,15 @@ def _swap(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any
         "levels": summary["levels"],
         "areas": summary["areas"],
     }
+    if renumber:
+        import numpy as np
+
+        from microsdc.swapping import renumber_households
+
+        # new ids from a stream of their own: not the swap's
+        stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
+        released = renumber_households(res.data, cfg.household_id, np.random.default_rng(stream))
+        return released, figures
     return res.data, figures
 
 

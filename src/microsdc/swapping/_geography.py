@@ -3,15 +3,20 @@
 A swap gives a household another household's hierarchy values. A column left
 in place that is a function of the geography (an area name, a finer geography
 such as a municipality below the finest level, a code embedding the area) still
-tells the original area of every swapped household. Two tests find them, both
-in linear time on integer codes (no sort, no pair table):
+tells the original area of every swapped household. Three tests find them, the
+first two in linear time on integer codes (no pair table), the third with one
+sort of the households per id-like column:
 
 * **function of the geography**: the column takes one value inside every area
   of the finest level that holds at least two households, and differs between
   such areas (area names, codes of coarser levels, region-level figures);
 * **determines a level**: every value shared by at least two households lies
   in a single area of the coarsest level (finer geography, codes of areas
-  below the finest level). The finest level it determines is reported.
+  below the finest level). The finest level it determines is reported;
+* **order follows the geography** (id-like columns, distinct for half the
+  households or more, and the household ids): sorted by the column,
+  households visit the areas in at most half the runs a random order gives
+  (codes such as ``"<area>-<serial>"``, households numbered area by area).
 
 Each test needs evidence: at least :data:`MIN_EVIDENCE` households beyond the
 first in the groups it relies on, so that a household-level column of a small
@@ -28,13 +33,27 @@ import pandas as pd
 
 from microsdc.swapping._prepare import Households
 
-__all__ = ["MIN_EVIDENCE", "PERSON_LEVEL_SHARE", "NestedColumn", "nested_columns"]
+__all__ = [
+    "MIN_EVIDENCE",
+    "PERSON_LEVEL_SHARE",
+    "NestedColumn",
+    "nested_columns",
+    "order_follows_geography",
+]
 
 #: Households beyond the first per group needed before a column is called geography.
 MIN_EVIDENCE = 10
 
 #: A column differing inside more than this share of households is person-level (not tested).
 PERSON_LEVEL_SHARE = 0.01
+
+#: An id whose order gives at most this share of the runs of areas a random order
+#: gives (and a random order would give at least ``MIN_RUNS``) follows the geography.
+RUNS_SHARE = 0.5
+MIN_RUNS = 20
+
+#: Columns with at least this share of distinct values among households are ids.
+ID_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -123,6 +142,42 @@ def _finest_level_determined(codes: np.ndarray, n_codes: int, na_code: int, hh: 
     return found
 
 
+def order_follows_geography(order: np.ndarray, hh: Households) -> tuple[int, int, float]:
+    """Finest level whose areas form few runs when households are sorted by an id.
+
+    Households ordered by ``order`` (positions into the household arrays) are
+    read as a sequence of areas; a random order of ``n`` households gives about
+    ``1 + (n - 1) (1 - sum p_a^2)`` runs. Returns (level, runs, expected runs)
+    of the finest level with at most :data:`RUNS_SHARE` of the expected runs,
+    or (-1, 0, 0.0).
+    """
+    n = len(order)
+    found = (-1, 0, 0.0)
+    if n < 2:
+        return found
+    for h, area in enumerate(hh.area):
+        seq = area[order]
+        runs = 1 + int(np.count_nonzero(seq[1:] != seq[:-1]))
+        p = np.bincount(area, minlength=hh.n_areas[h]) / n
+        expected = 1.0 + (n - 1) * (1.0 - float((p * p).sum()))
+        if expected - 1.0 < MIN_RUNS or runs > RUNS_SHARE * expected:
+            break
+        found = (h, runs, expected)
+    return found
+
+
+def _id_order(series: pd.Series, rows: np.ndarray) -> np.ndarray | None:
+    """Household order by an id-like column (first members' values), or None if not id-like."""
+    values = series.iloc[rows]
+    if values.isna().any() or values.nunique() < ID_SHARE * len(values):
+        return None
+    arr = values.to_numpy()
+    try:
+        return np.argsort(arr, kind="stable")
+    except TypeError:  # values that cannot be ordered
+        return None
+
+
 def nested_columns(
     data: pd.DataFrame,
     hh: Households,
@@ -158,4 +213,17 @@ def nested_columns(
             )
         elif _function_of_finest(per_hh, hh):
             out.append(NestedColumn(col, f"it takes one value in each {hierarchy[-1]!s} area"))
+        else:
+            rows = hh.first if hh.order is None else hh.order[hh.first]
+            order = _id_order(data[col], rows)
+            if order is not None:
+                lv, runs, expected = order_follows_geography(order, hh)
+                if lv >= 0:
+                    out.append(
+                        NestedColumn(
+                            col,
+                            f"sorted by it, households form {runs:,} runs of {hierarchy[lv]!s} "
+                            f"areas where a random order gives about {expected:,.0f}",
+                        )
+                    )
     return out

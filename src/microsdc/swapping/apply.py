@@ -8,10 +8,17 @@ from collections.abc import Hashable
 import numpy as np
 import pandas as pd
 
+from microsdc._random import SeedLike
 from microsdc.exceptions import HouseholdLevelWarning
 from microsdc.swapping._prepare import Households, column_codes
 
-__all__ = ["apply_pairs", "person_level_columns", "sorted_copy", "warn_person_level_similar"]
+__all__ = [
+    "apply_pairs",
+    "person_level_columns",
+    "renumber_households",
+    "sorted_copy",
+    "warn_person_level_similar",
+]
 
 
 def sorted_copy(data: pd.DataFrame, hh: Households) -> pd.DataFrame:
@@ -98,4 +105,60 @@ def apply_pairs(
             out[col] = out[col].array.take(by_member if col in person else source)
     if swapped_id is not None:
         out[swapped_id] = out[hid].array.take(source)
+    return out
+
+
+def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None) -> pd.DataFrame:
+    """Give the households new ids ``1 .. n_households`` in random order.
+
+    Household ids numbered area by area (or embedding the area) tell the
+    original area of a swapped household; so does the row order of a file
+    sorted by such ids. This returns a new frame in which ``hid`` holds random
+    new ids (int64) and the rows are sorted by them (members of a household
+    keep their order).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame of shape (n_rows, n_columns)
+        Never modified.
+    hid : column name
+        Household id column (no missing values).
+    seed : int >= 0, numpy.random.Generator or None, default None
+        Randomness. Never release it: with the data it reproduces the old ids.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_rows, n_columns)
+        Same columns; ``hid`` replaced by int64 ids; rows in new-id order with
+        a fresh ``RangeIndex`` (the old index would give the old order back).
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If ``hid`` is not a column of ``data``.
+    DataValidationError
+        If ``hid`` has missing values.
+    InvalidParameterError
+        For a bad ``seed``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"hid": ["a1", "a1", "a2", "b1"], "area": [1, 1, 1, 2]})
+    >>> out = renumber_households(df, "hid", seed=3)
+    >>> sorted(out["hid"].unique().tolist()), out.groupby("hid")["area"].nunique().max()
+    ([1, 2, 3], 1)
+    """
+    from microsdc._random import check_random_state
+    from microsdc.swapping._checks import check_missing, resolve_columns
+
+    col = resolve_columns(data, hid, "hid", single=True)[0]
+    check_missing(data, {col: "hid"})
+    rng = check_random_state(seed)
+    codes, uniques = pd.factorize(data[col])
+    new_ids = rng.permutation(len(uniques)).astype(np.int64) + 1
+    new = new_ids[codes]
+    order = np.argsort(new, kind="stable")
+    out = data.take(order).reset_index(drop=True)
+    out[col] = new[order]
     return out

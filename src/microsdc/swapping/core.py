@@ -131,9 +131,15 @@ def _write_log(path: str, hids: list[Any]) -> None:
 
 
 def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
-    """Stop when a column left in place would give the geography back (see ``_geography``)."""
-    from microsdc.exceptions import DataValidationError
-    from microsdc.swapping._geography import nested_columns
+    """Stop when a column left in place would give the geography back (see ``_geography``).
+
+    Household ids that follow the geography (sorted by id, households come area
+    by area) cannot be carried along: a warning says to renumber them.
+    """
+    import numpy as np
+
+    from microsdc.exceptions import DataValidationError, DisclosureRiskWarning
+    from microsdc.swapping._geography import nested_columns, order_follows_geography
 
     skip = [p.hid, *p.hierarchy, *p.carry_along, *p.checked_columns]
     found = nested_columns(data, hh, p.hierarchy, skip)
@@ -147,6 +153,18 @@ def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
             f"safe to keep, list them in checked_columns. Nothing was swapped.",
             failure_cases=[f.column for f in found],
         )
+    if p.hid not in p.checked_columns:
+        level, runs, expected = order_follows_geography(np.arange(hh.n_households), hh)
+        if level >= 0:
+            warnings.warn(
+                f"The household ids in {p.hid!r} follow the geography: sorted by id, households "
+                f"form {runs:,} runs of {p.hierarchy[level]!s} areas where a random numbering "
+                f"gives about {expected:,.0f}, so an id range tells the original area of a "
+                "swapped household. Renumber the households at random before release (or list "
+                f"{p.hid!r} in checked_columns).",
+                DisclosureRiskWarning,
+                stacklevel=4,
+            )
 
 
 def _run(
@@ -429,9 +447,13 @@ _RAISES_DOC = """
         one that takes a single value inside every finest-level area holding
         two or more households and differs between them (an area name), or one
         whose every value shared by two or more households lies in a single
-        area (a finer geography such as a municipality, a code embedding the
-        area); at least 10 households beyond the first of each group are needed
-        as evidence. Nothing is swapped.
+        area (a finer geography such as a municipality), or an id-like column
+        (distinct for half the households or more) that, sorted, visits the
+        areas in runs at most half as many as a random order gives (a code
+        embedding the area, such as ``"<area>-<serial>"``); at least 10
+        households beyond the first of each group (20 expected runs) are
+        needed as evidence. Person-level columns (differing inside more than
+        1 % of households) are not tested. Nothing is swapped.
 
     Warns
     -----
@@ -439,7 +461,10 @@ _RAISES_DOC = """
         A ``similar`` column or the user ``risk`` varies inside households (the
         first member's value, or the household maximum, is used).
     DisclosureRiskWarning
-        Some households at risk found no donor and keep their geography.
+        Some households at risk found no donor and keep their geography; or the
+        household ids follow the geography (numbered area by area, by the same
+        runs rule), so that an id range gives the original area back: renumber
+        the households at random before release.
 """
 
 _NOTES_DOC = """
