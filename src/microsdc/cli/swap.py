@@ -177,3 +177,7 @@ def synth(n_households: int, seed: int | None, out_file: str) -> None:
     data = synthetic_census(n_households, seed=seed)
     write_output(data, out_file)
     click.echo(f"Wrote {n_households:,} households ({len(data):,} persons) to {out_file}.")
+    click.echo(
+        "Geography nuts1 > nuts2 > nuts3 > lau2: columns below the --hierarchy of a swap "
+        "move with it (for example --hierarchy nuts1,nuts2,nuts3 --carry-along lau2)."
+    )

@@ -146,7 +146,7 @@ def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None
     >>> import pandas as pd
     >>> df = pd.DataFrame({"hid": ["a1", "a1", "a2", "b1"], "area": [1, 1, 1, 2]})
     >>> out = renumber_households(df, "hid", seed=3)
-    >>> sorted(out["hid"].unique().tolist()), out.groupby("hid")["area"].nunique().max()
+    >>> sorted(out["hid"].unique().tolist()), int(out.groupby("hid")["area"].nunique().max())
     ([1, 2, 3], 1)
     """
     from microsdc._random import check_random_state
