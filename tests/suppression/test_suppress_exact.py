@@ -160,3 +160,11 @@ def test_blank_records_beat_a_poor_greedy() -> None:
     assert info["source"] == "blank_records"
     assert info["cells"] == 6
     assert (out[:2] == -1).all() and (out[2:] == codes[2:]).all()
+
+
+def test_exact_details_survive_subjects() -> None:
+    df = pd.DataFrame({"sid": [1, 1, 2, 3, 4, 5], "a": [1, 1, 2, 3, 1, 2], "b": [1, 1, 1, 2, 2, 2]})
+    res = local_suppression(df, ["a", "b"], 2, method="exact", subject_id="sid")
+    assert res.details["solution"] == "solver" and res.details["optimal"] is True
+    assert res.details["unit_of_fk"] == "subject"
+    assert res.details["strata"][0]["cells"] == res.n_cells == 2
