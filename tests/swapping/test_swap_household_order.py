@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -73,3 +75,40 @@ def test_utility_rejects_missing_hid():
     df = pd.DataFrame({"hid": [1.0, np.nan], "region": [1, 2], "age": [1, 2]})
     with pytest.raises(DataValidationError, match="missing household ids in 1 row"):
         swap_utility(df, df, "hid", ["region"], ["age"])
+
+
+def test_job_swapping_step_with_categorical_hid_in_parquet(tmp_path):
+    from microsdc.datasets import synthetic_census
+    from microsdc.job import load_job, run_job
+
+    df = synthetic_census(300, seed=2)
+    ids = sorted(df["hid"].unique())
+    df["hid"] = pd.Categorical(df["hid"], categories=ids[::-1])  # category order != value order
+    df.to_parquet(tmp_path / "census.parquet")
+    (tmp_path / "job.toml").write_text(
+        """
+title = "categorical hids"
+steps = ["swapping"]
+[input]
+path = "census.parquet"
+[variables]
+quasi_identifiers = ["nuts1", "ageGroup"]
+household_id = "hid"
+hierarchy = ["nuts1", "nuts2", "nuts3"]
+[swapping]
+swaprate = 0.2
+k_anonymity = 0
+risk_variables = ["ageGroup"]
+carry_along = ["lau2"]
+seed = 4
+[output]
+directory = "out"
+data = "swapped.parquet"
+""",
+        encoding="utf-8",
+    )
+    run_job(load_job(tmp_path / "job.toml"))
+    audit = json.loads(next((tmp_path / "out").glob("*audit.json")).read_text())
+    assert audit["swapping"]["n_swapped_households"] == 60
+    out = pd.read_parquet(tmp_path / "out" / "swapped.parquet")
+    assert out["hid"].cat.categories.tolist() == ids[::-1]
