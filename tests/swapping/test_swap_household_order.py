@@ -82,8 +82,9 @@ def test_job_swapping_step_with_categorical_hid_in_parquet(tmp_path):
     from microsdc.job import load_job, run_job
 
     df = synthetic_census(300, seed=2)
-    ids = sorted(df["hid"].unique())
-    df["hid"] = pd.Categorical(df["hid"], categories=ids[::-1])  # category order != value order
+    ids = [f"h{h:04d}" for h in sorted(df["hid"].unique())]
+    labels = df["hid"].map(lambda h: f"h{h:04d}")
+    df["hid"] = pd.Categorical(labels, categories=ids[::-1])  # category order != value order
     df.to_parquet(tmp_path / "census.parquet")
     (tmp_path / "job.toml").write_text(
         """
@@ -111,4 +112,5 @@ data = "swapped.parquet"
     audit = json.loads(next((tmp_path / "out").glob("*audit.json")).read_text())
     assert audit["swapping"]["n_swapped_households"] == 60
     out = pd.read_parquet(tmp_path / "out" / "swapped.parquet")
-    assert sorted(out["hid"].astype("int64").unique()) == ids
+    assert out["hid"].cat.categories.tolist() == ids[::-1]
+    assert out["hid"].tolist() == sorted(labels, reverse=True)  # category order
