@@ -147,7 +147,8 @@ def exact_suppress_codes(
     solver's best solution, the greedy's (when given) and the k - 1 cheapest
     records blanked entirely, so its cost is at most that of the greedy and at
     most (k - 1) x (the largest record cost). scipy's HiGHS interface takes no
-    starting solution, so these are compared after the solve.
+    starting solution; instead the cheaper of the other two bounds the
+    objective (a cut-off row), and the three are compared after the solve.
     """
     from microsdc.exceptions import InvalidParameterError
     from microsdc.risk._policy import Policy
@@ -179,11 +180,23 @@ def exact_suppress_codes(
     n_x = int(obs.sum())
 
     # size of the model before building it: one constraint per conflicting column
-    # of each pair (r, s) with r at risk, counted with each pair once
+    # of each pair (r, s) with r at risk (an upper bound: pairs of two records at
+    # risk are counted twice)
     conflicts = 0
     for r in at_risk.tolist():
         conflicts += int((obs[r] & obs & (codes != codes[r])).sum())
     too_large = 3 * conflicts > MAX_MODEL_NONZEROS
+
+    # solutions at hand: the solver is asked only for something at least as cheap
+    known: list[tuple[float, int, str, np.ndarray]] = []
+    greedy_cells = None
+    if greedy is not None:
+        gsol = obs & (greedy < 0)
+        greedy_cells = int(gsol.sum())
+        known.append((float((gsol * weights).sum()), 1, "greedy", gsol))
+    bsol = _blank_records_solution(obs, weights, k)
+    known.append((float((bsol * weights).sum()), 2, "blank_records", bsol))
+    cutoff = min(c for c, *_ in known)
 
     solver: dict[str, Any] = {"x": None, "status": -3, "message": ""}
     if too_large:
@@ -191,7 +204,7 @@ def exact_suppress_codes(
             f"model too large for the solver ({3 * conflicts:,} non-zeros > {MAX_MODEL_NONZEROS:,})"
         )
     else:
-        model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit)
+        model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
         if model is None:
             solver["message"] = f"building the model took the whole time limit ({time_limit:g} s)"
         else:
@@ -209,13 +222,7 @@ def exact_suppress_codes(
         if _reaches_k(codes, sol, n_categories, k):
             solver_cells = int(xs.sum())
             candidates.append((float(cost_x[xs].sum()), 0, "solver", sol))
-    greedy_cells = None
-    if greedy is not None:
-        gsol = obs & (greedy < 0)
-        greedy_cells = int(gsol.sum())
-        candidates.append((float((gsol * weights).sum()), 1, "greedy", gsol))
-    bsol = _blank_records_solution(obs, weights, k)
-    candidates.append((float((bsol * weights).sum()), 2, "blank_records", bsol))
+    candidates += known
     objective, _, source, best = min(candidates, key=lambda t: (round(t[0], 9), t[1]))
     optimal = source == "solver" and solver["status"] == 0
     if not optimal:
@@ -262,10 +269,14 @@ def _build_model(
     k: int,
     t0: float,
     time_limit: float,
+    cutoff: float = np.inf,
 ) -> dict[str, Any] | None:
     """The integer program as arrays (see the notes of :func:`exact_suppress_codes`).
 
-    None if building it outlasts ``time_limit`` (counted from ``t0``).
+    With a finite ``cutoff`` (the cost of a solution at hand), the objective is
+    bounded by it: a constraint that prunes the search without losing any
+    solution at least as cheap. None if building it outlasts ``time_limit``
+    (counted from ``t0``).
     """
     from scipy.sparse import coo_array
 
@@ -312,6 +323,13 @@ def _build_model(
         vals_a += [1.0] * len(ys)
         lb.append(float(k - base[r]))
         ub.append(np.inf)
+        n_con += 1
+    if np.isfinite(cutoff):
+        rows_a += [n_con] * n_x
+        cols_a += list(range(n_x))
+        vals_a += cost.tolist()
+        lb.append(-np.inf)
+        ub.append(float(cutoff) + 1e-9 * max(1.0, abs(float(cutoff))))
         n_con += 1
     n_var = n_x + n_y
     a_mat = coo_array((vals_a, (rows_a, cols_a)), shape=(n_con, n_var)).tocsr()
