@@ -69,7 +69,14 @@ def test_suppressed_cells_empty() -> None:
 def test_swap_utility_summary_is_aggregate_and_consistent() -> None:
     df = synthetic_census(600, seed=5)
     out = record_swap(
-        df, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.1, risk_variables=["ageGroup"], seed=5
+        df,
+        "hid",
+        ["nuts1", "nuts2"],
+        "hsize",
+        swaprate=0.1,
+        risk_variables=["ageGroup"],
+        carry_along=["nuts3", "lau2"],
+        seed=5,
     )
     util = swap_utility(df, out, "hid", ["nuts1", "nuts2"], ["ageGroup"])
     s = swap_utility_summary(util, max_areas=5)

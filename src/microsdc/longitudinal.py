@@ -351,6 +351,7 @@ def suppress_subjects(
         combs=res.combs,
         seconds=res.seconds,
         details={
+            **res.details,  # what method="exact" used, when it was
             "subject_id": str(subject_id),
             "rule": rule,
             "n_subjects": col.n_subjects,

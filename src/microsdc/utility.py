@@ -226,7 +226,7 @@ def swap_utility_summary(utility: SwapUtility, *, max_areas: int = 50) -> dict[s
     >>> from microsdc.swapping import record_swap, swap_utility
     >>> df = synthetic_census(500, seed=1)
     >>> out = record_swap(df, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.1,
-    ...                   risk_variables=["ageGroup"], seed=2)
+    ...                   risk_variables=["ageGroup"], carry_along=["nuts3", "lau2"], seed=2)
     >>> s = swap_utility_summary(swap_utility(df, out, "hid", ["nuts1", "nuts2"], ["ageGroup"]))
     >>> [lv["hierarchy"] for lv in s["levels"]], len(s["areas"])
     (['nuts1', 'nuts2'], 18)

@@ -52,6 +52,7 @@ swaprate = 0.1
 similar = [["hsize"]]
 risk_variables = ["age", "national"]
 seed = 987654321
+carry_along = ["nuts3", "lau2"]
 
 [output]
 directory = "out"

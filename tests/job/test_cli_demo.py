@@ -40,6 +40,13 @@ def test_demo_writes_both_reports_and_says_where(tmp_path: Path) -> None:
     census = json.loads((out / "census_audit.json").read_text())
     assert census["parameters"]["steps"] == ["risk", "swapping"]
     assert census["swapping"]["n_swapped_households"] > 0
+    # the municipality moved with its nuts3 area: it does not give the original area back
+    import pandas as pd
+
+    released = pd.read_csv(out / "census_swapped.csv")
+    original = pd.read_csv(out / "census.csv")
+    assert (released["lau2"] // 10 == released["nuts3"]).all()
+    assert (released["nuts3"].to_numpy() != original["nuts3"].to_numpy()).any()
     # the job files the demo wrote run again as they are
     again = CliRunner().invoke(
         cli, ["run", str(out / "census.toml"), "-o", str(tmp_path / "again"), "-q"]

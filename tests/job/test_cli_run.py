@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -140,4 +141,20 @@ def test_examples_on_real_data(
         assert audit["suppression"]["total"] > 0
     if "swapping" in audit["parameters"]["steps"]:
         assert audit["swapping"]["n_swapped_households"] > 0
+        # no column nested in the hierarchy is left in place (brute-force oracle)
+        from microsdc.job import load_job
+        from oracles.geography import nested_columns
+
+        cfg = load_job(REPO / "examples" / job)
+        source = pd.read_csv(cfg.input_path)
+        nested = nested_columns(source, cfg.household_id, list(cfg.hierarchy))
+        assert set(nested) <= set(cfg.swapping.get("carry_along", []))
+        # household ids in the released file no longer follow the geography
+        (released_path,) = tmp_path.glob("*_anonymised.csv")
+        released = pd.read_csv(released_path)
+        hid, first_area = cfg.household_id, cfg.hierarchy[0]
+        areas = released.groupby(hid, sort=True)[first_area].first().dropna().to_numpy()
+        runs = 1 + int((areas[1:] != areas[:-1]).sum())
+        shares = pd.Series(areas).value_counts(normalize=True)
+        assert runs > 0.5 * (1 + (len(areas) - 1) * (1 - (shares**2).sum()))
     assert "expected re-identifications" in out

@@ -41,6 +41,7 @@ SWAPPING = f"""
 swaprate = 0.1
 similar = [["hsize"]]
 risk_variables = ["ageGroup", "national"]
+carry_along = ["nuts3", "lau2"]
 seed = {SEED}
 """
 

@@ -49,7 +49,7 @@ def _data() -> pd.DataFrame:
                     "age": 20 + (h * 7 + j * 13) % 50,
                     "sex": "f" if (h + j) % 2 else "m",
                     "size": 1 + h % 3,
-                    "kind": h % 2,
+                    "kind": (h // 2) % 2,
                     "income": 1000 + h,
                     "note": "x",
                 }

@@ -24,7 +24,7 @@ def _cost(res: object, weights: dict[str, float]) -> float:
     return float(sum(weights[c] * n for c, n in res.cells_per_qi.items()))  # type: ignore[attr-defined]
 
 
-@settings(max_examples=25)
+@settings(max_examples=8, deadline=None)
 @given(df=small_frames(), k=st.integers(2, 3))
 def test_exact_reaches_k_and_is_no_worse_than_greedy(df: pd.DataFrame, k: int) -> None:
     qi = list(df.columns)
@@ -55,3 +55,116 @@ def test_exact_too_large() -> None:
     df = pd.DataFrame({"a": np.arange(2500) % 7, "b": np.arange(2500) % 11})
     with pytest.raises(InvalidParameterError, match="at most 2000 records"):
         local_suppression(df, ["a", "b"], 2, method="exact")
+
+
+# --------------------------------------------------------------------------- never worse than
+# a solution at hand, never past the time limit
+
+TESTDATA_QI = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "age"]
+
+
+@pytest.fixture(scope="module")
+def testdata10() -> pd.DataFrame:
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "testdata.csv"
+    if not path.is_file():
+        pytest.skip("../shared/data/testdata.csv is not available")
+    df = pd.read_csv(path).head(10)
+    return df.assign(age=(df["age"] // 10) * 10)
+
+
+@pytest.mark.filterwarnings("ignore::microsdc.exceptions.PerformanceWarning")
+@pytest.mark.parametrize("time_limit", [0.01, 0.5])
+def test_exact_no_worse_than_greedy_or_the_bound(testdata10, time_limit) -> None:
+    k, m = 3, len(TESTDATA_QI)
+    exact = local_suppression(testdata10, TESTDATA_QI, k, method="exact", time_limit=time_limit)
+    greedy = local_suppression(testdata10, TESTDATA_QI, k)
+    assert exact.n_at_risk_after == 0
+    assert exact.n_cells <= greedy.n_cells
+    assert exact.n_cells <= (k - 1) * m  # k - 1 entirely blanked records always suffice
+    assert exact.details["solution"] in {"solver", "greedy", "blank_records"}
+    info = exact.details["strata"][0]
+    assert info["greedy_cells"] == greedy.n_cells
+    assert info["cells"] == exact.n_cells
+
+
+def _bad_incumbent(model, hard_limit):
+    # what HiGHS returns at its time limit: a feasible but poor incumbent (every cell blanked)
+    return {"x": np.ones(len(model["c"])), "status": 1, "message": "Time limit reached."}
+
+
+def test_poor_incumbent_is_not_released(testdata10, monkeypatch) -> None:
+    from microsdc.exceptions import PerformanceWarning
+    from microsdc.suppression import exact
+
+    monkeypatch.setattr(exact, "_run_solver", _bad_incumbent)
+    with pytest.warns(PerformanceWarning, match="did not prove optimality.*using"):
+        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
+    greedy = local_suppression(testdata10, TESTDATA_QI, 3)
+    assert res.details["solution"] in {"greedy", "blank_records"}
+    assert res.details["optimal"] is False
+    assert res.details["strata"][0]["solver_cells"] == int(
+        testdata10[TESTDATA_QI].notna().sum().sum()
+    )
+    assert res.n_cells <= min(greedy.n_cells, 2 * len(TESTDATA_QI))
+    assert res.n_at_risk_after == 0
+
+
+def test_solver_that_does_not_return_is_stopped(testdata10, monkeypatch) -> None:
+    from microsdc.exceptions import PerformanceWarning
+    from microsdc.suppression import exact
+
+    monkeypatch.setattr(exact, "_SOLVER", "import time\ntime.sleep(120)\n")
+    monkeypatch.setattr(exact, "GRACE_SECONDS", 0.2)
+    with pytest.warns(PerformanceWarning, match="solver stopped after"):
+        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=0.3)
+    assert res.details["solution"] in {"greedy", "blank_records"}
+    assert res.details["strata"][0]["solver_cells"] is None
+    assert res.n_at_risk_after == 0
+
+
+def test_failing_solver_process_and_oversized_model(testdata10, monkeypatch) -> None:
+    from microsdc.exceptions import PerformanceWarning
+    from microsdc.suppression import exact
+
+    monkeypatch.setattr(exact, "_SOLVER", "raise SystemExit('no solver here')")
+    with pytest.warns(PerformanceWarning, match="solver process failed"):
+        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
+    assert res.n_at_risk_after == 0
+    monkeypatch.setattr(exact, "MAX_MODEL_NONZEROS", 10)
+    with pytest.warns(PerformanceWarning, match="model too large"):
+        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
+    assert res.details["solution"] in {"greedy", "blank_records"}
+    assert res.n_at_risk_after == 0
+
+
+def test_blank_records_beat_a_poor_greedy() -> None:
+    # k - 1 = 2 records blanked entirely make any frame 3-anonymous under wildcards
+    from microsdc.suppression.exact import exact_suppress_codes
+
+    codes = np.arange(6 * 3, dtype=np.int64).reshape(6, 3)  # every record unique everywhere
+    greedy = codes.copy()
+    greedy[:] = -1  # a (poor) greedy that blanked everything
+    out = codes.copy()
+    monkey = {"x": None}
+    import microsdc.suppression.exact as ex
+
+    original = ex._run_solver
+    try:
+        ex._run_solver = lambda model, hard: {**monkey, "status": 1, "message": "stub"}
+        with pytest.warns(Warning, match="2 record\\(s\\) blanked entirely"):
+            info = exact_suppress_codes(out, np.full(3, 18), 3, np.ones(3), 1.0, greedy=greedy)
+    finally:
+        ex._run_solver = original
+    assert info["source"] == "blank_records"
+    assert info["cells"] == 6
+    assert (out[:2] == -1).all() and (out[2:] == codes[2:]).all()
+
+
+def test_exact_details_survive_subjects() -> None:
+    df = pd.DataFrame({"sid": [1, 1, 2, 3, 4, 5], "a": [1, 1, 2, 3, 1, 2], "b": [1, 1, 1, 2, 2, 2]})
+    res = local_suppression(df, ["a", "b"], 2, method="exact", subject_id="sid")
+    assert res.details["solution"] == "solver" and res.details["optimal"] is True
+    assert res.details["unit_of_fk"] == "subject"
+    assert res.details["strata"][0]["cells"] == res.n_cells == 2

@@ -39,6 +39,8 @@ def test_swap_end_to_end(census_csv, tmp_path):
             "hid",
             "--hierarchy",
             "nuts1,nuts2",
+            "--carry-along",
+            "nuts3,lau2",
             "--similar",
             "hsize;hsize,htype",
             "--risk-variables",
@@ -116,6 +118,8 @@ def test_swap_log_file(census_csv, tmp_path):
             "nuts1",
             "--similar",
             "nuts1,hsize",
+            "--checked",
+            "nuts2,nuts3,lau2",
             "--risk-variables",
             "ageGroup",
             "-k",
@@ -140,6 +144,14 @@ def test_swap_log_file(census_csv, tmp_path):
         (["--hierarchy", "nuts1", "--risk-variables", "age"], "'risk_variables'"),
         (["--hierarchy", "nuts1", "--swaprate", "2"], "'swaprate'"),
         (["--hierarchy", "nuts1", "-k", "-2"], "'k_anonymity'"),
+        (
+            ["--hierarchy", "nuts1,nuts2,nuts3"],
+            "'lau2' (each of its values lies in one nuts3 area)",
+        ),
+        (
+            ["--hierarchy", "nuts1,nuts2,nuts3", "--checked", "lau3"],
+            "names 1 column(s) not in the data: 'lau3'",
+        ),
     ],
 )
 def test_swap_errors(census_csv, tmp_path, args, message):
@@ -203,6 +215,8 @@ def test_progress_bar_on_large_input(census_csv, tmp_path, monkeypatch):
             "hid",
             "--hierarchy",
             "nuts1,nuts2",
+            "--carry-along",
+            "nuts3,lau2",
             "--similar",
             "hsize",
             "--risk-variables",

@@ -13,6 +13,9 @@ HIER3 = ["nuts1", "nuts2", "nuts3"]
 HIER2 = ["nuts1", "nuts2"]
 RV = ["ageGroup", "national"]
 
+#: census geography below the hierarchies used here (checked: tests of the algorithm)
+GEO = ["nuts2", "nuts3", "lau2"]
+
 
 def first_rows(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     """Household-level values (first member) indexed by hid."""
@@ -52,6 +55,7 @@ def run3(census10k: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         carry_along=["lau2", "hincome"],
         return_swapped_id=True,
         seed=11,
+        checked_columns=GEO,
     )
     return census10k, out
 
@@ -109,6 +113,7 @@ def test_untouched_columns_equal_sorted_input(census10k):
         carry_along=["lau2"],
         return_swapped_id=True,
         seed=1,
+        checked_columns=GEO,
     )
     expected = shuffled.sort_values("hid", kind="stable")
     rest = [c for c in census10k.columns if c not in [*HIER3, "lau2"]]
@@ -130,6 +135,7 @@ def test_swap_count_nobody_at_risk(census10k, rate, expected, k):
         risk_variables=RV,
         return_swapped_id=True,
         seed=2021,
+        checked_columns=GEO,
     )
     out = res.data
     assert len(swapped_set(out)) == expected
@@ -153,7 +159,15 @@ def test_swap_count_random_rounding():
     counts = set()
     for seed in range(16):
         res = record_swap_result(
-            df, "hid", HIER2, "hsize", swaprate=0.05, k_anonymity=0, risk_variables=RV, seed=seed
+            df,
+            "hid",
+            HIER2,
+            "hsize",
+            swaprate=0.05,
+            k_anonymity=0,
+            risk_variables=RV,
+            seed=seed,
+            checked_columns=GEO,
         )
         counts.add(res.n_swapped_households)
     assert counts == {500, 502}
@@ -170,6 +184,7 @@ def test_swaprate_zero_k_zero_swaps_nobody(census5k):
             k_anonymity=0,
             risk_variables=RV,
             seed=seed,
+            checked_columns=GEO,
         )
         assert res.n_swapped_households == 0
         assert len(res.pairs) == 0
@@ -177,8 +192,8 @@ def test_swaprate_zero_k_zero_swaps_nobody(census5k):
 
 def test_k0_equals_k1(census5k):
     kw = dict(swaprate=0.1, risk_variables=RV, return_swapped_id=True, seed=4)
-    a = record_swap(census5k, "hid", HIER3, "hsize", k_anonymity=0, **kw)
-    b = record_swap(census5k, "hid", HIER3, "hsize", k_anonymity=1, **kw)
+    a = record_swap(census5k, "hid", HIER3, "hsize", k_anonymity=0, **kw, checked_columns=GEO)
+    b = record_swap(census5k, "hid", HIER3, "hsize", k_anonymity=1, **kw, checked_columns=GEO)
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -195,6 +210,7 @@ def test_all_risky_households_swapped_across_their_level(census5k, k):
         risk_variables=rv,
         return_swapped_id=True,
         seed=2021,
+        checked_columns=GEO,
     )
     out = res.data
     lvl = risky_levels(census5k, HIER2, rv, k)
@@ -233,6 +249,7 @@ def test_risk_monotone_in_k(census5k):
             k_anonymity=k,
             risk_variables=rv,
             seed=9,
+            checked_columns=GEO,
         )
         assert res.n_no_donor == 0
         swapped[k] = res.n_swapped_households
@@ -253,6 +270,7 @@ def test_similarity_respected(census5k, similar):
         k_anonymity=3,
         risk_variables=["ageGroup", "national", "hsize"],
         seed=3,
+        checked_columns=GEO,
     )
     profiles = similar if isinstance(similar[0], list) else [similar]
     hh = first_rows(census5k, ["hsize", "htype", "nuts2"])
@@ -273,7 +291,15 @@ def test_similarity_respected(census5k, similar):
 def test_pairs_differ_in_area_at_their_level(census5k):
     rv = ["ageGroup", "national", "hsize"]
     res = record_swap_result(
-        census5k, "hid", HIER2, "hsize", swaprate=0.1, k_anonymity=3, risk_variables=rv, seed=8
+        census5k,
+        "hid",
+        HIER2,
+        "hsize",
+        swaprate=0.1,
+        k_anonymity=3,
+        risk_variables=rv,
+        seed=8,
+        checked_columns=GEO,
     )
     geo = first_rows(census5k, HIER2)
     a = geo.loc[res.pairs["sampled_hid"].to_numpy()].to_numpy()
@@ -290,25 +316,35 @@ def test_pairs_differ_in_area_at_their_level(census5k):
 
 def test_determinism_and_seed_sensitivity(census5k):
     kw = dict(swaprate=0.1, k_anonymity=3, risk_variables=RV, return_swapped_id=True)
-    a = record_swap(census5k, "hid", HIER3, "hsize", seed=42, **kw)
-    b = record_swap(census5k, "hid", HIER3, "hsize", seed=42, **kw)
+    a = record_swap(census5k, "hid", HIER3, "hsize", seed=42, **kw, checked_columns=GEO)
+    b = record_swap(census5k, "hid", HIER3, "hsize", seed=42, **kw, checked_columns=GEO)
     pd.testing.assert_frame_equal(a, b)
     sets = [
-        frozenset(swapped_set(record_swap(census5k, "hid", HIER3, "hsize", seed=s, **kw)))
+        frozenset(
+            swapped_set(
+                record_swap(census5k, "hid", HIER3, "hsize", seed=s, **kw, checked_columns=GEO)
+            )
+        )
         for s in range(5)
     ]
     assert len(set(sets)) > 1
-    c = record_swap(census5k, "hid", HIER3, "hsize", seed=None, **kw)
+    c = record_swap(census5k, "hid", HIER3, "hsize", seed=None, **kw, checked_columns=GEO)
     assert len(c) == len(census5k)
-    g1 = record_swap(census5k, "hid", HIER3, "hsize", seed=np.random.default_rng(5), **kw)
-    g2 = record_swap(census5k, "hid", HIER3, "hsize", seed=np.random.default_rng(5), **kw)
+    g1 = record_swap(
+        census5k, "hid", HIER3, "hsize", seed=np.random.default_rng(5), **kw, checked_columns=GEO
+    )
+    g2 = record_swap(
+        census5k, "hid", HIER3, "hsize", seed=np.random.default_rng(5), **kw, checked_columns=GEO
+    )
     pd.testing.assert_frame_equal(g1, g2)
 
 
 def test_input_order_invariance(census5k):
     kw = dict(swaprate=0.1, k_anonymity=3, risk_variables=RV, return_swapped_id=True, seed=6)
-    a = record_swap_result(census5k, "hid", HIER3, "hsize", **kw)
-    b = record_swap_result(census5k.sample(frac=1, random_state=1), "hid", HIER3, "hsize", **kw)
+    a = record_swap_result(census5k, "hid", HIER3, "hsize", **kw, checked_columns=GEO)
+    b = record_swap_result(
+        census5k.sample(frac=1, random_state=1), "hid", HIER3, "hsize", **kw, checked_columns=GEO
+    )
     pd.testing.assert_frame_equal(a.pairs, b.pairs)
     assert b.data["hid"].is_monotonic_increasing
     pd.testing.assert_frame_equal(
@@ -323,10 +359,21 @@ def test_custom_risk_equivalence(census5k, k, rate):
     kw = dict(swaprate=rate, return_swapped_id=True, seed=2021)
     rv = ["ageGroup", "national", "hsize"]
     risk = level_risk(census5k, "hid", HIER2, rv)
-    a = record_swap(census5k, "hid", HIER2, "hsize", k_anonymity=k, risk_variables=rv, **kw)
-    b = record_swap(census5k, "hid", HIER2, "hsize", risk=risk, risk_threshold=1 / k, **kw)
+    a = record_swap(
+        census5k, "hid", HIER2, "hsize", k_anonymity=k, risk_variables=rv, **kw, checked_columns=GEO
+    )
+    b = record_swap(
+        census5k, "hid", HIER2, "hsize", risk=risk, risk_threshold=1 / k, **kw, checked_columns=GEO
+    )
     c = record_swap(
-        census5k, "hid", HIER2, "hsize", risk=risk.to_numpy(), risk_threshold=1 / k, **kw
+        census5k,
+        "hid",
+        HIER2,
+        "hsize",
+        risk=risk.to_numpy(),
+        risk_threshold=1 / k,
+        **kw,
+        checked_columns=GEO,
     )
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a, c)
@@ -336,7 +383,16 @@ def test_custom_risk_household_max_warns(census5k):
     rng = np.random.default_rng(0)
     risk = rng.uniform(0, 0.01, size=(len(census5k), 2))
     with pytest.warns(HouseholdLevelWarning, match="maximum"):
-        record_swap(census5k, "hid", HIER2, "hsize", risk=risk, risk_threshold=0.5, seed=1)
+        record_swap(
+            census5k,
+            "hid",
+            HIER2,
+            "hsize",
+            risk=risk,
+            risk_threshold=0.5,
+            seed=1,
+            checked_columns=GEO,
+        )
 
 
 def test_sdcmicro_t6_risk_parameter(census5k):
@@ -356,6 +412,7 @@ def test_sdcmicro_t6_risk_parameter(census5k):
             risk_threshold=0.9,
             return_swapped_id=True,
             seed=2021,
+            checked_columns=GEO,
         )
     out = res.data
     assert (out.groupby("hid")[HIER2].nunique() == 1).all().all()
@@ -392,6 +449,7 @@ def test_custom_risk_forcing(census5k):
         risk_threshold=0.9,
         return_swapped_id=True,
         seed=2021,
+        checked_columns=GEO,
     )
     out = res.data
     moved = swapped_set(out)
@@ -411,6 +469,7 @@ def test_custom_risk_forcing(census5k):
         risk_threshold=0.9,
         return_swapped_id=True,
         seed=2021,
+        checked_columns=GEO,
     )
     pd.testing.assert_frame_equal(res.pairs, res2.pairs)
 
@@ -427,6 +486,7 @@ def test_log_file(census5k, tmp_path):
         risk_variables=RV,
         log_file_name=log,
         seed=1,
+        checked_columns=GEO,
     )
     assert res.n_swapped_households == 0
     m = res.n_no_donor
@@ -448,6 +508,7 @@ def test_log_file(census5k, tmp_path):
         risk_variables=RV,
         log_file_name=ok,
         seed=1,
+        checked_columns=GEO,
     )
     assert res.n_no_donor == 0
     assert res.n_swapped_households == 250
@@ -456,30 +517,33 @@ def test_log_file(census5k, tmp_path):
 
 def test_carry_along_semantics(census5k):
     kw = dict(swaprate=0.1, k_anonymity=3, risk_variables=RV, return_swapped_id=True, seed=3)
-    plain = record_swap(census5k, "hid", HIER2, "hsize", **kw)
-    carried = record_swap(census5k, "hid", HIER2, "hsize", carry_along=["lau2", "nuts2"], **kw)
+    plain = record_swap(census5k, "hid", HIER2, "hsize", **kw, checked_columns=GEO)
+    carried = record_swap(
+        census5k, "hid", HIER2, "hsize", carry_along=["lau2", "nuts2"], **kw, checked_columns=GEO
+    )
     pd.testing.assert_series_equal(plain["hid_swapped"], carried["hid_swapped"])
     # nuts2 (also in the hierarchy) is ignored in carry_along: swapped exactly once
     pd.testing.assert_frame_equal(carried[HIER2], plain[HIER2])
     assert (carried["lau2"] != census5k["lau2"]).sum() > 0
-    # person-level carry_along: warning, every member gets the partner's first-member value
-    with pytest.warns(HouseholdLevelWarning, match="ageGroup"):
-        person = record_swap(census5k, "hid", HIER2, "hsize", carry_along=["ageGroup"], **kw)
-    first_age = census5k.groupby("hid")["ageGroup"].first()
+    # person-level carry_along: member by member, between households of one size
+    person = record_swap(
+        census5k, "hid", HIER2, "hsize", carry_along=["ageGroup"], **kw, checked_columns=GEO
+    )
+    assert sorted(person["ageGroup"]) == sorted(census5k["ageGroup"])
     moved = person["hid"] != person["hid_swapped"]
-    got = person.loc[moved, "ageGroup"].to_numpy()
-    want = first_age.loc[person.loc[moved, "hid_swapped"]].to_numpy()
-    assert (got == want).all()
+    assert moved.any()
     kept = ~moved
     assert (person.loc[kept, "ageGroup"] == census5k.loc[kept, "ageGroup"]).all()
 
 
 def test_output_shape(census5k):
     kw = dict(swaprate=0.05, k_anonymity=3, risk_variables=RV, seed=1)
-    a = record_swap(census5k, "hid", HIER2, "hsize", return_swapped_id=True, **kw)
+    a = record_swap(
+        census5k, "hid", HIER2, "hsize", return_swapped_id=True, **kw, checked_columns=GEO
+    )
     assert list(a.columns) == [*census5k.columns, "hid_swapped"]
     assert a["hid_swapped"].dtype == census5k["hid"].dtype
-    b = record_swap(census5k, "hid", HIER2, "hsize", **kw)
+    b = record_swap(census5k, "hid", HIER2, "hsize", **kw, checked_columns=GEO)
     assert list(b.columns) == list(census5k.columns)
     assert (b.dtypes == census5k.dtypes).all()
 
@@ -498,11 +562,21 @@ def test_input_never_modified(census5k):
         carry_along=["lau2"],
         return_swapped_id=True,
         seed=1,
+        checked_columns=GEO,
     )
     out.loc[:, "nuts1"] = 0
     pd.testing.assert_frame_equal(df, copy)
     sorted_df = census5k.copy(deep=True)
-    out2 = record_swap(sorted_df, "hid", HIER3, "hsize", swaprate=0.2, risk_variables=RV, seed=1)
+    out2 = record_swap(
+        sorted_df,
+        "hid",
+        HIER3,
+        "hsize",
+        swaprate=0.2,
+        risk_variables=RV,
+        seed=1,
+        checked_columns=GEO,
+    )
     out2.loc[:, "nuts2"] = 0
     pd.testing.assert_frame_equal(sorted_df, census5k)
 
@@ -510,7 +584,14 @@ def test_input_never_modified(census5k):
 def test_empty_frame(census5k):
     empty = census5k.iloc[:0]
     res = record_swap_result(
-        empty, "hid", HIER2, "hsize", risk_variables=RV, return_swapped_id=True, seed=1
+        empty,
+        "hid",
+        HIER2,
+        "hsize",
+        risk_variables=RV,
+        return_swapped_id=True,
+        seed=1,
+        checked_columns=GEO,
     )
     assert len(res.data) == 0
     assert list(res.data.columns) == [*census5k.columns, "hid_swapped"]

@@ -40,6 +40,7 @@ def test_testdata_k3_with_fallback_profile(testdata):
         risk_variables=RV,
         return_swapped_id=True,
         seed=2021,
+        checked_columns=["ori_hid"],  # its order follows urbrur: see the test below
     )
     risky = at_risk(testdata, 3)
     assert res.n_households == 1000 and res.n_persons == 4580
@@ -80,3 +81,20 @@ def test_testdata_k3_same_size_only(testdata):
     assert np.median(hs.loc[list(res.no_donor)]) > np.median(hs)
     paired = set(res.pairs["sampled_hid"]) | set(res.pairs["donor_hid"])
     assert not (paired & set(res.no_donor))
+
+
+def test_testdata_ids_follow_the_geography(testdata):
+    # households are numbered area by area: an id range tells the original urbrur
+    with pytest.warns(DisclosureRiskWarning, match="'ori_hid' follow the geography.*13 runs"):
+        record_swap_result(
+            testdata, "ori_hid", ["urbrur"], None, k_anonymity=0, risk_variables=RV, seed=1
+        )
+    renumbered = testdata.assign(
+        ori_hid=testdata["ori_hid"].map(
+            dict(zip(range(1, 1001), np.random.default_rng(0).permutation(1000), strict=True))
+        )
+    )
+    res = record_swap_result(
+        renumbered, "ori_hid", ["urbrur"], None, k_anonymity=0, risk_variables=RV, seed=1
+    )
+    assert res.n_households == 1000

@@ -13,6 +13,9 @@ from microsdc.swapping.demo import demo_swap, render_swap_summary
 HIER = ["nuts1", "nuts2"]
 RV = ["ageGroup", "national"]
 
+#: census geography below the hierarchies used here (checked: tests of the algorithm)
+GEO = ["nuts2", "nuts3", "lau2"]
+
 
 @pytest.fixture(scope="module")
 def swapped(census5k):
@@ -25,6 +28,7 @@ def swapped(census5k):
         k_anonymity=0,
         risk_variables=RV,
         seed=1,
+        checked_columns=GEO,
     )
 
 
@@ -62,7 +66,15 @@ def test_tables_and_hellinger(census5k, swapped):
 
 def test_nothing_swapped_means_no_change(census5k):
     out = record_swap(
-        census5k, "hid", HIER, "hsize", swaprate=0.0, k_anonymity=0, risk_variables=RV, seed=1
+        census5k,
+        "hid",
+        HIER,
+        "hsize",
+        swaprate=0.0,
+        k_anonymity=0,
+        risk_variables=RV,
+        seed=1,
+        checked_columns=GEO,
     )
     u = swap_utility(census5k, out, "hid", HIER, RV)
     assert (u.hellinger["hellinger"] == 0).all()
@@ -98,6 +110,7 @@ def test_result_summary_and_dict(census5k):
         k_anonymity=3,
         risk_variables=[*RV, "hsize"],
         seed=123,
+        checked_columns=GEO,
     )
     d = res.to_dict()
     assert d["n_swapped_households"] == res.n_swapped_households == 2 * d["n_pairs"]

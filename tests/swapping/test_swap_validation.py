@@ -20,7 +20,13 @@ def dat(small_census: pd.DataFrame) -> pd.DataFrame:
 
 def swap(dat: pd.DataFrame, **kw):
     args = dict(
-        hid="hid", hierarchy=HIER, similar=["hsize"], k_anonymity=0, risk_variables=RV, seed=2021
+        hid="hid",
+        hierarchy=HIER,
+        similar=["hsize"],
+        k_anonymity=0,
+        risk_variables=RV,
+        seed=2021,
+        checked_columns=["lau2"],
     )
     args.update(kw)
     return record_swap(dat, **args)
@@ -30,7 +36,15 @@ def test_data_must_be_a_frame(dat):
     with pytest.raises(InvalidParameterError, match=r"'data'"):
         record_swap(list(range(10)), "hid", HIER, "hsize", risk_variables=RV)
     assert len(
-        record_swap(pd.DataFrame(dat), "hid", HIER, "hsize", k_anonymity=0, risk_variables=RV)
+        record_swap(
+            pd.DataFrame(dat),
+            "hid",
+            HIER,
+            "hsize",
+            k_anonymity=0,
+            risk_variables=RV,
+            carry_along=["lau2"],
+        )
     ) == len(dat)
 
 
@@ -155,7 +169,13 @@ class TestRisk:
     def test_columns_of_data(self, dat):
         df = dat.assign(r1=0.01, r2=0.02)
         assert len(
-            swap(df, hierarchy=list(self.hier), risk=["r1", "r2"], risk_threshold=0.5)
+            swap(
+                df,
+                hierarchy=list(self.hier),
+                risk=["r1", "r2"],
+                risk_threshold=0.5,
+                checked_columns=["nuts3", "lau2"],
+            )
         ) == len(df)
 
     def test_wrong_number_of_columns(self, dat):

@@ -72,6 +72,9 @@ similar = [["hsize", "htype"], ["hsize"]]
 swaprate = 0.05
 k_anonymity = {k}
 risk_variables = ["ageGroup", "national"]
+# the municipality (lau2, below nuts3) moves with the geography: left in place it
+# would give back the original nuts3 of every swapped household
+carry_along = ["lau2"]
 seed = {seed}
 
 [output]

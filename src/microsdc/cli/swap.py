@@ -128,7 +128,17 @@ def _swap_with_progress(
     "--risk-threshold", type=float, default=None, help="Override the threshold 1/k of the risk."
 )
 @click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
-@click.option("--carry-along", default=None, help="Columns exchanged with the geography.")
+@click.option(
+    "--carry-along",
+    default=None,
+    help="Columns exchanged with the geography: finer geography, area names, codes of areas.",
+)
+@click.option(
+    "--checked",
+    default=None,
+    help="Columns that look like geography (one value per area, or values each in one area) "
+    "but that you have checked and keep in place. Without it such columns stop the swap.",
+)
 @click.option(
     "--return-swapped-id",
     is_flag=True,
@@ -150,6 +160,7 @@ def swap(
     risk_threshold: float | None,
     seed: int | None,
     carry_along: str | None,
+    checked: str | None,
     return_swapped_id: bool,
     log_file: str | None,
     out_file: str,
@@ -161,6 +172,10 @@ def swap(
     Households at risk (fewer than k persons share their risk variables in their
     area) are swapped with a similar household of another area; more are swapped
     at random up to the swap rate. Prints the counts per hierarchy level.
+
+    A column left in place that gives the geography back (a finer geography
+    such as a municipality, area names) stops the swap: list it in
+    --carry-along, or in --checked if it is safe to keep.
     """
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     announce_compile("swapping")
@@ -184,6 +199,7 @@ def swap(
         "return_swapped_id": return_swapped_id,
         "log_file_name": log_file,
         "seed": seed,
+        "checked_columns": parse_list(checked) or None,
     }
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)
@@ -229,3 +245,7 @@ def synth(n_households: int, seed: int | None, out_file: str) -> None:
     data = synthetic_census(n_households, seed=seed)
     write_output(data, out_file)
     click.echo(f"Wrote {n_households:,} households ({len(data):,} persons) to {out_file}.")
+    click.echo(
+        "Geography nuts1 > nuts2 > nuts3 > lau2: columns below the --hierarchy of a swap "
+        "move with it (for example --hierarchy nuts1,nuts2,nuts3 --carry-along lau2)."
+    )

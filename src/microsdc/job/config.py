@@ -254,6 +254,8 @@ SCHEMA: dict[str, Any] = {
         "risk_variables": _STR_LIST,
         "risk_threshold": _Key(lambda v: _is_num(v) and v >= 0, "a number >= 0"),
         "carry_along": _STR_LIST0,
+        "checked_columns": _STR_LIST0,
+        "renumber_households": _Key(lambda v: isinstance(v, bool), "true or false"),
         "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
     },
     "output": {
@@ -393,7 +395,21 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "1 / `k_anonymity`",
         "A household is at risk when its risk is above this value.",
     ),
-    "swapping.carry_along": ("[]", "Columns exchanged together with the geography."),
+    "swapping.carry_along": (
+        "[]",
+        "Columns exchanged together with the geography; a column that varies within "
+        "households moves member by member between households of one size.",
+    ),
+    "swapping.checked_columns": (
+        "[]",
+        "Columns left in place although they look like geography (constant within areas, "
+        "or determining an area). Without it such a column stops the job with its name.",
+    ),
+    "swapping.renumber_households": (
+        "false",
+        "Give the released households new random ids, so that ids numbered area by area "
+        "do not give the original area back.",
+    ),
     "swapping.seed": (
         "none (fresh randomness)",
         "Seed of the random choices. It is never written into the outputs; keep it secret.",

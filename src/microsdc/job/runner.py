@@ -191,7 +191,7 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     similar = cfg.swapping.get("similar", [])
     flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
     roles.append(("swapping.similar", flat))
-    for key in ("risk_variables", "carry_along"):
+    for key in ("risk_variables", "carry_along", "checked_columns"):
         roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))
     for key, cols in roles:
         unknown = [c for c in cols if c not in present]
@@ -542,8 +542,12 @@ def _swap(
         "k_anonymity": s.get("k_anonymity", cfg.k),
         "risk_variables": list(s["risk_variables"]),
         "carry_along": list(s.get("carry_along", [])) or None,
+        "checked_columns": list(s.get("checked_columns", [])) or None,
         "seed": s.get("seed"),
     }
+    renumber = bool(s.get("renumber_households", False))
+    if renumber:  # the ids are replaced below: their order may follow the geography
+        kwargs["checked_columns"] = [*(kwargs["checked_columns"] or []), cfg.household_id]
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
@@ -565,6 +569,15 @@ def _swap(
         "levels": summary["levels"],
         "areas": summary["areas"],
     }
+    if renumber:
+        import numpy as np
+
+        from microsdc.swapping import renumber_households
+
+        # new ids from a stream of their own: not the swap's
+        stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
+        released = renumber_households(res.data, cfg.household_id, np.random.default_rng(stream))
+        return released, figures
     return res.data, figures
 
 

@@ -2,21 +2,85 @@
 
 Used through ``local_suppression(..., method="exact")`` to measure how far the
 greedy is from the optimum.
+
+The solver runs in a separate process that is killed when the time limit (plus
+:data:`GRACE_SECONDS` and 10 %) has passed: HiGHS's own limit is not always kept. The
+answer is never worse than a solution already at hand: the best of the solver's
+solution, the greedy's and the (k - 1) entirely blanked records (see
+:func:`exact_suppress_codes`).
 """
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
+import time
 import warnings
 from typing import Any
 
 import numpy as np
 
-from microsdc.exceptions import PerformanceWarning, SDCError
+from microsdc.exceptions import PerformanceWarning
 
-__all__ = ["MAX_EXACT_ROWS", "exact_suppress_codes"]
+__all__ = ["GRACE_SECONDS", "MAX_EXACT_ROWS", "MAX_MODEL_NONZEROS", "exact_suppress_codes"]
 
 #: Largest number of records accepted by the exact model (it grows with n x records at risk).
 MAX_EXACT_ROWS = 2000
+
+#: Largest model (non-zeros of the constraint matrix) handed to the solver; bigger
+#: models are not built and the best known solution is used.
+MAX_MODEL_NONZEROS = 3_000_000
+
+#: The solver process is killed if it has not answered ``GRACE_SECONDS + 10 %`` of
+#: ``time_limit`` after the limit (HiGHS sometimes overruns its own limit by minutes).
+GRACE_SECONDS = 1.0
+
+#: Program of the solver process: reads the model (pickle) on stdin, writes the answer on stdout.
+_SOLVER = """
+import pickle, sys
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import csr_array
+m = pickle.load(sys.stdin.buffer)
+a = csr_array((m["data"], m["indices"], m["indptr"]), shape=m["shape"])
+res = milp(m["c"], integrality=np.ones(len(m["c"])), bounds=Bounds(0, 1),
+           constraints=LinearConstraint(a, m["lb"], m["ub"]),
+           options={"time_limit": m["time_limit"]})
+pickle.dump({"x": res.x, "status": int(res.status), "message": str(res.message)},
+            sys.stdout.buffer)
+"""
+
+
+def _run_solver(model: dict[str, Any], hard_limit: float) -> dict[str, Any]:
+    """Solve ``model`` in a child process; kill it after ``hard_limit`` seconds."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _SOLVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        out, err = proc.communicate(pickle.dumps(model), timeout=max(hard_limit, 0.0))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"x": None, "status": -1, "message": f"solver stopped after {hard_limit:.3g} s"}
+    if proc.returncode != 0 or not out:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        return {"x": None, "status": -2, "message": f"solver process failed: {tail[0]}"}
+    answer: dict[str, Any] = pickle.loads(out)
+    return answer
+
+
+def _blank_records_solution(obs: np.ndarray, weights: np.ndarray, k: int) -> np.ndarray:
+    """Blank every cell of the k - 1 cheapest records: wildcards make every record reach k."""
+    n = obs.shape[0]
+    cost = (obs * weights).sum(axis=1)
+    rows = np.argsort(cost, kind="stable")[: max(min(k - 1, n), 0)]
+    x = np.zeros_like(obs)
+    x[rows] = obs[rows]
+    return x
 
 
 def exact_suppress_codes(
@@ -25,6 +89,7 @@ def exact_suppress_codes(
     k: int,
     weights: np.ndarray,
     time_limit: float = 60.0,
+    greedy: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Blank (in place) a minimum-cost set of cells so that every record has wildcard fk >= k.
 
@@ -38,20 +103,31 @@ def exact_suppress_codes(
     weights : ndarray of shape (m,), float > 0
         Cost of blanking a cell of each column.
     time_limit : float, seconds
-        Passed to HiGHS. When it runs out, the best solution found is used and
-        a ``PerformanceWarning`` says it is not proven optimal.
+        Wall-clock seconds for building and solving the model. The solver runs
+        in a separate process with this limit and is killed
+        :data:`GRACE_SECONDS` + 10 % of ``time_limit`` later if it has not answered.
+    greedy : ndarray of shape (n, m), int64, optional
+        ``codes`` after the greedy: a solution the answer must not be worse than.
 
     Returns
     -------
     dict
-        ``objective`` (total cost), ``cells``, ``optimal`` (bool), ``status``.
+        ``objective`` (total cost), ``cells``, ``optimal`` (bool: the solver
+        proved it), ``status`` (the solver's message), ``source`` (which
+        solution was used: ``"solver"``, ``"greedy"`` or ``"blank_records"``,
+        the k - 1 cheapest records blanked entirely), ``greedy_cells`` and
+        ``solver_cells`` (None when the solver gave no solution).
 
     Raises
     ------
     InvalidParameterError
         If there are more than ``MAX_EXACT_ROWS`` records.
-    SDCError
-        If the solver finds no solution within the time limit.
+
+    Warns
+    -----
+    PerformanceWarning
+        When optimality is not proven (time limit, solver killed, model too
+        large); the message says which solution is used.
 
     Notes
     -----
@@ -66,14 +142,19 @@ def exact_suppress_codes(
     weak linear relaxation: expect proofs of optimality for a few dozen
     records at most. Under the wildcard policy the optimum is often degenerate
     (k - 1 entirely blanked records are compatible with everyone).
-    """
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import coo_array
 
+    Without a proof of optimality the answer is the cheapest of three: the
+    solver's best solution, the greedy's (when given) and the k - 1 cheapest
+    records blanked entirely, so its cost is at most that of the greedy and at
+    most (k - 1) x (the largest record cost). scipy's HiGHS interface takes no
+    starting solution; instead the cheaper of the other two bounds the
+    objective (a cut-off row), and the three are compared after the solve.
+    """
     from microsdc.exceptions import InvalidParameterError
     from microsdc.risk._policy import Policy
     from microsdc.suppression._engine import fk_of
 
+    t0 = time.monotonic()
     n, m = codes.shape
     if n > MAX_EXACT_ROWS:
         raise InvalidParameterError(
@@ -83,13 +164,125 @@ def exact_suppress_codes(
     fk = fk_of(codes, np.asarray(n_categories), Policy("wildcard"))
     at_risk = np.flatnonzero(fk < k)
     if len(at_risk) == 0:
-        return {"objective": 0.0, "cells": 0, "optimal": True, "status": "nothing to do"}
+        return {
+            "objective": 0.0,
+            "cells": 0,
+            "optimal": True,
+            "status": "nothing to do",
+            "source": "solver",
+            "greedy_cells": 0,
+            "solver_cells": 0,
+        }
+    weights = np.asarray(weights, dtype=np.float64)
     obs = codes >= 0
     x_index = -np.ones((n, m), dtype=np.int64)
     x_index[obs] = np.arange(int(obs.sum()))
     n_x = int(obs.sum())
-    cost = [float(weights[j]) for r in range(n) for j in range(m) if obs[r, j]]
-    # y variables: one per unordered pair (r, s) with r or s at risk and a conflicting column
+
+    # size of the model before building it: one constraint per conflicting column
+    # of each pair (r, s) with r at risk (an upper bound: pairs of two records at
+    # risk are counted twice)
+    conflicts = 0
+    for r in at_risk.tolist():
+        conflicts += int((obs[r] & obs & (codes != codes[r])).sum())
+    too_large = 3 * conflicts > MAX_MODEL_NONZEROS
+
+    # solutions at hand: the solver is asked only for something at least as cheap
+    known: list[tuple[float, int, str, np.ndarray]] = []
+    greedy_cells = None
+    if greedy is not None:
+        gsol = obs & (greedy < 0)
+        greedy_cells = int(gsol.sum())
+        known.append((float((gsol * weights).sum()), 1, "greedy", gsol))
+    bsol = _blank_records_solution(obs, weights, k)
+    known.append((float((bsol * weights).sum()), 2, "blank_records", bsol))
+    cutoff = min(c for c, *_ in known)
+
+    solver: dict[str, Any] = {"x": None, "status": -3, "message": ""}
+    if too_large:
+        solver["message"] = (
+            f"model too large for the solver ({3 * conflicts:,} non-zeros > {MAX_MODEL_NONZEROS:,})"
+        )
+    else:
+        model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
+        if model is None:
+            solver["message"] = f"building the model took the whole time limit ({time_limit:g} s)"
+        else:
+            left = max(time_limit - (time.monotonic() - t0), 0.01)
+            model["time_limit"] = float(left)
+            solver = _run_solver(model, left + GRACE_SECONDS + 0.1 * time_limit)
+
+    cost_x = weights[np.nonzero(obs)[1]]
+    candidates: list[tuple[float, int, str, np.ndarray]] = []
+    solver_cells = None
+    if solver["x"] is not None:
+        xs = np.asarray(solver["x"])[:n_x] > 0.5
+        sol = np.zeros_like(obs)
+        sol[obs] = xs
+        if _reaches_k(codes, sol, n_categories, k):
+            solver_cells = int(xs.sum())
+            candidates.append((float(cost_x[xs].sum()), 0, "solver", sol))
+    candidates += known
+    objective, _, source, best = min(candidates, key=lambda t: (round(t[0], 9), t[1]))
+    optimal = source == "solver" and solver["status"] == 0
+    if not optimal:
+        what = {
+            "solver": "the solver's best solution",
+            "greedy": "the greedy's solution (the solver had nothing cheaper)",
+            "blank_records": f"{k - 1} record(s) blanked entirely (cheaper than the greedy "
+            "and anything the solver found)",
+        }[source]
+        reason = solver["message"] or "no proof of optimality"
+        warnings.warn(
+            f"The exact model did not prove optimality within {time_limit:g} s ({reason}); "
+            f"using {what}.",
+            PerformanceWarning,
+            stacklevel=3,
+        )
+    codes[best] = -1
+    return {
+        "objective": objective,
+        "cells": int(best.sum()),
+        "optimal": bool(optimal),
+        "status": str(solver["message"]),
+        "source": source,
+        "greedy_cells": greedy_cells,
+        "solver_cells": solver_cells,
+    }
+
+
+def _reaches_k(codes: np.ndarray, blank: np.ndarray, n_categories: Any, k: int) -> bool:
+    """Does blanking ``blank`` give every record wildcard fk >= k?"""
+    from microsdc.risk._policy import Policy
+    from microsdc.suppression._engine import fk_of
+
+    trial = np.where(blank, -1, codes)
+    return bool((fk_of(trial, np.asarray(n_categories), Policy("wildcard")) >= k).all())
+
+
+def _build_model(
+    codes: np.ndarray,
+    obs: np.ndarray,
+    x_index: np.ndarray,
+    at_risk: np.ndarray,
+    weights: np.ndarray,
+    k: int,
+    t0: float,
+    time_limit: float,
+    cutoff: float = np.inf,
+) -> dict[str, Any] | None:
+    """The integer program as arrays (see the notes of :func:`exact_suppress_codes`).
+
+    With a finite ``cutoff`` (the cost of a solution at hand), the objective is
+    bounded by it: a constraint that prunes the search without losing any
+    solution at least as cheap. None if building it outlasts ``time_limit``
+    (counted from ``t0``).
+    """
+    from scipy.sparse import coo_array
+
+    n = codes.shape[0]
+    n_x = int(obs.sum())
+    cost = weights[np.nonzero(obs)[1]]
     rows_a: list[int] = []
     cols_a: list[int] = []
     vals_a: list[float] = []
@@ -100,6 +293,8 @@ def exact_suppress_codes(
     ys_of: dict[int, list[int]] = {int(r): [] for r in at_risk}
     base = np.zeros(n, dtype=np.int64)
     for r in at_risk.tolist():
+        if time.monotonic() - t0 > time_limit:
+            return None
         both = obs[r] & obs
         conflict = both & (codes != codes[r])
         compatible = ~conflict.any(axis=1)
@@ -129,35 +324,21 @@ def exact_suppress_codes(
         lb.append(float(k - base[r]))
         ub.append(np.inf)
         n_con += 1
+    if np.isfinite(cutoff):
+        rows_a += [n_con] * n_x
+        cols_a += list(range(n_x))
+        vals_a += cost.tolist()
+        lb.append(-np.inf)
+        ub.append(float(cutoff) + 1e-9 * max(1.0, abs(float(cutoff))))
+        n_con += 1
     n_var = n_x + n_y
     a_mat = coo_array((vals_a, (rows_a, cols_a)), shape=(n_con, n_var)).tocsr()
-    c = np.concatenate([np.asarray(cost), np.zeros(n_y)])
-    res = milp(
-        c,
-        integrality=np.ones(n_var),
-        bounds=Bounds(0, 1),
-        constraints=LinearConstraint(a_mat, lb, ub),
-        options={"time_limit": float(time_limit)},
-    )
-    if res.x is None:
-        raise SDCError(
-            f"The exact model found no solution within {time_limit:g} s ({res.message}). "
-            "Raise time_limit or use method='greedy'."
-        )
-    optimal = res.status == 0
-    if not optimal:
-        warnings.warn(
-            f"The exact model stopped at the time limit ({time_limit:g} s) without proving "
-            "optimality; the best solution found is used.",
-            PerformanceWarning,
-            stacklevel=3,
-        )
-    x = res.x[:n_x] > 0.5
-    rr, jj = np.nonzero(obs)
-    codes[rr[x], jj[x]] = -1
     return {
-        "objective": float(c[:n_x][x].sum()),
-        "cells": int(x.sum()),
-        "optimal": bool(optimal),
-        "status": str(res.message),
+        "c": np.concatenate([cost, np.zeros(n_y)]),
+        "data": a_mat.data,
+        "indices": a_mat.indices,
+        "indptr": a_mat.indptr,
+        "shape": a_mat.shape,
+        "lb": np.asarray(lb),
+        "ub": np.asarray(ub),
     }

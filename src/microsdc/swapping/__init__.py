@@ -4,6 +4,7 @@
 returns the pairs, the households without a donor and counts per level.
 """
 
+from microsdc.swapping.apply import renumber_households
 from microsdc.swapping.core import SwapResult, record_swap, record_swap_result
 from microsdc.swapping.risk import level_risk
 from microsdc.swapping.utility import SwapUtility, swap_utility
@@ -14,5 +15,6 @@ __all__ = [
     "level_risk",
     "record_swap",
     "record_swap_result",
+    "renumber_households",
     "swap_utility",
 ]

@@ -48,6 +48,7 @@ class SwapParams:
     return_swapped_id: bool
     log_file_name: str | None
     swapped_id_name: str
+    checked_columns: list[Hashable]
 
 
 def _is_position(item: Any) -> bool:
@@ -256,6 +257,7 @@ def check_swap_params(
     carry_along: Any,
     return_swapped_id: Any,
     log_file_name: Any,
+    checked_columns: Any = None,
 ) -> SwapParams:
     """Validate every parameter of :func:`record_swap` (the seed is checked by the caller)."""
     check_frame(data, "data", FUNC)
@@ -310,6 +312,7 @@ def check_swap_params(
             "which the data already hold. Rename that column first."
         )
     log_path = _check_log_path(log_file_name)
+    checked = resolve_columns(data, checked_columns, "checked_columns", allow_empty=True)
 
     roles: dict[Hashable, str] = {hid_col: "hid"}
     for c in hier:
@@ -335,4 +338,5 @@ def check_swap_params(
         return_swapped_id=swapped_id,
         log_file_name=log_path,
         swapped_id_name=swapped_name,
+        checked_columns=checked,
     )

@@ -16,7 +16,13 @@ import pandas as pd
 
 from microsdc.exceptions import DataValidationError
 
-__all__ = ["Households", "column_codes", "combine_codes", "prepare_households"]
+__all__ = [
+    "Households",
+    "column_codes",
+    "combine_codes",
+    "household_order",
+    "prepare_households",
+]
 
 #: Largest number of cells for which a combined key is counted with a dense bincount.
 DENSE_LIMIT = 1 << 26
@@ -84,8 +90,27 @@ class Households:
         return len(self.first)
 
 
-def _sort_rows(hid: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
-    """Stable hid order of the rows and the sorted sort-keys."""
+def household_order(hid: pd.Series) -> tuple[np.ndarray | None, np.ndarray]:
+    """The one household order of microsdc: stable hid order of the rows, and the sorted keys.
+
+    Every function that lines households up (the swap, :func:`swap_utility`, the
+    job's swapping step) uses this order, so that they agree for every hid type:
+    numbers by value, strings in lexical order, categoricals in **category
+    order** (not value order). Rows of one household are consecutive after the
+    sort and keep their input order.
+
+    Returns
+    -------
+    order : ndarray of int64 or None
+        Positions of the rows in hid order, or None if the rows are already in it.
+    keys : ndarray of shape (n_rows,)
+        Sort keys in that order; equal keys mean the same household.
+
+    Raises
+    ------
+    DataValidationError
+        If the ids mix types that cannot be ordered (numbers and strings).
+    """
     if hid.dtype.kind in "iuf":
         keys = hid.to_numpy()
     else:
@@ -112,7 +137,7 @@ def prepare_households(data: pd.DataFrame, hid: Hashable, hierarchy: list[Hashab
         If the members of a household (or two households with the same id) lie in
         different finest-level areas; the message lists the offending hids.
     """
-    order, keys = _sort_rows(data[hid])
+    order, keys = household_order(data[hid])
     n = len(keys)
     if n:
         starts = np.flatnonzero(keys[1:] != keys[:-1]) + 1

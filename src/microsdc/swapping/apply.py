@@ -8,10 +8,17 @@ from collections.abc import Hashable
 import numpy as np
 import pandas as pd
 
+from microsdc._random import SeedLike
 from microsdc.exceptions import HouseholdLevelWarning
-from microsdc.swapping._prepare import Households
+from microsdc.swapping._prepare import Households, column_codes
 
-__all__ = ["apply_pairs", "sorted_copy", "warn_person_level"]
+__all__ = [
+    "apply_pairs",
+    "person_level_columns",
+    "renumber_households",
+    "sorted_copy",
+    "warn_person_level_similar",
+]
 
 
 def sorted_copy(data: pd.DataFrame, hh: Households) -> pd.DataFrame:
@@ -23,24 +30,43 @@ def sorted_copy(data: pd.DataFrame, hh: Households) -> pd.DataFrame:
     return data.copy()
 
 
-def warn_person_level(data: pd.DataFrame, columns: list[Hashable], hh: Households) -> None:
-    """Warn for each carry-along column whose values differ inside some household."""
-    from microsdc.swapping._prepare import column_codes
+def _varies(data: pd.DataFrame, col: Hashable, hh: Households) -> np.ndarray:
+    """Boolean per household: does ``col`` take more than one value among its members?"""
+    codes, _ = column_codes(data[col])
+    if hh.order is not None:
+        codes = codes[hh.order]
+    differs = codes != codes[hh.first][hh.hh_of_row]
+    out = np.zeros(hh.n_households, dtype=bool)
+    out[hh.hh_of_row[differs]] = True
+    return out
 
-    for col in columns:
-        codes, _ = column_codes(data[col])
-        if hh.order is not None:
-            codes = codes[hh.order]
-        differs = codes != codes[hh.first][hh.hh_of_row]
-        if differs.any():
-            n_hh = len(np.unique(hh.hh_of_row[differs]))
-            warnings.warn(
-                f"Column {col!r} (carry_along) differs between members of {n_hh} household(s); "
-                "swapped households receive the value of the partner household's first member "
-                "for every member.",
-                HouseholdLevelWarning,
-                stacklevel=4,
-            )
+
+def person_level_columns(
+    data: pd.DataFrame, columns: list[Hashable], hh: Households
+) -> list[Hashable]:
+    """The columns among ``columns`` whose values differ between members of some household."""
+    return [col for col in columns if _varies(data, col, hh).any()]
+
+
+def warn_person_level_similar(
+    data: pd.DataFrame, profiles: list[list[Hashable]], hh: Households
+) -> None:
+    """Warn for each similarity column whose values differ inside some household."""
+    seen: list[Hashable] = []
+    for prof in profiles:
+        for col in prof:
+            if col in seen:
+                continue
+            seen.append(col)
+            n_hh = int(_varies(data, col, hh).sum())
+            if n_hh:
+                warnings.warn(
+                    f"Column {col!r} (similar) differs between members of {n_hh} household(s); "
+                    "a similarity profile compares households by their first member's value. "
+                    "Use household-level columns (for example the household size or type).",
+                    HouseholdLevelWarning,
+                    stacklevel=4,
+                )
 
 
 def apply_pairs(
@@ -50,20 +76,89 @@ def apply_pairs(
     columns: list[Hashable],
     swapped_id: Hashable | None,
     hid: Hashable,
+    person_columns: list[Hashable] | None = None,
 ) -> pd.DataFrame:
     """Exchange ``columns`` between paired households in the hid-sorted frame ``out``.
 
     Every member of a swapped household gets the value of the partner household's
-    first member; households not swapped are left as they are. With
-    ``swapped_id``, a column of that name is appended holding the partner's hid
-    (own hid for households not swapped).
+    first member; households not swapped are left as they are. Columns in
+    ``person_columns`` are exchanged member by member instead (the i-th member of
+    one household gets the value of the i-th member of its partner), which needs
+    paired households of equal size. With ``swapped_id``, a column of that name is
+    appended holding the partner's hid (own hid for households not swapped).
     """
-    swapped_rows = partner[hh.hh_of_row] >= 0
+    person = set(person_columns or [])
+    own = hh.hh_of_row
+    swapped_rows = partner[own] >= 0
     source = np.arange(len(out), dtype=np.int64)
-    source[swapped_rows] = hh.first[partner[hh.hh_of_row[swapped_rows]]]
+    other = partner[own[swapped_rows]]
+    source[swapped_rows] = hh.first[other]
+    by_member = source
+    if person:
+        if (hh.size[other] != hh.size[own[swapped_rows]]).any():  # pragma: no cover - invariant
+            raise AssertionError("paired households of different sizes with a person-level column")
+        by_member = np.arange(len(out), dtype=np.int64)
+        rows = np.flatnonzero(swapped_rows)
+        by_member[rows] = hh.first[other] + (rows - hh.first[own[rows]])
     if swapped_rows.any():
         for col in columns:
-            out[col] = out[col].array.take(source)
+            out[col] = out[col].array.take(by_member if col in person else source)
     if swapped_id is not None:
         out[swapped_id] = out[hid].array.take(source)
+    return out
+
+
+def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None) -> pd.DataFrame:
+    """Give the households new ids ``1 .. n_households`` in random order.
+
+    Household ids numbered area by area (or embedding the area) tell the
+    original area of a swapped household; so does the row order of a file
+    sorted by such ids. This returns a new frame in which ``hid`` holds random
+    new ids (int64) and the rows are sorted by them (members of a household
+    keep their order).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame of shape (n_rows, n_columns)
+        Never modified.
+    hid : column name
+        Household id column (no missing values).
+    seed : int >= 0, numpy.random.Generator or None, default None
+        Randomness. Never release it: with the data it reproduces the old ids.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_rows, n_columns)
+        Same columns; ``hid`` replaced by int64 ids; rows in new-id order with
+        a fresh ``RangeIndex`` (the old index would give the old order back).
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If ``hid`` is not a column of ``data``.
+    DataValidationError
+        If ``hid`` has missing values.
+    InvalidParameterError
+        For a bad ``seed``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"hid": ["a1", "a1", "a2", "b1"], "area": [1, 1, 1, 2]})
+    >>> out = renumber_households(df, "hid", seed=3)
+    >>> sorted(out["hid"].unique().tolist()), int(out.groupby("hid")["area"].nunique().max())
+    ([1, 2, 3], 1)
+    """
+    from microsdc._random import check_random_state
+    from microsdc.swapping._checks import check_missing, resolve_columns
+
+    col = resolve_columns(data, hid, "hid", single=True)[0]
+    check_missing(data, {col: "hid"})
+    rng = check_random_state(seed)
+    codes, uniques = pd.factorize(data[col])
+    new_ids = rng.permutation(len(uniques)).astype(np.int64) + 1
+    new = new_ids[codes]
+    order = np.argsort(new, kind="stable")
+    out = data.take(order).reset_index(drop=True)
+    out[col] = new[order]
     return out

@@ -131,6 +131,43 @@ def _write_log(path: str, hids: list[Any]) -> None:
         fh.write("\n".join(lines) + "\n")
 
 
+def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
+    """Stop when a column left in place would give the geography back (see ``_geography``).
+
+    Household ids that follow the geography (sorted by id, households come area
+    by area) cannot be carried along: a warning says to renumber them.
+    """
+    import numpy as np
+
+    from microsdc.exceptions import DataValidationError, DisclosureRiskWarning
+    from microsdc.swapping._geography import nested_columns, order_follows_geography
+
+    skip = [p.hid, *p.hierarchy, *p.carry_along, *p.checked_columns]
+    found = nested_columns(data, hh, p.hierarchy, skip)
+    if found:
+        listed = "; ".join(f"{f.column!r} ({f.reason})" for f in found)
+        names = ", ".join(repr(f.column) for f in found)
+        raise DataValidationError(
+            f"{len(found)} column(s) left in place by the swap would give back the original "
+            f"geography of every swapped household: {listed}. Carry them along with the "
+            f"geography (carry_along=[{names}]), drop them before swapping, or, if they are "
+            f"safe to keep, list them in checked_columns. Nothing was swapped.",
+            failure_cases=[f.column for f in found],
+        )
+    if p.hid not in p.checked_columns:
+        level, runs, expected = order_follows_geography(np.arange(hh.n_households), hh)
+        if level >= 0:
+            warnings.warn(
+                f"The household ids in {p.hid!r} follow the geography: sorted by id, households "
+                f"form {runs:,} runs of {p.hierarchy[level]!s} areas where a random numbering "
+                f"gives about {expected:,.0f}, so an id range tells the original area of a "
+                "swapped household. Renumber the households at random before release (or list "
+                f"{p.hid!r} in checked_columns).",
+                DisclosureRiskWarning,
+                stacklevel=4,
+            )
+
+
 def _run(
     data: Any,
     hid: Any,
@@ -146,6 +183,7 @@ def _run(
     log_file_name: Any = None,
     seed: SeedLike = None,
     *,
+    checked_columns: Any = None,
     on_progress: Callable[[int, float], None] | None = None,
 ) -> SwapResult:
     """Implementation behind :func:`record_swap_result`, with a progress callback."""
@@ -154,8 +192,18 @@ def _run(
 
     from microsdc.exceptions import DisclosureRiskWarning, HouseholdLevelWarning
     from microsdc.swapping._checks import check_swap_params
-    from microsdc.swapping._prepare import household_codes, prepare_households, row_codes
-    from microsdc.swapping.apply import apply_pairs, sorted_copy, warn_person_level
+    from microsdc.swapping._prepare import (
+        combine_codes,
+        household_codes,
+        prepare_households,
+        row_codes,
+    )
+    from microsdc.swapping.apply import (
+        apply_pairs,
+        person_level_columns,
+        sorted_copy,
+        warn_person_level_similar,
+    )
     from microsdc.swapping.donors import run_levels
     from microsdc.swapping.risk import household_min_counts
     from microsdc.swapping.targets import distribute_targets, total_pairs
@@ -173,10 +221,12 @@ def _run(
         carry_along,
         return_swapped_id,
         log_file_name,
+        checked_columns,
     )
     rng = check_random_state(seed)
     rng_targets, rng_loop = rng.spawn(2)
     hh = prepare_households(data, p.hid, p.hierarchy)
+    _check_nested(data, hh, p)
     n_levels = len(p.hierarchy)
     n_hh = hh.n_households
 
@@ -209,15 +259,21 @@ def _run(
         risk_source = "user-supplied"
     level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
 
+    warn_person_level_similar(data, p.profiles, hh)
     profiles = [household_codes(data, prof, hh) for prof in p.profiles] or [
         (np.zeros(n_hh, dtype=np.int64), 1)
     ]
+    # A person-level carry_along column is exchanged member by member, so partners
+    # must have the same size: the household size joins every similarity profile.
+    person_cols = person_level_columns(data, p.carry_along, hh)
+    if person_cols and n_hh:
+        n_size = int(hh.size.max()) + 1
+        profiles = [combine_codes(code, ncode, hh.size, n_size) for code, ncode in profiles]
     n_pairs = total_pairs(n_hh, p.swaprate, rng_targets)
     finest = hh.area[-1]
     targets = distribute_targets(
         np.bincount(finest, minlength=hh.n_areas[-1]), n_pairs, rng_targets
     )
-    warn_person_level(data, p.carry_along, hh)
     if n_hh:
         state = run_levels(hh, level, risk_hh, profiles, targets, rng_loop, on_progress)
         partner, plevel, flevel, sampled = (
@@ -240,6 +296,7 @@ def _run(
         [*p.carry_along, *p.hierarchy],
         p.swapped_id_name if p.return_swapped_id else None,
         p.hid,
+        person_cols,
     )
 
     s = np.flatnonzero(sampled == 1)
@@ -293,6 +350,7 @@ def _run(
         "risk_threshold": threshold,
         "similar": [[str(c) for c in prof] for prof in p.profiles],
         "carry_along": [str(c) for c in p.carry_along],
+        "carry_along_per_person": [str(c) for c in person_cols],
         "seed_given": seed is not None,
     }
     return SwapResult(
@@ -354,9 +412,12 @@ _PARAMS_DOC = """
         weights the sampling and the donor choice. Not used with a user ``risk``.
     carry_along : list of column names (or positions), optional
         Columns exchanged together with the hierarchy (e.g. a finer geography not
-        in the hierarchy). Columns also in ``hierarchy`` are ignored. A column
-        that varies inside a household is flattened to the partner's first member
-        (with a :class:`~microsdc.exceptions.HouseholdLevelWarning`).
+        in the hierarchy, area names). Columns also in ``hierarchy`` are ignored.
+        A column that varies inside some household (a person-level column) is
+        exchanged member by member: the i-th member of a swapped household gets
+        the value of the i-th member of its partner, so no value is lost or
+        duplicated; for this, households are then only paired with households of
+        the same size (the size joins every similarity profile).
     return_swapped_id : bool, default False
         Append a column ``"<hid>_swapped"`` (last) holding the partner household's
         id (own id when not swapped). It undoes the swap: never release it.
@@ -367,6 +428,10 @@ _PARAMS_DOC = """
     seed : int >= 0, numpy.random.Generator or None, default None
         Randomness; the same seed gives the same output. Never release the seed:
         with the data it reproduces the pairs.
+    checked_columns : list of column names (or positions), optional, keyword only
+        Columns you have checked and keep in place although they look like
+        geography (see Raises). Every other column that gives back the
+        geography must be in ``hierarchy`` or ``carry_along``.
 """
 
 _RAISES_DOC = """
@@ -385,14 +450,30 @@ _RAISES_DOC = """
         Missing values in a used column (hid, hierarchy, similar, risk_variables,
         carry_along), naming the column and the number of rows; a household id
         whose rows lie in different finest-level areas (the hids are listed,
-        nothing is swapped); missing values in ``risk``.
+        nothing is swapped); missing values in ``risk``. A column left in place
+        (not in ``hierarchy``, ``carry_along`` or ``checked_columns``) that gives
+        back the geography of swapped households, named with the reason:
+        one that takes a single value inside every finest-level area holding
+        two or more households and differs between them (an area name), or one
+        whose every value shared by two or more households lies in a single
+        area (a finer geography such as a municipality), or an id-like column
+        (distinct for half the households or more) that, sorted, visits the
+        areas in runs at most half as many as a random order gives (a code
+        embedding the area, such as ``"<area>-<serial>"``); at least 10
+        households beyond the first of each group (20 expected runs) are
+        needed as evidence. Person-level columns (differing inside more than
+        1 % of households) are not tested. Nothing is swapped.
 
     Warns
     -----
     HouseholdLevelWarning
-        A ``carry_along`` column or the user ``risk`` varies inside households.
+        A ``similar`` column or the user ``risk`` varies inside households (the
+        first member's value, or the household maximum, is used).
     DisclosureRiskWarning
-        Some households at risk found no donor and keep their geography.
+        Some households at risk found no donor and keep their geography; or the
+        household ids follow the geography (numbered area by area, by the same
+        runs rule), so that an id range gives the original area back: renumber
+        the households at random before release.
 """
 
 _NOTES_DOC = """
@@ -414,7 +495,9 @@ _NOTES_DOC = """
     a household that found no donor is never a donor later; a user ``risk`` follows
     its rows through the sort and its threshold is used literally; ties in donor
     priority never merge donors; categorical, string and 64-bit columns come back
-    unchanged; ``similar=None`` means no constraint.
+    unchanged; ``similar=None`` means no constraint; a person-level ``carry_along``
+    column is exchanged member by member between households of equal size instead
+    of being flattened to the partner's first member (which loses values).
 
     References
     ----------
@@ -439,6 +522,8 @@ def record_swap_result(
     return_swapped_id: bool = False,
     log_file_name: Any = None,
     seed: SeedLike = None,
+    *,
+    checked_columns: Any = None,
 ) -> SwapResult:
     return _run(
         data,
@@ -454,6 +539,7 @@ def record_swap_result(
         return_swapped_id,
         log_file_name,
         seed,
+        checked_columns=checked_columns,
     )
 
 
@@ -472,6 +558,8 @@ def record_swap(
     return_swapped_id: bool = False,
     log_file_name: Any = None,
     seed: SeedLike = None,
+    *,
+    checked_columns: Any = None,
 ) -> pd.DataFrame:
     return record_swap_result(
         data,
@@ -487,6 +575,7 @@ def record_swap(
         return_swapped_id,
         log_file_name,
         seed,
+        checked_columns=checked_columns,
     ).data
 
 
@@ -515,7 +604,8 @@ record_swap_result.__doc__ = (
     >>> census = synthetic_census(2000, seed=1)
     >>> res = record_swap_result(census, "hid", ["nuts1", "nuts2"], "hsize",
     ...                          swaprate=0.1, k_anonymity=0,
-    ...                          risk_variables=["ageGroup", "national"], seed=7)
+    ...                          risk_variables=["ageGroup", "national"],
+    ...                          carry_along=["nuts3", "lau2"], seed=7)
     >>> res.n_swapped_households
     200
 """
@@ -549,8 +639,16 @@ record_swap.__doc__ = (
     >>> census = synthetic_census(2000, seed=1)
     >>> out = record_swap(census, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.1,
     ...                   k_anonymity=0, risk_variables=["ageGroup", "national"],
-    ...                   return_swapped_id=True, seed=7)
+    ...                   carry_along=["nuts3", "lau2"], return_swapped_id=True, seed=7)
     >>> int((out.groupby("hid")["hid_swapped"].first() != out["hid"].unique()).sum())
     200
+
+    Columns finer than the hierarchy must move with it (or be checked):
+
+    >>> record_swap(census, "hid", ["nuts1", "nuts2"], "hsize", k_anonymity=0,
+    ...             risk_variables=["ageGroup"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    microsdc.exceptions.DataValidationError: 2 column(s) left in place ... 'lau2' (...). ...
 """
 )

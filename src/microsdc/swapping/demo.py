@@ -16,6 +16,7 @@ DEMO_SETTINGS: dict[str, Any] = {
     "swaprate": 0.05,
     "k_anonymity": 3,
     "risk_variables": ["ageGroup", "national"],
+    "carry_along": ["lau2"],  # the municipality moves with its nuts3 area
 }
 
 
@@ -23,7 +24,8 @@ def demo_swap(n_households: int = 20000, seed: int = 2021) -> SwapResult:
     """Swap households of a synthetic census with typical settings.
 
     The census has ``n_households`` households (about 3.5 persons each) in a
-    nuts1 > nuts2 > nuts3 geography; households whose combination of age group
+    nuts1 > nuts2 > nuts3 geography, with the municipality (``lau2``) carried
+    along with the geography; households whose combination of age group
     and nationality is shared by fewer than 3 persons of their area are
     swapped first (similar households: same size and type, else same size), then
     more at random up to 5 % of households.

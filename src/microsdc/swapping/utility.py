@@ -14,6 +14,27 @@ from microsdc.exceptions import DataValidationError
 __all__ = ["SwapUtility", "swap_utility"]
 
 
+def _in_household_order(frame: pd.DataFrame, hid: Hashable, name: str) -> tuple[pd.DataFrame, Any]:
+    """``frame`` in the household order of the swap (see ``household_order``), and its keys."""
+    from microsdc.swapping._prepare import household_order
+
+    n_missing = int(frame[hid].isna().sum())
+    if n_missing:
+        raise DataValidationError(
+            f"Column {hid!r} of the '{name}' frame of swap_utility has missing household ids "
+            f"in {n_missing} row(s)."
+        )
+    order, keys = household_order(frame[hid])
+    return (frame if order is None else frame.take(order)), keys
+
+
+def _same_hids(a: pd.Series, b: pd.Series) -> bool:
+    """Same household ids row by row (categoricals compared by value, not by code)."""
+    va = np.asarray(a.astype(object)) if isinstance(a.dtype, pd.CategoricalDtype) else a.to_numpy()
+    vb = np.asarray(b.astype(object)) if isinstance(b.dtype, pd.CategoricalDtype) else b.to_numpy()
+    return bool(np.array_equal(va, vb))
+
+
 @dataclass(frozen=True)
 class SwapUtility:
     """What a swap changed, per hierarchy level.
@@ -55,9 +76,11 @@ def swap_utility(
     Parameters
     ----------
     original : pandas.DataFrame of shape (n_rows, n_columns)
-        The data given to the swap (any row order).
+        The data given to the swap (any row order, any index).
     swapped : pandas.DataFrame of shape (n_rows, n_columns [+ 1])
-        What the swap returned (sorted by hid).
+        What the swap returned (any row order). Both frames are put in the
+        swap's household order (hid order; categories in category order), so
+        households line up for every hid type.
     hid : column name
     hierarchy : list of column names, coarsest first
     risk_variables : list of column names
@@ -72,7 +95,8 @@ def swap_utility(
     ColumnNotFoundError
         If a column is missing from either frame.
     DataValidationError
-        If the frames do not hold the same households in the same sizes.
+        If the frames do not hold the same households in the same sizes, or a
+        hid is missing.
 
     Notes
     -----
@@ -86,7 +110,8 @@ def swap_utility(
     >>> from microsdc.swapping import record_swap
     >>> df = synthetic_census(1000, seed=3)
     >>> out = record_swap(df, "hid", ["nuts1", "nuts2"], "hsize", swaprate=0.2,
-    ...                   k_anonymity=0, risk_variables=["ageGroup"], seed=3)
+    ...                   k_anonymity=0, risk_variables=["ageGroup"],
+    ...                   carry_along=["nuts3", "lau2"], seed=3)
     >>> u = swap_utility(df, out, "hid", ["nuts1", "nuts2"], ["ageGroup"])
     >>> u.share_per_level["households_swapped"].tolist()
     [200, 200]
@@ -96,17 +121,18 @@ def swap_utility(
     hier = resolve_columns(original, hierarchy, "hierarchy")
     rvars = resolve_columns(original, risk_variables, "risk_variables", allow_empty=True)
     resolve_columns(swapped, [hid, *hier, *rvars], "swapped")
-    before = original.iloc[np.argsort(original[hid].to_numpy(), kind="stable")]
-    if len(before) != len(swapped) or not np.array_equal(
-        before[hid].to_numpy(), swapped[hid].to_numpy()
-    ):
+    before, keys = _in_household_order(original, hid, "original")
+    after, _ = _in_household_order(swapped, hid, "swapped")
+    if len(before) != len(after) or not _same_hids(before[hid], after[hid]):
         raise DataValidationError(
             "The 'original' and 'swapped' frames of swap_utility do not hold the same "
-            "households (compare the hid column after sorting by it)."
+            f"households: after sorting both by {hid!r}, the household ids differ "
+            f"({len(before)} and {len(after)} rows)."
         )
-    hid_vals = before[hid].to_numpy()
-    first = np.flatnonzero(np.r_[True, hid_vals[1:] != hid_vals[:-1]])
-    size = np.diff(np.r_[first, len(hid_vals)])
+    swapped = after
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    size = np.diff(np.r_[first, len(keys)])
+    hid_vals = keys
     geo_b = before[hier].iloc[first].reset_index(drop=True)
     geo_a = swapped[hier].iloc[first].reset_index(drop=True)
     moved = (geo_b != geo_a).any(axis=1).to_numpy()
