@@ -335,8 +335,13 @@ def measure_risk(
             missing_values=mv,
         )
         for s in cfg.sensitive:
-            vals = res[s].to_numpy()
-            failing = ~vals if kind == "recursive" else vals < cfg.l
+            col = res[s]
+            # a class without any observed sensitive value is not applicable, not failing
+            na = col.isna().to_numpy(dtype=bool)
+            if kind == "recursive":
+                failing = ~col.fillna(True).to_numpy(dtype=bool)
+            else:
+                failing = (col.astype("float64").fillna(np.inf) < cfg.l).to_numpy(dtype=bool)
             entry: dict[str, Any] = {
                 "kind": kind,
                 "l": cfg.l,
@@ -344,9 +349,10 @@ def measure_risk(
                 "policy": policy,
                 "n_failing": int(np.count_nonzero(failing)),
                 "share_failing": float(np.count_nonzero(failing) / n) if n else 0.0,
+                "n_not_applicable": int(np.count_nonzero(na)),
             }
             if kind != "recursive":
-                entry["min"] = float(vals.min()) if n else 0.0
+                entry["min"] = float(col.min()) if n and not na.all() else 0.0
             out["l_diversity"][str(s)] = entry
     return out
 
