@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -114,7 +115,8 @@ def risk(
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
     if top and n:
-        summary = _summary(enc, res, k)
+        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
+        summary = _summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
         if res.Fk is not None:  # among equal fk, the smallest estimated population first
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         summary = summary.head(top)
