@@ -180,6 +180,9 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     roles += [(f"recode.{r.column}", [r.column]) for r in cfg.recode]
     for key in ("importance", "strata"):
         roles.append((f"suppression.{key}", list(cfg.suppression.get(key, []))))
+    linked = cfg.suppression.get("linked", {})
+    roles.append(("suppression.linked", [c for cols in linked.values() for c in cols]))
+    roles.append(("variables.drop", list(cfg.drop)))
     similar = cfg.swapping.get("similar", [])
     flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
     roles.append(("swapping.similar", flat))
@@ -368,7 +371,7 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
 
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
-    for key in ("importance", "combs", "strata", "method"):
+    for key in ("importance", "combs", "strata", "method", "linked"):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, **kwargs)
@@ -379,6 +382,8 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     figures["method"] = s.get("method", "greedy")
     true_fk = res.true_fk.to_numpy()
     figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
+    if "linked" in s:
+        figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures
 
 
@@ -568,6 +573,8 @@ def run_job(
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read(cfg))
         _check_columns(cfg, raw)
+        if cfg.drop:  # never used, never released
+            raw = raw.drop(columns=list(cfg.drop))
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))

@@ -245,6 +245,7 @@ def local_suppression(
     subject_rule: str = "mode",
     missing_values: MissingValues = None,
     time_limit: float = 60.0,
+    linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -292,6 +293,12 @@ def local_suppression(
         as they are; blanked cells become true missing values.
     time_limit : float > 0, default 60
         Seconds allowed to the solver for ``method="exact"``.
+    linked : dict, optional
+        Linked ("ghost") variables: ``{key variable: [columns]}``. Each listed
+        column (not a QI) is blanked in every record where its key variable
+        was blanked, so that it cannot give the value back (``education-num``
+        for ``education``, ``relationship`` for ``sex``). These cells are
+        counted in ``details["linked_cells"]``, not in ``cells_per_qi``.
 
     Returns
     -------
@@ -301,14 +308,25 @@ def local_suppression(
     ------
     InvalidParameterError
         For a bad ``k``, ``combs``, ``method``, ``missing``, ``importance``
-        (unknown columns, not covering the QIs, non-positive weights), k larger
+        (unknown columns, not covering the QIs, non-positive weights),
+        ``linked`` (keys that are not QIs, columns that are QIs), k larger
         than the number of records, or a policy under which k cannot be reached
         (alpha * n_rows < k with missing values present).
     ColumnNotFoundError
-        For unknown QI, strata or subject columns.
+        For unknown QI, strata, subject or linked columns.
     DataValidationError
         For duplicate column names, or missing values in a strata or subject
         column.
+
+    Warns
+    -----
+    DisclosureRiskWarning
+        When another column of ``df`` gives back blanked values (see
+        :func:`microsdc.risk.linked.recoverable_cells`: 99 % of the released
+        records that share the record's value of that column show the blanked
+        value, and at least 10 would not if the two were unrelated), naming
+        each (key variable, column) pair. Pass the column in ``linked``,
+        recode it, or leave it out of the release.
 
     Notes
     -----
@@ -350,6 +368,7 @@ def local_suppression(
     sdcMicro ``localSuppression`` (Templ, Kowarik & Meindl 2015).
     Meyerson, A. & Williams, R. (2004). On the complexity of optimal
     k-anonymity. PODS 2004.
+    sdcMicro ``createSdcObj(ghostVars=)`` for linked variables.
     kanonymity 0.1.0 (``min_missingness_max_deid``, the random baseline:
     :func:`microsdc.suppression.min_missingness_max_deid`).
 
@@ -386,11 +405,12 @@ def local_suppression(
         raise InvalidParameterError(
             f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only."
         )
+    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
 
     if subject_id is not None:
         from microsdc.longitudinal import suppress_subjects
 
-        return suppress_subjects(
+        res = suppress_subjects(
             df,
             cols,
             k,
@@ -404,6 +424,7 @@ def local_suppression(
             missing_values=missing_values,
             time_limit=time_limit,
         )
+        return _finish(df, res, ghosts, missing_values)
 
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     n, m = enc.codes.shape
@@ -461,7 +482,7 @@ def local_suppression(
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
-    return _result(
+    res = _result(
         df,
         data,
         cols,
@@ -477,6 +498,83 @@ def local_suppression(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
     )
+    return _finish(df, res, ghosts, missing_values)
+
+
+def _check_linked(
+    linked: Any, cols: list[Hashable], df: pd.DataFrame, reserved: list[Any], func: str
+) -> dict[Hashable, list[Hashable]]:
+    """``linked`` as ``{linked column: [key variables]}`` after checking it."""
+    if linked is None:
+        return {}
+    if not isinstance(linked, Mapping):
+        raise param_error(
+            "linked", func, "a dict {key variable: [linked columns]}", type(linked).__name__
+        )
+    out: dict[Hashable, list[Hashable]] = {}
+    for key, columns in linked.items():
+        if key not in set(cols):
+            raise InvalidParameterError(
+                f"The 'linked' parameter of {func} names {key!r}, which is not a "
+                "quasi-identifier; its keys are the key variables whose blanks are copied."
+            )
+        names = check_columns(df, columns, "linked", func, allow_empty=True)
+        for name in names:
+            if name in set(cols) or name in set(reserved):
+                what = "a quasi-identifier" if name in set(cols) else "a strata or subject column"
+                raise InvalidParameterError(
+                    f"The 'linked' parameter of {func} links {name!r} to {key!r}, but "
+                    f"{name!r} is {what}."
+                )
+            out.setdefault(name, []).append(key)
+    return out
+
+
+def _finish(
+    df: pd.DataFrame,
+    res: SuppressionResult,
+    ghosts: dict[Hashable, list[Hashable]],
+    missing_values: MissingValues,
+) -> SuppressionResult:
+    """Blank the linked columns where their key variable was blanked; warn about read-backs."""
+    import warnings
+    from dataclasses import replace
+
+    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.exceptions import DisclosureRiskWarning
+    from microsdc.risk.linked import recoverable_cells
+    from microsdc.suppression._frame import blank_cells
+
+    data = res.data
+    details = dict(res.details)
+    if ghosts:
+        blanked: dict[Hashable, np.ndarray] = {}
+        for key in {k for keys in ghosts.values() for k in keys}:
+            mv = _missing_values_for(missing_values, key)
+            blanked[key] = missing_mask(data[key], mv) & ~missing_mask(df[key], mv)
+        names = list(ghosts)
+        blank = np.zeros((len(df), len(names)), dtype=bool)
+        for j, name in enumerate(names):
+            for key in ghosts[name]:
+                blank[:, j] |= blanked[key]
+            blank[:, j] &= ~missing_mask(data[name], _missing_values_for(missing_values, name))
+        data = blank_cells(data, names, blank)
+        details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
+    found = recoverable_cells(df, data, res.qi, missing_values=missing_values)
+    if len(found):
+        pairs = "; ".join(
+            f"{r.key_variable!r} from {r.column!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
+            for r in found.itertuples()
+        )
+        warnings.warn(
+            f"Blanked cells can be read back from other columns: {pairs}. Blank those columns "
+            "with their key variable (linked={key: columns}; job file: suppression.linked; "
+            "command line: --linked KEY=COLUMN), recode them, or drop them from the release.",
+            DisclosureRiskWarning,
+            stacklevel=3,
+        )
+    details["recoverable"] = found.to_dict("records")
+    return replace(res, data=data, details=details)
 
 
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
