@@ -439,17 +439,18 @@ def _to_merge(
     counts: pd.Series, min_count: int, other_label: Any, name: Any, func: str
 ) -> list[Any]:
     """The categories to merge into ``other_label`` so that it holds >= ``min_count`` records."""
-    has_other = any(_same(c, other_label) for c in counts.index)
-    merged = [c for c, n in counts.items() if n < min_count and not _same(c, other_label)]
-    total = int(sum(counts[c] for c in merged))
-    total += int(sum(n for c, n in counts.items() if _same(c, other_label)))
+    count_of: dict[Any, int] = {c: int(n) for c, n in counts.items()}
+    has_other = any(_same(c, other_label) for c in count_of)
+    merged = [c for c, n in count_of.items() if n < min_count and not _same(c, other_label)]
+    total = sum(count_of[c] for c in merged)
+    total += sum(n for c, n in count_of.items() if _same(c, other_label))
     # the smallest categories that are not merged yet, smallest first (ties: last listed first)
-    left = [c for c in reversed(counts.index) if c not in merged and not _same(c, other_label)]
-    left.sort(key=lambda c: int(counts[c]))
+    left = [c for c in reversed(count_of) if c not in merged and not _same(c, other_label)]
+    left.sort(key=lambda c: count_of[c])
     while 0 < total < min_count and left and (merged or has_other):
         c = left.pop(0)
         merged.append(c)
-        total += int(counts[c])
+        total += count_of[c]
     if 0 < total < min_count:
         raise DataValidationError(
             f"Column {name!r} of {func} has {total} non-missing value(s) in all, fewer than "

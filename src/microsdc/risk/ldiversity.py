@@ -273,7 +273,7 @@ def l_diversity(
             per = _recursive(pat, cnt, n_patterns, c_val, l_val)
         rows = per[inverse] if n else per[:0]
         na = ~applicable[inverse] if n else np.zeros(0, dtype=bool)
-        out[pos] = pd.array(rows, dtype=_NA_DTYPES[kind])
+        out[pos] = pd.array(np.asarray(rows), dtype=_NA_DTYPES[kind])  # type: ignore[call-overload]
         if na.any():
             out[pos][na] = np.nan if kind == "entropy" else pd.NA
     frame = pd.DataFrame(out, index=df.index)
