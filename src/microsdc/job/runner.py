@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.exceptions import SDCWarning
+from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.config import JobConfig, load_job
 
 if TYPE_CHECKING:
@@ -199,12 +199,64 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
             )
 
 
+#: Library parameter -> job-file key, for the errors of each step.
+_RISK_KEYS = {
+    "quasi_identifiers": "variables.quasi_identifiers",
+    "qi": "variables.quasi_identifiers",
+    "weights": "variables.weights",
+    "sensitive": "variables.sensitive",
+    "hid": "variables.household_id",
+    "k": "risk.k",
+    "l": "risk.l",
+    "c": "risk.c",
+    "kind": "risk.l_diversity",
+    "missing": "risk.missing",
+    "missing_values": "input.missing_values",
+}
+_STEP_KEYS: dict[str, dict[str, str]] = {
+    "risk_before": _RISK_KEYS,
+    "risk_after": _RISK_KEYS,
+    "suppression": {
+        **_RISK_KEYS,
+        **{p: f"suppression.{p}" for p in ("importance", "combs", "strata", "method", "linked")},
+    },
+    "swapping": {
+        **_RISK_KEYS,
+        "hierarchy": "variables.hierarchy",
+        **{
+            p: f"swapping.{p}"
+            for p in (
+                "similar",
+                "swaprate",
+                "k_anonymity",
+                "risk_variables",
+                "risk_threshold",
+                "carry_along",
+                "seed",
+            )
+        },
+    },
+}
+
+
+def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
+    """``exc`` with the library's parameter names replaced by the job-file keys they come from."""
+    from microsdc._validation import as_user_names
+    from microsdc.exceptions import JobFileError
+
+    keys = _STEP_KEYS.get(step)
+    if keys is None or isinstance(exc, JobFileError) or not exc.args:
+        return exc
+    names = {p: f"'{key}'" for p, key in keys.items()}
+    exc.args = (as_user_names(str(exc.args[0]), names, "Key"), *exc.args[1:])
+    return exc
+
+
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Bin numeric columns (global recoding) with :func:`microsdc.recoding.bin_numeric`."""
     import pandas as pd
 
     from microsdc.encode import missing_mask
-    from microsdc.exceptions import SDCError
     from microsdc.recoding import bin_numeric
 
     out = df.copy()
@@ -232,8 +284,17 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
         try:
             binned = bin_numeric(values.rename(spec.column), **kwargs)
         except SDCError as exc:
+            from microsdc._validation import as_user_names
+
             where = f"{key}.breaks" if spec.breaks is not None else key
-            raise cfg.error(where, f"cannot be applied: {exc}") from None
+            names = {
+                "bins": f"'{key}.breaks'",
+                "labels": f"'{key}.labels'",
+                "width": f"'{key}.width'",
+                "origin": f"'{key}.start'",
+            }
+            message = as_user_names(str(exc), names, "Key")
+            raise cfg.error(where, f"cannot be applied: {message}") from None
         out[spec.column] = binned
         notes.append(
             {
@@ -556,7 +617,10 @@ def run_job(
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                value = fn()
+                try:
+                    value = fn()
+                except SDCError as exc:
+                    raise _with_job_keys(exc, cfg, name) from exc.__cause__
             timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
             for w in caught:
                 if issubclass(w.category, SDCWarning):
