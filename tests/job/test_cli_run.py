@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from microsdc.cli import cli
 from microsdc.report import audit_schema
+from oracles.release import assert_no_read_back
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -141,3 +142,7 @@ def test_examples_on_real_data(
     if "swapping" in audit["parameters"]["steps"]:
         assert audit["swapping"]["n_swapped_households"] > 0
     assert "expected re-identifications" in out
+    # nothing released gives a blanked key value back
+    (released,) = tmp_path.glob("*_anonymised.*")
+    assert_no_read_back(REPO / "examples" / job, released)
+    assert not [n for n in audit["warnings"] if "read back" in n["message"]]

@@ -47,6 +47,21 @@ def _importance(text: str | None) -> Any:
     return weights
 
 
+def _linked(specs: tuple[str, ...]) -> dict[str, list[str]] | None:
+    """``KEY=COL1,COL2`` (repeatable) as ``{key: [columns]}``."""
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        key, sep, cols = spec.partition("=")
+        if not sep or not key.strip() or not parse_list(cols):
+            from microsdc.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--linked expects KEY=COLUMN[,COLUMN...] (e.g. sex=relationship); got {spec!r}."
+            )
+        out.setdefault(key.strip(), []).extend(parse_list(cols))
+    return out or None
+
+
 def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     out = []
     for spec in specs:
@@ -117,6 +132,20 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     metavar="COL=WIDTH",
     help="Bin a numeric QI first into bands of WIDTH (e.g. age=5 gives 20-24, 25-29). Repeatable.",
 )
+@click.option(
+    "--linked",
+    "linked",
+    multiple=True,
+    metavar="KEY=COL[,COL]",
+    help="Linked variables: blank COL wherever the quasi-identifier KEY is blanked, so that "
+    "COL cannot give KEY back (e.g. education=education-num). Repeatable.",
+)
+@click.option(
+    "--drop",
+    "drop",
+    default=None,
+    help="Columns left out of the output, comma separated (e.g. a code that repeats a QI).",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @click.option(
     "--out",
@@ -138,18 +167,26 @@ def suppress(
     subject_rule: str,
     strata: str | None,
     bins: tuple[str, ...],
+    linked: tuple[str, ...],
+    drop: str | None,
     seed: int | None,
     out: str,
 ) -> None:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
     FILE is a CSV, Parquet, SPSS (.sav) or Stata (.dta) file. Only QI cells
-    change, and only to missing. Prints the cells blanked per quasi-identifier
+    (and --linked columns) change, and only to missing. Prints the cells blanked per quasi-identifier
     and the records at risk before and after.
+
+    \b
+    Warns when another column gives blanked values back (a code of a QI,
+    say); --linked blanks such a column with its QI, --drop leaves it out.
 
     \b
     Examples:
       microsdc suppress survey.csv --qi age,sex,region -k 3 --bin age=5 --out safe.csv
+      microsdc suppress adult.csv --qi age,sex,education --drop education-num \\
+          --linked sex=relationship --out safe.csv
       microsdc suppress panel.parquet --qi sex,town -k 5 --subject-id pid --out safe.parquet
     """
     from rich.table import Table
@@ -162,15 +199,22 @@ def suppress(
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out)
+        dropped = parse_list(drop)
+        if dropped:
+            from microsdc._validation import check_columns
+
+            check_columns(df, dropped, "drop", "microsdc suppress")
+            df = df.drop(columns=dropped)
+        ghosts = _linked(linked)
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 
             df = bin_numeric(df, name, width=width)
         bar.update(task, advance=1, description="suppressing")
         if method == "random":
-            if subject_id or strata or importance:
+            if subject_id or strata or importance or ghosts:
                 raise InvalidParameterError(
-                    "--method random takes no --subject-id, --strata or --importance."
+                    "--method random takes no --subject-id, --strata, --importance or --linked."
                 )
             from microsdc.risk.kanonymity import check_k_anonymity
             from microsdc.suppression import min_missingness_max_deid
@@ -194,6 +238,7 @@ def suppress(
                 subject_id=subject_id,
                 subject_rule=subject_rule,
                 missing_values=mv,
+                linked=ghosts,
             )
             data = result.data
         bar.update(task, advance=1)
@@ -219,4 +264,6 @@ def suppress(
         from microsdc.suppression.demo import render_suppression_summary
 
         con.print(render_suppression_summary(result))
+        for name, n in result.details.get("linked_cells", {}).items():
+            con.print(f"linked column {name}: {n:,} cells blanked with their key variable")
     con.print(f"written: {out}")
