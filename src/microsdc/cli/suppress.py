@@ -175,8 +175,8 @@ def suppress(
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
     FILE is a CSV, Parquet, SPSS (.sav) or Stata (.dta) file. Only QI cells
-    (and --linked columns) change, and only to missing. Prints the cells blanked per quasi-identifier
-    and the records at risk before and after.
+    (and --linked columns) change, and only to missing. Prints the cells
+    blanked per quasi-identifier and the records at risk before and after.
 
     \b
     Warns when another column gives blanked values back (a code of a QI,
