@@ -47,7 +47,7 @@ def _importance(text: str | None) -> Any:
     return weights
 
 
-def _linked(specs: tuple[str, ...]) -> dict[str, list[str]] | None:
+def _linked(specs: tuple[str, ...]) -> Any:
     """``KEY=COL1,COL2`` (repeatable) as ``{key: [columns]}``."""
     out: dict[str, list[str]] = {}
     for spec in specs:
