@@ -107,7 +107,7 @@ def test_risk_missing_policy_and_declared_codes(
         (["{csv}", "--qi", "A", "-k", "0"], "Invalid value for '-k'"),
         (["{csv}", "--qi", "A", "-k", "2.5"], "Invalid value for '-k'"),
         (["{csv}"], "Missing option '--qi'"),
-        (["{csv}", "--qi", "A", "--missing", "drop"], "The 'missing' parameter"),
+        (["{csv}", "--qi", "A", "--missing", "drop"], "Option --missing must be"),
         (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s)"),
         (["{csv}", "--qi", "A", "--weight", "note"], "must be numeric"),
         (["{csv}", "--qi", "A", "--out", "{csv}.xlsx"], "Cannot tell the format"),
