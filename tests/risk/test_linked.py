@@ -192,3 +192,88 @@ def test_linked_bad_input(linked: object, error: type, match: str) -> None:
     df = _survey()
     with pytest.raises(error, match=match):
         local_suppression(df, ["educ", "sex"], k=2, linked=linked)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def _brute(
+    before: pd.DataFrame, after: pd.DataFrame, key: str, col: str, share: float, min_count: int
+) -> tuple[int, int]:
+    """(cells blanked, cells recoverable) of key from col, record by record."""
+    k0 = [None if pd.isna(v) else v for v in before[key]]
+    k1 = [None if pd.isna(v) else v for v in after[key]]
+    c1 = [None if pd.isna(v) else v for v in after[col]]
+    seen = [v for v in k1 if v is not None]
+    blanked = hits = 0
+    for i in range(len(k0)):
+        if k0[i] is None or k1[i] is not None:
+            continue
+        blanked += 1
+        if c1[i] is None or not seen:
+            continue
+        others = [k1[j] for j in range(len(k1)) if c1[j] == c1[i] and k1[j] is not None]
+        n = len(others)
+        p = seen.count(k0[i]) / len(seen)
+        if n >= min_count and n * (1 - p) >= min_count and others.count(k0[i]) >= share * n:
+            hits += 1
+    return blanked, hits
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.sampled_from([0, 1, 2, None]), st.booleans()),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([0.5, 0.8, 1.0]),
+    st.sampled_from([1, 2, 3]),
+)
+def test_recoverable_cells_matches_brute_force(
+    rows: list[tuple[str, object, bool]], share: float, min_count: int
+) -> None:
+    before = pd.DataFrame({"k": [r[0] for r in rows], "c": [r[1] for r in rows]}, dtype=object)
+    after = before.copy()
+    after.loc[[r[2] for r in rows], "k"] = None
+    got = recoverable_cells(before, after, ["k"], share=share, min_count=min_count)
+    blanked, hits = _brute(before, after, "k", "c", share, min_count)
+    if hits:
+        assert got.values.tolist() == [["k", "c", blanked, hits]]
+    else:
+        assert got.empty
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", None]), st.sampled_from([0, 1, 2, None])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([0.5, 0.8, 1.0]),
+    st.sampled_from([1, 2, 3]),
+)
+def test_linked_columns_matches_brute_force(
+    rows: list[tuple[object, object]], share: float, min_count: int
+) -> None:
+    df = pd.DataFrame(rows, columns=["k", "c"], dtype=object)
+    k = [None if pd.isna(v) else v for v in df["k"]]
+    c = [None if pd.isna(v) else v for v in df["c"]]
+    seen = [v for v in k if v is not None]
+    hits = both = 0
+    for i in range(len(k)):
+        if k[i] is None or c[i] is None:
+            continue
+        both += 1
+        others = [k[j] for j in range(len(k)) if j != i and c[j] == c[i] and k[j] is not None]
+        n, p = len(others), seen.count(k[i]) / len(seen)
+        if n >= min_count and n * (1 - p) >= min_count and others.count(k[i]) >= share * n:
+            hits += 1
+    got = linked_columns(df, ["k"], share=share, min_count=min_count)
+    if hits:
+        assert got.values.tolist() == [["k", "c", hits, hits / both]]
+    else:
+        assert got.empty

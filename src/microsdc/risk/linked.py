@@ -42,6 +42,21 @@ def _missing_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
     return _missing_values_for(missing_values, column)
 
 
+def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
+    """Dense integer codes of a column in order of appearance, -1 for missing (unsorted: fast)."""
+    from microsdc.encode import missing_mask
+
+    values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
+    try:
+        codes, _ = pd.factorize(values, sort=False, use_na_sentinel=True)
+    except TypeError:  # unhashable values
+        return encode_column(series, missing)[0]
+    codes = np.asarray(codes, dtype=np.int64)
+    if missing:
+        codes = np.where(missing_mask(series, missing), -1, codes)
+    return codes
+
+
 def _readable(
     ref_c: np.ndarray,
     ref_k: np.ndarray,
@@ -58,31 +73,38 @@ def _readable(
     both observed. ``self_included``: the targets are among those records and
     must not count themselves.
     """
+    out = np.zeros(len(c), dtype=bool)
+    shown = ref_k[ref_k >= 0].astype(np.int64)  # every record showing K: the base rates
     ok = (ref_c >= 0) & (ref_k >= 0)
     ref_c, ref_k = ref_c[ok].astype(np.int64), ref_k[ok].astype(np.int64)
-    out = np.zeros(len(c), dtype=bool)
     if not len(ref_c) or not len(c):
         return out
+    # codes are dense (0 .. n - 1), so counting is a bincount
+    n_c = int(max(ref_c.max(), c.max(initial=0))) + 1
     n_k = int(max(ref_k.max(), k.max(initial=0))) + 1
-    per_c_vals, per_c = np.unique(ref_c, return_counts=True)
-    pair_vals, pair = np.unique(ref_c * n_k + ref_k, return_counts=True)
-    valid = (c >= 0) & (k >= 0)
+    per_c = np.bincount(ref_c, minlength=n_c)
+    base = np.bincount(shown, minlength=n_k) / len(shown)
+    valid = np.flatnonzero((c >= 0) & (k >= 0))
     cc, kk = c[valid].astype(np.int64), k[valid].astype(np.int64)
-
-    def lookup(keys: np.ndarray, values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        pos = np.searchsorted(values, keys)
-        pos = np.minimum(pos, len(values) - 1)
-        return np.where(values[pos] == keys, counts[pos], 0)
-
-    n = lookup(cc, per_c_vals, per_c)
-    agree = lookup(cc * n_k + kk, pair_vals, pair)
-    if self_included:
-        n, agree = n - 1, agree - 1
+    n = per_c[cc] - (1 if self_included else 0)
     # were C unrelated to K, at least min_count of the n records would show another value:
     # a group that agrees by chance on a common value (base rate p) is not a read-back
-    p = np.bincount(ref_k, minlength=n_k)[kk] / len(ref_k)
-    enough = (n >= min_count) & (n * (1.0 - p) >= min_count)
-    out[np.flatnonzero(valid)] = enough & (agree >= share * np.maximum(n, 1))
+    enough = (n >= min_count) & (n * (1.0 - base[kk]) >= min_count)
+    if not enough.any():
+        return out
+    valid, cc, kk, n = valid[enough], cc[enough], kk[enough], n[enough]
+    big = per_c[ref_c] > min_count - (0 if self_included else 1)  # the groups that can count
+    pairs = ref_c[big] * n_k + ref_k[big]
+    wanted = cc * n_k + kk
+    if n_c * n_k <= 4 * len(ref_c) + 1024:
+        agree = np.bincount(pairs, minlength=n_c * n_k)[wanted]
+    else:
+        values, counts = np.unique(pairs, return_counts=True)
+        pos = np.minimum(np.searchsorted(values, wanted), max(len(values) - 1, 0))
+        agree = np.where(values[pos] == wanted, counts[pos], 0) if len(values) else 0 * wanted
+    if self_included:
+        agree = agree - 1
+    out[valid] = agree >= share * n
     return out
 
 
@@ -167,9 +189,9 @@ def linked_columns(
     Examples
     --------
     >>> import pandas as pd
-    >>> df = pd.DataFrame({"educ": ["BA"] * 12 + ["MA"] * 12, "years": [16] * 12 + [18] * 12})
+    >>> df = pd.DataFrame({"educ": ["BA"] * 30 + ["MA"] * 30, "years": [16] * 30 + [18] * 30})
     >>> linked_columns(df, ["educ"]).values.tolist()
-    [['educ', 'years', 24, 1.0]]
+    [['educ', 'years', 60, 1.0]]
     """
     func = "linked_columns"
     check_frame(df, "df", func)
@@ -177,9 +199,9 @@ def linked_columns(
     share, min_count = _check(share, min_count, func)
     others = _others(df, keys, columns, func)
     rows = []
-    coded = {c: encode_column(df[c], _missing_for(missing_values, c))[0] for c in others}
+    coded = {c: _codes(df[c], _missing_for(missing_values, c)) for c in others}
     for key in keys:
-        k = encode_column(df[key], _missing_for(missing_values, key))[0]
+        k = _codes(df[key], _missing_for(missing_values, key))
         for col in others:
             c = coded[col]
             both = (c >= 0) & (k >= 0)
@@ -235,8 +257,8 @@ def recoverable_cells(
     Examples
     --------
     >>> import pandas as pd
-    >>> before = pd.DataFrame({"educ": ["BA"] * 12 + ["MA"] * 12, "years": [16] * 12 + [18] * 12})
-    >>> after = before.assign(educ=[None] + ["BA"] * 11 + ["MA"] * 12)
+    >>> before = pd.DataFrame({"educ": ["BA"] * 30 + ["MA"] * 30, "years": [16] * 30 + [18] * 30})
+    >>> after = before.assign(educ=[None] + ["BA"] * 29 + ["MA"] * 30)
     >>> recoverable_cells(before, after, ["educ"]).values.tolist()
     [['educ', 'years', 1, 1]]
     """
@@ -255,19 +277,13 @@ def recoverable_cells(
     rows = []
     coded: dict[Hashable, np.ndarray] = {}
     for key in keys:
-        n = len(original)
-        both = pd.concat(
-            [original[key].reset_index(drop=True), released[key].reset_index(drop=True)],
-            ignore_index=True,
-        )
-        codes = encode_column(both, _missing_for(missing_values, key))[0]
-        before, after = codes[:n], codes[n:]
+        before, after = _before_after(original[key], released[key], missing_values, key)
         blanked = np.flatnonzero((before >= 0) & (after < 0))
         if not len(blanked):
             continue
         for col in others:
             if col not in coded:
-                coded[col] = encode_column(released[col], _missing_for(missing_values, col))[0]
+                coded[col] = _codes(released[col], _missing_for(missing_values, col))
             c = coded[col]
             hit = _readable(
                 c,
@@ -282,3 +298,28 @@ def recoverable_cells(
                 rows.append((key, col, len(blanked), int(hit)))
     out = pd.DataFrame(rows, columns=["key_variable", "column", "n_blanked", "n_recoverable"])
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _before_after(
+    before: pd.Series, after: pd.Series, missing_values: MissingValues, key: Hashable
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of a key variable before and after, in one code space."""
+    from microsdc.encode import missing_mask
+
+    missing = _missing_for(missing_values, key)
+    codes = _codes(before, missing)
+    gone = missing_mask(after, missing)
+    kept = ~gone & (codes >= 0)
+    try:
+        a, b = np.asarray(before)[kept], np.asarray(after)[kept]
+        same = bool(np.all(a == b))
+    except (TypeError, ValueError):
+        same = False
+    if same and not (~gone & (codes < 0)).any():  # only blanked: the codes carry over
+        return codes, np.where(gone, -1, codes)
+    n = len(before)
+    both = pd.concat(
+        [before.reset_index(drop=True), after.reset_index(drop=True)], ignore_index=True
+    )
+    codes = _codes(both, missing)
+    return codes[:n], codes[n:]
