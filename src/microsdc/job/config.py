@@ -21,6 +21,7 @@ Example::
     quasi_identifiers = ["age", "sex", "race", "marital-status"]
     weights = "fnlwgt"
     sensitive = ["Salary"]
+    drop = ["education-num"]  # removed on reading: a code of a key variable
 
     [recode.age]
     width = 5
@@ -31,6 +32,8 @@ Example::
 
     [suppression]
     importance = ["race", "sex", "marital-status", "age"]
+    # blanked wherever their key variable is blanked (linked variables)
+    linked = { sex = ["relationship"], marital-status = ["relationship"] }
 
     [output]
     directory = "output"

@@ -334,7 +334,9 @@ def measure_risk(
         and >= k, labelled), ``missing_qi_cells``, ``expected_reidentifications``,
         ``global_risk``, ``max_risk``, ``n_high_risk`` (risk above the job's
         threshold), ``risk_bands`` (records per band of individual risk),
-        ``household`` (or None), ``l_diversity`` (per sensitive variable).
+        ``household`` (or None), ``l_diversity`` (per sensitive variable:
+        ``n_failing``, and ``n_not_applicable``, records whose group has no
+        observed sensitive value and so cannot fail).
     """
     import numpy as np
 

@@ -67,6 +67,12 @@ class SuppressionResult:
     combs : list of int or None
     seconds : float
         Wall-clock time of the computation.
+    details : dict
+        Further figures: ``linked_cells`` ({linked column: cells blanked with
+        its key variable}, when ``linked`` is given) and ``recoverable`` (the
+        (key variable, column) pairs through which blanked values can still be
+        read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
+        when none); per-subject figures with ``subject_id``.
     """
 
     data: pd.DataFrame
