@@ -132,6 +132,15 @@ def test_local_suppression_warns_about_columns_that_give_values_back() -> None:
     assert res.details["recoverable"] == []
 
 
+def test_random_baseline_warns_too() -> None:
+    from microsdc.suppression import min_missingness_max_deid
+
+    df = _to_suppress()
+    with pytest.warns(DisclosureRiskWarning, match=r"'educ' from 'years'") as rec:
+        min_missingness_max_deid(df, ["educ", "sex"], 2, seed=1)
+    assert rec[0].filename == __file__  # points at the caller
+
+
 def test_linked_columns_are_blanked_with_their_key() -> None:
     df = pd.DataFrame(
         {

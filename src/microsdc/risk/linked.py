@@ -323,3 +323,32 @@ def _before_after(
     )
     codes = _codes(both, missing)
     return codes[:n], codes[n:]
+
+
+def warn_recoverable(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    key_variables: Sequence[Hashable],
+    *,
+    missing_values: MissingValues = None,
+    stacklevel: int = 3,
+) -> pd.DataFrame:
+    """:func:`recoverable_cells`, with a ``DisclosureRiskWarning`` naming every pair found."""
+    import warnings
+
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    found = recoverable_cells(original, released, key_variables, missing_values=missing_values)
+    if len(found):
+        pairs = "; ".join(
+            f"{r.key_variable!r} from {r.column!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
+            for r in found.itertuples()
+        )
+        warnings.warn(
+            f"Blanked cells can be read back from other columns: {pairs}. Blank those columns "
+            "with their key variable (linked={key: columns}; job file: suppression.linked; "
+            "command line: --linked KEY=COLUMN), recode them, or drop them from the release.",
+            DisclosureRiskWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return found

@@ -543,12 +543,10 @@ def _finish(
     missing_values: MissingValues,
 ) -> SuppressionResult:
     """Blank the linked columns where their key variable was blanked; warn about read-backs."""
-    import warnings
     from dataclasses import replace
 
     from microsdc.encode import _missing_values_for, missing_mask
-    from microsdc.exceptions import DisclosureRiskWarning
-    from microsdc.risk.linked import recoverable_cells
+    from microsdc.risk.linked import warn_recoverable
     from microsdc.suppression._frame import blank_cells
 
     data = res.data
@@ -566,19 +564,7 @@ def _finish(
             blank[:, j] &= ~missing_mask(data[name], _missing_values_for(missing_values, name))
         data = blank_cells(data, names, blank)
         details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
-    found = recoverable_cells(df, data, res.qi, missing_values=missing_values)
-    if len(found):
-        pairs = "; ".join(
-            f"{r.key_variable!r} from {r.column!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
-            for r in found.itertuples()
-        )
-        warnings.warn(
-            f"Blanked cells can be read back from other columns: {pairs}. Blank those columns "
-            "with their key variable (linked={key: columns}; job file: suppression.linked; "
-            "command line: --linked KEY=COLUMN), recode them, or drop them from the release.",
-            DisclosureRiskWarning,
-            stacklevel=3,
-        )
+    found = warn_recoverable(df, data, res.qi, missing_values=missing_values, stacklevel=3)
     details["recoverable"] = found.to_dict("records")
     return replace(res, data=data, details=details)
 

@@ -81,6 +81,12 @@ def min_missingness_max_deid(
     ColumnNotFoundError, DataValidationError
         For unknown columns or duplicate column names.
 
+    Warns
+    -----
+    DisclosureRiskWarning
+        When another column gives blanked values back (as in
+        :func:`microsdc.local_suppression`).
+
     Notes
     -----
     For a share p, ``round(p / 100 * n_rows)`` cells of each QI not excluded
@@ -149,9 +155,12 @@ def min_missingness_max_deid(
         return best
 
     def frame(codes: np.ndarray) -> pd.DataFrame:
+        from microsdc.risk.linked import warn_recoverable
         from microsdc.suppression._frame import blank_cells
 
-        return blank_cells(df, cols, (codes < 0) & (codes0 >= 0))
+        out = blank_cells(df, cols, (codes < 0) & (codes0 >= 0))
+        warn_recoverable(df, out, cols, missing_values=missing_values, stacklevel=3)
+        return out
 
     risk0 = at_risk(codes0)
     if risk0 == 0:
