@@ -168,3 +168,20 @@ def test_job_keeps_metadata(tmp_path: Path, suffix: str) -> None:
     assert ages and all("-" in a for a in ages)  # binned: band labels
     audit = json.loads((tmp_path / "out" / "in_audit.json").read_text())
     assert audit["input"]["n_records"] == 60
+
+
+def test_text_value_labels(tmp_path: Path) -> None:
+    """SPSS labels text codes too; Stata cannot, so they are left out there."""
+    src = tmp_path / "s.sav"
+    pyreadstat.write_sav(
+        pd.DataFrame({"s": ["a", "b", "a"]}),
+        str(src),
+        variable_value_labels={"s": {"a": "Alpha", "b": "Beta"}},
+    )
+    df = read_table(src)
+    write_table(df, tmp_path / "s2.sav")
+    write_table(df, tmp_path / "s2.dta")
+    _, meta = pyreadstat.read_sav(str(tmp_path / "s2.sav"))
+    assert meta.variable_value_labels == {"s": {"a": "Alpha", "b": "Beta"}}
+    back, meta = pyreadstat.read_dta(str(tmp_path / "s2.dta"))
+    assert back["s"].tolist() == ["a", "b", "a"] and not meta.variable_value_labels

@@ -447,7 +447,8 @@ def _stata_metadata(df: pd.DataFrame) -> dict[str, Any]:
         out["variable_labels"] = {c: v[:80] for c, v in labels.items()}
     values = {}
     for c, v in _kept(df, meta.get("value_labels", {})).items():
-        if _labels_fit(df[c], v) and all(float(k).is_integer() for k in v):
+        numeric = all(isinstance(k, int | float) and float(k).is_integer() for k in v)
+        if numeric and _labels_fit(df[c], v):  # Stata labels integer codes only
             values[c] = {int(k): label for k, label in v.items()}
     if values:
         out["value_labels"] = values
