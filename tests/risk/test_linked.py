@@ -122,6 +122,8 @@ def test_local_suppression_warns_about_columns_that_give_values_back() -> None:
     assert res.details["recoverable"] == [
         {"key_variable": "educ", "column": "years", "n_blanked": 1, "n_recoverable": 1}
     ]
+    assert res.to_dict()["recoverable"] == res.details["recoverable"]
+    assert "1 blanked educ cells can be read back from years" in res.summary()
     # linked: years goes with educ, and nothing is left to warn about
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -130,6 +132,8 @@ def test_local_suppression_warns_about_columns_that_give_values_back() -> None:
         )
     assert res.data["years"].isna().tolist() == [False] * 90 + [True]
     assert res.details["recoverable"] == []
+    assert res.to_dict()["linked_cells"] == {"years": 1}
+    assert "linked column years: 1 cells blanked" in res.summary()
 
 
 def test_random_baseline_warns_too() -> None:

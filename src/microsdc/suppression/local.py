@@ -113,6 +113,13 @@ class SuppressionResult:
         width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
         for name, count in self.cells_per_qi.items():
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
+        for name, count in self.details.get("linked_cells", {}).items():
+            lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
+        for r in self.details.get("recoverable", []):
+            lines.append(
+                f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
+                f"read back from {r['column']}"
+            )
         if len(self.true_fk):
             below = int((self.true_fk < _min_k(self.k)).sum())
             lines.append(
@@ -136,6 +143,11 @@ class SuppressionResult:
             "n_at_risk_before": self.n_at_risk_before,
             "n_at_risk_after": self.n_at_risk_after,
             "true_fk_below_k": int((self.true_fk < _min_k(self.k)).sum()),
+            "linked_cells": dict(self.details.get("linked_cells", {})),
+            "recoverable": [
+                {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
+                for r in self.details.get("recoverable", [])
+            ],
             "seconds": round(self.seconds, 4),
         }
 
