@@ -38,6 +38,8 @@ _EXPORTS: dict[str, str] = {
     "global_risk": "microsdc.risk.individual",
     "household_risk": "microsdc.risk.individual",
     "l_diversity": "microsdc.risk.ldiversity",
+    "linked_columns": "microsdc.risk.linked",
+    "recoverable_cells": "microsdc.risk.linked",
     "suppressed_cells": "microsdc.utility",
     # jobs and reports
     "run_job": "microsdc.job",

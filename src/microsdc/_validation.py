@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "as_user_names",
     "check_bool",
     "check_columns",
     "check_frame",
@@ -29,6 +30,60 @@ def param_error(name: str, func: str, requirement: str, value: Any) -> InvalidPa
     """Build the standard error for parameter ``name`` of ``func``."""
     return InvalidParameterError(
         f"The '{name}' parameter of {func} must be {requirement}. Got {value!r} instead."
+    )
+
+
+_PARAMETER_RE = None
+
+
+def as_user_names(message: str, names: Any, what: str = "Option") -> str:
+    """``message`` with "The 'p' parameter of f" replaced by the name the user typed.
+
+    Parameters
+    ----------
+    message : str
+        An error message in the shape of :func:`param_error`.
+    names : mapping of str to str
+        Python parameter name -> what the user wrote it as (``"--risk-variables"``,
+        ``"'swapping.risk_variables'"``). Parameters not in it are left as they are.
+    what : str, default "Option"
+        The word before the user's name ("Option", "Key").
+
+    Examples
+    --------
+    >>> as_user_names("The 'width' parameter of bin_numeric must be > 0.", {"width": "--bin"})
+    'Option --bin must be > 0.'
+    >>> as_user_names("method='exact' of local_suppression needs missing='wildcard'.",
+    ...               {"method": "--method", "missing": "--missing"})
+    '--method exact needs --missing wildcard.'
+    """
+    import re
+
+    global _PARAMETER_RE
+    if _PARAMETER_RE is None:
+        _PARAMETER_RE = re.compile(
+            r"\b([Tt])he '([^']+)' parameter of (?:microsdc [a-z]+|[A-Za-z_][A-Za-z0-9_.]*)"
+        )
+
+    def repl(m: Any) -> str:
+        name = names.get(m.group(2))
+        if name is None:
+            return str(m.group(0))
+        word = what if m.group(1) == "T" else what.lower()
+        return f"{word} {name}"
+
+    def repl_value(m: Any) -> str:
+        name = names.get(m.group(1))
+        if name is None:
+            return str(m.group(0))
+        return f"{name} {m.group(2)}" if what == "Option" else f'{name} = "{m.group(2)}"'
+
+    message = _PARAMETER_RE.sub(repl, message)
+    # "method='exact' of local_suppression" -> "--method exact"
+    return re.sub(
+        r"\b([a-z_]+)='([^']*)'(?: of (?:microsdc [a-z]+|[A-Za-z_][A-Za-z0-9_.]*))?",
+        repl_value,
+        message,
     )
 
 

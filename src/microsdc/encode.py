@@ -9,6 +9,8 @@ codes (such as ``-999``, ``""`` or ``"NA"``).
 
 from __future__ import annotations
 
+import numbers
+import re
 import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -107,16 +109,70 @@ def missing_mask(series: pd.Series, missing_values: Sequence[Any] = ()) -> np.nd
     Returns
     -------
     numpy.ndarray of shape (n,), dtype bool
+
+    Notes
+    -----
+    Declared codes are compared by value, not by type: a number matches the
+    same number written as text (``-999`` matches ``"-999"`` and
+    ``"-999.0"``, ``99`` matches ``99.0``) and a code given as text that reads
+    as a number matches that number. Text with leading zeros (``"099"``) is a
+    code, not a number, and matches only itself. Other text matches exactly (``"NA"`` does
+    not match ``"na"``); booleans match booleans only.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> missing_mask(pd.Series(["1", "-999", None, "-999.0"]), [-999]).tolist()
+    [False, True, True, True]
+    >>> missing_mask(pd.Series([1.0, 99.0, 3.0]), ["99"]).tolist()
+    [False, True, False]
     """
     mask = np.asarray(series.isna(), dtype=bool)
-    extra = [v for v in missing_values if not _is_na_scalar(v)]
-    if extra:
+    targets = {_canon(v) for v in missing_values if not _is_na_scalar(v)}
+    targets.discard(None)
+    if targets and len(series):
         values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
-        try:
-            mask = mask | np.asarray(values.isin(extra), dtype=bool)
-        except (TypeError, ValueError):  # mixed objects that refuse comparison
-            mask = mask | np.array([_in(v, extra) for v in values], dtype=bool)
+        if values.dtype == object:  # by value and type (factorize would merge True and 1)
+            seen: dict[Any, bool] = {}
+            hits = []
+            for v in values:
+                try:
+                    key = (type(v), v)
+                    hit = seen.get(key)
+                    if hit is None:
+                        hit = seen[key] = _canon(v) in targets
+                except TypeError:  # unhashable value
+                    hit = False
+                hits.append(hit)
+            mask = mask | np.array(hits, dtype=bool)
+        else:
+            codes, uniques = pd.factorize(values, use_na_sentinel=True)
+            found = np.array([_canon(u) in targets for u in uniques] + [False], dtype=bool)
+            mask = mask | found[np.asarray(codes)]
     return mask
+
+
+#: Text that reads as a number: no sign other than "-", no leading zeros ("007" stays text).
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?")
+
+
+def _canon(v: Any) -> Any:
+    """A comparison key under which 99, 99.0, "99" and "99.0" are equal (None if unusable)."""
+    if isinstance(v, bool | np.bool_):
+        return ("b", bool(v))
+    if isinstance(v, numbers.Real):
+        f = float(v)
+        return None if f != f else ("n", f)
+    if isinstance(v, str):
+        text = v.strip()
+        if _NUMBER.fullmatch(text):
+            return ("n", float(text))
+        return ("s", v)
+    try:
+        hash(v)
+    except TypeError:
+        return None
+    return ("o", v)
 
 
 def _is_na_scalar(v: Any) -> bool:
@@ -124,16 +180,6 @@ def _is_na_scalar(v: Any) -> bool:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
         return False
-
-
-def _in(v: Any, values: list[Any]) -> bool:
-    for x in values:
-        try:
-            if v == x:
-                return True
-        except Exception:
-            continue
-    return False
 
 
 def encode_column(

@@ -4,11 +4,23 @@ Formats are chosen by file extension. Parquet goes through pyarrow, SPSS through
 pyreadstat, Stata through pandas. Dtypes are preserved as far as each format
 allows (nullable integers survive Parquet; CSV infers types on reading).
 
+SPSS and Stata files keep their metadata through microsdc: the codes stay the
+numbers stored in the file (1 = male stays 1, never renumbered), and the
+variable labels, value labels and SPSS user-missing declarations are read with
+pyreadstat into ``df.attrs["microsdc_metadata"]`` (see :func:`file_metadata`)
+and written back by :func:`write_table` for the columns still present.
+User-missing codes (say -99 "refused") are read as values, so they stay apart
+from cells blanked by microsdc, which are written as the system missing value
+(``sysmis`` in SPSS, ``.`` in Stata). In counts such a code is a category of
+its own unless declared with ``missing_values=``. Stata's extended missing
+values (``.a`` to ``.z``) are read as missing.
+
 Parquet keeps every dtype. The other formats lose some: CSV stores text, so
 types are inferred again on reading (a nullable ``Int64`` column with missing
 values comes back as ``float64``, a categorical as plain values); SPSS stores
-numbers as doubles and categoricals as strings; Stata reads categoricals back
-as ordered ones. SPSS and Stata files have no missing value for strings: an
+numbers as doubles and categoricals as strings; Stata stores a categorical as
+integer codes with value labels, read back as the codes (labels in the
+metadata). SPSS and Stata files have no missing value for strings: an
 empty string is written for a missing string and read back as missing (so an
 empty string in the data also comes back missing). Their column names are
 restricted; a name those formats cannot hold is an error (never a silent
@@ -32,9 +44,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMATS",
+    "METADATA",
     "check_column_names",
     "check_output_path",
     "detect_separator",
+    "file_metadata",
     "read_columns",
     "read_table",
     "write_table",
@@ -173,9 +187,14 @@ def read_table(
         if fmt == "spss":
             import pyreadstat
 
-            df, _meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
+            kwargs.setdefault("user_missing", True)
+            df, meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
+            df = _with_metadata(df, meta, "spss")
         else:
-            df = pd.read_stata(path, columns=columns, **kwargs)
+            import pyreadstat
+
+            df, meta = pyreadstat.read_dta(str(path), usecols=columns, **kwargs)
+            df = _with_metadata(_numeric_objects(df), meta, "stata")
     except (FileNotFoundError, ColumnNotFoundError, DataValidationError):
         raise
     except pd.errors.EmptyDataError:
@@ -387,9 +406,11 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
         elif fmt == "spss":
             import pyreadstat
 
-            pyreadstat.write_sav(df, tmp, compress=path.suffix.lower() == ".zsav")
+            pyreadstat.write_sav(
+                df, tmp, compress=path.suffix.lower() == ".zsav", **_spss_metadata(df)
+            )
         else:
-            df.to_stata(tmp, write_index=False)
+            df.to_stata(tmp, write_index=False, **_stata_metadata(df))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -452,3 +473,123 @@ def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:
             if empty.any():
                 df[col] = s.mask(empty)
     return df
+
+
+#: Key of ``DataFrame.attrs`` under which the metadata of an SPSS or Stata file travel.
+METADATA = "microsdc_metadata"
+
+
+def file_metadata(df: pd.DataFrame) -> dict[str, Any]:
+    """The SPSS/Stata metadata travelling with ``df`` (empty for other sources).
+
+    Returns
+    -------
+    dict
+        ``format`` ("spss" or "stata"), ``column_labels`` ({column: label}),
+        ``value_labels`` ({column: {code: label}}), ``missing_ranges`` (SPSS
+        user-missing: {column: [value or {"lo", "hi"}]}) and
+        ``variable_measure`` (SPSS: nominal, ordinal, scale).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> file_metadata(pd.DataFrame({"a": [1]}))
+    {}
+    """
+    meta = df.attrs.get(METADATA)
+    return meta if isinstance(meta, dict) else {}
+
+
+def _with_metadata(df: pd.DataFrame, meta: Any, fmt: str) -> pd.DataFrame:
+    """Attach the labels and user-missing declarations read by pyreadstat."""
+    labels = {
+        str(k): str(v) for k, v in (meta.column_names_to_labels or {}).items() if v is not None
+    }
+    record: dict[str, Any] = {
+        "format": fmt,
+        "column_labels": labels,
+        "value_labels": {
+            str(k): dict(v) for k, v in (meta.variable_value_labels or {}).items() if v
+        },
+        "missing_ranges": {
+            str(k): list(v) for k, v in (getattr(meta, "missing_ranges", None) or {}).items() if v
+        },
+        "variable_measure": {
+            str(k): v
+            for k, v in (getattr(meta, "variable_measure", None) or {}).items()
+            if v in ("nominal", "ordinal", "scale")
+        },
+    }
+    df.attrs[METADATA] = record
+    return df
+
+
+def _numeric_objects(df: pd.DataFrame) -> pd.DataFrame:
+    """pyreadstat reads a Stata integer column with missing values as objects: make it numeric."""
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object:
+            values = s.dropna()
+            if len(values) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in values
+            ):
+                df[col] = pd.to_numeric(s)
+    return df
+
+
+def _labels_fit(series: pd.Series, labels: dict[Any, str]) -> bool:
+    """Whether value labels still describe a column (numeric codes on a numeric column)."""
+    import pandas as pd
+
+    numeric = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    )
+    codes_numeric = all(isinstance(k, int | float) for k in labels)
+    return bool(labels) and numeric == codes_numeric and (numeric or series.dtype != object)
+
+
+def _kept(df: pd.DataFrame, mapping: dict[str, Any]) -> dict[str, Any]:
+    return {c: v for c, v in mapping.items() if c in set(df.columns)}
+
+
+def _spss_metadata(df: pd.DataFrame) -> dict[str, Any]:
+    meta = file_metadata(df)
+    if not meta:
+        return {}
+    values = {
+        c: v for c, v in _kept(df, meta.get("value_labels", {})).items() if _labels_fit(df[c], v)
+    }
+    missing = {
+        c: v
+        for c, v in _kept(df, meta.get("missing_ranges", {})).items()
+        if _labels_fit(df[c], {(r["lo"] if isinstance(r, dict) else r): "" for r in v})
+    }
+    out: dict[str, Any] = {}
+    if labels := _kept(df, meta.get("column_labels", {})):
+        out["column_labels"] = labels
+    if values:
+        out["variable_value_labels"] = values
+    if missing:
+        out["missing_ranges"] = missing
+    if measure := _kept(df, meta.get("variable_measure", {})):
+        out["variable_measure"] = measure
+    return out
+
+
+def _stata_metadata(df: pd.DataFrame) -> dict[str, Any]:
+    meta = file_metadata(df)
+    if not meta:
+        return {}
+    out: dict[str, Any] = {}
+    if labels := _kept(df, meta.get("column_labels", {})):
+        out["variable_labels"] = {c: v[:80] for c, v in labels.items()}
+    values = {}
+    for c, v in _kept(df, meta.get("value_labels", {})).items():
+        numeric = all(isinstance(k, int | float) and float(k).is_integer() for k in v)
+        if numeric and _labels_fit(df[c], v):  # Stata labels integer codes only
+            values[c] = {int(k): label for k, label in v.items()}
+    if values:
+        out["value_labels"] = values
+    return out

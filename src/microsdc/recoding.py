@@ -379,11 +379,17 @@ def merge_rare_categories(
         For a bad ``min_count`` or a missing ``other_label``.
     ColumnNotFoundError
         For an unknown column.
+    DataValidationError
+        If the column has fewer than ``min_count`` non-missing values in all
+        (but at least one): no merging can reach ``min_count``.
 
     Notes
     -----
-    The merged category itself may still have fewer than ``min_count``
-    records (when few records are rare in total).
+    Every category of the result has at least ``min_count`` records: when the
+    rare categories hold fewer than ``min_count`` records in all, the smallest
+    of the other categories are merged into ``other_label`` too, one at a
+    time, until it has enough (``["a", "a", "b"]`` with ``min_count=2`` gives
+    three times ``other_label``).
 
     Examples
     --------
@@ -402,10 +408,9 @@ def merge_rare_categories(
     if bad_label:
         raise param_error("other_label", func, "a non-missing value", other_label)
     counts = series.value_counts(dropna=True)
-    rare = [c for c, n in counts.items() if n < min_count]
+    rare = _to_merge(counts, min_count, other_label, series.name, func)
     if isinstance(series.dtype, pd.CategoricalDtype):
         # unused categories (count 0) are rare too and are dropped
-        rare = [c for c in rare if c != other_label]
         if not rare:
             return _put(frame, series.name, series.copy())
         out = series.copy()
@@ -416,7 +421,6 @@ def merge_rare_categories(
         drop = set(rare)
         out = out.cat.set_categories([c for c in out.cat.categories if c not in drop])
         return _put(frame, series.name, out)
-    rare = [c for c in rare if c != other_label]
     if not rare:
         return _put(frame, series.name, series.copy())
     hit = series.isin(rare).to_numpy(dtype=bool)
@@ -429,3 +433,35 @@ def merge_rare_categories(
     except (TypeError, ValueError):
         out = values
     return _put(frame, series.name, out)
+
+
+def _to_merge(
+    counts: pd.Series, min_count: int, other_label: Any, name: Any, func: str
+) -> list[Any]:
+    """The categories to merge into ``other_label`` so that it holds >= ``min_count`` records."""
+    count_of: dict[Any, int] = {c: int(n) for c, n in counts.items()}
+    has_other = any(_same(c, other_label) for c in count_of)
+    merged = [c for c, n in count_of.items() if n < min_count and not _same(c, other_label)]
+    total = sum(count_of[c] for c in merged)
+    total += sum(n for c, n in count_of.items() if _same(c, other_label))
+    # the smallest categories that are not merged yet, smallest first (ties: last listed first)
+    left = [c for c in reversed(count_of) if c not in merged and not _same(c, other_label)]
+    left.sort(key=lambda c: count_of[c])
+    while 0 < total < min_count and left and (merged or has_other):
+        c = left.pop(0)
+        merged.append(c)
+        total += count_of[c]
+    if 0 < total < min_count:
+        raise DataValidationError(
+            f"Column {name!r} of {func} has {total} non-missing value(s) in all, fewer than "
+            f"min_count={min_count}; no merging can give every category {min_count} records.",
+            failure_cases=[name],
+        )
+    return merged
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False

@@ -107,7 +107,7 @@ def test_risk_missing_policy_and_declared_codes(
         (["{csv}", "--qi", "A", "-k", "0"], "Invalid value for '-k'"),
         (["{csv}", "--qi", "A", "-k", "2.5"], "Invalid value for '-k'"),
         (["{csv}"], "Missing option '--qi'"),
-        (["{csv}", "--qi", "A", "--missing", "drop"], "The 'missing' parameter"),
+        (["{csv}", "--qi", "A", "--missing", "drop"], "Option --missing must be"),
         (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s)"),
         (["{csv}", "--qi", "A", "--weight", "note"], "must be numeric"),
         (["{csv}", "--qi", "A", "--out", "{csv}.xlsx"], "Cannot tell the format"),
@@ -163,3 +163,17 @@ def test_large_cardinality_warning_is_printed(
     code, _, err = run([str(csv), "--qi", "income,s"], capsys)
     assert code == 0
     assert "Warning: Quasi-identifier 'income' has 3,000 distinct values" in err
+
+
+@pytest.mark.parametrize("name", ["count", "fk", "Fk", "at_risk"])
+def test_risk_table_with_qi_named_like_a_count(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "d.csv"
+    pd.DataFrame({name: ["a", "a", "b"], "w": [1.0, 2.0, 3.0]}).to_csv(path, index=False)
+    code, out, err = run([str(path), "--qi", name, "-k", "2", "--weight", "w"], capsys)
+    assert code == 0, err
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("│ a", "│ b"))]
+    # value, records, fk, Fk: the values a and b are shown, not counts
+    assert [r[1] for r in rows] == ["b", "a"]
+    assert [r[3] for r in rows] == ["1", "2"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -11,19 +13,29 @@ from click.testing import CliRunner
 
 from microsdc.cli import cli
 from microsdc.report import audit_schema
+from oracles.release import assert_no_read_back
 
 
-def test_demo_writes_both_reports_and_says_where(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
+    """``microsdc demo`` run once: its folder and the click result."""
     try:
         from microsdc.suppression import local_suppression  # noqa: F401
     except ImportError:
         pytest.skip("microsdc.suppression.local_suppression is not available")
-    out = tmp_path / "demo"
+    out = tmp_path_factory.mktemp("demo") / "demo"
     res = CliRunner().invoke(
         cli,
         ["demo", "-o", str(out), "--households", "800", "--no-progress"],
         catch_exceptions=False,
     )
+    return out, res
+
+
+def test_demo_writes_both_reports_and_says_where(
+    demo_run: tuple[Path, Any], tmp_path: Path
+) -> None:
+    out, res = demo_run
     assert res.exit_code == 0, res.stderr
     # the first output of the demo: records at risk of the Adult sample for a few k
     assert "Records at risk (fk < k)" in res.stdout
@@ -53,3 +65,30 @@ def test_demo_writes_both_reports_and_says_where(tmp_path: Path) -> None:
     )
     assert again.exit_code == 0, again.stderr
     assert (tmp_path / "again" / "census_report.html").is_file()
+
+
+def test_demo_job_names_its_data_relatively(demo_run: tuple[Path, Any], tmp_path: Path) -> None:
+    """The adult job reads the data copied next to it: the folder can move, microsdc too."""
+    import tomllib
+
+    out, res = demo_run
+    assert res.exit_code == 0, res.stderr
+    job = tomllib.loads((out / "adult.toml").read_text())
+    assert job["input"]["path"] == "adult_sample.csv.gz"
+    assert (out / "adult_sample.csv.gz").is_file()
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    again = CliRunner().invoke(
+        cli, ["run", str(moved / "adult.toml"), "-o", str(tmp_path / "again"), "-q"]
+    )
+    assert again.exit_code == 0, again.stderr
+
+
+def test_demo_releases_nothing_a_column_gives_back(demo_run: tuple[Path, Any]) -> None:
+    """No non-key column of the released Adult file determines a blanked key value."""
+    out, res = demo_run
+    assert res.exit_code == 0, res.stderr
+    assert "read back" not in res.stderr
+    audit = json.loads((out / "adult_audit.json").read_text())
+    assert audit["suppression"]["linked_cells"]["relationship"] > 0
+    assert_no_read_back(out / "adult.toml", out / "adult_anonymised.csv")

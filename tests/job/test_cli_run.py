@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from microsdc.cli import cli
 from microsdc.report import audit_schema
+from oracles.release import assert_no_read_back
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -158,3 +159,70 @@ def test_examples_on_real_data(
         shares = pd.Series(areas).value_counts(normalize=True)
         assert runs > 0.5 * (1 + (len(areas) - 1) * (1 - (shares**2).sum()))
     assert "expected re-identifications" in out
+    # nothing released gives a blanked key value back
+    (released,) = tmp_path.glob("*_anonymised.*")
+    assert_no_read_back(REPO / "examples" / job, released)
+    assert not [n for n in audit["warnings"] if "read back" in n["message"]]
+
+
+def _small_job(tmp_path: Path, csv: str, body: str) -> Path:
+    (tmp_path / "d.csv").write_text(csv)
+    job = tmp_path / "job.toml"
+    job.write_text('steps = ["risk", "suppression"]\n[input]\npath = "d.csv"\n' + body)
+    return job
+
+
+def test_step_errors_name_the_job_key(tmp_path: Path) -> None:
+    if not _suppression_available():
+        pytest.skip("microsdc.suppression.local_suppression is not available")
+    job = _small_job(
+        tmp_path,
+        "a,b\n1,2\n3,4\n",
+        '[variables]\nquasi_identifiers = ["a"]\n[risk]\nk = 3\n[suppression]\nmethod = "greedy"\n',
+    )
+    code, _, err = _invoke(str(job), "--no-progress")
+    assert code == 2
+    assert "Key 'risk.k' must be at most the number of records" in err
+    assert " parameter of " not in err
+
+
+def test_recode_errors_name_the_job_key(tmp_path: Path) -> None:
+    job = _small_job(
+        tmp_path,
+        "a,b\n1,2\n3,4\n",
+        '[variables]\nquasi_identifiers = ["a"]\n[recode.a]\nbreaks = [5, 9]\n'
+        'labels = ["x"]\n[suppression]\nmethod = "greedy"\n',
+    )
+    code, _, err = _invoke(str(job), "--no-progress")
+    assert code == 2
+    assert "recode.a" in err and " parameter of bin_numeric" not in err
+
+
+def test_job_drops_and_links_columns(tmp_path: Path) -> None:
+    if not _suppression_available():
+        pytest.skip("microsdc.suppression.local_suppression is not available")
+    rows = ["e,code,s,rel"]
+    rows += [
+        f"{e},{c},{s},{r}"
+        for e, c in (("BA", 1), ("MA", 2))
+        for s, r in (("m", "h"), ("f", "w"))
+        for _ in range(15)
+    ]
+    rows += ["BA,1,x,o"]
+    job = _small_job(
+        tmp_path,
+        "\n".join(rows) + "\n",
+        '[variables]\nquasi_identifiers = ["e", "s"]\ndrop = ["code"]\n[risk]\nk = 2\n'
+        '[suppression]\nimportance = ["e", "s"]\nlinked = { s = ["rel"] }\n',
+    )
+    code, _, err = _invoke(str(job), "-o", str(tmp_path / "out"), "--no-progress")
+    assert code == 0, err
+    released = pd.read_csv(tmp_path / "out" / "d_anonymised.csv")
+    assert list(released.columns) == ["e", "s", "rel"]
+    assert released["s"].isna().tolist() == [False] * 60 + [True]
+    assert released["rel"].isna().tolist() == [False] * 60 + [True]
+    audit = json.loads((tmp_path / "out" / "d_audit.json").read_text())
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+    assert audit["suppression"]["linked_cells"] == {"rel": 1}
+    assert audit["parameters"]["drop"] == ["code"]
+    assert_no_read_back(job, tmp_path / "out" / "d_anonymised.csv")

@@ -221,3 +221,20 @@ def test_importance_ranks_every_qi_or_weighs_them() -> None:
     assert "weights > 0" in str(err)
     err = _err(sup + '[suppression]\nmethod = "fast"\n')
     assert err.key == "suppression.method" and '"greedy", "exact"' in str(err)
+
+
+def test_linked_and_drop_keys() -> None:
+    sup = BASE.replace('["risk"]', '["risk", "suppression"]') + "[suppression]\n"
+    job = parse_job(sup + 'linked = { sex = ["rel", "kin"] }\n', "/j/job.toml", check_files=False)
+    assert job.suppression["linked"] == {"sex": ["rel", "kin"]}
+    assert job.parameters()["suppression"]["linked"] == {"sex": ["rel", "kin"]}
+    err = _err(sup + 'linked = { rel = ["sex"] }\n')
+    assert err.key == "suppression.linked" and "'rel' is not one" in str(err)
+    err = _err(sup + 'linked = { sex = ["age"] }\n')
+    assert err.key == "suppression.linked" and "'age'" in str(err)
+    err = _err(sup + 'linked = { sex = "rel" }\n')
+    assert err.key == "suppression.linked" and "a table {key variable" in str(err)
+    job = parse_job(BASE + 'drop = ["code"]\n', "/j/job.toml", check_files=False)
+    assert job.drop == ("code",) and job.parameters()["drop"] == ["code"]
+    err = _err(BASE + 'drop = ["age"]\n')
+    assert err.key == "variables.drop" and "'age'" in str(err) and err.line == 6

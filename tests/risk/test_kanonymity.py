@@ -433,3 +433,23 @@ def test_every_route_matches_bruteforce(
     fk, big = fk_bruteforce(rows_of(df, qi), policy, weights)
     np.testing.assert_allclose(np.asarray(fk_d, dtype=float), fk, atol=1e-9)
     np.testing.assert_allclose(np.asarray(big_d, dtype=float), big, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["count", "fk", "Fk", "at_risk"])
+def test_qi_named_like_an_output_column_is_refused(name: str) -> None:
+    df = pd.DataFrame({name: ["a", "a", "b"], "w": [1.0, 2.0, 3.0]})
+    with pytest.raises(InvalidParameterError, match=f"'{name}'.*output column"):
+        check_k_anonymity(df, [name], 2, weights="w")
+    # sample_frequencies returns no QI column: nothing to clash with
+    out = sample_frequencies(df, [name], k=2, weights="w")
+    assert out["fk"].tolist() == [2, 2, 1]
+    assert list(out.columns) == ["fk", "Fk", "at_risk"]
+
+
+def test_qi_names_that_do_not_clash_keep_their_values() -> None:
+    df = pd.DataFrame({"counts": ["a", "a", "b"], "FK": [1, 1, 2]})
+    _, summary = check_k_anonymity(df, ["counts", "FK"], 2)
+    assert summary[["counts", "FK", "count", "fk"]].values.tolist() == [
+        ["b", 2, 1, 1],
+        ["a", 1, 2, 2],
+    ]

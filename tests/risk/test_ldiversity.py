@@ -34,15 +34,22 @@ def _oracle(df: pd.DataFrame, qi: list[str], s: str, wildcard: bool) -> list[Cou
     return out
 
 
-def _entropy(c: Counter[object]) -> float:
+def _na(values: object) -> list[object]:
+    """A result column as a list, not-applicable entries as None."""
+    return [None if pd.isna(v) else v for v in values]  # type: ignore[attr-defined]
+
+
+def _entropy(c: Counter[object]) -> float | None:
     total = sum(c.values())
     if not total:
-        return 0.0
+        return None
     return math.exp(-sum(n / total * math.log(n / total) for n in c.values()))
 
 
-def _recursive(c: Counter[object], cc: float, ll: int) -> bool:
+def _recursive(c: Counter[object], cc: float, ll: int) -> bool | None:
     counts = sorted(c.values(), reverse=True)
+    if not counts:
+        return None
     if len(counts) < ll:
         return False
     return counts[0] < cc * sum(counts[ll - 1 :])
@@ -61,9 +68,11 @@ EXAMPLE = pd.DataFrame(
 def test_distinct_by_hand() -> None:
     # (m,1): low, high, low -> 2.
     # (f,2) ~ (f,2), (None,2): low, mid -> 2 (the missing one adds nothing)
-    # (None,2) ~ (f,2) x2 and itself: low, mid -> 2.  (f,3): only a missing value -> 0
+    # (None,2) ~ (f,2) x2 and itself: low, mid -> 2.
+    # (f,3): only a missing value -> not applicable
     res = l_diversity(EXAMPLE, ["sex", "age"], "income")
-    assert res["income"].tolist() == [2, 2, 2, 2, 2, 2, 0]
+    assert _na(res["income"]) == [2, 2, 2, 2, 2, 2, None]
+    assert res["income"].dtype == "Int64"
     assert list(res.index) == list("abcdefg")
 
 
@@ -77,7 +86,7 @@ def test_missing_sensitive_value_is_not_a_distinct_value() -> None:
 def test_category_policy_uses_exact_keys() -> None:
     res = l_diversity(EXAMPLE, ["sex", "age"], "income", missing="category")
     # (None,2) is alone in its class: mid -> 1; (f,2): low only -> 1
-    assert res["income"].tolist() == [2, 2, 2, 1, 1, 1, 0]
+    assert _na(res["income"]) == [2, 2, 2, 1, 1, 1, None]
 
 
 def test_entropy_by_hand() -> None:
@@ -86,7 +95,7 @@ def test_entropy_by_hand() -> None:
     h = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
     assert res.iloc[0] == pytest.approx(math.exp(h))
     assert res.iloc[3] == pytest.approx(2.0)  # low 1, mid 1
-    assert res.iloc[6] == 0.0
+    assert pd.isna(res.iloc[6])
 
 
 def test_recursive_by_hand() -> None:
@@ -148,11 +157,11 @@ def test_matches_oracle(rows: list[tuple[object, object, object]], missing: str)
     df = pd.DataFrame(rows, columns=["q1", "q2", "s"], dtype=object)
     expected = _oracle(df, ["q1", "q2"], "s", missing == "wildcard")
     got = l_diversity(df, ["q1", "q2"], "s", missing=missing)["s"].tolist()
-    assert got == [len(c) for c in expected]
-    got_e = l_diversity(df, ["q1", "q2"], "s", kind="entropy", missing=missing)["s"].tolist()
-    assert got_e == pytest.approx([_entropy(c) for c in expected])
+    assert _na(got) == [len(c) or None for c in expected]
+    got_e = l_diversity(df, ["q1", "q2"], "s", kind="entropy", missing=missing)["s"]
+    assert _na(got_e) == pytest.approx([_entropy(c) for c in expected])
     got_r = l_diversity(df, ["q1", "q2"], "s", kind="recursive", c=1.5, l=2, missing=missing)
-    assert got_r["s"].tolist() == [_recursive(c, 1.5, 2) for c in expected]
+    assert _na(got_r["s"]) == [_recursive(c, 1.5, 2) for c in expected]
 
 
 row4 = st.tuples(
@@ -169,6 +178,34 @@ def test_matches_oracle_with_many_masks(rows: list[tuple[object, ...]]) -> None:
     df = pd.DataFrame(rows, columns=["q1", "q2", "q3", "q4", "s"], dtype=object)
     qi = ["q1", "q2", "q3", "q4"]
     expected = _oracle(df, qi, "s", True)
-    assert l_diversity(df, qi, "s")["s"].tolist() == [len(c) for c in expected]
-    got = l_diversity(df, qi, "s", kind="entropy")["s"].tolist()
-    assert got == pytest.approx([_entropy(c) for c in expected])
+    assert _na(l_diversity(df, qi, "s")["s"]) == [len(c) or None for c in expected]
+    got = l_diversity(df, qi, "s", kind="entropy")["s"]
+    assert _na(got) == pytest.approx([_entropy(c) for c in expected])
+
+
+@pytest.mark.parametrize(
+    ("kind", "kw"), [("distinct", {}), ("entropy", {}), ("recursive", {"c": 2, "l": 2})]
+)
+def test_all_missing_class_is_not_applicable(kind: str, kw: dict[str, object]) -> None:
+    df = pd.DataFrame({"sex": ["m", "m", "f", "f"], "inc": [None, None, "a", "b"]})
+    res = l_diversity(df, ["sex"], "inc", kind=kind, **kw)["inc"]  # type: ignore[arg-type]
+    assert res.isna().tolist() == [True, True, False, False]
+    assert _na(res)[2:] == ([2, 2] if kind != "recursive" else [True, True])
+
+
+def test_job_counts_not_applicable_apart_from_failing() -> None:
+    from microsdc.job.config import parse_job
+    from microsdc.job.runner import measure_risk
+
+    df = pd.DataFrame(
+        {"sex": ["m"] * 3 + ["f"] * 3 + ["x"] * 3, "inc": [None] * 3 + ["a"] * 3 + ["a", "b", "c"]}
+    )
+    cfg = parse_job(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\n[variables]\nquasi_identifiers = ["sex"]\n'
+        'sensitive = ["inc"]\n[risk]\nk = 2\nl = 2\n',
+        check_files=False,
+    )
+    entry = measure_risk(df, cfg)["l_diversity"]["inc"]
+    assert entry["n_failing"] == 3  # sex f: one value only
+    assert entry["n_not_applicable"] == 3  # sex m: no value at all
+    assert entry["min"] == 1.0

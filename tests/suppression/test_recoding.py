@@ -97,11 +97,42 @@ def test_merge_rare_categories() -> None:
     merged = merge_rare_categories(cat, min_count=2, other_label="rest")
     assert list(merged.cat.categories) == ["x", "rest"]
     assert merged.tolist() == ["x", "x", "rest", "rest"]
-    nums = merge_rare_categories(pd.Series([1, 1, 2]), min_count=2)
-    assert nums.tolist() == [1, 1, "other"]
+    nums = merge_rare_categories(pd.Series([1, 1, 1, 2, 3]), min_count=2)
+    assert nums.tolist() == [1, 1, 1, "other", "other"]
     unchanged = merge_rare_categories(pd.Series([1, 1]), min_count=2)
     assert unchanged.dtype == np.dtype("int64")
     with pytest.raises(InvalidParameterError, match="'min_count' parameter"):
         merge_rare_categories(s, min_count=0)
     with pytest.raises(InvalidParameterError, match="'other_label' parameter"):
         merge_rare_categories(s, min_count=2, other_label=None)
+
+
+@pytest.mark.parametrize("as_category", [False, True])
+@pytest.mark.parametrize(
+    ("values", "min_count", "expected"),
+    [
+        # the merged records alone are too few: the smallest other category joins them
+        (["a", "a", "b"], 2, ["other", "other", "other"]),
+        (["a", "a", "a", "b", "c", "c"], 3, ["a", "a", "a", "other", "other", "other"]),
+        # an existing "other" that is too small counts as merged and grows
+        (["a", "a", "a", "b", "b", "other"], 2, ["a", "a", "a", "other", "other", "other"]),
+        (["a", "a", "a", "b", "other"], 2, ["a", "a", "a", "other", "other"]),
+        # enough rare records: nothing else is touched
+        (["a", "a", "b", "c"], 2, ["a", "a", "other", "other"]),
+    ],
+)
+def test_merge_rare_categories_keeps_its_promise(
+    values: list, min_count: int, expected: list, as_category: bool
+) -> None:
+    s = pd.Series(values, dtype="category" if as_category else object)
+    out = merge_rare_categories(s, min_count=min_count)
+    assert out.astype(object).tolist() == expected
+    assert out.value_counts().loc[lambda c: c > 0].min() >= min_count
+
+
+def test_merge_rare_categories_cannot_reach_min_count() -> None:
+    with pytest.raises(DataValidationError, match=r"'x'.*2 non-missing.*min_count=3"):
+        merge_rare_categories(pd.DataFrame({"x": ["a", "b", None]}), "x", min_count=3)
+    # all missing: nothing to merge, nothing promised
+    out = merge_rare_categories(pd.Series([None, None], dtype=object), min_count=3)
+    assert out.isna().all()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from microsdc.cli import cli as main
@@ -95,3 +96,64 @@ def test_suppress_errors_exit_2(tmp_path: Path) -> None:
     )
     assert r.exit_code == 2
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--qi", "nope"], "Option --qi names 1 column(s) not in the data: 'nope'"),
+        (["--qi", "sex", "-k", "1000"], "Option -k must be at most the number of records"),
+        (["--qi", "age,sex", "--bin", "age=-5"], "Option --bin must be a real number > 0"),
+        (["--qi", "sex,region", "--importance", "sex"], "Option --importance does not cover"),
+        (["--qi", "sex", "--strata", "sex"], "Option --strata names a quasi-identifier"),
+        (["--qi", "sex", "--subject-id", "nope"], "Option --subject-id names 1 column"),
+        (["--qi", "sex", "--linked", "sex=nope"], "Option --linked names 1 column"),
+        (["--qi", "sex", "--linked", "age=income"], "Option --linked names 'age'"),
+        (["--qi", "sex", "--linked", "sex"], "--linked expects KEY=COLUMN"),
+        (["--qi", "sex", "--drop", "nope"], "Option --drop names 1 column"),
+        (["--qi", "sex", "--method", "exact", "--missing", "category"], "--method exact supports"),
+    ],
+)
+def test_suppress_errors_name_the_option(tmp_path: Path, args: list[str], message: str) -> None:
+    src = _data(tmp_path)
+    out = tmp_path / "o.csv"
+    r = CliRunner().invoke(main, ["suppress", str(src), *args, "--out", str(out)])
+    assert r.exit_code == 2
+    assert message in r.output
+    assert " parameter of " not in r.output and "local_suppression" not in r.output
+    assert not out.exists()
+
+
+def test_suppress_linked_and_drop(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    n = 200
+    educ = rng.choice(["BA", "MA", "PhD", "none"], n, p=[0.4, 0.3, 0.05, 0.25])
+    sex = rng.choice(["f", "m"], n)
+    df = pd.DataFrame(
+        {
+            "educ": educ,
+            "code": pd.Series(educ).map({"BA": 1, "MA": 2, "PhD": 3, "none": 0}),
+            "sex": sex,
+            "rel": np.where(sex == "m", "husband", "wife"),
+            "age": rng.integers(20, 70, n),
+        }
+    )
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    base = ["suppress", str(src), "--qi", "educ,sex,age", "-k", "3", "--bin", "age=10"]
+    base += ["--importance", "age,educ,sex"]  # sex blanked first, then educ
+    r = CliRunner().invoke(main, [*base, "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "read back" in r.output  # warned: code gives educ back, rel gives sex back
+    r = CliRunner().invoke(
+        main, [*base, "--drop", "code", "--linked", "sex=rel", "--out", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "read back" not in r.output
+    got = pd.read_csv(out)
+    assert list(got.columns) == ["educ", "sex", "rel", "age"]
+    blanked = got["sex"].isna()
+    assert blanked.any()
+    assert got["rel"].isna().tolist() == blanked.tolist()
+    assert "linked column rel" in r.output

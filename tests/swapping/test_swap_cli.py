@@ -140,17 +140,17 @@ def test_swap_log_file(census_csv, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--hierarchy", "nuts1,nutsX"], "'hierarchy' parameter of record_swap names 1 column"),
-        (["--hierarchy", "nuts1", "--risk-variables", "age"], "'risk_variables'"),
-        (["--hierarchy", "nuts1", "--swaprate", "2"], "'swaprate'"),
-        (["--hierarchy", "nuts1", "-k", "-2"], "'k_anonymity'"),
+        (["--hierarchy", "nuts1,nutsX"], "Option --hierarchy names 1 column"),
+        (["--hierarchy", "nuts1", "--risk-variables", "age"], "Option --risk-variables"),
+        (["--hierarchy", "nuts1", "--swaprate", "2"], "Option --swaprate"),
+        (["--hierarchy", "nuts1", "-k", "-2"], "Option --k-anonymity"),
         (
             ["--hierarchy", "nuts1,nuts2,nuts3"],
             "'lau2' (each of its values lies in one nuts3 area)",
         ),
         (
             ["--hierarchy", "nuts1,nuts2,nuts3", "--checked", "lau3"],
-            "names 1 column(s) not in the data: 'lau3'",
+            "Option --checked names 1 column(s) not in the data: 'lau3'",
         ),
     ],
 )
@@ -168,6 +168,7 @@ def test_swap_errors(census_csv, tmp_path, args, message):
     res = CliRunner().invoke(main, base + args)
     assert res.exit_code == 2
     assert message in res.output
+    assert " parameter of " not in res.output  # the option typed, not the Python name
     assert len(res.output.strip().splitlines()) == 1
 
 

@@ -1,7 +1,7 @@
 """Functions that need the rows in memory, on polars and pyarrow frames.
 
 Local suppression, record swapping and the record-level risk measures work on
-a pandas frame. :func:`in_memory` lets them take a polars ``DataFrame`` or a
+a pandas frame. :func:`call_in_memory` lets them take a polars ``DataFrame`` or a
 pyarrow ``Table`` as well: the frame is converted to pandas, the function runs,
 and the frames of the result (a returned frame, frames in a returned tuple, the
 ``data`` of a result object) come back as the caller's kind, with the
@@ -12,18 +12,15 @@ cells stays an integer column with nulls).
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import pandas as pd
 
 from microsdc.backends import detect_backend
 from microsdc.exceptions import InvalidParameterError
 
-__all__ = ["in_memory"]
-
-F = TypeVar("F", bound=Callable[..., Any])
+__all__ = ["call_in_memory"]
 
 
 def _back(value: Any, native: Any) -> Any:
@@ -72,30 +69,34 @@ def _frame_back(df: pd.DataFrame, native: Any) -> Any:
         return table
 
 
-def in_memory(func: F) -> F:
-    """Let ``func(df, ...)`` take a polars DataFrame or pyarrow Table as ``df``.
+def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """Call ``func`` on the pandas form of its first argument, a polars or pyarrow frame.
 
-    Lazy frames (polars ``LazyFrame``, DuckDB relations) are refused with a
-    message that says how to materialise them.
+    ``arguments`` are the parameters of the call by name (``locals()`` on entry
+    to ``func``); the frames of the result come back as the caller's kind. A
+    function starts with ``if not isinstance(df, pd.DataFrame): return
+    call_in_memory(func, locals())``, so that pandas calls go through no extra
+    frame (warnings keep pointing at the caller's line).
+
+    Raises
+    ------
+    InvalidParameterError
+        For a lazy frame (polars ``LazyFrame``, DuckDB relation), with how to
+        collect it, or for anything that is not a data frame.
     """
-
     import inspect
 
-    param = next(iter(inspect.signature(func).parameters))
+    params = list(inspect.signature(func).parameters)
+    param = params[0]
+    arguments = {name: arguments[name] for name in params if name in arguments}
+    df = arguments[param]
+    backend = detect_backend(df, func.__name__, param)
+    if backend.lazy:
+        raise InvalidParameterError(
+            f"{func.__name__} needs the rows in memory; got a lazy {backend.name} frame. "
+            "Collect it first (polars: .collect(); DuckDB: .pl() or .df())."
+        )
+    import narwhals as nw
 
-    @functools.wraps(func)
-    def wrapper(df: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(df, pd.DataFrame):
-            return func(df, *args, **kwargs)
-        backend = detect_backend(df, func.__name__, param)
-        if backend.lazy:
-            raise InvalidParameterError(
-                f"{func.__name__} needs the rows in memory; got a lazy {backend.name} frame. "
-                "Collect it first (polars: .collect(); DuckDB: .pl() or .df())."
-            )
-        import narwhals as nw
-
-        pdf = nw.from_native(df, eager_only=True).to_pandas()
-        return _back(func(pdf, *args, **kwargs), df)
-
-    return wrapper  # type: ignore[return-value]
+    pdf = nw.from_native(df, eager_only=True).to_pandas()
+    return _back(func(**{**arguments, param: pdf}), df)

@@ -60,13 +60,50 @@ def user_errors(func: F) -> F:
         except click.UsageError:
             raise
         except SDCError as exc:
-            fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            fail(_typed_names(message))
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             fail(f"{exc.strerror}: {exc.filename}")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             fail(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
     return wrapper  # type: ignore[return-value]
+
+
+#: Library parameter -> the option (by its click name) through which the user gave it.
+_PARAMETER_ALIASES = {
+    "quasi_identifiers": "qi",
+    "quasi_identifier_cols": "qi",
+    "weights": "weight",
+    "width": "bins",
+    "column": "bins",
+    "rule": "subject_rule",
+    "log_file_name": "log_file",
+    "data": "file",
+    "df": "file",
+    "checked_columns": "checked",
+}
+
+
+def _typed_names(message: str) -> str:
+    """Name the option the user typed instead of the library parameter behind it."""
+    from microsdc._validation import as_user_names
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return message
+    names: dict[str, str] = {}
+    for param in ctx.command.params:
+        if param.name is None:
+            continue
+        if isinstance(param, click.Option):
+            names[param.name] = max(param.opts, key=len)
+        else:
+            names[param.name] = param.human_readable_name
+    for lib, dest in _PARAMETER_ALIASES.items():
+        if dest in names and lib not in names:
+            names[lib] = names[dest]
+    return as_user_names(message, names, "Option")
 
 
 def parse_list(value: str | None) -> list[str]:

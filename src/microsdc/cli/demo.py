@@ -21,6 +21,10 @@ __all__ = ["ADULT_JOB", "CENSUS_JOB", "demo"]
 
 ADULT_JOB = """\
 # Adult sample shipped with microsdc: risk, then local suppression to k-anonymity.
+# education-num is a one-to-one code of education (dropped, or every blanked
+# education could be read back); relationship tells sex and marital status,
+# capital-gain and capital-loss some marital statuses: they are blanked
+# wherever their key variable is (linked variables).
 title = "Demo: Adult sample (CPS 1994), local suppression"
 steps = ["risk", "suppression"]
 
@@ -31,6 +35,7 @@ path = "{input}"
 quasi_identifiers = {qi}
 weights = "fnlwgt"
 sensitive = ["Salary"]
+drop = ["education-num"]
 
 [recode.age]
 width = 5
@@ -42,6 +47,11 @@ missing = "wildcard"
 
 [suppression]
 importance = {importance}
+
+# blanked wherever the key variable is blanked
+[suppression.linked]
+sex = ["relationship"]
+marital-status = ["relationship", "capital-gain", "capital-loss"]
 
 [output]
 directory = "."
@@ -151,7 +161,7 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     synthetic census with risk and targeted record swapping. Each writes the
     anonymised data, an audit record (JSON) and a report (HTML).
     """
-    from importlib.resources import as_file, files
+    from importlib.resources import files
 
     from microsdc.cli.run import print_result
     from microsdc.datasets import ADULT_QUASI_IDENTIFIERS, synthetic_census
@@ -165,32 +175,34 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     folder = output_dir.resolve()
     reports = []
 
+    # the data go next to the job file, named relatively: the folder keeps working
+    # when microsdc is reinstalled or moved
     resource = files("microsdc.datasets").joinpath("data/adult_sample.csv.gz")
-    with as_file(resource) as adult_path:
-        # importance: suppressed last first; the wildcard-friendly variables go early
-        importance = [
-            "sex",
-            "age",
-            "race",
-            "marital-status",
-            "education",
-            "workclass",
-            "occupation",
-            "native-country",
-        ]
-        (folder / "adult.toml").write_text(
-            ADULT_JOB.format(
-                input=adult_path.as_posix(),
-                qi=_toml_list(list(ADULT_QUASI_IDENTIFIERS)),
-                importance=_toml_list([c for c in importance if c in ADULT_QUASI_IDENTIFIERS]),
-                k=k,
-            ),
-            encoding="utf-8",
-        )
-        con.print()
-        result = run_job(load_job(folder / "adult.toml"), progress=not no_progress, console=err)
-        print_result(result, con)
-        reports.append(result.written["report"])
+    (folder / "adult_sample.csv.gz").write_bytes(resource.read_bytes())
+    # importance: suppressed last first; the wildcard-friendly variables go early
+    importance = [
+        "sex",
+        "age",
+        "race",
+        "marital-status",
+        "education",
+        "workclass",
+        "occupation",
+        "native-country",
+    ]
+    (folder / "adult.toml").write_text(
+        ADULT_JOB.format(
+            input="adult_sample.csv.gz",
+            qi=_toml_list(list(ADULT_QUASI_IDENTIFIERS)),
+            importance=_toml_list([c for c in importance if c in ADULT_QUASI_IDENTIFIERS]),
+            k=k,
+        ),
+        encoding="utf-8",
+    )
+    con.print()
+    result = run_job(load_job(folder / "adult.toml"), progress=not no_progress, console=err)
+    print_result(result, con)
+    reports.append(result.written["report"])
 
     synthetic_census(households, seed=seed).to_csv(folder / "census.csv", index=False)
     (folder / "census.toml").write_text(CENSUS_JOB.format(k=k, seed=seed + 1), encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -153,7 +154,8 @@ def risk(
             f"{float(ir.max()):.2g}; individual risk {how}."
         )
     if top and n:
-        summary = _summary(enc, res, k)
+        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
+        summary = _summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
         if res.Fk is not None:  # among equal fk, the smallest estimated population first
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         summary = summary.head(top)

@@ -51,6 +51,21 @@ def _importance(text: str | None) -> Any:
     return weights
 
 
+def _linked(specs: tuple[str, ...]) -> Any:
+    """``KEY=COL1,COL2`` (repeatable) as ``{key: [columns]}``."""
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        key, sep, cols = spec.partition("=")
+        if not sep or not key.strip() or not parse_list(cols):
+            from microsdc.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--linked expects KEY=COLUMN[,COLUMN...] (e.g. sex=relationship); got {spec!r}."
+            )
+        out.setdefault(key.strip(), []).extend(parse_list(cols))
+    return out or None
+
+
 def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     out = []
     for spec in specs:
@@ -121,6 +136,20 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     metavar="COL=WIDTH",
     help="Bin a numeric QI first into bands of WIDTH (e.g. age=5 gives 20-24, 25-29). Repeatable.",
 )
+@click.option(
+    "--linked",
+    "linked",
+    multiple=True,
+    metavar="KEY=COL[,COL]",
+    help="Linked variables: blank COL wherever the quasi-identifier KEY is blanked, so that "
+    "COL cannot give KEY back (e.g. education=education-num). Repeatable.",
+)
+@click.option(
+    "--drop",
+    "drop",
+    default=None,
+    help="Columns left out of the output, comma separated (e.g. a code that repeats a QI).",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @click.option(
     "--out",
@@ -144,6 +173,8 @@ def suppress(
     subject_rule: str,
     strata: str | None,
     bins: tuple[str, ...],
+    linked: tuple[str, ...],
+    drop: str | None,
     seed: int | None,
     out: str,
     sep: str | None,
@@ -152,12 +183,18 @@ def suppress(
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
     FILE is a CSV, Parquet, SPSS (.sav) or Stata (.dta) file. Only QI cells
-    change, and only to missing. Prints the cells blanked per quasi-identifier
-    and the records at risk before and after.
+    (and --linked columns) change, and only to missing. Prints the cells
+    blanked per quasi-identifier and the records at risk before and after.
+
+    \b
+    Warns when another column gives blanked values back (a code of a QI,
+    say); --linked blanks such a column with its QI, --drop leaves it out.
 
     \b
     Examples:
       microsdc suppress survey.csv --qi age,sex,region -k 3 --bin age=5 --out safe.csv
+      microsdc suppress adult.csv --qi age,sex,education --drop education-num \\
+          --linked sex=relationship --out safe.csv
       microsdc suppress panel.parquet --qi sex,town -k 5 --subject-id pid --out safe.parquet
     """
 
@@ -170,6 +207,13 @@ def suppress(
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
+        dropped = parse_list(drop)
+        if dropped:
+            from microsdc._validation import check_columns
+
+            check_columns(df, dropped, "drop", "microsdc suppress")
+            df = df.drop(columns=dropped)
+        ghosts = _linked(linked)
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 
@@ -194,6 +238,7 @@ def suppress(
             missing_values=mv,
             seed=seed,
             progress=records_callback(bar) if bar.live.is_started else None,
+            linked=ghosts,
         )
         data = result.data
         bar.update(task, advance=1)
@@ -207,4 +252,6 @@ def suppress(
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
     con.print(render_suppression_summary(result, title))
+    for name, n in result.details.get("linked_cells", {}).items():
+        con.print(f"linked column {name}: {n:,} cells blanked with their key variable")
     con.print(f"written: {out}")

@@ -21,6 +21,7 @@ Example::
     quasi_identifiers = ["age", "sex", "race", "marital-status"]
     weights = "fnlwgt"
     sensitive = ["Salary"]
+    drop = ["education-num"]  # removed on reading: a code of a key variable
 
     [recode.age]
     width = 5
@@ -31,6 +32,8 @@ Example::
 
     [suppression]
     importance = ["race", "sex", "marital-status", "age"]
+    # blanked wherever their key variable is blanked (linked variables)
+    linked = { sex = ["relationship"], marital-status = ["relationship"] }
 
     [output]
     directory = "output"
@@ -200,6 +203,7 @@ SCHEMA: dict[str, Any] = {
         "household_id": _STR,
         "hierarchy": _STR_LIST,
         "sensitive": _STR_LIST0,
+        "drop": _STR_LIST0,
     },
     "recode": {
         "*": {
@@ -243,6 +247,11 @@ SCHEMA: dict[str, Any] = {
         "combs": _Key(
             lambda v: isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= 1 for x in v),
             "a list of integers >= 1 (sizes of QI subsets)",
+        ),
+        "linked": _Key(
+            lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
+            "a table {key variable = [linked columns]} (columns blanked wherever their key "
+            "variable is)",
         ),
     },
     "swapping": {
@@ -322,6 +331,11 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "[]",
         "Sensitive variables whose l-diversity is measured. None may be a quasi-identifier.",
     ),
+    "variables.drop": (
+        "[]",
+        "Columns removed right after reading: never used, never released (e.g. a code that "
+        "gives a key variable back, such as `education-num` for `education`).",
+    ),
     "recode": (
         None,
         "Binning of numeric columns before anything is measured; one table per column.",
@@ -363,6 +377,11 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
         '"exact" solves an integer program (small files only) for the fewest cells.',
     ),
     "suppression.strata": ("none", "Columns whose groups are anonymised each on its own."),
+    "suppression.linked": (
+        "{}",
+        "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "
+        "wherever its key variable was blanked, so that it cannot give the value back.",
+    ),
     "suppression.combs": (
         "the full set of quasi-identifiers",
         "Sizes of quasi-identifier subsets that must each become k-anonymous.",
@@ -485,6 +504,8 @@ class JobConfig:
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     lines: dict[tuple[str, ...], int] = field(repr=False, default_factory=dict)
     encoding: str | None = None
+    #: Columns removed right after reading: never used, never released.
+    drop: tuple[str, ...] = ()
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -509,6 +530,7 @@ class JobConfig:
             "household_id": self.household_id,
             "hierarchy": list(self.hierarchy),
             "sensitive": list(self.sensitive),
+            "drop": list(self.drop),
             "missing_values": [v if isinstance(v, str) else float(v) for v in self.missing_values],
             "recode": [
                 {k: (list(v) if isinstance(v, tuple) else v) for k, v in r.__dict__.items()}
@@ -703,6 +725,23 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
                 + ", ".join(repr(c) for c in left)
                 + ".",
             )
+        if "linked" in suppression:
+            stray = [c for c in suppression["linked"] if c not in qi]
+            need(
+                not stray,
+                ("suppression", "linked"),
+                "key 'suppression.linked' is keyed by quasi-identifiers; "
+                + ", ".join(repr(c) for c in stray)
+                + " is not one.",
+            )
+            inner = [c for cols in suppression["linked"].values() for c in cols if c in qi]
+            need(
+                not inner,
+                ("suppression", "linked"),
+                "key 'suppression.linked' links quasi-identifiers to each other: "
+                + ", ".join(repr(c) for c in inner)
+                + "; list only other columns.",
+            )
         if "combs" in suppression:
             big = [c for c in suppression["combs"] if c > len(qi)]
             need(
@@ -718,6 +757,17 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
                 ("variables", role),
                 f"key 'variables.{role}' names a quasi-identifier ({variables[role]!r}).",
             )
+    used = [*qi, *variables.get("sensitive", []), *variables.get("hierarchy", [])]
+    used += [variables[r] for r in ("weights", "household_id") if r in variables]
+    used += list(data.get("recode", {}))
+    dropped_used = [c for c in variables.get("drop", []) if c in used]
+    need(
+        not dropped_used,
+        ("variables", "drop"),
+        "key 'variables.drop' names columns the job uses: "
+        + ", ".join(repr(c) for c in dict.fromkeys(dropped_used))
+        + ".",
+    )
     overlap = [c for c in variables.get("sensitive", []) if c in qi]
     need(
         not overlap,
@@ -820,6 +870,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         output=output,
         raw=data,
         lines=lines,
+        drop=tuple(variables.get("drop", ())),
     )
 
 

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.exceptions import SDCWarning
+from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.config import JobConfig, load_job
 
 if TYPE_CHECKING:
@@ -188,6 +188,9 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     roles += [(f"recode.{r.column}", [r.column]) for r in cfg.recode]
     for key in ("importance", "strata"):
         roles.append((f"suppression.{key}", list(cfg.suppression.get(key, []))))
+    linked = cfg.suppression.get("linked", {})
+    roles.append(("suppression.linked", [c for cols in linked.values() for c in cols]))
+    roles.append(("variables.drop", list(cfg.drop)))
     similar = cfg.swapping.get("similar", [])
     flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
     roles.append(("swapping.similar", flat))
@@ -219,12 +222,64 @@ def _read_checked(cfg: JobConfig) -> pd.DataFrame:
     return df
 
 
+#: Library parameter -> job-file key, for the errors of each step.
+_RISK_KEYS = {
+    "quasi_identifiers": "variables.quasi_identifiers",
+    "qi": "variables.quasi_identifiers",
+    "weights": "variables.weights",
+    "sensitive": "variables.sensitive",
+    "hid": "variables.household_id",
+    "k": "risk.k",
+    "l": "risk.l",
+    "c": "risk.c",
+    "kind": "risk.l_diversity",
+    "missing": "risk.missing",
+    "missing_values": "input.missing_values",
+}
+_STEP_KEYS: dict[str, dict[str, str]] = {
+    "risk_before": _RISK_KEYS,
+    "risk_after": _RISK_KEYS,
+    "suppression": {
+        **_RISK_KEYS,
+        **{p: f"suppression.{p}" for p in ("importance", "combs", "strata", "method", "linked")},
+    },
+    "swapping": {
+        **_RISK_KEYS,
+        "hierarchy": "variables.hierarchy",
+        **{
+            p: f"swapping.{p}"
+            for p in (
+                "similar",
+                "swaprate",
+                "k_anonymity",
+                "risk_variables",
+                "risk_threshold",
+                "carry_along",
+                "seed",
+            )
+        },
+    },
+}
+
+
+def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
+    """``exc`` with the library's parameter names replaced by the job-file keys they come from."""
+    from microsdc._validation import as_user_names
+    from microsdc.exceptions import JobFileError
+
+    keys = _STEP_KEYS.get(step)
+    if keys is None or isinstance(exc, JobFileError) or not exc.args:
+        return exc
+    names = {p: f"'{key}'" for p, key in keys.items()}
+    exc.args = (as_user_names(str(exc.args[0]), names, "Key"), *exc.args[1:])
+    return exc
+
+
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     """Bin numeric columns (global recoding) with :func:`microsdc.recoding.bin_numeric`."""
     import pandas as pd
 
     from microsdc.encode import missing_mask
-    from microsdc.exceptions import SDCError
     from microsdc.recoding import bin_numeric
 
     out = df.copy()
@@ -252,8 +307,17 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
         try:
             binned = bin_numeric(values.rename(spec.column), **kwargs)
         except SDCError as exc:
+            from microsdc._validation import as_user_names
+
             where = f"{key}.breaks" if spec.breaks is not None else key
-            raise cfg.error(where, f"cannot be applied: {exc}") from None
+            names = {
+                "bins": f"'{key}.breaks'",
+                "labels": f"'{key}.labels'",
+                "width": f"'{key}.width'",
+                "origin": f"'{key}.start'",
+            }
+            message = as_user_names(str(exc), names, "Key")
+            raise cfg.error(where, f"cannot be applied: {message}") from None
         out[spec.column] = binned
         notes.append(
             {
@@ -420,7 +484,9 @@ def measure_risk(
         and >= k, labelled), ``missing_qi_cells``, ``expected_reidentifications``,
         ``global_risk``, ``max_risk``, ``n_high_risk`` (risk above the job's
         threshold), ``risk_bands`` (records per band of individual risk),
-        ``household`` (or None), ``l_diversity`` (per sensitive variable).
+        ``household`` (or None), ``l_diversity`` (per sensitive variable:
+        ``n_failing``, and ``n_not_applicable``, records whose group has no
+        observed sensitive value and so cannot fail).
     """
     import numpy as np
 
@@ -485,8 +551,13 @@ def measure_risk(
             missing_values=mv,
         )
         for s in cfg.sensitive:
-            vals = res[s].to_numpy()
-            failing = ~vals if kind == "recursive" else vals < cfg.l
+            col = res[s]
+            # a class without any observed sensitive value is not applicable, not failing
+            na = col.isna().to_numpy(dtype=bool)
+            if kind == "recursive":
+                failing = ~col.fillna(True).to_numpy(dtype=bool)
+            else:
+                failing = (col.astype("float64").fillna(np.inf) < cfg.l).to_numpy(dtype=bool)
             entry: dict[str, Any] = {
                 "kind": kind,
                 "l": cfg.l,
@@ -494,9 +565,10 @@ def measure_risk(
                 "policy": policy,
                 "n_failing": int(np.count_nonzero(failing)),
                 "share_failing": float(np.count_nonzero(failing) / n) if n else 0.0,
+                "n_not_applicable": int(np.count_nonzero(na)),
             }
             if kind != "recursive":
-                entry["min"] = float(vals.min()) if n else 0.0
+                entry["min"] = float(col.min()) if n and not na.all() else 0.0
             out["l_diversity"][str(s)] = entry
     return out
 
@@ -514,7 +586,7 @@ def _suppress(
 
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
-    for key in ("importance", "combs", "strata", "method"):
+    for key in ("importance", "combs", "strata", "method", "linked"):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
@@ -525,6 +597,8 @@ def _suppress(
     figures["method"] = s.get("method", "greedy")
     true_fk = res.true_fk.to_numpy()
     figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
+    if "linked" in s:
+        figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures
 
 
@@ -748,7 +822,10 @@ def run_job(
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                value = fn()
+                try:
+                    value = fn()
+                except SDCError as exc:
+                    raise _with_job_keys(exc, cfg, name) from exc.__cause__
             timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
             for w in caught:
                 if issubclass(w.category, SDCWarning):
@@ -764,6 +841,8 @@ def run_job(
             return value
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read_checked(cfg))
+        if cfg.drop:  # never used, never released
+            raw = raw.drop(columns=list(cfg.drop))
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))

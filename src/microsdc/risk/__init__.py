@@ -1,11 +1,13 @@
 """Disclosure risk.
 
-k-anonymity with missing values, safe combinations, individual and household risk.
+k-anonymity with missing values, safe combinations, individual and household risk,
+l-diversity, and columns that give key variables back (linked variables).
 """
 
 from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, individual_risk
 from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
 from microsdc.risk.ldiversity import l_diversity
+from microsdc.risk.linked import linked_columns, recoverable_cells
 from microsdc.risk.safe_combinations import safe_combinations
 
 __all__ = [
@@ -15,6 +17,8 @@ __all__ = [
     "household_risk",
     "individual_risk",
     "l_diversity",
+    "linked_columns",
+    "recoverable_cells",
     "safe_combinations",
     "sample_frequencies",
 ]

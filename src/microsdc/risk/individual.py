@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_columns, check_frame, param_error
-from microsdc.backends.eager import in_memory
+from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
 from microsdc.risk._policy import MissingPolicy, parse_policy
@@ -149,7 +149,6 @@ def _check_counting_policy(missing: Any, func: str) -> None:
         )
 
 
-@in_memory
 def individual_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -213,6 +212,8 @@ def individual_risk(
     >>> individual_risk(df, ["sex"], weights="w").round(4).tolist()
     [0.0827, 0.0827, 0.4621]
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(individual_risk, locals())
     func = "individual_risk"
     check_frame(df, "df", func)
     _check_counting_policy(missing, func)
@@ -252,7 +253,6 @@ def _household_from_risk(risk: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(hh, 0.0, 1.0)[codes], dtype=np.float64)
 
 
-@in_memory
 def household_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -306,6 +306,8 @@ def household_risk(
     >>> household_risk(df, ["sex"], "hh").tolist()
     [1.0, 1.0, 0.5]
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(household_risk, locals())
     func = "household_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func)
@@ -367,7 +369,6 @@ class GlobalRisk:
         return "\n".join(lines)
 
 
-@in_memory
 def global_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -418,6 +419,8 @@ def global_risk(
     >>> g.expected_reidentifications, g.global_risk
     (3.0, 0.75)
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(global_risk, locals())
     func = "global_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func) if hid is not None else None

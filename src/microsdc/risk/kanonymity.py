@@ -16,7 +16,7 @@ import pandas as pd
 
 from microsdc._validation import check_columns, check_frame, check_int, param_error
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
-from microsdc.exceptions import DataValidationError
+from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 
 __all__ = [
@@ -376,7 +376,9 @@ def check_k_anonymity(
     Raises
     ------
     InvalidParameterError, ColumnNotFoundError, DataValidationError
-        As in :func:`sample_frequencies`.
+        As in :func:`sample_frequencies`. Also ``InvalidParameterError`` when a
+        quasi-identifier is named ``count``, ``fk``, ``Fk`` or ``at_risk``:
+        its values and the counts would share a column name (rename it first).
 
     References
     ----------
@@ -419,11 +421,24 @@ def check_k_anonymity(
     res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
     row_fk = res.row_fk
     n_at_risk = int(np.count_nonzero(row_fk < k))
-    summary = _summary(enc, res, k)
+    summary = _summary(enc, res, k, func=func)
     return n_at_risk, summary
 
 
-def _summary(enc: EncodedQIs, res: PatternFrequencies, k: int) -> pd.DataFrame:
+#: Columns that check_k_anonymity adds to the quasi-identifiers in its summary.
+SUMMARY_COLUMNS = ("count", "fk", "Fk", "at_risk")
+
+
+def _summary(
+    enc: EncodedQIs, res: PatternFrequencies, k: int, *, func: str = "check_k_anonymity"
+) -> pd.DataFrame:
+    clash = [c for c in enc.columns if c in SUMMARY_COLUMNS]
+    if clash:
+        raise InvalidParameterError(
+            f"The quasi-identifier(s) {', '.join(repr(c) for c in clash)} of {func} have the "
+            f"name of an output column of the summary ({', '.join(SUMMARY_COLUMNS)}); "
+            "rename them (e.g. df.rename(columns={...})) so that values and counts stay apart."
+        )
     data: dict[Any, Any] = {}
     for j, _name in enumerate(enc.columns):
         cats = enc.categories[j]

@@ -23,7 +23,7 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc.backends.eager import in_memory
+from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, combine_codes, encode_column, encode_qis
 from microsdc.risk._policy import MissingPolicy, parse_policy
 
@@ -118,7 +118,10 @@ def _class_value_counts(
     return uniq // n_values, total, inverse
 
 
-@in_memory
+#: Dtypes of the result, each able to say "not applicable" (a class without observed values).
+_NA_DTYPES = {"distinct": "Int64", "entropy": "float64", "recursive": "boolean"}
+
+
 def l_diversity(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -143,12 +146,15 @@ def l_diversity(
         quasi-identifier.
     kind : {"distinct", "entropy", "recursive"}, default "distinct"
         - ``"distinct"``: number of distinct observed sensitive values among
-          the records compatible with the record (int64).
+          the records compatible with the record (nullable ``Int64``).
         - ``"entropy"``: ``exp(H)``, H the Shannon entropy (natural log) of
           those values' relative frequencies (float64). The class is entropy
           l-diverse when ``exp(H) >= l``.
         - ``"recursive"``: whether the class satisfies recursive (c, l)-
-          diversity (bool); needs ``c`` and ``l``.
+          diversity (nullable ``boolean``); needs ``c`` and ``l``.
+
+        Missing (``<NA>``/``NaN``) where the class has no observed sensitive
+        value (see Notes).
     c : float > 0, optional
         Constant of recursive (c, l)-diversity. Required for (and only for)
         ``kind="recursive"``.
@@ -190,8 +196,10 @@ def l_diversity(
     -----
     **Missing sensitive values** are not a value: a record whose sensitive
     value is missing belongs to classes (through its quasi-identifiers) but
-    adds no value to them. A class whose sensitive values are all missing has
-    distinct l = 0, ``exp(H) = 0`` and fails recursive diversity.
+    adds no value to them. For a class whose sensitive values are all missing
+    l-diversity is *not applicable*: the result is missing (``<NA>``, or
+    ``NaN`` for entropy), not a violation of l >= 2, since there is no value
+    to disclose. Count such records apart (``result.isna()``).
 
     **Missing quasi-identifiers** follow ``missing`` (above).
 
@@ -222,6 +230,8 @@ def l_diversity(
     >>> l_diversity(df, ["sex"], "income", kind="recursive", c=2, l=2)["income"].tolist()
     [True, True, True, False, False]
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(l_diversity, locals())
     func = "l_diversity"
     check_frame(df, "df", func)
     check_one_of(kind, "kind", func, KINDS)
@@ -253,16 +263,22 @@ def l_diversity(
             enc.codes, enc.n_categories, s_codes, policy.kind == "wildcard"
         )
         n_patterns = int(inverse.max()) + 1 if n else 0
+        n_distinct = np.bincount(pat, minlength=n_patterns).astype(np.int64)
+        applicable = n_distinct > 0  # the class holds at least one observed sensitive value
         if kind == "distinct":
-            per = np.bincount(pat, minlength=n_patterns).astype(np.int64)
+            per = n_distinct
         elif kind == "entropy":
             total = np.bincount(pat, weights=cnt, minlength=n_patterns)
             prob = cnt / total[pat] if len(pat) else cnt
             h = np.bincount(pat, weights=-prob * np.log(prob), minlength=n_patterns)
-            per = np.where(total > 0, np.exp(h), 0.0)
+            per = np.exp(h)
         else:
             per = _recursive(pat, cnt, n_patterns, c_val, l_val)
-        out[pos] = per[inverse] if n else per[:0]
+        rows = per[inverse] if n else per[:0]
+        na = ~applicable[inverse] if n else np.zeros(0, dtype=bool)
+        out[pos] = pd.array(np.asarray(rows), dtype=_NA_DTYPES[kind])  # type: ignore[call-overload]
+        if na.any():
+            out[pos][na] = np.nan if kind == "entropy" else pd.NA
     frame = pd.DataFrame(out, index=df.index)
     frame.columns = pd.Index(sens, dtype=object)
     return frame

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -20,9 +21,13 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc.backends.eager import in_memory
+from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
-from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.exceptions import (
+    DataValidationError,
+    DisclosureRiskWarning,
+    InvalidParameterError,
+)
 from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 
 __all__ = ["SuppressionResult", "local_suppression"]
@@ -75,6 +80,11 @@ class SuppressionResult:
         found nothing cheaper within the time limit; ``"mixed"`` over strata),
         ``optimal`` (proved by the solver) and ``strata`` (per stratum:
         ``cells``, ``greedy_cells``, ``solver_cells``, ``objective``, ``status``).
+        Further figures: ``linked_cells`` ({linked column: cells blanked with
+        its key variable}, when ``linked`` is given) and ``recoverable`` (the
+        (key variable, column) pairs through which blanked values can still be
+        read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
+        when none); per-subject figures with ``subject_id``.
     """
 
     data: pd.DataFrame
@@ -126,6 +136,13 @@ class SuppressionResult:
         width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
         for name, count in self.cells_per_qi.items():
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
+        for name, count in self.details.get("linked_cells", {}).items():
+            lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
+        for r in self.details.get("recoverable", []):
+            lines.append(
+                f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
+                f"read back from {r['column']}"
+            )
         if len(self.true_fk):
             below = int((self.true_fk < _min_k(self.k)).sum())
             lines.append(
@@ -149,6 +166,11 @@ class SuppressionResult:
             "n_at_risk_before": self.n_at_risk_before,
             "n_at_risk_after": self.n_at_risk_after,
             "true_fk_below_k": int((self.true_fk < _min_k(self.k)).sum()),
+            "linked_cells": dict(self.details.get("linked_cells", {})),
+            "recoverable": [
+                {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
+                for r in self.details.get("recoverable", [])
+            ],
             "seconds": round(self.seconds, 4),
         }
 
@@ -250,7 +272,6 @@ def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
 # --------------------------------------------------------------------------- main
 
 
-@in_memory
 def local_suppression(
     df: pd.DataFrame,
     qi: Sequence[Hashable],
@@ -267,6 +288,7 @@ def local_suppression(
     time_limit: float = 60.0,
     seed: SeedLike = None,
     progress: Callable[[int, int], None] | None = None,
+    linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -335,6 +357,12 @@ def local_suppression(
         start of the pass (of the stratum) have been handled, so at most
         ``total - processed`` are still at risk. Not called by the exact and
         random methods or with ``subject_id``.
+    linked : dict, optional
+        Linked ("ghost") variables: ``{key variable: [columns]}``. Each listed
+        column (not a QI) is blanked in every record where its key variable
+        was blanked, so that it cannot give the value back (``education-num``
+        for ``education``, ``relationship`` for ``sex``). These cells are
+        counted in ``details["linked_cells"]``, not in ``cells_per_qi``.
 
     Returns
     -------
@@ -344,14 +372,25 @@ def local_suppression(
     ------
     InvalidParameterError
         For a bad ``k``, ``combs``, ``method``, ``missing``, ``importance``
-        (unknown columns, not covering the QIs, non-positive weights), k larger
+        (unknown columns, not covering the QIs, non-positive weights),
+        ``linked`` (keys that are not QIs, columns that are QIs), k larger
         than the number of records, or a policy under which k cannot be reached
         (alpha * n_rows < k with missing values present).
     ColumnNotFoundError
-        For unknown QI, strata or subject columns.
+        For unknown QI, strata, subject or linked columns.
     DataValidationError
         For duplicate column names, or missing values in a strata or subject
         column.
+
+    Warns
+    -----
+    DisclosureRiskWarning
+        When another column of ``df`` gives back blanked values (see
+        :func:`microsdc.risk.linked.recoverable_cells`: 99 % of the released
+        records that share the record's value of that column show the blanked
+        value, and at least 10 would not if the two were unrelated), naming
+        each (key variable, column) pair. Pass the column in ``linked``,
+        recode it, or leave it out of the release.
 
     Notes
     -----
@@ -393,6 +432,7 @@ def local_suppression(
     sdcMicro ``localSuppression`` (Templ, Kowarik & Meindl 2015).
     Meyerson, A. & Williams, R. (2004). On the complexity of optimal
     k-anonymity. PODS 2004.
+    sdcMicro ``createSdcObj(ghostVars=)`` for linked variables.
     kanonymity 0.1.0 (``min_missingness_max_deid``, the random baseline:
     :func:`microsdc.suppression.min_missingness_max_deid`).
 
@@ -407,6 +447,8 @@ def local_suppression(
     >>> res.cells_per_qi.to_dict(), res.n_at_risk_after
     ({'sex': 0, 'age': 2}, 0)
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(local_suppression, locals())
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     policy = parse_policy(missing, _FUNC)
@@ -425,10 +467,12 @@ def local_suppression(
         _no_missing(df, c, "strata", _FUNC)
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
         raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
     if method == "random":
-        return _random_baseline(
+        res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
         )
+        return _finish(df, res, ghosts, missing_values)
     if method == "exact" and (policy.kind != "wildcard" or combs is not None):
         raise InvalidParameterError(
             f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only."
@@ -437,7 +481,7 @@ def local_suppression(
     if subject_id is not None:
         from microsdc.longitudinal import suppress_subjects
 
-        return suppress_subjects(
+        res = suppress_subjects(
             df,
             cols,
             k,
@@ -451,6 +495,7 @@ def local_suppression(
             missing_values=missing_values,
             time_limit=time_limit,
         )
+        return _finish(df, res, ghosts, missing_values)
 
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     n, m = enc.codes.shape
@@ -522,7 +567,7 @@ def local_suppression(
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
-    return _result(
+    res = _result(
         df,
         data,
         cols,
@@ -539,6 +584,69 @@ def local_suppression(
         time.perf_counter() - t0,
         _exact_details(exact_info) if method == "exact" else {},
     )
+    return _finish(df, res, ghosts, missing_values)
+
+
+def _check_linked(
+    linked: Any, cols: list[Hashable], df: pd.DataFrame, reserved: list[Any], func: str
+) -> dict[Hashable, list[Hashable]]:
+    """``linked`` as ``{linked column: [key variables]}`` after checking it."""
+    if linked is None:
+        return {}
+    if not isinstance(linked, Mapping):
+        raise param_error(
+            "linked", func, "a dict {key variable: [linked columns]}", type(linked).__name__
+        )
+    out: dict[Hashable, list[Hashable]] = {}
+    for key, columns in linked.items():
+        if key not in set(cols):
+            raise InvalidParameterError(
+                f"The 'linked' parameter of {func} names {key!r}, which is not a "
+                "quasi-identifier; its keys are the key variables whose blanks are copied."
+            )
+        names = check_columns(df, columns, "linked", func, allow_empty=True)
+        for name in names:
+            if name in set(cols) or name in set(reserved):
+                what = "a quasi-identifier" if name in set(cols) else "a strata or subject column"
+                raise InvalidParameterError(
+                    f"The 'linked' parameter of {func} links {name!r} to {key!r}, but "
+                    f"{name!r} is {what}."
+                )
+            out.setdefault(name, []).append(key)
+    return out
+
+
+def _finish(
+    df: pd.DataFrame,
+    res: SuppressionResult,
+    ghosts: dict[Hashable, list[Hashable]],
+    missing_values: MissingValues,
+) -> SuppressionResult:
+    """Blank the linked columns where their key variable was blanked; warn about read-backs."""
+    from dataclasses import replace
+
+    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.risk.linked import warn_recoverable
+    from microsdc.suppression._frame import blank_cells
+
+    data = res.data
+    details = dict(res.details)
+    if ghosts:
+        blanked: dict[Hashable, np.ndarray] = {}
+        for key in {k for keys in ghosts.values() for k in keys}:
+            mv = _missing_values_for(missing_values, key)
+            blanked[key] = missing_mask(data[key], mv) & ~missing_mask(df[key], mv)
+        names = list(ghosts)
+        blank = np.zeros((len(df), len(names)), dtype=bool)
+        for j, name in enumerate(names):
+            for key in ghosts[name]:
+                blank[:, j] |= blanked[key]
+            blank[:, j] &= ~missing_mask(data[name], _missing_values_for(missing_values, name))
+        data = blank_cells(data, names, blank)
+        details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
+    found = warn_recoverable(df, data, res.qi, missing_values=missing_values, stacklevel=3)
+    details["recoverable"] = found.to_dict("records")
+    return replace(res, data=data, details=details)
 
 
 def _random_baseline(
@@ -575,9 +683,13 @@ def _random_baseline(
         )
     kk = check_int(k, "k", _FUNC, min_value=1)
     policy = parse_policy(missing, _FUNC)
-    data, percent, _ = min_missingness_max_deid(
-        df, cols, kk, seed=seed, missing=missing, missing_values=missing_values
-    )
+    with warnings.catch_warnings():  # the read-back warning comes once, from _finish
+        warnings.filterwarnings(
+            "ignore", message="Blanked cells can be read back", category=DisclosureRiskWarning
+        )
+        data, percent, _ = min_missingness_max_deid(
+            df, cols, kk, seed=seed, missing=missing, missing_values=missing_values
+        )
     enc0 = encode_qis(df, cols, missing_values=missing_values, warn_cardinality=False)
     enc1 = encode_qis(data, cols, missing_values=missing_values, warn_cardinality=False)
     codes0 = np.ascontiguousarray(enc0.codes, dtype=np.int64)

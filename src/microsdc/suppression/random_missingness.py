@@ -9,7 +9,7 @@ import pandas as pd
 
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame, check_int, check_number
-from microsdc.backends.eager import in_memory
+from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
 from microsdc.risk._policy import MissingPolicy, parse_policy
@@ -19,7 +19,6 @@ __all__ = ["min_missingness_max_deid"]
 _FUNC = "min_missingness_max_deid"
 
 
-@in_memory
 def min_missingness_max_deid(
     df: pd.DataFrame,
     QI: Sequence[Hashable],
@@ -83,6 +82,12 @@ def min_missingness_max_deid(
     ColumnNotFoundError, DataValidationError
         For unknown columns or duplicate column names.
 
+    Warns
+    -----
+    DisclosureRiskWarning
+        When another column gives blanked values back (as in
+        :func:`microsdc.local_suppression`).
+
     Notes
     -----
     For a share p, ``round(p / 100 * n_rows)`` cells of each QI not excluded
@@ -106,6 +111,8 @@ def min_missingness_max_deid(
     >>> round(p, 2), n_at_risk, int(out.isna().sum().sum())
     (6.82, 0, 4)
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(min_missingness_max_deid, locals())
     check_frame(df, "df", _FUNC)
     k = check_int(k, "k", _FUNC, min_value=1)
     maximum = check_number(maximum_missingness, "maximum_missingness", _FUNC, low=0, high=100)
@@ -151,9 +158,12 @@ def min_missingness_max_deid(
         return best
 
     def frame(codes: np.ndarray) -> pd.DataFrame:
+        from microsdc.risk.linked import warn_recoverable
         from microsdc.suppression._frame import blank_cells
 
-        return blank_cells(df, cols, (codes < 0) & (codes0 >= 0))
+        out = blank_cells(df, cols, (codes < 0) & (codes0 >= 0))
+        warn_recoverable(df, out, cols, missing_values=missing_values, stacklevel=3)
+        return out
 
     risk0 = at_risk(codes0)
     if risk0 == 0:

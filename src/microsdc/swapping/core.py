@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from microsdc._random import SeedLike, check_random_state
-from microsdc.backends.eager import in_memory
+from microsdc.backends.eager import call_in_memory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -507,7 +507,6 @@ _NOTES_DOC = """
 """
 
 
-@in_memory
 def record_swap_result(
     data: pd.DataFrame,
     hid: Any,
@@ -525,6 +524,10 @@ def record_swap_result(
     *,
     checked_columns: Any = None,
 ) -> SwapResult:
+    import pandas as pd
+
+    if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(record_swap_result, locals())
     return _run(
         data,
         hid,
@@ -543,7 +546,6 @@ def record_swap_result(
     )
 
 
-@in_memory
 def record_swap(
     data: pd.DataFrame,
     hid: Any,
@@ -561,6 +563,10 @@ def record_swap(
     *,
     checked_columns: Any = None,
 ) -> pd.DataFrame:
+    import pandas as pd
+
+    if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
+        return call_in_memory(record_swap, locals())
     return record_swap_result(
         data,
         hid,

@@ -1,0 +1,292 @@
+"""Linked ("ghost") variables: columns that give a key variable back, found and blanked."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc import local_suppression
+from microsdc.exceptions import ColumnNotFoundError, DisclosureRiskWarning, InvalidParameterError
+from microsdc.risk.linked import linked_columns, recoverable_cells
+
+
+def _survey(n_per: int = 24) -> pd.DataFrame:
+    """educ with a one-to-one code, sex told by 'rel' for husbands/wives only, a unique id."""
+    educ = ["BA"] * (2 * n_per) + ["MA"] * (2 * n_per)
+    sex = (["m", "f"] * n_per) * 2
+    rel = [{"m": "husband", "f": "wife"}[s] if i % 4 < 2 else "child" for i, s in enumerate(sex)]
+    return pd.DataFrame(
+        {
+            "educ": educ,
+            "years": [16 if e == "BA" else 18 for e in educ],
+            "sex": sex,
+            "rel": rel,
+            "id": range(len(educ)),
+            "hours": [40] * len(educ),
+        }
+    )
+
+
+def test_linked_columns_by_hand() -> None:
+    df = _survey()
+    got = linked_columns(df, ["educ", "sex"])
+    pairs = {(r.key_variable, r.column): (r.n_records, r.share) for r in got.itertuples()}
+    # years is a code of educ: every record
+    assert pairs[("educ", "years")] == (96, 1.0)
+    # rel says sex for husbands and wives (48 records), not for children
+    assert pairs[("sex", "rel")] == (48, 0.5)
+    # an identifier and a constant column give nothing back
+    assert not [p for p in pairs if p[1] in ("id", "hours")]
+    assert set(pairs) == {("educ", "years"), ("sex", "rel")}
+
+
+def test_chance_agreement_on_a_common_value_does_not_count() -> None:
+    # 95 of 100 records are "x"; a column whose groups of 10 are all "x" by chance says nothing
+    key = ["x"] * 95 + ["y"] * 5
+    col = [i // 10 for i in range(100)]
+    df = pd.DataFrame({"k": key, "c": col})
+    assert linked_columns(df, ["k"]).empty
+    # a rarer value confined to one group is read back; the common one still is not
+    key = ["x"] * 80 + ["y"] * 20
+    col = [1 + i % 8 for i in range(80)] + [0] * 20
+    got = linked_columns(pd.DataFrame({"k": key, "c": col}), ["k"])
+    assert got.values.tolist() == [["k", "c", 20, 0.2]]
+
+
+def test_share_and_min_count_are_the_stated_thresholds() -> None:
+    # group "a": 38 "m" and 2 "f" (95 %); group "b": 40 "f"; base rate of "f" 42 / 80
+    df = pd.DataFrame({"k": ["m"] * 38 + ["f"] * 42, "c": ["a"] * 40 + ["b"] * 40})
+    strict = linked_columns(df, ["k"])  # 99 %: "a" does not count, "b" does
+    assert strict.values.tolist() == [["k", "c", 40, 0.5]]
+    loose = linked_columns(df, ["k"], share=0.9)  # the 38 "m" of "a" too (37 of 39 others)
+    assert loose.values.tolist() == [["k", "c", 78, 0.975]]
+    assert linked_columns(df, ["k"], min_count=20).empty  # 39 others x (1 - 0.525) < 20
+
+
+def test_recoverable_cells_by_hand() -> None:
+    before = _survey()
+    after = before.copy()
+    after.loc[[0, 5], "educ"] = None  # years gives both back
+    after.loc[[0, 2], "sex"] = None  # row 0 is a husband, row 2 a child
+    got = recoverable_cells(before, after, ["educ", "sex"])
+    assert got.values.tolist() == [["educ", "years", 2, 2], ["sex", "rel", 2, 1]]
+    # blanking the linked columns too removes the read-back
+    after.loc[[0, 5], "years"] = None
+    after.loc[[0, 2], "rel"] = None
+    assert recoverable_cells(before, after, ["educ", "sex"]).empty
+
+
+def test_missing_codes_are_missing_in_recoverable_cells() -> None:
+    before = _survey()
+    after = before.assign(educ=["-9", *list(before["educ"][1:])])
+    assert recoverable_cells(before, after, ["educ"]).empty  # "-9" is a value here
+    got = recoverable_cells(before, after, ["educ"], missing_values=[-9])
+    assert got.values.tolist() == [["educ", "years", 1, 1]]
+
+
+def test_bad_input() -> None:
+    df = _survey()
+    with pytest.raises(InvalidParameterError, match="'share' parameter"):
+        linked_columns(df, ["educ"], share=0)
+    with pytest.raises(InvalidParameterError, match="'min_count' parameter"):
+        linked_columns(df, ["educ"], min_count=0)
+    with pytest.raises(InvalidParameterError, match=r"'columns' parameter.*'sex'"):
+        linked_columns(df, ["educ", "sex"], columns=["sex"])
+    with pytest.raises(ColumnNotFoundError, match="'nope'"):
+        linked_columns(df, ["nope"])
+    with pytest.raises(InvalidParameterError, match="same records"):
+        recoverable_cells(df, df.iloc[:3], ["educ"])
+
+
+# --------------------------------------------------------------------------- local_suppression
+
+
+def _to_suppress() -> pd.DataFrame:
+    """30 (MA, f), 30 (BA, m), 30 (MA, m) and a lone (BA, f); years is a code of educ."""
+    educ = ["MA"] * 30 + ["BA"] * 30 + ["MA"] * 30 + ["BA"]
+    sex = ["f"] * 30 + ["m"] * 60 + ["f"]
+    return pd.DataFrame(
+        {"educ": educ, "sex": sex, "years": [16 if e == "BA" else 18 for e in educ]}
+    )
+
+
+def test_local_suppression_warns_about_columns_that_give_values_back() -> None:
+    df = _to_suppress()
+    # sex is kept (more important): educ of the lone record is blanked, and years says BA
+    with pytest.warns(DisclosureRiskWarning, match=r"'educ' from 'years' \(1 of 1\)"):
+        res = local_suppression(df, ["educ", "sex"], k=2, importance=["sex", "educ"])
+    assert res.data["educ"].isna().tolist() == [False] * 90 + [True]
+    assert res.details["recoverable"] == [
+        {"key_variable": "educ", "column": "years", "n_blanked": 1, "n_recoverable": 1}
+    ]
+    assert res.to_dict()["recoverable"] == res.details["recoverable"]
+    assert "1 blanked educ cells can be read back from years" in res.summary()
+    # linked: years goes with educ, and nothing is left to warn about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = local_suppression(
+            df, ["educ", "sex"], k=2, importance=["sex", "educ"], linked={"educ": ["years"]}
+        )
+    assert res.data["years"].isna().tolist() == [False] * 90 + [True]
+    assert res.details["recoverable"] == []
+    assert res.to_dict()["linked_cells"] == {"years": 1}
+    assert "linked column years: 1 cells blanked" in res.summary()
+
+
+def test_random_baseline_warns_too() -> None:
+    from microsdc.suppression import min_missingness_max_deid
+
+    df = _to_suppress()
+    with pytest.warns(DisclosureRiskWarning, match=r"'educ' from 'years'") as rec:
+        min_missingness_max_deid(df, ["educ", "sex"], 2, seed=1)
+    assert rec[0].filename == __file__  # points at the caller
+
+
+def test_linked_columns_are_blanked_with_their_key() -> None:
+    df = pd.DataFrame(
+        {
+            "educ": ["BA"] * 12 + ["MA"] * 12 + ["PhD"],
+            "years": [16] * 12 + [18] * 12 + [21],
+            "sex": ["m", "f"] * 12 + ["f"],
+            "note": list(range(25)),
+        }
+    )
+    df.loc[24, "educ"] = "BA"  # a lone (BA, f, years=21) record
+    qi = ["educ", "sex"]
+    before = df.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = local_suppression(
+            df, qi, k=13, importance=["sex", "educ"], linked={"educ": ["years"]}
+        )
+    pd.testing.assert_frame_equal(df, before)  # input untouched
+    blanked = res.data["educ"].isna() & df["educ"].notna()
+    assert blanked.any()
+    assert res.data.loc[blanked, "years"].isna().all()
+    assert res.data.loc[~blanked, "years"].tolist() == df.loc[~blanked, "years"].tolist()
+    assert res.details["linked_cells"] == {"years": int(blanked.sum())}
+    assert int(res.cells_per_qi.sum()) == int(res.data[qi].isna().sum().sum())
+    assert res.data["note"].tolist() == list(range(25))
+
+
+def test_linked_with_subjects_and_several_keys() -> None:
+    df = pd.DataFrame(
+        {
+            "pid": np.repeat(np.arange(8), 2),
+            "a": np.repeat(["x", "x", "x", "y", "y", "y", "z", "x"], 2),
+            "b": np.repeat(["u", "u", "v", "v", "u", "u", "v", "w"], 2),
+            "ga": np.repeat(list("ppppqqqr"), 2),
+            "gab": 1,
+        }
+    )
+    res = local_suppression(
+        df, ["a", "b"], k=2, subject_id="pid", linked={"a": ["ga", "gab"], "b": ["gab"]}
+    )
+    blank_a = res.data["a"].isna() & df["a"].notna()
+    blank_b = res.data["b"].isna() & df["b"].notna()
+    assert (blank_a | blank_b).any()
+    assert res.data["ga"].isna().tolist() == blank_a.tolist()
+    assert res.data["gab"].isna().tolist() == (blank_a | blank_b).tolist()
+
+
+@pytest.mark.parametrize(
+    ("linked", "error", "match"),
+    [
+        ({"years": ["educ"]}, InvalidParameterError, "'years', which is not a quasi-identifier"),
+        ({"educ": ["sex"]}, InvalidParameterError, "'sex' is a quasi-identifier"),
+        ({"educ": ["nope"]}, ColumnNotFoundError, "'linked' parameter.*'nope'"),
+        (["years"], InvalidParameterError, "'linked' parameter"),
+    ],
+)
+def test_linked_bad_input(linked: object, error: type, match: str) -> None:
+    df = _survey()
+    with pytest.raises(error, match=match):
+        local_suppression(df, ["educ", "sex"], k=2, linked=linked)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def _brute(
+    before: pd.DataFrame, after: pd.DataFrame, key: str, col: str, share: float, min_count: int
+) -> tuple[int, int]:
+    """(cells blanked, cells recoverable) of key from col, record by record."""
+    k0 = [None if pd.isna(v) else v for v in before[key]]
+    k1 = [None if pd.isna(v) else v for v in after[key]]
+    c1 = [None if pd.isna(v) else v for v in after[col]]
+    seen = [v for v in k1 if v is not None]
+    blanked = hits = 0
+    for i in range(len(k0)):
+        if k0[i] is None or k1[i] is not None:
+            continue
+        blanked += 1
+        if c1[i] is None or not seen:
+            continue
+        others = [k1[j] for j in range(len(k1)) if c1[j] == c1[i] and k1[j] is not None]
+        n = len(others)
+        p = seen.count(k0[i]) / len(seen)
+        if n >= min_count and n * (1 - p) >= min_count and others.count(k0[i]) >= share * n:
+            hits += 1
+    return blanked, hits
+
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("abc"), st.sampled_from([0, 1, 2, None]), st.booleans()),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([0.5, 0.8, 1.0]),
+    st.sampled_from([1, 2, 3]),
+)
+def test_recoverable_cells_matches_brute_force(
+    rows: list[tuple[str, object, bool]], share: float, min_count: int
+) -> None:
+    before = pd.DataFrame({"k": [r[0] for r in rows], "c": [r[1] for r in rows]}, dtype=object)
+    after = before.copy()
+    after.loc[[r[2] for r in rows], "k"] = None
+    got = recoverable_cells(before, after, ["k"], share=share, min_count=min_count)
+    blanked, hits = _brute(before, after, "k", "c", share, min_count)
+    if hits:
+        assert got.values.tolist() == [["k", "c", blanked, hits]]
+    else:
+        assert got.empty
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", None]), st.sampled_from([0, 1, 2, None])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.sampled_from([0.5, 0.8, 1.0]),
+    st.sampled_from([1, 2, 3]),
+)
+def test_linked_columns_matches_brute_force(
+    rows: list[tuple[object, object]], share: float, min_count: int
+) -> None:
+    df = pd.DataFrame(rows, columns=["k", "c"], dtype=object)
+    k = [None if pd.isna(v) else v for v in df["k"]]
+    c = [None if pd.isna(v) else v for v in df["c"]]
+    seen = [v for v in k if v is not None]
+    hits = both = 0
+    for i in range(len(k)):
+        if k[i] is None or c[i] is None:
+            continue
+        both += 1
+        others = [k[j] for j in range(len(k)) if j != i and c[j] == c[i] and k[j] is not None]
+        n, p = len(others), seen.count(k[i]) / len(seen)
+        if n >= min_count and n * (1 - p) >= min_count and others.count(k[i]) >= share * n:
+            hits += 1
+    got = linked_columns(df, ["k"], share=share, min_count=min_count)
+    if hits:
+        assert got.values.tolist() == [["k", "c", hits, hits / both]]
+    else:
+        assert got.empty

@@ -1,0 +1,60 @@
+"""Declared missing codes are compared by value, whatever the type they were read as."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from microsdc import sample_frequencies
+from microsdc.encode import encode_column, missing_mask
+
+
+def test_text_code_read_from_csv_matches_numeric_declaration() -> None:
+    df = pd.DataFrame({"educ": ["1", "1", "-999"], "sex": ["f", "f", "f"]})
+    fk = sample_frequencies(df, ["educ", "sex"], missing_values=[-999])["fk"].tolist()
+    assert fk == [3, 3, 3]
+
+
+@pytest.mark.parametrize(
+    ("values", "declared", "expected"),
+    [
+        (["1", "-999", "2"], [-999], [False, True, False]),  # text data, int code
+        (["1", "-999", "2"], [-999.0], [False, True, False]),  # text data, float code
+        (["1", "-999.0", "2"], [-999], [False, True, False]),  # "-999.0" is the number -999
+        ([1, -999, 2], ["-999"], [False, True, False]),  # int data, text code
+        ([1.0, -999.0, 2.0], ["-999"], [False, True, False]),  # float data, text code
+        ([1, 99, 2], [99.0], [False, True, False]),  # 99 against 99.0
+        ([1.0, 99.0, 2.0], [99], [False, True, False]),  # 99.0 against 99
+        ([1.5, 99.5], ["99.5"], [False, True]),
+        ([1, -999, 2], [-999], [False, True, False]),  # same type, as before
+        (["a", "NA", "na"], ["NA"], [False, True, False]),  # other text: exact
+        (["099", "99"], [99], [False, True]),  # leading zeros: a code, not a number
+        (["1", "+99", "1e2"], [99, 100], [False, False, False]),
+        ([True, 1, 0], [1], [False, True, False]),  # booleans are not numbers
+        ([True, 1, 0], [True], [True, False, False]),
+        ([1, "99", 99.0, None], [99], [False, True, True, True]),  # mixed objects
+        ([" 99", "x"], [99], [True, False]),  # spaces around a number in a CSV cell
+    ],
+)
+def test_missing_codes_by_value(values: list, declared: list, expected: list) -> None:
+    assert missing_mask(pd.Series(values), declared).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", ["int64", "Int64", "float64", "Float64", "category", "string"])
+def test_missing_codes_every_dtype(dtype: str) -> None:
+    s = pd.Series([1, 99, 3, 99]).astype(dtype)
+    for code in (99, 99.0, "99", "99.0"):
+        assert missing_mask(s, [code]).tolist() == [False, True, False, True], (dtype, code)
+
+
+def test_encode_column_drops_text_code_declared_as_number() -> None:
+    codes, cats = encode_column(pd.Series(["3", "-1", "3", "7"]), [-1])
+    assert codes.tolist() == [0, -1, 0, 1]
+    assert list(cats) == ["3", "7"]
+
+
+def test_per_column_declaration_with_mixed_types() -> None:
+    df = pd.DataFrame({"a": ["1", "9", "2"], "b": [9, 9, 1]})
+    fk = sample_frequencies(df, ["a", "b"], missing_values={"a": [9], "b": ["9"]})
+    # (1, .), (., .), (2, 1): rows 0 and 2 differ on a; row 1 matches both
+    assert fk["fk"].tolist() == [2, 3, 2]
