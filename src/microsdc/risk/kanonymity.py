@@ -104,6 +104,18 @@ def frequencies_from_codes(
         fk = pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+    if policy.kind == "probabilistic":
+        probs = dense.value_shares(
+            pat.codes, np.asarray(n_categories, dtype=np.int64) + 1, pat.count
+        )
+        support = wildcard_support(pat, n_categories, weighted, probs)
+        return PatternFrequencies(
+            pat.codes,
+            pat.count,
+            support[:, 0] + support[:, 1],
+            support[:, 2] + support[:, 3] if weighted else None,
+            pat.inverse,
+        )
     support = wildcard_support(pat, n_categories, weighted)
     if policy.kind == "conservative":
         from microsdc._kernels.conservative import conservative_counts
@@ -117,12 +129,12 @@ def frequencies_from_codes(
         m = pat.codes.shape[1]
         complete = pat.mask == (1 << m) - 1
         a = policy.alpha
-        fk_f = np.where(
-            complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1])
-        )
-        big = np.where(
-            complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3])
-        )
+        # sdcMicro freqCalc: records with a missing value add alpha unless they are of
+        # the target's exact pattern; complete records and the own pattern add 1
+        own = np.where(complete, 0.0, pat.count.astype(np.float64))
+        w_own = np.where(complete, 0.0, pat.weight)
+        fk_f = support[:, 0] + own + a * (support[:, 1] - own)
+        big = support[:, 2] + w_own + a * (support[:, 3] - w_own)
         return PatternFrequencies(
             pat.codes, pat.count, fk_f, big if weighted else None, pat.inverse
         )

@@ -301,9 +301,8 @@ def local_suppression(
     ------
     InvalidParameterError
         For a bad ``k``, ``combs``, ``method``, ``missing``, ``importance``
-        (unknown columns, not covering the QIs, non-positive weights), k larger
-        than the number of records, or a policy under which k cannot be reached
-        (alpha * n_rows < k with missing values present).
+        (unknown columns, not covering the QIs, non-positive weights), or k larger
+        than the number of records.
     ColumnNotFoundError
         For unknown QI, strata or subject columns.
     DataValidationError
@@ -430,7 +429,6 @@ def local_suppression(
                 f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
                 f"stratum; got {biggest}. Use method='greedy'."
             )
-    _check_reachable(codes0, groups, policy, jobs_spec, ncat, jobs)
 
     from microsdc.suppression._engine import fk_of, reach_k, risk_mask
 
@@ -498,32 +496,6 @@ def _strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.nda
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]
-
-
-def _check_reachable(
-    codes: np.ndarray,
-    groups: list[np.ndarray],
-    policy: Policy,
-    jobs_spec: list[tuple[int, int]],
-    ncat: np.ndarray,
-    jobs: list[tuple[tuple[int, ...], int]],
-) -> None:
-    """With alpha < 1 a record with a missing value has fk <= alpha * n."""
-    if policy.kind != "alpha":
-        return
-    from microsdc.suppression._engine import risk_mask
-
-    max_k = max(kk for _, kk in jobs_spec)
-    for rows in groups:
-        if len(rows) == 0 or policy.alpha * len(rows) >= max_k:
-            continue
-        sub = np.ascontiguousarray(codes[rows])
-        if risk_mask(sub, ncat, policy, jobs).any():
-            raise InvalidParameterError(
-                f"k={max_k} cannot be reached with missing={policy.label}: a record with any "
-                f"missing value has fk <= alpha * n = {policy.alpha * len(rows):g}, so blanking "
-                "cannot make a record safe. Use a larger alpha or the wildcard policy."
-            )
 
 
 def _true_fk(
