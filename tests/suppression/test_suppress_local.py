@@ -18,7 +18,7 @@ from microsdc.exceptions import (
 from microsdc.suppression import SuppressionResult, local_suppression
 from oracles.kanon import fk_bruteforce, rows_of
 
-POLICIES = ["wildcard", "category", "conservative", 0.5]
+POLICIES = ["wildcard", "category", 0.5]
 
 
 def _frames(max_rows: int = 18, max_cols: int = 3) -> st.SearchStrategy[pd.DataFrame]:

@@ -366,6 +366,7 @@ def local_suppression(
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     policy = parse_policy(missing, _FUNC)
+    check_guarantee(policy, _FUNC)
     method = check_one_of(method, "method", _FUNC, METHODS)
     cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
     if len(cols) > 62:
@@ -450,6 +451,11 @@ def local_suppression(
 
                 exact_suppress_codes(sub, ncat, jobs_spec[0][1], costs.weight, time_limit)
                 fka = fk_of(sub, ncat, policy)
+            elif policy.kind == "category" and single:
+                from microsdc.suppression._category import category_suppress
+
+                category_suppress(sub, ncat, jobs[0][1], costs.weight)
+                fka = fk_of(sub, ncat, policy)
             else:
                 done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fkb if single else None)
                 fka = done if done is not None else fk_of(sub, ncat, policy)
@@ -475,6 +481,18 @@ def local_suppression(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
     )
+
+
+def check_guarantee(policy: Policy, func: str) -> None:
+    """Refuse a policy that blank records can satisfy as the target of suppression."""
+    if policy.kind == "conservative":
+        raise InvalidParameterError(
+            f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
+            "blank records satisfy it for every record, so it guarantees nothing. It remains "
+            "a measure in sample_frequencies. Use 'category' (every released record in a "
+            "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
+            "count with the share of the value)."
+        )
 
 
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:

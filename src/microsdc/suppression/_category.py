@@ -1,0 +1,219 @@
+"""Local suppression when missing is a category: blank masks applied to groups of records.
+
+Under ``missing="category"`` a released record is safe when at least k released
+records carry exactly its QI tuple (blanks included). Blanking one record alone
+rarely helps (a partly blank tuple matches nobody), so records at risk are
+blanked together: for every blank mask (a set of columns), in order of cost,
+the records still at risk are grouped by their tuple with those columns blank;
+a group is released with that tuple when it has, together with the released
+records already carrying it, at least k members. The masks of one cost are
+tried in order of the number of records they settle, and the search is
+repeated while it settles records (records released late can complete groups
+of cheaper masks). The entirely blank mask comes last; if fewer than k records
+are left for it, they join an existing released class that generalises them
+(cheapest first), or, when there is none, records of the largest classes are
+blanked entirely until the blank class has k members.
+
+Every record at risk is blanked at most entirely, so the result is never worse
+than blanking every record at risk entirely, except for the last step, which
+adds at most (k - 1) entirely blank records taken from classes that keep k
+members.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from microsdc.exceptions import SDCError
+
+__all__ = ["category_suppress"]
+
+
+def _radix(n_categories: np.ndarray) -> np.ndarray:
+    base = np.asarray(n_categories, dtype=np.int64) + 1
+    radix = np.ones(len(base), dtype=np.int64)
+    for j in range(1, len(base)):
+        radix[j] = radix[j - 1] * base[j - 1]
+    return radix
+
+
+def _keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    return (codes + 1) @ radix if codes.shape[1] else np.zeros(len(codes), dtype=np.int64)
+
+
+def _masks_by_cost(weight: np.ndarray) -> list[list[int]]:
+    """Non-empty column masks grouped by cost (ascending); the full mask last."""
+    m = len(weight)
+    full = (1 << m) - 1
+    by_cost: dict[float, list[int]] = {}
+    for b in range(1, full):
+        cost = round(float(sum(weight[j] for j in range(m) if (b >> j) & 1)), 9)
+        by_cost.setdefault(cost, []).append(b)
+    levels = [by_cost[c] for c in sorted(by_cost)]
+    levels.append([full])
+    return levels
+
+
+class _Released:
+    """Counts of released tuples (sorted keys with counts), rebuilt lazily."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self._parts = [keys]
+        self._dirty = True
+        self.uniq = np.zeros(0, dtype=np.int64)
+        self.count = np.zeros(0, dtype=np.int64)
+
+    def add(self, keys: np.ndarray) -> None:
+        self._parts.append(keys)
+        self._dirty = True
+
+    def lookup(self, keys: np.ndarray) -> np.ndarray:
+        if self._dirty:
+            allk = np.concatenate(self._parts)
+            self._parts = [allk]
+            self.uniq, self.count = np.unique(allk, return_counts=True)
+            self._dirty = False
+        if len(self.uniq) == 0:
+            return np.zeros(len(keys), dtype=np.int64)
+        pos = np.searchsorted(self.uniq, keys)
+        pos = np.minimum(pos, len(self.uniq) - 1)
+        return np.where(self.uniq[pos] == keys, self.count[pos], 0)
+
+
+def _settle(
+    codes: np.ndarray, waiting: np.ndarray, b: int, k: int, radix: np.ndarray, rel: _Released
+) -> tuple[np.ndarray, np.ndarray]:
+    """Records of ``waiting`` settled by mask ``b`` and their new keys."""
+    m = codes.shape[1]
+    cols = [j for j in range(m) if (b >> j) & 1]
+    proj = codes[waiting].copy()
+    proj[:, cols] = -1
+    keys = _keys(proj, radix)
+    uniq, inv, cnt = np.unique(keys, return_inverse=True, return_counts=True)
+    total = cnt + rel.lookup(uniq)
+    ok = (total >= k)[inv.reshape(-1)]
+    return waiting[ok], keys[ok]
+
+
+def category_suppress(
+    codes: np.ndarray, n_categories: np.ndarray, k: int, weight: np.ndarray
+) -> None:
+    """Blank cells of ``codes`` (in place) until every tuple occurs at least k times.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, -1 = missing; modified in place
+    n_categories : ndarray of shape (m,)
+    k : int, 1 <= k <= n
+    weight : ndarray of shape (m,), float64 > 0, cost of a cell of each column
+
+    Raises
+    ------
+    SDCError
+        If the result fails the final check (never expected).
+    """
+    n, m = codes.shape
+    if n == 0 or k <= 1:
+        return
+    radix = _radix(n_categories)
+    key = _keys(codes, radix)
+    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
+    risky = (cnt < k)[inv.reshape(-1)]
+    waiting = np.flatnonzero(risky)
+    if len(waiting) == 0:
+        return
+    rel = _Released(key[~risky])
+    levels = _masks_by_cost(np.asarray(weight, dtype=np.float64))
+    changed = True
+    while changed and len(waiting):
+        changed = False
+        for level in levels[:-1]:
+            # masks of one cost: those that settle most records first, repeated while useful
+            while len(waiting):
+                gains = [len(_settle(codes, waiting, b, k, radix, rel)[0]) for b in level]
+                order = [level[i] for i in np.argsort(gains, kind="stable")[::-1] if gains[i]]
+                if not order:
+                    break
+                for b in order:
+                    rows, new_keys = _settle(codes, waiting, b, k, radix, rel)
+                    if len(rows) == 0:
+                        continue
+                    cols = [j for j in range(m) if (b >> j) & 1]
+                    sub = codes[rows]
+                    sub[:, cols] = -1
+                    codes[rows] = sub
+                    rel.add(new_keys)
+                    waiting = np.setdiff1d(waiting, rows, assume_unique=True)
+                    changed = True
+                if not len(waiting):
+                    break
+    if len(waiting):
+        _finish(codes, waiting, k, radix, rel, np.asarray(weight, dtype=np.float64))
+    final = _keys(codes, radix)
+    cnt2 = np.unique(final, return_counts=True)[1]
+    if (cnt2 < k).any():
+        raise SDCError(
+            "Local suppression with missing='category' left a class below k; please report "
+            "this with the data shape and parameters."
+        )
+
+
+def _finish(
+    codes: np.ndarray,
+    waiting: np.ndarray,
+    k: int,
+    radix: np.ndarray,
+    rel: _Released,
+    weight: np.ndarray,
+) -> None:
+    """The records left: blank entirely if they make k together, else join a class."""
+    n = codes.shape[0]
+    blank_key = 0
+    have = int(rel.lookup(np.array([blank_key], dtype=np.int64))[0])
+    if len(waiting) + have >= k:
+        codes[waiting] = -1
+        return
+    # join the cheapest released class whose tuple generalises the record
+    released = np.ones(n, dtype=bool)
+    released[waiting] = False
+    keys = _keys(codes, radix)
+    uniq, first = np.unique(keys[released], return_index=True)
+    pats = codes[np.flatnonzero(released)[first]]
+    cnt = rel.lookup(uniq)
+    pats = pats[cnt >= k]
+    left: list[int] = []
+    for r in waiting.tolist():
+        row = codes[r]
+        fits = np.all((pats == row) | (pats < 0), axis=1)
+        if not fits.any():
+            left.append(r)
+            continue
+        cost = ((pats[fits] < 0) & (row >= 0)) @ weight
+        best = pats[fits][int(np.argmin(cost))]
+        codes[r] = best
+    if not left:
+        return
+    # no class to join: blank whole records of the largest classes until k are blank
+    codes[left] = -1
+    need = k - len(left)
+    keys = _keys(codes, radix)
+    taken: list[int] = []
+    uniq, inv, cnt = np.unique(keys, return_inverse=True, return_counts=True)
+    inv = inv.reshape(-1)
+    order = [g for g in np.argsort(-cnt, kind="stable") if uniq[g] != 0]
+    for g in order:  # surplus members first: their class keeps k members
+        if need <= 0:
+            break
+        spare = min(int(cnt[g]) - k, need)
+        if spare > 0:
+            taken.extend(np.flatnonzero(inv == g)[:spare].tolist())
+            need -= spare
+    for g in order[::-1]:  # then a whole class, the smallest
+        if need <= 0:
+            break
+        if int(cnt[g]) - k <= 0:
+            taken.extend(np.flatnonzero(inv == g).tolist())
+            need -= int(cnt[g])
+    if need > 0:
+        raise SDCError("Local suppression with missing='category' could not reach k.")
+    codes[taken] = -1

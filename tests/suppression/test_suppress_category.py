@@ -1,0 +1,88 @@
+"""Local suppression with missing as a category: groups blanked together, classes of >= k."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from microsdc.exceptions import InvalidParameterError
+from microsdc.suppression import local_suppression
+from oracles.kanon import fk_bruteforce, rows_of
+
+
+def test_four_corners_one_column_each() -> None:
+    # (1,1), (1,2), (2,1), (2,2), k = 2: one column blanked in every row (4 cells), not
+    # every row blanked entirely (8 cells)
+    df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 2]})
+    res = local_suppression(df, ["a", "b"], 2, missing="category")
+    assert res.n_cells == 4
+    assert res.n_at_risk_after == 0
+    fk, _ = fk_bruteforce(rows_of(res.data, ["a", "b"]), "category")
+    assert fk == [2.0, 2.0, 2.0, 2.0]
+
+
+def test_importance_picks_the_column() -> None:
+    df = pd.DataFrame({"a": [1, 1, 2, 2], "b": [1, 2, 1, 2]})
+    res = local_suppression(df, ["a", "b"], 2, missing="category", importance=["b", "a"])
+    assert res.cells_per_qi.to_dict() == {"a": 4, "b": 0}
+
+
+def test_risky_record_joins_an_existing_class() -> None:
+    # three records (x, NA) are a class; (x, u) alone joins it with one cell
+    df = pd.DataFrame(
+        {"a": ["x", "x", "x", "x", "y", "y", "y"], "b": [None, None, None, "u"] + ["v"] * 3}
+    )
+    res = local_suppression(df, ["a", "b"], 3, missing="category")
+    assert res.n_cells == 1
+    assert res.data["b"].isna().tolist() == [True, True, True, True, False, False, False]
+
+
+def test_leftover_below_k_is_completed() -> None:
+    # one record at risk and no class it can join: records of the big class are blanked
+    # entirely with it, and the big class keeps k members
+    df = pd.DataFrame({"a": ["x"] * 5 + ["y"], "b": ["u"] * 5 + ["v"]})
+    res = local_suppression(df, ["a", "b"], 2, missing="category")
+    fk, _ = fk_bruteforce(rows_of(res.data, ["a", "b"]), "category")
+    assert min(fk) >= 2
+    assert res.n_cells == 4  # the record and one member of the class, entirely
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> pd.DataFrame:
+    n = draw(st.integers(1, 30))
+    m = draw(st.integers(1, 4))
+    cells = st.one_of(st.none(), st.integers(0, 2)) if draw(st.booleans()) else st.integers(0, 3)
+    return pd.DataFrame({f"q{j}": draw(st.lists(cells, min_size=n, max_size=n)) for j in range(m)})
+
+
+@given(df=_frames(), k=st.integers(1, 5), data=st.data())
+def test_category_result_every_class_has_k(df: pd.DataFrame, k: int, data: st.DataObject) -> None:
+    qi = list(df.columns)
+    k = min(k, len(df))
+    snapshot = df.copy(deep=True)
+    res = local_suppression(df, qi, k, missing="category")
+    pd.testing.assert_frame_equal(df, snapshot)
+    fk, _ = fk_bruteforce(rows_of(res.data, qi), "category")
+    assert min(fk) >= k
+    assert res.n_at_risk_after == 0
+    # never changes anything but observed cells to missing
+    for c in qi:
+        kept = res.data[c].notna()
+        assert (res.data[c][kept].astype(object) == df[c][kept].astype(object)).all()
+    # not worse than blanking every record at risk entirely, plus the completion of a
+    # leftover group of fewer than k records (at most k - 1 records)
+    fk0, _ = fk_bruteforce(rows_of(df, qi), "category")
+    risky = np.array(fk0) < k
+    observed = df.notna().to_numpy().sum(axis=1)
+    assert res.n_cells <= observed[risky].sum() + (k - 1) * len(qi)
+    if min(fk0) >= k:
+        assert res.n_cells == 0
+
+
+def test_conservative_is_refused_as_a_guarantee() -> None:
+    df = pd.DataFrame({"a": [1, 2, 3], "b": [1, 2, 3]})
+    with pytest.raises(InvalidParameterError, match=r"'category'.*'probabilistic'"):
+        local_suppression(df, ["a", "b"], 2, missing="conservative")
