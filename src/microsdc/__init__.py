@@ -38,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "global_risk": "microsdc.risk.individual",
     "household_risk": "microsdc.risk.individual",
     "l_diversity": "microsdc.risk.ldiversity",
+    "prosecutor_risk": "microsdc.risk.prosecutor",
     "suppressed_cells": "microsdc.utility",
     # jobs and reports
     "run_job": "microsdc.job",

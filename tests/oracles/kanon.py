@@ -46,7 +46,7 @@ def prosecutor_bruteforce(
     """Per record: weight of its own released record / total weight of the released
     records compatible with its true values; a blank of s in column c where the
     true value t_c is known weighs the share of t_c among the released values
-    (0 when it no longer appears). 0 when every weight is 0."""
+    (1 when it no longer appears: then every candidate is blank there)."""
     shares = value_shares(released)
     out = []
     for t, own in zip(original, released, strict=True):
@@ -55,7 +55,7 @@ def prosecutor_bruteforce(
             wgt = 1.0
             for j, (a, b) in enumerate(zip(t, s, strict=True)):
                 if b is None and a is not None:
-                    wgt *= shares[j].get(a, 0.0)
+                    wgt *= shares[j].get(a, 1.0)
             return wgt
 
         total = sum(weight(s) for s in released if compatible(t, s))

@@ -6,6 +6,7 @@ k-anonymity with missing values, safe combinations, individual and household ris
 from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, individual_risk
 from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
 from microsdc.risk.ldiversity import l_diversity
+from microsdc.risk.prosecutor import prosecutor_risk
 from microsdc.risk.safe_combinations import safe_combinations
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "household_risk",
     "individual_risk",
     "l_diversity",
+    "prosecutor_risk",
     "safe_combinations",
     "sample_frequencies",
 ]

@@ -67,6 +67,12 @@ class SuppressionResult:
     combs : list of int or None
     seconds : float
         Wall-clock time of the computation.
+    prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
+        Per record, the probability that an intruder who knows the record's true
+        QI values picks its released record, before and after suppression
+        (see :func:`microsdc.risk.prosecutor_risk`; within the stratum when
+        ``strata`` is used). Blank cells of other records count only with the
+        share of the person's value, so blank records cannot lower it much.
     """
 
     data: pd.DataFrame
@@ -84,6 +90,8 @@ class SuppressionResult:
     combs: list[int] | None = None
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    prosecutor_before: pd.Series | None = None
+    prosecutor_after: pd.Series | None = None
 
     @property
     def n_cells(self) -> int:
@@ -113,6 +121,15 @@ class SuppressionResult:
                 f"  suppressed records whose true values match fewer than k released "
                 f"records: {below:,}"
             )
+        if self.prosecutor_before is not None and self.prosecutor_after is not None:
+            b, a = (
+                _prosecutor_figures(self.prosecutor_before),
+                _prosecutor_figures(self.prosecutor_after),
+            )
+            lines.append(
+                f"  prosecutor risk (intruder knows the true QIs): max {b['max']:.2f} -> "
+                f"{a['max']:.2f}, mean {b['mean']:.3f} -> {a['mean']:.3f}"
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -130,8 +147,24 @@ class SuppressionResult:
             "n_at_risk_before": self.n_at_risk_before,
             "n_at_risk_after": self.n_at_risk_after,
             "true_fk_below_k": int((self.true_fk < _min_k(self.k)).sum()),
+            "prosecutor_risk": None
+            if self.prosecutor_before is None or self.prosecutor_after is None
+            else {
+                "before": _prosecutor_figures(self.prosecutor_before, _min_k(self.k)),
+                "after": _prosecutor_figures(self.prosecutor_after, _min_k(self.k)),
+            },
             "seconds": round(self.seconds, 4),
         }
+
+
+def _prosecutor_figures(risk: pd.Series, k: int = 1) -> dict[str, Any]:
+    """Maximum, mean and records above 1/k of a prosecutor risk."""
+    v = risk.to_numpy(dtype=np.float64)
+    return {
+        "max": float(v.max()) if len(v) else 0.0,
+        "mean": float(v.mean()) if len(v) else 0.0,
+        "n_above_1_over_k": int((v > 1.0 / k + 1e-12).sum()),
+    }
 
 
 def _min_k(k: int | list[int]) -> int:
@@ -465,6 +498,7 @@ def local_suppression(
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
+    pros = _prosecutor(codes0, codes, groups, ncat, risk_before.any())
     return _result(
         df,
         data,
@@ -480,7 +514,33 @@ def local_suppression(
         int(risk_after.sum()),
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
+        (
+            pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
+            pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
+        ),
     )
+
+
+def _prosecutor(
+    codes0: np.ndarray,
+    codes: np.ndarray,
+    groups: list[np.ndarray],
+    ncat: np.ndarray,
+    changed: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prosecutor risk before and after, per stratum."""
+    from microsdc.risk.prosecutor import prosecutor_from_codes
+
+    before = np.zeros(len(codes0))
+    after = np.zeros(len(codes0))
+    for rows in groups:
+        if len(rows) == 0:
+            continue
+        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat)
+        after[rows] = (
+            prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
+        )
+    return before, after
 
 
 def check_guarantee(policy: Policy, func: str) -> None:
@@ -551,11 +611,12 @@ def _result(
     n_after: int,
     combs: list[int] | None,
     seconds: float,
+    prosecutor: tuple[pd.Series, pd.Series] | None = None,
 ) -> SuppressionResult:
     per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(cols, dtype=object))
     per_qi.name = "cells"
     per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
-    dtype: Any = "float64" if policy.kind == "alpha" else "int64"
+    dtype: Any = "float64" if policy.fractional else "int64"
     return SuppressionResult(
         data=data,
         qi=list(cols),
@@ -571,4 +632,6 @@ def _result(
         n_at_risk_after=n_after,
         combs=combs,
         seconds=seconds,
+        prosecutor_before=None if prosecutor is None else prosecutor[0],
+        prosecutor_after=None if prosecutor is None else prosecutor[1],
     )
