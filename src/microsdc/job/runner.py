@@ -373,6 +373,8 @@ def _suppress(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, dict[str,
     figures["method"] = s.get("method", "greedy")
     true_fk = res.true_fk.to_numpy()
     figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
+    figures["guarantee"] = cfg.missing
+    figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
     return res.data, figures
 
 

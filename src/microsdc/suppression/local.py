@@ -484,6 +484,11 @@ def local_suppression(
 
                 exact_suppress_codes(sub, ncat, jobs_spec[0][1], costs.weight, time_limit)
                 fka = fk_of(sub, ncat, policy)
+            elif policy.kind == "probabilistic":
+                from microsdc.suppression._probabilistic import probabilistic_reach_k
+
+                probabilistic_reach_k(sub, ncat, jobs, costs)
+                fka = fk_of(sub, ncat, policy)
             elif policy.kind == "category" and single:
                 from microsdc.suppression._category import category_suppress
 
