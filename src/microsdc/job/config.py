@@ -515,8 +515,8 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
             risk.get("missing", "wildcard") != "conservative",
             ("risk", "missing"),
             "key 'risk.missing' cannot be \"conservative\" with a suppression step: k - 1 "
-            "entirely blank records satisfy it, so it guarantees nothing. Use \"category\" "
-            "(classes of k identical records) or \"probabilistic\".",
+            'entirely blank records satisfy it, so it guarantees nothing. Use "category" '
+            '(classes of k identical records) or "probabilistic".',
         )
         if "importance" in suppression:
             named = list(suppression["importance"])

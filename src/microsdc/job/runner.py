@@ -286,7 +286,10 @@ def measure_risk(
     fk = freq["fk"].to_numpy()
     from microsdc.risk.individual import risk_from_frequencies
 
-    risk = risk_from_frequencies(fk, freq["Fk"].to_numpy() if "Fk" in freq else None)
+    # the individual-risk approximation needs whole counts: under "probabilistic" a
+    # record counts the whole matches its fractional fk holds (its own record included)
+    whole = np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
+    risk = risk_from_frequencies(whole, freq["Fk"].to_numpy() if "Fk" in freq else None)
     n = len(df)
     k = cfg.k
     labels = [str(i) for i in range(1, k)] + [f">= {k}"]

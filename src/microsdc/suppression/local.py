@@ -306,9 +306,11 @@ def local_suppression(
     strata : column name or list of column names, optional
         Anonymise each stratum (combination of these columns) on its own. The
         strata columns must have no missing values.
-    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
-        How missing values count (see :func:`microsdc.sample_frequencies`). The
-        result reaches k under this policy.
+    missing : {"wildcard", "probabilistic", "category"} or float in [0, 1], default "wildcard"
+        The guarantee: how missing values count (see
+        :func:`microsdc.sample_frequencies` and the table in the Notes). The
+        result reaches k under this policy. ``"conservative"`` is refused: k - 1
+        entirely blank records satisfy it for every record.
     method : {"greedy", "exact"}, default "greedy"
         ``"exact"`` solves an integer program (small instances, wildcard policy,
         no ``combs``) to measure the greedy's distance to the optimum.
@@ -333,7 +335,8 @@ def local_suppression(
     Raises
     ------
     InvalidParameterError
-        For a bad ``k``, ``combs``, ``method``, ``missing``, ``importance``
+        For a bad ``k``, ``combs``, ``method``, ``missing`` (``"conservative"``
+        included), ``importance``
         (unknown columns, not covering the QIs, non-positive weights), or k larger
         than the number of records.
     ColumnNotFoundError
@@ -344,7 +347,41 @@ def local_suppression(
 
     Notes
     -----
-    Minimum-suppression k-anonymity is NP-hard (Meyerson & Williams 2004). The
+    Three guarantees, by what they protect against (spec section 2):
+
+    +-------------------+--------------------------------+--------------------------------+
+    | ``missing``       | a released record is safe when | protects against / not against |
+    +===================+================================+================================+
+    | ``wildcard``      | >= k records are compatible    | an intruder matching on the    |
+    |                   | with it, a blank matching any  | values shown; k - 1 blank      |
+    |                   | value (sdcMicro, kanonymity)   | records "protect" everyone     |
+    +-------------------+--------------------------------+--------------------------------+
+    | ``probabilistic`` | as wildcard, but another       | the same, without the blank-   |
+    |                   | record's blank matches value v | record loophole; someone who   |
+    |                   | only with weight p(v), its     | knows every QI may still find  |
+    |                   | share in the released data     | fewer than k exact matches     |
+    +-------------------+--------------------------------+--------------------------------+
+    | ``category``      | >= k released records carry    | an intruder who knows every QI |
+    |                   | exactly its QI tuple, blanks   | of the person; costs the most  |
+    |                   | included (ARX)                 | cells                          |
+    +-------------------+--------------------------------+--------------------------------+
+
+    Whatever the guarantee, the result reports the prosecutor risk before and
+    after (:func:`microsdc.risk.prosecutor_risk`): the chance that someone who
+    knows a person's true QIs picks the person's released record.
+
+    Under ``"category"`` (a single k on all QIs) records at risk are blanked in
+    groups: for every set of columns, cheapest first, the records at risk that
+    agree once those columns are blank are released together when they make,
+    with the released records already carrying that tuple, a class of k;
+    groups short of k by fewer records than they have are completed with
+    surplus members of released classes (:mod:`microsdc.suppression._category`).
+    Under ``"probabilistic"`` passes recount with the current shares and blank,
+    for every record at risk, the cheapest set of its cells that brings its
+    own count to k, until a full count finds none at risk.
+
+    For the wildcard and alpha policies: minimum-suppression k-anonymity is
+    NP-hard (Meyerson & Williams 2004). The
     greedy processes the records at risk in ascending fk (among equal fk,
     records with fewer observed cells first), skips those that became safe
     meanwhile, and blanks for each the cheapest set of its cells (by

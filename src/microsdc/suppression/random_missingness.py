@@ -55,7 +55,8 @@ def min_missingness_max_deid(
         Random placements tried for each share; the best is kept.
     seed : int, numpy.random.Generator or None
         Randomness of the placements. The same seed gives the same result.
-    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
+    missing : {"wildcard", "probabilistic", "category", "conservative"} or float in [0, 1], \
+default "wildcard"
         How missing values count (see :func:`microsdc.sample_frequencies`).
     missing_values : sequence or dict, optional
         Values meaning "missing" besides NaN/None/pd.NA/NaT.
