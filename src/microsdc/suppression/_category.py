@@ -331,3 +331,4 @@ def _finish(
     if need > 0:
         raise SDCError("Local suppression with missing='category' could not reach k.")
     codes[taken] = -1
+
