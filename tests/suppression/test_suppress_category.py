@@ -1,4 +1,4 @@
-"""Local suppression with missing as a category: groups blanked together, classes of >= k."""
+"""Local suppression under the category and probabilistic guarantees."""
 
 from __future__ import annotations
 
@@ -86,3 +86,29 @@ def test_conservative_is_refused_as_a_guarantee() -> None:
     df = pd.DataFrame({"a": [1, 2, 3], "b": [1, 2, 3]})
     with pytest.raises(InvalidParameterError, match=r"'category'.*'probabilistic'"):
         local_suppression(df, ["a", "b"], 2, missing="conservative")
+
+
+@given(df=_frames(), k=st.integers(2, 4))
+def test_probabilistic_both_count_routes_agree(df: pd.DataFrame, k: int) -> None:
+    # candidate counts by target patterns or by one full count per mask: same cells
+    import microsdc.suppression._probabilistic as prob
+
+    qi = list(df.columns)
+    k = min(k, len(df))
+    results = []
+    for above in (0.0, 1e9):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(prob, "_PROJECT_ABOVE", above)
+            results.append(local_suppression(df, qi, k, missing="probabilistic").data)
+    pd.testing.assert_frame_equal(results[0], results[1])
+    fk, _ = fk_bruteforce(rows_of(results[0], qi), "probabilistic")
+    assert min(fk) >= k - 1e-9
+
+
+def test_probabilistic_by_hand() -> None:
+    # (x,u) x3, (y,v), (y,w): the two y records blank their second value; each then
+    # counts the other's blank with weight 1 (its own blank) -> fk 2
+    df = pd.DataFrame({"a": ["x", "x", "x", "y", "y"], "b": ["u", "u", "u", "v", "w"]})
+    res = local_suppression(df, ["a", "b"], 2, missing="probabilistic")
+    assert res.n_cells == 2
+    assert res.data["b"].isna().tolist() == [False, False, False, True, True]

@@ -25,6 +25,9 @@ __all__ = ["probabilistic_reach_k", "probabilistic_support_of", "probabilistic_s
 
 _POLICY = Policy("probabilistic")
 
+#: Above this many targets per record, counts are taken one mask at a time.
+_PROJECT_ABOVE = 4.0
+
 
 def probabilistic_support_of(
     codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
@@ -61,6 +64,23 @@ def probabilistic_support_of(
     pat = distinct_patterns(both, n_categories, w)
     support = wildcard_support(pat, n_categories, True, probs)
     return (support[:, 2] + support[:, 3])[pat.inverse[n:]]
+
+
+def _fk_without(codes: np.ndarray, n_categories: np.ndarray, b: int) -> np.ndarray:
+    """Probabilistic fk of every row on the columns outside mask ``b``.
+
+    Equal to the count of the row with the columns of ``b`` blank: a record's
+    own blanks match anything with weight 1, and the shares of the other
+    columns do not depend on ``b``.
+    """
+    from microsdc.suppression._engine import fk_of
+
+    m = codes.shape[1]
+    cols = [j for j in range(m) if not (b >> j) & 1]
+    if not cols:
+        return np.full(codes.shape[0], float(codes.shape[0]))
+    sub = np.ascontiguousarray(codes[:, cols])
+    return np.asarray(fk_of(sub, np.asarray(n_categories)[cols], _POLICY), dtype=np.float64)
 
 
 def probabilistic_reach_k(
@@ -138,10 +158,19 @@ def probabilistic_suppress(
             rec, msk = rec[keep], msk[keep]
             if len(rec) == 0:
                 continue
-            targets = codes[risky[rec]].copy()
-            for j in range(m):
-                targets[((msk >> j) & 1).astype(bool), j] = -1
-            ok = probabilistic_support_of(codes, targets, n_categories) >= k - 1e-9
+            if len(rec) > _PROJECT_ABOVE * n:
+                # many targets: the count of r with the columns of B blank is r's own
+                # count on the other columns, one full count per mask
+                fk_t = np.empty(len(rec))
+                for b in np.unique(msk).tolist():
+                    sel = msk == b
+                    fk_t[sel] = _fk_without(codes, n_categories, b)[risky[rec[sel]]]
+            else:
+                targets = codes[risky[rec]].copy()
+                for j in range(m):
+                    targets[((msk >> j) & 1).astype(bool), j] = -1
+                fk_t = probabilistic_support_of(codes, targets, n_categories)
+            ok = fk_t >= k - 1e-9
             # first (cheapest) mask that reaches k, per record
             hit = np.flatnonzero(ok)
             if len(hit) == 0:
