@@ -112,3 +112,15 @@ def test_probabilistic_by_hand() -> None:
     res = local_suppression(df, ["a", "b"], 2, missing="probabilistic")
     assert res.n_cells == 2
     assert res.data["b"].isna().tolist() == [False, False, False, True, True]
+
+
+@pytest.mark.parametrize(("m", "n_values"), [(14, 2), (10, 90)])
+def test_category_many_columns(m: int, n_values: int) -> None:
+    # 14 QIs: only the masks of up to L columns are tried; 10 QIs of 90 values: the
+    # tuples do not fit one integer key and the per-record greedy is used
+    rng = np.random.default_rng(m)
+    df = pd.DataFrame({f"q{j}": rng.integers(0, n_values, 40) for j in range(m)})
+    res = local_suppression(df, list(df.columns), 2, missing="category")
+    fk, _ = fk_bruteforce(rows_of(res.data, list(df.columns)), "category")
+    assert min(fk) >= 2
+    assert res.n_cells <= 40 * m

@@ -501,6 +501,7 @@ def local_suppression(
                 f"stratum; got {biggest}. Use method='greedy'."
             )
 
+    from microsdc.suppression._category import category_fits, category_suppress
     from microsdc.suppression._engine import fk_of, reach_k, risk_mask
 
     fk_before = np.zeros(n)
@@ -526,9 +527,7 @@ def local_suppression(
 
                 probabilistic_reach_k(sub, ncat, jobs, costs)
                 fka = fk_of(sub, ncat, policy)
-            elif policy.kind == "category" and single:
-                from microsdc.suppression._category import category_suppress
-
+            elif policy.kind == "category" and single and category_fits(ncat):
                 category_suppress(sub, ncat, jobs[0][1], costs.weight)
                 fka = fk_of(sub, ncat, policy)
             else:
