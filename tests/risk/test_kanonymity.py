@@ -471,3 +471,11 @@ def test_every_route_matches_bruteforce(
     fk, big = fk_bruteforce(rows_of(df, qi), policy, weights)
     np.testing.assert_allclose(np.asarray(fk_d, dtype=float), fk, atol=1e-9)
     np.testing.assert_allclose(np.asarray(big_d, dtype=float), big, rtol=1e-9, atol=1e-9)
+
+
+def test_check_k_anonymity_probabilistic() -> None:
+    n, summary = check_k_anonymity(SPEC_EXAMPLE, ["A", "B"], 3, missing="probabilistic")
+    # fk 2.96, 2.96, 1.56, 1.24, 2.8 are below 3; 4.2 and 7 are not
+    assert n == 5
+    assert summary["fk"].round(2).tolist() == [1.24, 1.56, 2.8, 2.96, 4.2, 7.0]
+    assert summary["count"].tolist() == [1, 1, 1, 2, 1, 1]
