@@ -214,7 +214,7 @@ GUARANTEES = (
     (
         "category",
         "an intruder who knows every key value of a person: k identical records remain",
-        "nothing in the key variables; costs more cells",
+        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
     ),
 )
 
