@@ -124,3 +124,18 @@ def test_category_many_columns(m: int, n_values: int) -> None:
     fk, _ = fk_bruteforce(rows_of(res.data, list(df.columns)), "category")
     assert min(fk) >= 2
     assert res.n_cells <= 40 * m
+
+
+@pytest.mark.parametrize("missing", ["category", "probabilistic"])
+def test_strata_each_on_its_own(missing: str) -> None:
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame(
+        {"s": np.repeat(["a", "b"], 30), "x": rng.integers(0, 3, 60), "y": rng.integers(0, 4, 60)}
+    )
+    res = local_suppression(df, ["x", "y"], 3, missing=missing, strata="s")
+    for _, part in res.data.groupby("s"):
+        fk, _ = fk_bruteforce(rows_of(part, ["x", "y"]), missing)
+        assert min(fk) >= 3 - 1e-9
+    assert res.prosecutor_after is not None
+    if missing == "category":
+        assert res.prosecutor_after.max() <= 1 / 3 + 1e-12
