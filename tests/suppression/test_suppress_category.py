@@ -73,11 +73,11 @@ def test_category_result_every_class_has_k(df: pd.DataFrame, k: int, data: st.Da
         kept = res.data[c].notna()
         assert (res.data[c][kept].astype(object) == df[c][kept].astype(object)).all()
     # not worse than blanking every record at risk entirely, plus the completion of a
-    # leftover group of fewer than k records (at most k - 1 records)
+    # leftover group of fewer than k records (at most k records blanked entirely)
     fk0, _ = fk_bruteforce(rows_of(df, qi), "category")
     risky = np.array(fk0) < k
     observed = df.notna().to_numpy().sum(axis=1)
-    assert res.n_cells <= observed[risky].sum() + (k - 1) * len(qi)
+    assert res.n_cells <= observed[risky].sum() + k * len(qi)
     if min(fk0) >= k:
         assert res.n_cells == 0
 
@@ -139,3 +139,11 @@ def test_strata_each_on_its_own(missing: str) -> None:
     assert res.prosecutor_after is not None
     if missing == "category":
         assert res.prosecutor_after.max() <= 1 / 3 + 1e-12
+
+
+def test_random_baseline_refuses_conservative() -> None:
+    from microsdc.suppression import min_missingness_max_deid
+
+    df = pd.DataFrame({"a": [1, 2, 3], "b": [1, 2, 3]})
+    with pytest.raises(InvalidParameterError, match="cannot be 'conservative'"):
+        min_missingness_max_deid(df, ["a", "b"], 2, missing="conservative", seed=0)

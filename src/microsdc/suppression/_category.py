@@ -19,8 +19,9 @@ blanked entirely until the blank class has k members.
 
 Every record at risk is blanked at most entirely and a completion costs less
 than its group saves, so the result is never worse than blanking every record
-at risk entirely, except for the last step, which adds at most (k - 1) entirely
-blank records taken from classes that keep k members.
+at risk entirely, except for the last step, which adds at most k entirely
+blank records (surplus members of classes that keep k members, or one whole
+class).
 """
 
 from __future__ import annotations
@@ -343,19 +344,19 @@ def _finish(
     uniq, inv, cnt = np.unique(keys, return_inverse=True, return_counts=True)
     inv = inv.reshape(-1)
     order = [g for g in np.argsort(-cnt, kind="stable") if uniq[g] != 0]
-    for g in order:  # surplus members first: their class keeps k members
-        if need <= 0:
-            break
-        spare = min(int(cnt[g]) - k, need)
-        if spare > 0:
-            taken.extend(np.flatnonzero(inv == g)[:spare].tolist())
-            need -= spare
-    for g in order[::-1]:  # then a whole class, the smallest
-        if need <= 0:
-            break
-        if int(cnt[g]) - k <= 0:
-            taken.extend(np.flatnonzero(inv == g).tolist())
-            need -= int(cnt[g])
+    spare = np.maximum(cnt[order] - k, 0)
+    if spare.sum() >= need:
+        for g, extra in zip(order, spare.tolist(), strict=True):
+            # surplus members: their class keeps k members
+            take = min(extra, need)
+            if take > 0:
+                taken.extend(np.flatnonzero(inv == g)[:take].tolist())
+                need -= take
+    elif order:
+        # one whole class (it has at least k >= need members), the smallest
+        g = min(order, key=lambda g: (int(cnt[g]), int(g)))
+        taken.extend(np.flatnonzero(inv == g).tolist())
+        need -= int(cnt[g])
     if need > 0:
         raise SDCError("Local suppression with missing='category' could not reach k.")
     codes[taken] = -1
