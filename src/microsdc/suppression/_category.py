@@ -56,14 +56,13 @@ def category_fits(n_categories: np.ndarray) -> bool:
     return float(np.sum(np.log2(np.asarray(n_categories, dtype=np.float64) + 1.0))) < 62.0
 
 
-def _masks_by_cost(weight: np.ndarray) -> list[list[int]]:
+def _masks_by_cost(weight: np.ndarray, by_cells: bool = False) -> list[list[int]]:
     """Non-empty column masks in levels of equal cost (ascending); the full mask last.
 
     With more than 12 columns only masks of up to L columns are listed, L the
-    largest size keeping them within ``MAX_MASKS``. (With ranked costs every
-    level holds one mask: processing the masks of one number of cells in the
-    order of the ranking blanked 4 % fewer cells on the Adult data than
-    processing them by the number of records they settle.)
+    largest size keeping them within ``MAX_MASKS``. With ``by_cells`` a level
+    holds the masks of one number of cells (in order of cost), which the search
+    then tries by the number of records they settle.
     """
     m = len(weight)
     full = (1 << m) - 1
@@ -76,7 +75,7 @@ def _masks_by_cost(weight: np.ndarray) -> list[list[int]]:
     by_level: dict[float, list[tuple[float, int]]] = {}
     for b in masks:
         cost = round(float(sum(weight[j] for j in range(m) if (b >> j) & 1)), 9)
-        by_level.setdefault(cost, []).append((cost, b))
+        by_level.setdefault(float(bin(b).count("1")) if by_cells else cost, []).append((cost, b))
     levels = [[b for _, b in sorted(by_level[c])] for c in sorted(by_level)]
     levels.append([full])
     return levels
@@ -222,10 +221,20 @@ def _recruit(
     return np.concatenate(settled)
 
 
+#: Largest (records x masks) for which a second mask order is tried.
+SECOND_RUN_LIMIT = 2_500_000
+
+
 def category_suppress(
     codes: np.ndarray, n_categories: np.ndarray, k: int, weight: np.ndarray
 ) -> None:
     """Blank cells of ``codes`` (in place) until every tuple occurs at least k times.
+
+    The masks are tried level by level, a level being one cost. When the
+    instance is small (records x masks up to ``SECOND_RUN_LIMIT``) a second
+    search groups the masks by number of cells instead, trying those that
+    settle most records first, and the cheaper result is kept (on testdata it
+    saved up to 3 % of the cells; on Adult the first order was the better one).
 
     Parameters
     ----------
@@ -239,25 +248,51 @@ def category_suppress(
     SDCError
         If the result fails the final check (never expected).
     """
-    n, m = codes.shape
+    n = codes.shape[0]
     if n == 0 or k <= 1:
         return
     radix = _radix(n_categories)
+    w = np.asarray(weight, dtype=np.float64)
+    levels = _masks_by_cost(w)
+    orig = codes.copy()
+    if not _search(codes, k, radix, w, levels):
+        return
+    if n * sum(len(level) for level in levels) <= SECOND_RUN_LIMIT:
+        other = orig.copy()
+        _search(other, k, radix, w, _masks_by_cost(w, by_cells=True))
+        observed = orig >= 0
+        if (
+            float(((observed & (other < 0)) @ w).sum())
+            < float(((observed & (codes < 0)) @ w).sum()) - 1e-9
+        ):
+            codes[:] = other
+    final = _keys(codes, radix)
+    cnt2 = np.unique(final, return_counts=True)[1]
+    if (cnt2 < k).any():
+        raise SDCError(
+            "Local suppression with missing='category' left a class below k; please report "
+            "this with the data shape and parameters."
+        )
+
+
+def _search(
+    codes: np.ndarray, k: int, radix: np.ndarray, w: np.ndarray, levels: list[list[int]]
+) -> bool:
+    """One search over ``levels`` on ``codes`` (in place); False when nothing is at risk."""
+    m = codes.shape[1]
     key = _keys(codes, radix)
     _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
     risky = (cnt < k)[inv.reshape(-1)]
     waiting = np.flatnonzero(risky)
     if len(waiting) == 0:
-        return
+        return False
     rel = _Released(key[~risky])
     orig = codes.copy()
-    w = np.asarray(weight, dtype=np.float64)
-    levels = _masks_by_cost(w)
     changed = True
     while changed and len(waiting):
         changed = False
         for level in levels[:-1]:
-            # masks of one cost: those that settle most records first, repeated while useful
+            # masks of one level: those that settle most records first, repeated while useful
             while len(waiting):
                 gains = [len(_settle(codes, waiting, b, k, radix, rel)[0]) for b in level]
                 order = [
@@ -291,14 +326,8 @@ def category_suppress(
             if recruited:
                 changed = True
     if len(waiting):
-        _finish(codes, waiting, k, radix, rel, np.asarray(weight, dtype=np.float64))
-    final = _keys(codes, radix)
-    cnt2 = np.unique(final, return_counts=True)[1]
-    if (cnt2 < k).any():
-        raise SDCError(
-            "Local suppression with missing='category' left a class below k; please report "
-            "this with the data shape and parameters."
-        )
+        _finish(codes, waiting, k, radix, rel, w)
+    return True
 
 
 def _finish(
