@@ -54,8 +54,16 @@ def test_blank_records_add_only_shares_under_probabilistic(df: pd.DataFrame, k: 
     np.testing.assert_allclose(rise, bound, atol=1e-9)
 
 
-@given(df=_frames(), data=st.data())
-def test_prosecutor_risk_matches_bruteforce(df: pd.DataFrame, data: st.DataObject) -> None:
+# (pattern-level dense limit, pair table limit): dense patterns, mask pairs, sorted pairs
+ROUTES = {"dense": (1 << 24, 1 << 23), "pairs": (0, 1 << 23), "sorted": (0, 1)}
+
+
+@given(df=_frames(), data=st.data(), route=st.sampled_from(sorted(ROUTES)))
+def test_prosecutor_risk_matches_bruteforce(
+    df: pd.DataFrame, data: st.DataObject, route: str
+) -> None:
+    import microsdc._kernels.wildcard as wildcard
+
     qi = list(df.columns)
     blank = data.draw(
         st.lists(st.booleans(), min_size=df.size, max_size=df.size).map(
@@ -64,7 +72,10 @@ def test_prosecutor_risk_matches_bruteforce(df: pd.DataFrame, data: st.DataObjec
     )
     released = df.astype(object).mask(blank)
     snapshot = df.copy(deep=True)
-    risk = prosecutor_risk(df, released, qi)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(wildcard, "DENSE_LIMIT", ROUTES[route][0])
+        mp.setattr(wildcard, "TABLE_LIMIT", ROUTES[route][1])
+        risk = prosecutor_risk(df, released, qi)
     pd.testing.assert_frame_equal(df, snapshot)
     expected = prosecutor_bruteforce(rows_of(df, qi), rows_of(released, qi))
     np.testing.assert_allclose(risk.to_numpy(), expected, atol=1e-9)

@@ -90,17 +90,23 @@ def test_conservative_is_refused_as_a_guarantee() -> None:
 
 @given(df=_frames(), k=st.integers(2, 4))
 def test_probabilistic_both_count_routes_agree(df: pd.DataFrame, k: int) -> None:
-    # candidate counts by target patterns or by one full count per mask: same cells
+    # candidate counts by one full count per mask, or by target patterns through the
+    # dense array or through mask pairs: same cells
+    import microsdc._kernels.dense as dense
+    import microsdc._kernels.wildcard as wildcard
     import microsdc.suppression._probabilistic as prob
 
     qi = list(df.columns)
     k = min(k, len(df))
     results = []
-    for above in (0.0, 1e9):
+    for above, dense_limit in ((0.0, 1 << 24), (1e9, 1 << 24), (1e9, 0)):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(prob, "_PROJECT_ABOVE", above)
+            mp.setattr(dense, "DENSE_LIMIT", dense_limit)
+            mp.setattr(wildcard, "DENSE_LIMIT", dense_limit)
             results.append(local_suppression(df, qi, k, missing="probabilistic").data)
     pd.testing.assert_frame_equal(results[0], results[1])
+    pd.testing.assert_frame_equal(results[0], results[2])
     fk, _ = fk_bruteforce(rows_of(results[0], qi), "probabilistic")
     assert min(fk) >= k - 1e-9
 
