@@ -91,7 +91,7 @@ def test_conservative_is_refused_as_a_guarantee() -> None:
 @given(df=_frames(), k=st.integers(2, 4))
 def test_probabilistic_both_count_routes_agree(df: pd.DataFrame, k: int) -> None:
     # candidate counts by one full count per mask, or by target patterns through the
-    # dense array or through mask pairs: same cells
+    # dense array, through mask pairs or directly against the rows: same cells
     import microsdc._kernels.dense as dense
     import microsdc._kernels.wildcard as wildcard
     import microsdc.suppression._probabilistic as prob
@@ -99,14 +99,20 @@ def test_probabilistic_both_count_routes_agree(df: pd.DataFrame, k: int) -> None
     qi = list(df.columns)
     k = min(k, len(df))
     results = []
-    for above, dense_limit in ((0.0, 1 << 24), (1e9, 1 << 24), (1e9, 0)):
+    for above, dense_limit, direct in (
+        (0.0, 1 << 24, 0),
+        (1e9, 1 << 24, 0),
+        (1e9, 0, 0),
+        (1e9, 0, 10**6),
+    ):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(prob, "_PROJECT_ABOVE", above)
+            mp.setattr(prob, "_DIRECT_MAX", direct)
             mp.setattr(dense, "DENSE_LIMIT", dense_limit)
             mp.setattr(wildcard, "DENSE_LIMIT", dense_limit)
             results.append(local_suppression(df, qi, k, missing="probabilistic").data)
-    pd.testing.assert_frame_equal(results[0], results[1])
-    pd.testing.assert_frame_equal(results[0], results[2])
+    for other in results[1:]:
+        pd.testing.assert_frame_equal(results[0], other)
     fk, _ = fk_bruteforce(rows_of(results[0], qi), "probabilistic")
     assert min(fk) >= k - 1e-9
 

@@ -25,8 +25,30 @@ __all__ = ["probabilistic_reach_k", "probabilistic_support_of", "probabilistic_s
 
 _POLICY = Policy("probabilistic")
 
+#: Up to this many target patterns, counts are taken directly against the distinct rows.
+_DIRECT_MAX = 256
+
 #: Above this many targets per record, counts are taken one mask at a time.
 _PROJECT_ABOVE = 4.0
+
+
+def _support_direct(codes: np.ndarray, targets: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Probabilistic counts of a few targets against the distinct rows of ``codes``."""
+    src, cnt = np.unique(codes, axis=0, return_counts=True)
+    out = np.empty(len(targets))
+    m = codes.shape[1]
+    src_missing = src < 0
+    for start in range(0, len(targets), 16):
+        t = targets[start : start + 16]
+        w = np.broadcast_to(cnt.astype(np.float64), (len(t), len(src))).copy()
+        for j in range(m):
+            tj = t[:, j][:, None]
+            sj = src[:, j][None, :]
+            ok = (tj < 0) | src_missing[:, j][None, :] | (sj == tj)
+            factor = np.where(src_missing[:, j][None, :] & (tj >= 0), probs[j, tj + 1], 1.0)
+            w *= ok * factor
+        out[start : start + len(t)] = w.sum(axis=1)
+    return out
 
 
 def probabilistic_support_of(
@@ -55,6 +77,8 @@ def probabilistic_support_of(
     n = codes.shape[0]
     base = np.asarray(n_categories, dtype=np.int64) + 1
     probs = dense.value_shares(codes, base)
+    if len(targets) <= _DIRECT_MAX:
+        return _support_direct(codes, targets, probs)
     size = dense.dense_size(n_categories)
     if size <= dense.DENSE_LIMIT and size <= max(16.0 * (n + len(targets)), 4096.0):
         table = dense.probabilistic_sums(np.ones(n), dense.dense_keys(codes, base), base, probs)
