@@ -51,7 +51,7 @@ def test_blank_records_add_only_shares_under_probabilistic(df: pd.DataFrame, k: 
     rise = after.to_numpy()[: len(df)] - before
     # the rise is exactly (k - 1) x the product of the record's shares: never a whole
     # match unless every known value of the record is the only value of its column
-    np.testing.assert_allclose(rise, bound, atol=1e-9)
+    np.testing.assert_allclose(rise, bound, atol=2e-9)  # fk is rounded to 1e-9
 
 
 # (pattern-level dense limit, pair table limit): dense patterns, mask pairs, sorted pairs

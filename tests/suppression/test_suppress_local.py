@@ -66,9 +66,10 @@ def test_reaches_k_under_every_policy(
     res = local_suppression(df, qi, k, missing=policy)
     pd.testing.assert_frame_equal(df, snapshot)
     fk, _ = fk_bruteforce(rows_of(res.data, qi), policy)
-    assert min(fk) >= k
+    tol = 1e-9 if policy == "probabilistic" else 0.0  # sums of shares
+    assert min(fk) >= k - tol
     assert res.n_at_risk_after == 0
-    assert res.n_at_risk_before == sum(f < k for f in fk0)
+    assert res.n_at_risk_before == sum(f < k - tol for f in fk0)
     assert res.fk_after.tolist() == pytest.approx(fk)
     assert res.fk_before.tolist() == pytest.approx(fk0)
     _check_contract(df, res, qi)

@@ -183,7 +183,8 @@ def frequencies(
         return fk, (tables[1][key] if weights is not None else None)
     if kind == "probabilistic":
         probs = value_shares(codes, base, mult)
-        fk_p = probabilistic_sums(mult, key, base, probs)[key]
+        # rounded so that a count of exactly k is not taken for k - 1e-16
+        fk_p = np.round(probabilistic_sums(mult, key, base, probs)[key], 9)
         big_p = None if weights is None else probabilistic_sums(weights, key, base, probs)[key]
         return fk_p, big_p
     # alpha (sdcMicro freqCalc): a record s adds alpha when it has a missing value and is

@@ -112,7 +112,7 @@ def frequencies_from_codes(
         return PatternFrequencies(
             pat.codes,
             pat.count,
-            support[:, 0] + support[:, 1],
+            np.round(support[:, 0] + support[:, 1], 9),  # a count of k is not k - 1e-16
             support[:, 2] + support[:, 3] if weighted else None,
             pat.inverse,
         )
