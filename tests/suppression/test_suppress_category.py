@@ -159,3 +159,13 @@ def test_random_baseline_refuses_conservative() -> None:
     df = pd.DataFrame({"a": [1, 2, 3], "b": [1, 2, 3]})
     with pytest.raises(InvalidParameterError, match="cannot be 'conservative'"):
         min_missingness_max_deid(df, ["a", "b"], 2, missing="conservative", seed=0)
+
+
+def test_probabilistic_with_combs() -> None:
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({c: rng.integers(0, 4, 30) for c in "abc"})
+    res = local_suppression(df, ["a", "b", "c"], 3, missing="probabilistic", combs=[2])
+    for pair in (["a", "b"], ["a", "c"], ["b", "c"]):
+        fk, _ = fk_bruteforce(rows_of(res.data, pair), "probabilistic")
+        assert min(fk) >= 3 - 1e-9
+    assert res.n_at_risk_after == 0
