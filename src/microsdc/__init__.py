@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "l_diversity": "microsdc.risk.ldiversity",
     "linked_columns": "microsdc.risk.linked",
     "recoverable_cells": "microsdc.risk.linked",
+    "prosecutor_risk": "microsdc.risk.prosecutor",
     "suppressed_cells": "microsdc.utility",
     # jobs and reports
     "run_job": "microsdc.job",

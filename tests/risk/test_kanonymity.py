@@ -23,7 +23,7 @@ from microsdc.encode import encode_qis
 from microsdc.risk._policy import parse_policy
 from oracles.kanon import fk_bruteforce, rows_of, safe_combinations_bruteforce
 
-POLICIES = ["wildcard", "category", "conservative", 0.0, 0.3, 1.0]
+POLICIES = ["wildcard", "category", "conservative", "probabilistic", 0.0, 0.3, 1.0]
 
 SPEC_EXAMPLE = pd.DataFrame({"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]})
 
@@ -67,9 +67,47 @@ def test_spec_example_other_policies_by_hand() -> None:
         3,
         2,
     ]
-    # alpha = 0.5: complete row (0,1): 2 complete matches + 0.5 * 2 incomplete = 3
+    # alpha = 0.5 (sdcMicro freqCalc): a record with a missing value adds 0.5 unless it
+    # is of r's exact pattern; complete records and r's own pattern add 1.
+    # (0,1): 2 complete + 0.5 (0,NA) + 0.5 (NA,NA) = 3; (NA,2): (1,2) + itself + 0.5 (0,NA)
+    # + 0.5 (NA,NA) = 3; (0,NA): 2 x (0,1) + itself + 0.5 (NA,2) + 0.5 (NA,NA) = 4;
+    # (NA,NA): 4 complete + itself + 0.5 x 2 = 6
     out = sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing=0.5)["fk"].tolist()
-    assert out == [3.0, 3.0, 2.0, 1.5, 2.0, 2.5, 3.5]
+    assert out == [3.0, 3.0, 2.0, 1.5, 3.0, 4.0, 6.0]
+
+
+def test_alpha_zero_keeps_own_pattern_and_complete_matches() -> None:
+    # with alpha = 0 a record with a missing value counts its own pattern and every
+    # compatible complete record: never at risk for k = 1
+    df = pd.DataFrame({"A": [0, None, None, 1], "B": [None, 1, 1, 1]})
+    out = sample_frequencies(df, ["A", "B"], missing=0.0)["fk"].tolist()
+    # (0,NA): itself only (the (NA,1) records have a missing value) = 1
+    # (NA,1) x2: own pattern 2 + complete (1,1) = 3; (1,1): itself = 1
+    assert out == [1.0, 3.0, 3.0, 1.0]
+    assert min(out) >= 1.0
+
+
+def test_probabilistic_by_hand() -> None:
+    # shares: A: 0 -> 3/5, 1 -> 2/5; B: 1 -> 3/5, 2 -> 2/5. A blank of another record
+    # matches r's value with its share; r's own blanks match anything with weight 1.
+    out = sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing="probabilistic")["fk"]
+    # (0,1): 2 x (0,1) + (0,NA) 0.6 + (NA,NA) 0.6 x 0.6 = 2.96
+    # (1,2): itself + (NA,2) 0.4 + (NA,NA) 0.4 x 0.4 = 1.56
+    # (NA,NA): every record, weight 1 = 7
+    np.testing.assert_allclose(out.to_numpy(), [2.96, 2.96, 1.56, 1.24, 2.8, 4.2, 7.0])
+    weighted = sample_frequencies(
+        SPEC_EXAMPLE, ["A", "B"], missing="probabilistic", weights=[1, 1, 1, 1, 1, 1, 10]
+    )
+    # (1,1): itself + (NA,NA) weighing 10 x 0.4 x 0.6
+    assert weighted["Fk"].iloc[3] == pytest.approx(1 + 10 * 0.24)
+
+
+def test_probabilistic_blank_records_add_only_their_shares() -> None:
+    # two entirely blank records add 2 x p(A=x) p(B=u) to a complete record, never a match
+    df = pd.DataFrame({"A": ["x", "x", "y", None, None], "B": ["u", "v", "v", None, None]})
+    out = sample_frequencies(df, ["A", "B"], missing="probabilistic")["fk"].tolist()
+    assert out[0] == pytest.approx(1 + 2 * (2 / 3) * (1 / 3))
+    assert out[3] == 5.0
 
 
 def test_all_missing_row_counts_for_every_row() -> None:
@@ -453,3 +491,11 @@ def test_qi_names_that_do_not_clash_keep_their_values() -> None:
         ["b", 2, 1, 1],
         ["a", 1, 2, 2],
     ]
+
+
+def test_check_k_anonymity_probabilistic() -> None:
+    n, summary = check_k_anonymity(SPEC_EXAMPLE, ["A", "B"], 3, missing="probabilistic")
+    # fk 2.96, 2.96, 1.56, 1.24, 2.8 are below 3; 4.2 and 7 are not
+    assert n == 5
+    assert summary["fk"].round(2).tolist() == [1.24, 1.56, 2.8, 2.96, 4.2, 7.0]
+    assert summary["count"].tolist() == [1, 1, 1, 2, 1, 1]

@@ -32,7 +32,7 @@ from microsdc._kernels.dense import DENSE_LIMIT  # noqa: E402
 
 @numba.njit(cache=True, nogil=True)
 def _pair_support(
-    codes, order, mask_vals, mask_start, card, cnt, wsum, table_size, weighted
+    codes, order, mask_vals, mask_start, card, cnt, wsum, table_size, weighted, probs, prob
 ):  # pragma: no cover - numba
     p_total, m = codes.shape
     n_masks = mask_vals.shape[0]
@@ -75,15 +75,22 @@ def _pair_support(
                 buf_c[key] += cnt[p]
                 if weighted:
                     buf_w[key] += wsum[p]
+            only_a = a & ~b
             for t in range(mask_start[ia], mask_start[ia + 1]):
                 p = order[t]
                 key = 0
                 for j in range(m):
                     if (both >> j) & 1:
                         key += codes[p, j] * mult[j]
-                out[p, col] += buf_c[key]
+                factor = 1.0
+                if prob and only_a:
+                    # the source's blanks match the target's values with their shares
+                    for j in range(m):
+                        if (only_a >> j) & 1:
+                            factor *= probs[j, codes[p, j] + 1]
+                out[p, col] += factor * buf_c[key]
                 if weighted:
-                    out[p, col + 2] += buf_w[key]
+                    out[p, col + 2] += factor * buf_w[key]
             for t in range(mask_start[ib], mask_start[ib + 1]):
                 p = order[t]
                 key = 0
@@ -96,8 +103,18 @@ def _pair_support(
     return out, big_a[:n_big].copy(), big_b[:n_big].copy()
 
 
-def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) -> np.ndarray:
+def wildcard_support(
+    pat: Patterns,
+    n_categories: np.ndarray,
+    weighted: bool,
+    probs: np.ndarray | None = None,
+) -> np.ndarray:
     """Per-pattern support split by source type.
+
+    With ``probs`` (shape (n_qis, max categories + 1), see
+    :func:`microsdc._kernels.dense.value_shares`), a source pattern s adds to a
+    target r its count times the product, over the columns missing in s and
+    observed in r, of ``probs[j, r_j + 1]`` (the ``"probabilistic"`` policy).
 
     Returns
     -------
@@ -121,7 +138,7 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
     dense_size = float(np.prod(base.astype(np.float64)))
     n_masks = len(np.unique(pat.mask))
     if dense_size <= DENSE_LIMIT and dense_size <= 16.0 * n_masks * p_total:
-        return _dense_support(pat, base, weighted)
+        return _dense_support(pat, base, weighted, probs)
     order = np.argsort(pat.mask, kind="stable")
     sorted_masks = pat.mask[order]
     mask_vals, mask_start = np.unique(sorted_masks, return_index=True)
@@ -130,8 +147,20 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
     full_size = float(np.prod(card.astype(np.float64))) if m else 1.0
     table_size = int(min(TABLE_LIMIT, max(full_size, 1.0)))
     cnt = pat.count.astype(np.float64)
+    prob = probs is not None
+    probs_arr = np.ascontiguousarray(probs if prob else np.ones((m, 1)), dtype=np.float64)
     out, big_a, big_b = _pair_support(
-        pat.codes, order, mask_vals, mask_start, card, cnt, pat.weight, table_size, weighted
+        pat.codes,
+        order,
+        mask_vals,
+        mask_start,
+        card,
+        cnt,
+        pat.weight,
+        table_size,
+        weighted,
+        probs_arr,
+        prob,
     )
     for ia, ib in zip(big_a.tolist(), big_b.tolist(), strict=True):
         both = int(mask_vals[ia]) & int(mask_vals[ib])
@@ -145,21 +174,34 @@ def wildcard_support(pat: Patterns, n_categories: np.ndarray, weighted: bool) ->
         inv = inv.reshape(-1)
         sc = np.bincount(inv[: len(src)], weights=cnt[src], minlength=len(uniq))
         col = 0 if int(mask_vals[ib]) == full else 1
-        out[tgt, col] += sc[inv[len(src) :]]
+        factor = np.ones(len(tgt))
+        if prob:
+            only_a = int(mask_vals[ia]) & ~int(mask_vals[ib])
+            for j in range(m):
+                if (only_a >> j) & 1:
+                    factor *= probs_arr[j, pat.codes[tgt, j] + 1]
+        out[tgt, col] += factor * sc[inv[len(src) :]]
         if weighted:
             sw = np.bincount(inv[: len(src)], weights=pat.weight[src], minlength=len(uniq))
-            out[tgt, col + 2] += sw[inv[len(src) :]]
+            out[tgt, col + 2] += factor * sw[inv[len(src) :]]
     return out
 
 
-def _dense_support(pat: Patterns, base: np.ndarray, weighted: bool) -> np.ndarray:
-    from microsdc._kernels.dense import dense_keys, wildcard_sums
+def _dense_support(
+    pat: Patterns, base: np.ndarray, weighted: bool, probs: np.ndarray | None = None
+) -> np.ndarray:
+    from microsdc._kernels.dense import dense_keys, probabilistic_sums, wildcard_sums
 
     m = pat.codes.shape[1]
     key = dense_keys(pat.codes, base)
     complete = pat.mask == (1 << m) - 1
     out = np.zeros((len(key), 4))
     cnt = pat.count.astype(np.float64)
+    if probs is not None:
+        out[:, 0] = probabilistic_sums(cnt, key, base, probs)[key]
+        if weighted:
+            out[:, 2] = probabilistic_sums(pat.weight, key, base, probs)[key]
+        return out
     total = wildcard_sums(cnt, key, base)[key]
     from_complete = wildcard_sums(np.where(complete, cnt, 0.0), key, base)[key]
     out[:, 0] = from_complete

@@ -194,7 +194,10 @@ missing_option = click.option(
     "missing",
     default="wildcard",
     show_default=True,
-    help="Missing-value policy: wildcard, category, conservative, or alpha in [0, 1].",
+    help=(
+        "Missing-value policy: wildcard, probabilistic, category, conservative (a measure "
+        "only), or alpha in [0, 1]."
+    ),
 )
 
 missing_values_option = click.option(

@@ -65,7 +65,7 @@ __all__ = [
 #: Protection steps a job can run, in the order they run. "risk" only measures.
 STEPS = ("risk", "swapping", "suppression")
 
-MISSING_POLICIES = ("wildcard", "category", "conservative")
+MISSING_POLICIES = ("wildcard", "category", "probabilistic", "conservative")
 LDIV_KINDS = ("distinct", "entropy", "recursive")
 SUPPRESSION_METHODS = ("greedy", "exact")
 
@@ -707,6 +707,13 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
             "hierarchy level.",
         )
     if "suppression" in steps:
+        need(
+            risk.get("missing", "wildcard") != "conservative",
+            ("risk", "missing"),
+            "key 'risk.missing' cannot be \"conservative\" with a suppression step: k - 1 "
+            'entirely blank records satisfy it, so it guarantees nothing. Use "category" '
+            '(classes of k identical records) or "probabilistic".',
+        )
         if "importance" in suppression:
             named = list(suppression["importance"])
             stray = [c for c in named if c not in qi]

@@ -502,7 +502,10 @@ def measure_risk(
     fk = freq["fk"].to_numpy()
     from microsdc.risk.individual import risk_from_frequencies
 
-    risk = risk_from_frequencies(fk, freq["Fk"].to_numpy() if "Fk" in freq else None)
+    # the individual-risk approximation needs whole counts: under "probabilistic" a
+    # record counts the whole matches its fractional fk holds (its own record included)
+    whole = np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
+    risk = risk_from_frequencies(whole, freq["Fk"].to_numpy() if "Fk" in freq else None)
     n = len(df)
     k = cfg.k
     labels = [str(i) for i in range(1, k)] + [f">= {k}"]
@@ -597,6 +600,8 @@ def _suppress(
     figures["method"] = s.get("method", "greedy")
     true_fk = res.true_fk.to_numpy()
     figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
+    figures["guarantee"] = cfg.missing
+    figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
     if "linked" in s:
         figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures

@@ -174,10 +174,22 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
             + (f", mostly in {most}." if most else ".")
             + " No other value was changed."
         )
+        guarantee = sup.get("guarantee", "wildcard")
+        out[-1] += " " + GUARANTEE_SENTENCES.get(guarantee, "").format(k=k, km1=k - 1)
         if sup.get("true_fk_below_k"):
             out[-1] += (
                 f" For {_n(sup['true_fk_below_k'])} of these records, someone who knows the "
                 f"blanked values would still find fewer than {k} released records that fit them."
+            )
+        pros = sup.get("prosecutor_risk")
+        if pros:
+            b, a = pros["before"], pros["after"]
+            out[-1] += (
+                " Someone who knows a person's true key values and looks for them in the "
+                f"file picks the right record with a probability of at most {_p(a['max'])} "
+                f"(before: {_p(b['max'])}), {_p(a['mean'], 1)} on average (before: "
+                f"{_p(b['mean'], 1)}); {_n(a['n_above_1_over_k'])} records stay above 1/{k} "
+                f"(before: {_n(b['n_above_1_over_k'])})."
             )
     protected = bool(swp or sup)
     if not protected:
@@ -221,6 +233,48 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     return out
 
 
+#: What each guarantee of local suppression means, in one sentence for the report.
+GUARANTEE_SENTENCES = {
+    "wildcard": (
+        "Suppression counted a blank as matching any value (as sdcMicro does): every "
+        "record fits at least {k} released records, but blank records can make up that "
+        "count, so this does not stop someone who knows all of a person's key values."
+    ),
+    "probabilistic": (
+        "Suppression counted another record's blank as matching a value only with that "
+        "value's share of the released data, so blank records cannot make up the count of "
+        "{k}; a person whose values are all known can still be narrowed down to fewer "
+        "than {k} records that match exactly."
+    ),
+    "category": (
+        "Suppression made every released record identical on the key variables, blanks "
+        "included, to at least {km1} others: even someone who knows all of a person's key "
+        "values faces at least {k} records they cannot tell apart."
+    ),
+}
+
+
+#: The three guarantees side by side (guarantee, what a released record is protected
+#: against, what it does not protect against), for the report.
+GUARANTEES = (
+    (
+        "wildcard",
+        "an intruder who knows some key values and takes a blank for any value",
+        "blank records count as matches: k - 1 blank records satisfy it for everyone",
+    ),
+    (
+        "probabilistic",
+        "the same, with other records' blanks counting only with the value's share",
+        "an intruder who knows every key value may still find fewer than k exact matches",
+    ),
+    (
+        "category",
+        "an intruder who knows every key value of a person: k identical records remain",
+        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
+    ),
+)
+
+
 def render_report(audit: dict[str, Any]) -> str:
     """Render the HTML report of an audit record.
 
@@ -257,4 +311,5 @@ def render_report(audit: dict[str, Any]) -> str:
         audit=audit,
         figures={f.id: f for f in all_figures(audit)},
         summary=plain_summary(audit),
+        guarantees=GUARANTEES,
     )

@@ -8,6 +8,7 @@ from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, in
 from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
 from microsdc.risk.ldiversity import l_diversity
 from microsdc.risk.linked import linked_columns, recoverable_cells
+from microsdc.risk.prosecutor import prosecutor_risk
 from microsdc.risk.safe_combinations import safe_combinations
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "individual_risk",
     "l_diversity",
     "linked_columns",
+    "prosecutor_risk",
     "recoverable_cells",
     "safe_combinations",
     "sample_frequencies",

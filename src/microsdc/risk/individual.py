@@ -139,12 +139,12 @@ def risk_from_frequencies(fk: Any, Fk: Any = None) -> np.ndarray:
 
 def _check_counting_policy(missing: Any, func: str) -> None:
     policy = parse_policy(missing, func)
-    if policy.kind == "alpha":
+    if policy.fractional:
         raise param_error(
             "missing",
             func,
-            "'wildcard', 'category' or 'conservative' (alpha weights give fractional fk, "
-            "for which the risk approximation is not defined)",
+            "'wildcard', 'category' or 'conservative' (alpha weights and 'probabilistic' "
+            "give fractional fk, for which the risk approximation is not defined)",
             missing,
         )
 

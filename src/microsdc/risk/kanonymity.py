@@ -104,6 +104,18 @@ def frequencies_from_codes(
         fk = pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+    if policy.kind == "probabilistic":
+        probs = dense.value_shares(
+            pat.codes, np.asarray(n_categories, dtype=np.int64) + 1, pat.count
+        )
+        support = wildcard_support(pat, n_categories, weighted, probs)
+        return PatternFrequencies(
+            pat.codes,
+            pat.count,
+            np.round(support[:, 0] + support[:, 1], 9),  # a count of k is not k - 1e-16
+            support[:, 2] + support[:, 3] if weighted else None,
+            pat.inverse,
+        )
     support = wildcard_support(pat, n_categories, weighted)
     if policy.kind == "conservative":
         from microsdc._kernels.conservative import conservative_counts
@@ -117,12 +129,12 @@ def frequencies_from_codes(
         m = pat.codes.shape[1]
         complete = pat.mask == (1 << m) - 1
         a = policy.alpha
-        fk_f = np.where(
-            complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1])
-        )
-        big = np.where(
-            complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3])
-        )
+        # sdcMicro freqCalc: records with a missing value add alpha unless they are of
+        # the target's exact pattern; complete records and the own pattern add 1
+        own = np.where(complete, 0.0, pat.count.astype(np.float64))
+        w_own = np.where(complete, 0.0, pat.weight)
+        fk_f = support[:, 0] + own + a * (support[:, 1] - own)
+        big = support[:, 2] + w_own + a * (support[:, 3] - w_own)
         return PatternFrequencies(
             pat.codes, pat.count, fk_f, big if weighted else None, pat.inverse
         )
@@ -246,19 +258,33 @@ def sample_frequencies(
         Key variables, categorical (bin numeric ones first).
     k : int >= 1, optional
         When given, a boolean column ``at_risk`` (``fk < k``) is added.
-    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
+    missing : {"wildcard", "probabilistic", "category", "conservative"} or float in [0, 1], \
+default "wildcard"
         How a missing value is counted:
 
         - ``"wildcard"``: a missing value matches any value, on either side;
           ``fk(r)`` is the number of records compatible with ``r``. A record
-          with every QI missing counts for every record.
-        - alpha in [0, 1]: as wildcard, but a match involving a record with a
-          missing QI weighs ``alpha`` (sdcMicro ``freqCalc(alpha=)``); 1 is the
-          wildcard; 0 is *not* "missing as a category".
+          with every QI missing counts for every record, so k - 1 blank records
+          make every record look safe.
+        - alpha in [0, 1]: as wildcard, but a compatible record s with a
+          missing QI that is not of r's exact pattern adds ``alpha``; complete
+          records and r's own pattern (r included) add 1 (sdcMicro
+          ``freqCalc(alpha=)``). 1 is the wildcard; 0 is *not* "missing as a
+          category" (a record keeps its own pattern and the compatible complete
+          records, so nothing is at risk for k = 1).
+        - ``"probabilistic"``: a missing cell of *another* record s matches
+          value v of r with weight p_c(v), the share of v among the observed
+          values of that QI in ``df``; r's own missing cells match anything
+          with weight 1; s adds the product of its weights (identical patterns
+          add 1). An entirely blank record adds only ``prod_c p_c(r_c)``.
+          ``fk`` is fractional.
         - ``"category"``: missing is one more category; exact matches only.
+          The guarantee that holds against an intruder who knows every QI.
         - ``"conservative"``: complete records as wildcard; a record with
           missing values gets the smallest count over the completions of its
-          missing cells by categories observed in the data.
+          missing cells by categories observed in the data. A measure only:
+          k - 1 entirely blank records satisfy it for every record, so
+          :func:`~microsdc.suppression.local_suppression` refuses it.
     weights : column name or array-like of shape (n_rows,), optional
         Sampling weights (>= 0, none missing). ``Fk`` is the sum of the weights
         of the records counted in ``fk``.
@@ -269,7 +295,8 @@ def sample_frequencies(
     Returns
     -------
     pandas.DataFrame
-        Indexed like ``df``, with column ``fk`` (int64; float64 for alpha < 1),
+        Indexed like ``df``, with column ``fk`` (int64; float64 for alpha < 1 and
+        ``"probabilistic"``),
         ``Fk`` (float64) when weighted, and ``at_risk`` (bool) when ``k`` is given.
 
     Raises
@@ -292,6 +319,10 @@ def sample_frequencies(
     -----
     Records r and s are compatible when, for every QI, one of them is missing
     or both are equal. ``fk(r) = #{s : s ~ r}``, ``Fk(r) = sum(w_s : s ~ r)``.
+    Under ``"probabilistic"``, ``fk(r) = sum over s ~ r of prod over the QIs c
+    where s is missing and r is not of p_c(r_c)``, and ``Fk`` weights the same
+    terms by ``w_s``; the dense route transforms each axis with
+    ``T[v] += p(v) T[missing]``, ``T[missing] = sum``.
     Computed on distinct patterns of missingness and values, never pairwise
     (cost O(n_masks x n_patterns)).
 
@@ -305,6 +336,8 @@ def sample_frequencies(
     >>> df = pd.DataFrame({"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]})
     >>> sample_frequencies(df, ["A", "B"])["fk"].tolist()
     [4, 4, 3, 2, 4, 5, 7]
+    >>> sample_frequencies(df, ["A", "B"], missing="probabilistic")["fk"].round(2).tolist()
+    [2.96, 2.96, 1.56, 1.24, 2.8, 4.2, 7.0]
     """
     if not isinstance(df, pd.DataFrame):
         from microsdc.backends import detect_backend

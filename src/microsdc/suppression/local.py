@@ -85,6 +85,12 @@ class SuppressionResult:
         (key variable, column) pairs through which blanked values can still be
         read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
         when none); per-subject figures with ``subject_id``.
+    prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
+        Per record, the probability that an intruder who knows the record's true
+        QI values picks its released record, before and after suppression
+        (see :func:`microsdc.risk.prosecutor_risk`; within the stratum when
+        ``strata`` is used). Blank cells of other records count only with the
+        share of the person's value, so blank records cannot lower it much.
     """
 
     data: pd.DataFrame
@@ -102,6 +108,8 @@ class SuppressionResult:
     combs: list[int] | None = None
     seconds: float = 0.0
     details: dict[str, Any] = field(default_factory=dict)
+    prosecutor_before: pd.Series | None = None
+    prosecutor_after: pd.Series | None = None
 
     def __repr__(self) -> str:
         return (
@@ -149,6 +157,15 @@ class SuppressionResult:
                 f"  suppressed records whose true values match fewer than k released "
                 f"records: {below:,}"
             )
+        if self.prosecutor_before is not None and self.prosecutor_after is not None:
+            b, a = (
+                _prosecutor_figures(self.prosecutor_before),
+                _prosecutor_figures(self.prosecutor_after),
+            )
+            lines.append(
+                f"  prosecutor risk (intruder knows the true QIs): max {b['max']:.2f} -> "
+                f"{a['max']:.2f}, mean {b['mean']:.3f} -> {a['mean']:.3f}"
+            )
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
@@ -171,8 +188,24 @@ class SuppressionResult:
                 {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
                 for r in self.details.get("recoverable", [])
             ],
+            "prosecutor_risk": None
+            if self.prosecutor_before is None or self.prosecutor_after is None
+            else {
+                "before": _prosecutor_figures(self.prosecutor_before, _min_k(self.k)),
+                "after": _prosecutor_figures(self.prosecutor_after, _min_k(self.k)),
+            },
             "seconds": round(self.seconds, 4),
         }
+
+
+def _prosecutor_figures(risk: pd.Series, k: int = 1) -> dict[str, Any]:
+    """Maximum, mean and records above 1/k of a prosecutor risk."""
+    v = risk.to_numpy(dtype=np.float64)
+    return {
+        "max": float(v.max()) if len(v) else 0.0,
+        "mean": float(v.mean()) if len(v) else 0.0,
+        "n_above_1_over_k": int((v > 1.0 / k + 1e-12).sum()),
+    }
 
 
 def _min_k(k: int | list[int]) -> int:
@@ -317,9 +350,11 @@ def local_suppression(
     strata : column name or list of column names, optional
         Anonymise each stratum (combination of these columns) on its own. The
         strata columns must have no missing values.
-    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
-        How missing values count (see :func:`microsdc.sample_frequencies`). The
-        result reaches k under this policy.
+    missing : {"wildcard", "probabilistic", "category"} or float in [0, 1], default "wildcard"
+        The guarantee: how missing values count (see
+        :func:`microsdc.sample_frequencies` and the table in the Notes). The
+        result reaches k under this policy. ``"conservative"`` is refused: k - 1
+        entirely blank records satisfy it for every record.
     method : {"greedy", "exact", "random"}, default "greedy"
         ``"exact"`` solves an integer program (small instances, wildcard policy,
         no ``combs``) to measure the greedy's distance to the optimum.
@@ -371,11 +406,10 @@ def local_suppression(
     Raises
     ------
     InvalidParameterError
-        For a bad ``k``, ``combs``, ``method``, ``missing``, ``importance``
-        (unknown columns, not covering the QIs, non-positive weights),
-        ``linked`` (keys that are not QIs, columns that are QIs), k larger
-        than the number of records, or a policy under which k cannot be reached
-        (alpha * n_rows < k with missing values present).
+        For a bad ``k``, ``combs``, ``method``, ``missing`` (``"conservative"``
+        included), ``importance`` (unknown columns, not covering the QIs,
+        non-positive weights), ``linked`` (keys that are not QIs, columns that
+        are QIs), or k larger than the number of records.
     ColumnNotFoundError
         For unknown QI, strata, subject or linked columns.
     DataValidationError
@@ -394,7 +428,41 @@ def local_suppression(
 
     Notes
     -----
-    Minimum-suppression k-anonymity is NP-hard (Meyerson & Williams 2004). The
+    Three guarantees, by what they protect against (spec section 2):
+
+    +-------------------+--------------------------------+--------------------------------+
+    | ``missing``       | a released record is safe when | protects against / not against |
+    +===================+================================+================================+
+    | ``wildcard``      | >= k records are compatible    | an intruder matching on the    |
+    |                   | with it, a blank matching any  | values shown; k - 1 blank      |
+    |                   | value (sdcMicro, kanonymity)   | records "protect" everyone     |
+    +-------------------+--------------------------------+--------------------------------+
+    | ``probabilistic`` | as wildcard, but another       | the same, without the blank-   |
+    |                   | record's blank matches value v | record loophole; someone who   |
+    |                   | only with weight p(v), its     | knows every QI may still find  |
+    |                   | share in the released data     | fewer than k exact matches     |
+    +-------------------+--------------------------------+--------------------------------+
+    | ``category``      | >= k released records carry    | an intruder who knows every QI |
+    |                   | exactly its QI tuple, blanks   | of the person; costs the most  |
+    |                   | included (ARX)                 | cells                          |
+    +-------------------+--------------------------------+--------------------------------+
+
+    Whatever the guarantee, the result reports the prosecutor risk before and
+    after (:func:`microsdc.risk.prosecutor_risk`): the chance that someone who
+    knows a person's true QIs picks the person's released record.
+
+    Under ``"category"`` (a single k on all QIs) records at risk are blanked in
+    groups: for every set of columns, cheapest first, the records at risk that
+    agree once those columns are blank are released together when they make,
+    with the released records already carrying that tuple, a class of k;
+    groups short of k by fewer records than they have are completed with
+    surplus members of released classes (:mod:`microsdc.suppression._category`).
+    Under ``"probabilistic"`` passes recount with the current shares and blank,
+    for every record at risk, the cheapest set of its cells that brings its
+    own count to k, until a full count finds none at risk.
+
+    For the wildcard and alpha policies: minimum-suppression k-anonymity is
+    NP-hard (Meyerson & Williams 2004). The
     greedy processes the records at risk in ascending fk (among equal fk,
     records with fewer observed cells first), skips those that became safe
     meanwhile, and blanks for each the cheapest set of its cells (by
@@ -452,6 +520,7 @@ def local_suppression(
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     policy = parse_policy(missing, _FUNC)
+    check_guarantee(policy, _FUNC)
     method = check_one_of(method, "method", _FUNC, METHODS)
     cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
     if len(cols) > 62:
@@ -522,8 +591,8 @@ def local_suppression(
                 f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
                 f"stratum; got {biggest}. Use method='greedy'."
             )
-    _check_reachable(codes0, groups, policy, jobs_spec, ncat, jobs)
 
+    from microsdc.suppression._category import category_fits, category_suppress
     from microsdc.suppression._engine import fk_of, reach_k, risk_mask
 
     fk_before = np.zeros(n)
@@ -550,6 +619,14 @@ def local_suppression(
                 )
                 exact_info.append(info)
                 fka = fk_of(sub, ncat, policy)
+            elif policy.kind == "probabilistic":
+                from microsdc.suppression._probabilistic import probabilistic_reach_k
+
+                probabilistic_reach_k(sub, ncat, jobs, costs)
+                fka = fk_of(sub, ncat, policy)
+            elif policy.kind == "category" and single and category_fits(ncat):
+                category_suppress(sub, ncat, jobs[0][1], costs.weight)
+                fka = fk_of(sub, ncat, policy)
             else:
                 done = reach_k(
                     sub,
@@ -567,6 +644,7 @@ def local_suppression(
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
+    pros = _prosecutor(codes0, codes, groups, ncat, risk_before.any())
     res = _result(
         df,
         data,
@@ -583,6 +661,10 @@ def local_suppression(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
         _exact_details(exact_info) if method == "exact" else {},
+        (
+            pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
+            pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
+        ),
     )
     return _finish(df, res, ghosts, missing_values)
 
@@ -730,6 +812,40 @@ def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _prosecutor(
+    codes0: np.ndarray,
+    codes: np.ndarray,
+    groups: list[np.ndarray],
+    ncat: np.ndarray,
+    changed: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prosecutor risk before and after, per stratum."""
+    from microsdc.risk.prosecutor import prosecutor_from_codes
+
+    before = np.zeros(len(codes0))
+    after = np.zeros(len(codes0))
+    for rows in groups:
+        if len(rows) == 0:
+            continue
+        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat)
+        after[rows] = (
+            prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
+        )
+    return before, after
+
+
+def check_guarantee(policy: Policy, func: str) -> None:
+    """Refuse a policy that blank records can satisfy as the target of suppression."""
+    if policy.kind == "conservative":
+        raise InvalidParameterError(
+            f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
+            "blank records satisfy it for every record, so it guarantees nothing. It remains "
+            "a measure in sample_frequencies. Use 'category' (every released record in a "
+            "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
+            "count with the share of the value)."
+        )
+
+
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
     from microsdc.suppression._frame import blank_cells
 
@@ -749,32 +865,6 @@ def _strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.nda
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]
-
-
-def _check_reachable(
-    codes: np.ndarray,
-    groups: list[np.ndarray],
-    policy: Policy,
-    jobs_spec: list[tuple[int, int]],
-    ncat: np.ndarray,
-    jobs: list[tuple[tuple[int, ...], int]],
-) -> None:
-    """With alpha < 1 a record with a missing value has fk <= alpha * n."""
-    if policy.kind != "alpha":
-        return
-    from microsdc.suppression._engine import risk_mask
-
-    max_k = max(kk for _, kk in jobs_spec)
-    for rows in groups:
-        if len(rows) == 0 or policy.alpha * len(rows) >= max_k:
-            continue
-        sub = np.ascontiguousarray(codes[rows])
-        if risk_mask(sub, ncat, policy, jobs).any():
-            raise InvalidParameterError(
-                f"k={max_k} cannot be reached with missing={policy.label}: a record with any "
-                f"missing value has fk <= alpha * n = {policy.alpha * len(rows):g}, so blanking "
-                "cannot make a record safe. Use a larger alpha or the wildcard policy."
-            )
 
 
 def _true_fk(
@@ -813,11 +903,12 @@ def _result(
     combs: list[int] | None,
     seconds: float,
     details: dict[str, Any] | None = None,
+    prosecutor: tuple[pd.Series, pd.Series] | None = None,
 ) -> SuppressionResult:
     per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(cols, dtype=object))
     per_qi.name = "cells"
     per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
-    dtype: Any = "float64" if policy.kind == "alpha" else "int64"
+    dtype: Any = "float64" if policy.fractional else "int64"
     return SuppressionResult(
         data=data,
         qi=list(cols),
@@ -834,4 +925,6 @@ def _result(
         combs=combs,
         seconds=seconds,
         details=details or {},
+        prosecutor_before=None if prosecutor is None else prosecutor[0],
+        prosecutor_after=None if prosecutor is None else prosecutor[1],
     )

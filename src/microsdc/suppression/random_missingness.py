@@ -56,8 +56,10 @@ def min_missingness_max_deid(
         Random placements tried for each share; the best is kept.
     seed : int, numpy.random.Generator or None
         Randomness of the placements. The same seed gives the same result.
-    missing : {"wildcard", "category", "conservative"} or float in [0, 1], default "wildcard"
+    missing : {"wildcard", "probabilistic", "category"} or float in [0, 1], default "wildcard"
         How missing values count (see :func:`microsdc.sample_frequencies`).
+        ``"conservative"`` is refused, as in
+        :func:`~microsdc.suppression.local_suppression`.
     missing_values : sequence or dict, optional
         Values meaning "missing" besides NaN/None/pd.NA/NaT.
 
@@ -77,7 +79,7 @@ def min_missingness_max_deid(
     ------
     InvalidParameterError
         For a bad ``k``, ``maximum_missingness`` outside [0, 100], ``step`` <= 0,
-        ``n_random_trials`` < 1, a bad ``seed`` or ``missing``, or
+        ``n_random_trials`` < 1, a bad ``seed`` or ``missing`` (``"conservative"`` included), or
         ``excluded_features`` naming columns that are not QIs.
     ColumnNotFoundError, DataValidationError
         For unknown columns or duplicate column names.
@@ -120,6 +122,9 @@ def min_missingness_max_deid(
     trials = check_int(n_random_trials, "n_random_trials", _FUNC, min_value=1)
     rng = check_random_state(seed)
     policy = parse_policy(missing, _FUNC)
+    from microsdc.suppression.local import check_guarantee
+
+    check_guarantee(policy, _FUNC)
     cols = check_columns(df, QI, "QI", _FUNC)
     excluded = check_columns(df, excluded_features, "excluded_features", _FUNC, allow_empty=True)
     not_qi = [c for c in excluded if c not in set(cols)]
