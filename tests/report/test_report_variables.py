@@ -121,3 +121,28 @@ def test_listing_and_tiny_percentages() -> None:
     assert _p(2e-9, 4) == "< 0.0001 %"
     assert _p(0.000012, 4) == "0.0012 %"
     assert _p(0.0) == "0.0 %"
+
+
+def test_linked_and_dropped_columns_have_their_roles(tmp_path: Path) -> None:
+    df = _data()
+    df["title"] = df["age"].astype(str) + " years"  # gives age back: linked
+    df["code"] = df["age"]  # a copy of age: dropped
+    data = tmp_path / "d.csv"
+    df.to_csv(data, index=False)
+    job = tmp_path / "job.toml"
+    text = JOB.format(path=data.as_posix()).replace(
+        'sensitive = ["income"]', 'sensitive = ["income"]\ndrop = ["code"]'
+    )
+    text = text.replace(
+        'importance = ["region", "sex", "age"]',
+        'importance = ["region", "sex", "age"]\n[suppression.linked]\nage = ["title"]',
+    )
+    job.write_text(text, encoding="utf-8")
+    res = run_job(job, write=False)
+    entries = {v["name"]: v for v in res.audit["variables"]}
+    assert entries["code"]["roles"] == ["other", "dropped"]
+    assert entries["code"]["released"] is False
+    assert entries["title"]["roles"] == ["linked"]
+    blanked_age = int(res.data["age"].isna().sum())
+    assert blanked_age > 0
+    assert entries["title"]["cells_changed"] == int(res.data["title"].isna().sum()) == blanked_age

@@ -355,9 +355,12 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "risk.k": ("3", "k of k-anonymity: a record is at risk when fewer than k records match it."),
     "risk.missing": (
         '"wildcard"',
-        "How a missing quasi-identifier value counts: it matches any value (wildcard), "
-        "is one more category, or counts as the value giving the smallest frequency "
-        "(conservative).",
+        "How a missing quasi-identifier value counts, and so the guarantee suppression "
+        'gives: it matches any value (`"wildcard"`), matches a value with that value\'s '
+        'share (`"probabilistic"`), or is one more category (`"category"`, every released '
+        'record in a class of k identical records); `"conservative"` (the smallest count '
+        "over the completions) is a measure only and refused with a suppression step; a "
+        "number alpha in [0, 1] weighs matches with missing values as sdcMicro's freqCalc.",
     ),
     "risk.l_diversity": ('"distinct"', "Kind of l-diversity measured on the sensitive variables."),
     "risk.l": ("2", "A record fails l-diversity when its class has fewer than l values."),

@@ -348,6 +348,8 @@ def _roles(cfg: JobConfig) -> dict[str, list[str]]:
     similar = cfg.swapping.get("similar", [])
     add([c for prof in similar for c in (prof if isinstance(prof, list) else [prof])], "similarity")
     add(cfg.swapping.get("carry_along", []), "carried along")
+    linked = cfg.suppression.get("linked", {}) or {}
+    add([c for cols in linked.values() for c in cols], "linked")
     return roles
 
 
@@ -385,8 +387,8 @@ def describe_variables(
     -------
     variables : list of dict
         ``name``, ``roles`` (key, weight, household id, hierarchy, sensitive,
-        stratum, similarity, carried along; "other" when none; "dropped" when
-        it is not released), ``released`` and ``cells_changed`` (from the input
+        stratum, similarity, carried along, linked; "other" when none;
+        "dropped" when it is not released), ``released`` and ``cells_changed`` (from the input
         to the release).
     key_variables : list of dict
         Per key variable: ``categories_input`` (distinct values in the input),
@@ -409,6 +411,7 @@ def describe_variables(
     touched = {*map(str, cfg.quasi_identifiers), *map(str, cfg.hierarchy)}
     touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
     touched |= {r.column for r in cfg.recode}
+    touched |= {str(c) for cols in (cfg.suppression.get("linked", {}) or {}).values() for c in cols}
     variables = []
     for col in raw.columns:
         name = str(col)
@@ -846,6 +849,7 @@ def run_job(
             return value
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read_checked(cfg))
+        read = raw
         if cfg.drop:  # never used, never released
             raw = raw.drop(columns=list(cfg.drop))
         data, recode_notes = raw, []
@@ -868,7 +872,7 @@ def run_job(
             )
         final = current
         after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
-        variables, key_variables = describe_variables(cfg, raw, data, final)
+        variables, key_variables = describe_variables(cfg, read, data, final)
         input_sha = _sha256(cfg.input_path)
         audit: dict[str, Any] = {
             "schema_version": AUDIT_SCHEMA_VERSION,
