@@ -1,0 +1,337 @@
+"""Wildcard support of distinct patterns through pairs of missingness masks (spec section 3).
+
+For a target mask ``a`` and a source mask ``b``, the patterns of ``b`` support
+the patterns of ``a`` that agree with them on the columns observed in both,
+``S = a & b``. The source masks are grouped by ``S`` (masks that meet ``a`` on
+the same columns share one table), and for each group the keys on ``S`` of the
+smaller side (sources or targets) go into a table: a direct array when the key
+span is small, an int64-keyed hash table when the span fits in 62 bits, and a
+hash table that compares the codes themselves otherwise (so a combined key can
+never overflow). The larger side is streamed through the table. The cost is
+O(n_masks x n_patterns) key computations and no term grows with the volume of
+the key space.
+
+A per-pair weight is applied at lookup time: the support of target ``r`` from
+the group with shared columns ``S`` is multiplied by
+``prod over c in a \\ S of colw[c, r_c]`` (columns that ``r`` observes and the
+sources leave blank), which is 1 for the wildcard policy.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from microsdc._kernels.conservative import min_completion
+
+__all__ = ["DIRECT_LIMIT", "pair_conservative", "pair_support"]
+
+#: Largest key span (entries) looked up in a direct array rather than hashed.
+DIRECT_LIMIT = 1 << 22
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(cache=True, nogil=True)
+def _bits_for(n: int) -> int:  # pragma: no cover - numba
+    bits = 4
+    while (1 << bits) < 2 * n:
+        bits += 1
+    return bits
+
+
+@numba.njit(cache=True, nogil=True)
+def _key(codes, p, cols, radix):  # pragma: no cover - numba
+    k = np.int64(0)
+    for t in range(cols.shape[0]):
+        k += np.int64(codes[p, cols[t]]) * radix[t]
+    return k
+
+
+@numba.njit(cache=True, nogil=True)
+def _mix(codes, p, cols):  # pragma: no cover - numba
+    h = np.uint64(0x243F6A8885A308D3)
+    for t in range(cols.shape[0]):
+        h = (h ^ np.uint64(codes[p, cols[t]] + 1)) * _GOLDEN
+        h ^= h >> np.uint64(29)
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def _same(codes, p, q, cols):  # pragma: no cover - numba
+    for t in range(cols.shape[0]):
+        if codes[p, cols[t]] != codes[q, cols[t]]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - numba
+    """Group ids on the columns ``cols`` (all observed in both sides).
+
+    ``build`` patterns get ids 0..n_groups-1 (equal on ``cols`` <=> same id);
+    ``probe`` patterns get the id of the build group they equal, or -1.
+    ``direct`` is a scratch array filled with -1, returned filled with -1.
+    """
+    nb = build.shape[0]
+    npr = probe.shape[0]
+    gb = np.empty(nb, dtype=np.int64)
+    gp = np.empty(npr, dtype=np.int64)
+    q = cols.shape[0]
+    if q == 0:
+        gb[:] = 0
+        gp[:] = 0 if nb > 0 else -1
+        return gb, gp, 1 if nb > 0 else 0
+    log_span = 0.0
+    for t in range(q):
+        log_span += np.log2(max(card[cols[t]], 1))
+    radix = np.ones(q, dtype=np.int64)
+    if log_span < 62.0:
+        for t in range(1, q):
+            radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
+    n_groups = 0
+    if log_span < 62.0 and log_span <= np.log2(direct.shape[0]):
+        for i in range(nb):
+            k = _key(codes, build[i], cols, radix)
+            g = direct[k]
+            if g < 0:
+                g = n_groups
+                direct[k] = g
+                n_groups += 1
+            gb[i] = g
+        for i in range(npr):
+            gp[i] = direct[_key(codes, probe[i], cols, radix)]
+        for i in range(nb):
+            direct[_key(codes, build[i], cols, radix)] = -1
+        return gb, gp, n_groups
+    bits = _bits_for(nb)
+    cap = 1 << bits
+    hmask = cap - 1
+    shift = np.uint64(64 - bits)
+    slot_id = np.full(cap, -1, dtype=np.int64)
+    if log_span < 62.0:  # exact int64 keys
+        slot_key = np.empty(cap, dtype=np.int64)
+        for i in range(nb):
+            k = _key(codes, build[i], cols, radix)
+            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+            while True:
+                g = slot_id[h]
+                if g < 0:
+                    slot_id[h] = n_groups
+                    slot_key[h] = k
+                    gb[i] = n_groups
+                    n_groups += 1
+                    break
+                if slot_key[h] == k:
+                    gb[i] = g
+                    break
+                h = (h + 1) & hmask
+        for i in range(npr):
+            k = _key(codes, probe[i], cols, radix)
+            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+            gp[i] = -1
+            while True:
+                g = slot_id[h]
+                if g < 0:
+                    break
+                if slot_key[h] == k:
+                    gp[i] = g
+                    break
+                h = (h + 1) & hmask
+        return gb, gp, n_groups
+    # key span beyond 62 bits: hash the codes, compare the codes themselves
+    slot_rep = np.empty(cap, dtype=np.int64)
+    for i in range(nb):
+        p = build[i]
+        h = np.int64(_mix(codes, p, cols) >> shift)
+        while True:
+            g = slot_id[h]
+            if g < 0:
+                slot_id[h] = n_groups
+                slot_rep[h] = p
+                gb[i] = n_groups
+                n_groups += 1
+                break
+            if _same(codes, p, slot_rep[h], cols):
+                gb[i] = g
+                break
+            h = (h + 1) & hmask
+    for i in range(npr):
+        p = probe[i]
+        h = np.int64(_mix(codes, p, cols) >> shift)
+        gp[i] = -1
+        while True:
+            g = slot_id[h]
+            if g < 0:
+                break
+            if _same(codes, p, slot_rep[h], cols):
+                gp[i] = g
+                break
+            h = (h + 1) & hmask
+    return gb, gp, n_groups
+
+
+@numba.njit(cache=True, nogil=True)
+def _columns(bits, m):  # pragma: no cover - numba
+    n = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            n += 1
+    out = np.empty(n, dtype=np.int64)
+    t = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            out[t] = j
+            t += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _side_ids(codes, src, tgt, cols, card, direct):  # pragma: no cover - numba
+    """(source ids, target ids, n_groups), the table built on the smaller side."""
+    if tgt.shape[0] < src.shape[0]:
+        gt, gs, ng = group_ids(codes, tgt, src, cols, card, direct)
+    else:
+        gs, gt, ng = group_ids(codes, src, tgt, cols, card, direct)
+    return gs, gt, ng
+
+
+@numba.njit(cache=True, nogil=True)
+def _sources(order, mask_start, ob, lo, hi):  # pragma: no cover - numba
+    ns = 0
+    for t in range(lo, hi):
+        ns += mask_start[ob[t] + 1] - mask_start[ob[t]]
+    src = np.empty(ns, dtype=np.int64)
+    k = 0
+    for t in range(lo, hi):
+        ib = ob[t]
+        for u in range(mask_start[ib], mask_start[ib + 1]):
+            src[k] = order[u]
+            k += 1
+    return src
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_support(
+    codes, mask, order, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
+):  # pragma: no cover - numba
+    """Per-pattern support, shape (n_patterns, 4): counts from complete and from
+    incomplete source patterns, then the same as weight sums."""
+    p_total, m = codes.shape
+    n_masks = mask_vals.shape[0]
+    full = (np.int64(1) << m) - 1
+    out = np.zeros((p_total, 4), dtype=np.float64)
+    shared = np.empty(n_masks, dtype=np.int64)
+    for ia in range(n_masks):
+        a = mask_vals[ia]
+        tgt = order[mask_start[ia] : mask_start[ia + 1]]
+        for ib in range(n_masks):
+            shared[ib] = mask_vals[ib] & a
+        ob = np.argsort(shared, kind="mergesort")
+        lo = 0
+        while lo < n_masks:
+            s_bits = shared[ob[lo]]
+            hi = lo
+            while hi < n_masks and shared[ob[hi]] == s_bits:
+                hi += 1
+            src = _sources(order, mask_start, ob, lo, hi)
+            cols = _columns(s_bits, m)
+            gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
+            acc = np.zeros((ng, 4), dtype=np.float64)
+            for t in range(src.shape[0]):
+                g = gs[t]
+                if g >= 0:
+                    p = src[t]
+                    c = 0 if mask[p] == full else 1
+                    acc[g, c] += cnt[p]
+                    if weighted:
+                        acc[g, c + 2] += wsum[p]
+            extra = _columns(a & ~s_bits, m) if use_colw else np.zeros(0, dtype=np.int64)
+            for t in range(tgt.shape[0]):
+                g = gt[t]
+                if g >= 0:
+                    p = tgt[t]
+                    f = 1.0
+                    for e in range(extra.shape[0]):
+                        f *= colw[extra[e], codes[p, extra[e]]]
+                    for c in range(4):
+                        out[p, c] += f * acc[g, c]
+            lo = hi
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_conservative(
+    codes, mask, order, mask_vals, mask_start, card, observed_card, values, direct
+):  # pragma: no cover - numba
+    """Conservative count of every incomplete pattern: the smallest sum of
+    ``values`` over the patterns compatible with a completion of its blanks.
+
+    Returns ndarray of shape (n_patterns,), NaN for complete patterns.
+    """
+    p_total, m = codes.shape
+    n_masks = mask_vals.shape[0]
+    full = (np.int64(1) << m) - 1
+    out = np.full(p_total, np.nan)
+    shared = np.empty(n_masks, dtype=np.int64)
+    cand = np.empty(p_total, dtype=np.int64)
+    for ia in range(n_masks):
+        a = mask_vals[ia]
+        if a == full:
+            continue
+        tgt = order[mask_start[ia] : mask_start[ia + 1]]
+        nt = tgt.shape[0]
+        missing_cols = _columns(full & ~a, m)
+        for ib in range(n_masks):
+            shared[ib] = mask_vals[ib] & a
+        ob = np.argsort(shared, kind="mergesort")
+        # matched (target group, source) pairs of every shared-column group, as a CSR
+        grp_src = np.empty(p_total, dtype=np.int64)
+        grp_gid = np.empty(p_total, dtype=np.int64)
+        n_pairs = 0
+        tgt_gid = np.full((n_masks, nt), -1, dtype=np.int64)
+        n_grp = 0
+        offset = 0
+        lo = 0
+        while lo < n_masks:
+            s_bits = shared[ob[lo]]
+            hi = lo
+            while hi < n_masks and shared[ob[hi]] == s_bits:
+                hi += 1
+            src = _sources(order, mask_start, ob, lo, hi)
+            cols = _columns(s_bits, m)
+            gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
+            for t in range(src.shape[0]):
+                if gs[t] >= 0:
+                    grp_src[n_pairs] = src[t]
+                    grp_gid[n_pairs] = offset + gs[t]
+                    n_pairs += 1
+            for t in range(nt):
+                if gt[t] >= 0:
+                    tgt_gid[n_grp, t] = offset + gt[t]
+            offset += ng
+            n_grp += 1
+            lo = hi
+        start = np.zeros(offset + 1, dtype=np.int64)
+        for t in range(n_pairs):
+            start[grp_gid[t] + 1] += 1
+        for g in range(offset):
+            start[g + 1] += start[g]
+        fill = start[:-1].copy()
+        members = np.empty(n_pairs, dtype=np.int64)
+        for t in range(n_pairs):
+            g = grp_gid[t]
+            members[fill[g]] = grp_src[t]
+            fill[g] += 1
+        for t in range(nt):
+            nc = 0
+            for g in range(n_grp):
+                gid = tgt_gid[g, t]
+                if gid >= 0:
+                    for u in range(start[gid], start[gid + 1]):
+                        cand[nc] = members[u]
+                        nc += 1
+            out[tgt[t]] = min_completion(
+                codes, cand[:nc].copy(), missing_cols, observed_card, card, values
+            )
+    return out
