@@ -41,28 +41,29 @@ def _bits_for(n: int) -> int:  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _key(codes, p, cols, radix):  # pragma: no cover - numba
-    k = np.int64(0)
+def _keys(codes, rows, cols, radix):  # pragma: no cover - numba
+    """Combined key of each row on ``cols``, column by column (exact below 2^62)."""
+    n = rows.shape[0]
+    key = np.zeros(n, dtype=np.int64)
     for t in range(cols.shape[0]):
-        k += np.int64(codes[p, cols[t]]) * radix[t]
-    return k
+        c = cols[t]
+        r = radix[t]
+        for i in range(n):
+            key[i] += np.int64(codes[rows[i], c]) * r
+    return key
 
 
 @numba.njit(cache=True, nogil=True)
-def _mix(codes, p, cols):  # pragma: no cover - numba
-    h = np.uint64(0x243F6A8885A308D3)
+def _mixed(codes, rows, cols):  # pragma: no cover - numba
+    """A 64-bit hash of each row on ``cols`` (equal rows, equal hashes; not conversely)."""
+    n = rows.shape[0]
+    h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
     for t in range(cols.shape[0]):
-        h = (h ^ np.uint64(codes[p, cols[t]] + 1)) * _GOLDEN
-        h ^= h >> np.uint64(29)
+        c = cols[t]
+        for i in range(n):
+            x = (h[i] ^ np.uint64(codes[rows[i], c] + 1)) * _GOLDEN
+            h[i] = x ^ (x >> np.uint64(29))
     return h
-
-
-@numba.njit(cache=True, nogil=True)
-def _same(codes, p, q, cols):  # pragma: no cover - numba
-    for t in range(cols.shape[0]):
-        if codes[p, cols[t]] != codes[q, cols[t]]:
-            return False
-    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -90,9 +91,14 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
         for t in range(1, q):
             radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
     n_groups = 0
-    if log_span < 62.0 and log_span <= np.log2(direct.shape[0]):
+    # a direct table only when it is not much larger than a hash table would be
+    # (random reads in a large array cost a cache miss each)
+    limit = min(np.log2(direct.shape[0]), max(np.log2(max(4 * nb, 1)), 15.0))
+    if log_span < 62.0 and log_span <= limit:
+        kb = _keys(codes, build, cols, radix)
+        kp = _keys(codes, probe, cols, radix)
         for i in range(nb):
-            k = _key(codes, build[i], cols, radix)
+            k = kb[i]
             g = direct[k]
             if g < 0:
                 g = n_groups
@@ -100,19 +106,21 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
                 n_groups += 1
             gb[i] = g
         for i in range(npr):
-            gp[i] = direct[_key(codes, probe[i], cols, radix)]
+            gp[i] = direct[kp[i]]
         for i in range(nb):
-            direct[_key(codes, build[i], cols, radix)] = -1
+            direct[kb[i]] = -1
         return gb, gp, n_groups
     bits = _bits_for(nb)
     cap = 1 << bits
     hmask = cap - 1
     shift = np.uint64(64 - bits)
     slot_id = np.full(cap, -1, dtype=np.int64)
+    slot_key = np.empty(cap, dtype=np.int64)
     if log_span < 62.0:  # exact int64 keys
-        slot_key = np.empty(cap, dtype=np.int64)
+        kb = _keys(codes, build, cols, radix)
+        kp = _keys(codes, probe, cols, radix)
         for i in range(nb):
-            k = _key(codes, build[i], cols, radix)
+            k = kb[i]
             h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
             while True:
                 g = slot_id[h]
@@ -127,7 +135,7 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
                     break
                 h = (h + 1) & hmask
         for i in range(npr):
-            k = _key(codes, probe[i], cols, radix)
+            k = kp[i]
             h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
             gp[i] = -1
             while True:
@@ -140,31 +148,44 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
                 h = (h + 1) & hmask
         return gb, gp, n_groups
     # key span beyond 62 bits: hash the codes, compare the codes themselves
-    slot_rep = np.empty(cap, dtype=np.int64)
+    hb = _mixed(codes, build, cols)
+    hp = _mixed(codes, probe, cols)
     for i in range(nb):
         p = build[i]
-        h = np.int64(_mix(codes, p, cols) >> shift)
+        h = np.int64(hb[i] >> shift)
         while True:
             g = slot_id[h]
             if g < 0:
                 slot_id[h] = n_groups
-                slot_rep[h] = p
+                slot_key[h] = p
                 gb[i] = n_groups
                 n_groups += 1
                 break
-            if _same(codes, p, slot_rep[h], cols):
+            rep = slot_key[h]
+            same = True
+            for t in range(q):
+                if codes[p, cols[t]] != codes[rep, cols[t]]:
+                    same = False
+                    break
+            if same:
                 gb[i] = g
                 break
             h = (h + 1) & hmask
     for i in range(npr):
         p = probe[i]
-        h = np.int64(_mix(codes, p, cols) >> shift)
+        h = np.int64(hp[i] >> shift)
         gp[i] = -1
         while True:
             g = slot_id[h]
             if g < 0:
                 break
-            if _same(codes, p, slot_rep[h], cols):
+            rep = slot_key[h]
+            same = True
+            for t in range(q):
+                if codes[p, cols[t]] != codes[rep, cols[t]]:
+                    same = False
+                    break
+            if same:
                 gp[i] = g
                 break
             h = (h + 1) & hmask
@@ -212,19 +233,39 @@ def _sources(order, mask_start, ob, lo, hi):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _rows(mask_start, ob, lo, hi):  # pragma: no cover - numba
+    """Rows of the masks ``ob[lo:hi]`` (patterns sorted by mask)."""
+    n = 0
+    for t in range(lo, hi):
+        n += mask_start[ob[t] + 1] - mask_start[ob[t]]
+    rows = np.empty(n, dtype=np.int64)
+    k = 0
+    for t in range(lo, hi):
+        for u in range(mask_start[ob[t]], mask_start[ob[t] + 1]):
+            rows[k] = u
+            k += 1
+    return rows
+
+
+@numba.njit(cache=True, nogil=True)
 def pair_support(
-    codes, mask, order, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
+    codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
 ):  # pragma: no cover - numba
     """Per-pattern support, shape (n_patterns, 4): counts from complete and from
-    incomplete source patterns, then the same as weight sums."""
+    incomplete source patterns, then the same as weight sums.
+
+    The patterns must be sorted by mask: those of ``mask_vals[i]`` are the rows
+    ``mask_start[i]:mask_start[i + 1]`` of ``codes``.
+    """
     p_total, m = codes.shape
     n_masks = mask_vals.shape[0]
     full = (np.int64(1) << m) - 1
     out = np.zeros((p_total, 4), dtype=np.float64)
     shared = np.empty(n_masks, dtype=np.int64)
+    n_val = 4 if weighted else 2
     for ia in range(n_masks):
         a = mask_vals[ia]
-        tgt = order[mask_start[ia] : mask_start[ia + 1]]
+        tgt = np.arange(mask_start[ia], mask_start[ia + 1])
         for ib in range(n_masks):
             shared[ib] = mask_vals[ib] & a
         ob = np.argsort(shared, kind="mergesort")
@@ -234,10 +275,10 @@ def pair_support(
             hi = lo
             while hi < n_masks and shared[ob[hi]] == s_bits:
                 hi += 1
-            src = _sources(order, mask_start, ob, lo, hi)
+            src = _rows(mask_start, ob, lo, hi)
             cols = _columns(s_bits, m)
             gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
-            acc = np.zeros((ng, 4), dtype=np.float64)
+            acc = np.zeros((ng, n_val), dtype=np.float64)
             for t in range(src.shape[0]):
                 g = gs[t]
                 if g >= 0:
@@ -254,7 +295,7 @@ def pair_support(
                     f = 1.0
                     for e in range(extra.shape[0]):
                         f *= colw[extra[e], codes[p, extra[e]]]
-                    for c in range(4):
+                    for c in range(n_val):
                         out[p, c] += f * acc[g, c]
             lo = hi
     return out

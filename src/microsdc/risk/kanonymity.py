@@ -159,8 +159,24 @@ def _support(
     mask_start = np.append(mask_start, p_total).astype(np.int64)
     # a direct-lookup scratch table a few times the number of patterns (filled once)
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
+    # patterns sorted by mask, so that every mask is a contiguous block of rows
+    codes_s = np.ascontiguousarray(pat.codes[order])
+    support_s = pair_support(
+        codes_s,
+        pat.mask[order],
+        mask_vals,
+        mask_start,
+        card,
+        cnt[order],
+        pat.weight[order],
+        weighted,
+        colw,
+        False,
+        direct,
+    )
+    support = np.empty_like(support_s)
+    support[order] = support_s
     args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
-    support = pair_support(*args, cnt, pat.weight, weighted, colw, False, direct)
     if not conservative:
         return support, None
     cons = np.full((p_total, 2), np.nan)
