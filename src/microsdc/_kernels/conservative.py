@@ -32,13 +32,32 @@ def min_completion(codes, cand, cols, observed_card, card, values):  # pragma: n
     data (the possible completions); 0 means the column is entirely missing.
     ``card[j]`` bounds the codes of column j.
     """
+    return _search(codes, cand, cols, observed_card, card, values, np.inf)
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no cover - numba
+    """min(best, minimum over the completions of ``cols``): depth first, children in
+    ascending order of their candidates' sum, pruned when the candidates blank on
+    every remaining column (kept by any completion) already weigh ``best``."""
     n = cand.shape[0]
     q = cols.shape[0]
-    if q == 0 or n == 0:
-        total = 0.0
-        for i in range(n):
-            total += values[cand[i]]
-        return total
+    total = 0.0
+    always = 0.0
+    for i in range(n):
+        v = values[cand[i]]
+        total += v
+        blank = True
+        for t in range(q):
+            if codes[cand[i], cols[t]] >= 0:
+                blank = False
+                break
+        if blank:
+            always += v
+    if q == 0 or n == 0 or always >= total:
+        return min(best, total)
+    if always >= best:
+        return best
     best_t = -1
     best_present = np.zeros(0, dtype=np.int64)
     for t in range(q):
@@ -60,36 +79,48 @@ def min_completion(codes, cand, cols, observed_card, card, values):  # pragma: n
                 if codes[cand[i], j] < 0:
                     keep[nk] = cand[i]
                     nk += 1
-            rest = np.empty(q - 1, dtype=np.int64)
-            u = 0
-            for s in range(q):
-                if s != t:
-                    rest[u] = cols[s]
-                    u += 1
-            return min_completion(codes, keep[:nk].copy(), rest, observed_card, card, values)
+            return _search(
+                codes, keep[:nk].copy(), _without(cols, t), observed_card, card, values, best
+            )
         if best_t < 0 or n_present < best_present.shape[0]:
             best_t = t
             best_present = present[:n_present].copy()
     j = cols[best_t]
-    rest = np.empty(q - 1, dtype=np.int64)
-    u = 0
-    for s in range(q):
-        if s != best_t:
-            rest[u] = cols[s]
-            u += 1
-    best = np.inf
-    keep = np.empty(n, dtype=np.int64)
-    for v in best_present:
+    rest = _without(cols, best_t)
+    n_child = best_present.shape[0]
+    weight = np.zeros(n_child)
+    blank_weight = 0.0
+    slot = np.full(max(card[j], 1), -1, dtype=np.int64)
+    for u in range(n_child):
+        slot[best_present[u]] = u
+    for i in range(n):
+        c = codes[cand[i], j]
+        if c < 0:
+            blank_weight += values[cand[i]]
+        else:
+            weight[slot[c]] += values[cand[i]]
+    for u in np.argsort(weight):
+        v = best_present[u]
+        keep = np.empty(n, dtype=np.int64)
         nk = 0
         for i in range(n):
             c = codes[cand[i], j]
             if c < 0 or c == v:
                 keep[nk] = cand[i]
                 nk += 1
-        r = min_completion(codes, keep[:nk].copy(), rest, observed_card, card, values)
-        if r < best:
-            best = r
+        best = _search(codes, keep[:nk].copy(), rest, observed_card, card, values, best)
     return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _without(cols, t):  # pragma: no cover - numba
+    rest = np.empty(cols.shape[0] - 1, dtype=np.int64)
+    u = 0
+    for s in range(cols.shape[0]):
+        if s != t:
+            rest[u] = cols[s]
+            u += 1
+    return rest
 
 
 def observed_categories(codes: np.ndarray) -> np.ndarray:
