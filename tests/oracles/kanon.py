@@ -21,6 +21,48 @@ def compatible(r: tuple[Any, ...], s: tuple[Any, ...]) -> bool:
     return all(a is None or b is None or a == b for a, b in zip(r, s, strict=True))
 
 
+def value_shares(rows: list[tuple[Any, ...]]) -> list[dict[Any, float]]:
+    """Per column, the share of each value among the observed values."""
+    m = len(rows[0]) if rows else 0
+    out = []
+    for j in range(m):
+        seen = [r[j] for r in rows if r[j] is not None]
+        out.append({v: seen.count(v) / len(seen) for v in set(seen)})
+    return out
+
+
+def pair_weight(r: tuple[Any, ...], s: tuple[Any, ...], shares: list[dict[Any, float]]) -> float:
+    """Weight of s for r under "probabilistic": s's blanks match r's values with their shares."""
+    weight = 1.0
+    for j, (a, b) in enumerate(zip(r, s, strict=True)):
+        if b is None and a is not None:
+            weight *= shares[j][a]
+    return weight
+
+
+def prosecutor_bruteforce(
+    original: list[tuple[Any, ...]], released: list[tuple[Any, ...]]
+) -> list[float]:
+    """Per record: weight of its own released record / total weight of the released
+    records compatible with its true values; a blank of s in column c where the
+    true value t_c is known weighs the share of t_c among the released values
+    (1 when it no longer appears: then every candidate is blank there)."""
+    shares = value_shares(released)
+    out = []
+    for t, own in zip(original, released, strict=True):
+
+        def weight(s: tuple[Any, ...], t: tuple[Any, ...] = t) -> float:
+            wgt = 1.0
+            for j, (a, b) in enumerate(zip(t, s, strict=True)):
+                if b is None and a is not None:
+                    wgt *= shares[j].get(a, 1.0)
+            return wgt
+
+        total = sum(weight(s) for s in released if compatible(t, s))
+        out.append(weight(own) / total if total > 0 else 0.0)
+    return out
+
+
 def fk_bruteforce(
     rows: list[tuple[Any, ...]], policy: Any = "wildcard", weights: Sequence[float] | None = None
 ) -> tuple[list[float], list[float]]:
@@ -50,6 +92,7 @@ def fk_bruteforce(
             fk.append(best_f)
             big.append(best_w)
         return fk, big
+    shares = value_shares(rows) if policy == "probabilistic" else []
     for r in rows:
         f = 0.0
         b = 0.0
@@ -57,10 +100,15 @@ def fk_bruteforce(
             if policy == "category":
                 ok = r == s
                 weight = 1.0
+            elif policy == "probabilistic":
+                ok = compatible(r, s)
+                weight = pair_weight(r, s, shares)
             else:
                 ok = compatible(r, s)
                 alpha = 1.0 if policy == "wildcard" else float(policy)
-                weight = 1.0 if (None not in r and None not in s) else alpha
+                # sdcMicro freqCalc: alpha for a record with a missing value, unless
+                # it is of r's exact pattern; complete records count 1
+                weight = 1.0 if (None not in s or s == r) else alpha
             if ok:
                 f += weight
                 b += weight * ws

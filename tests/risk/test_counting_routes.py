@@ -125,7 +125,7 @@ _ORACLE: dict[object, tuple[list[float], list[float]]] = {}
 
 
 @pytest.mark.parametrize("route", ["pairs", "bitset", "dense"])
-@pytest.mark.parametrize("policy", ["wildcard", "conservative", 0.4])
+@pytest.mark.parametrize("policy", ["wildcard", "conservative", "probabilistic", 0.4])
 def test_many_masks_every_route(route: str, policy: object) -> None:
     codes, weights = _many_masks()
     pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))

@@ -23,7 +23,7 @@ from microsdc.encode import encode_qis
 from microsdc.risk._policy import parse_policy
 from oracles.kanon import fk_bruteforce, rows_of, safe_combinations_bruteforce
 
-POLICIES = ["wildcard", "category", "conservative", 0.0, 0.3, 1.0]
+POLICIES = ["wildcard", "category", "conservative", "probabilistic", 0.0, 0.3, 1.0]
 
 SPEC_EXAMPLE = pd.DataFrame({"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None]})
 
@@ -67,9 +67,13 @@ def test_spec_example_other_policies_by_hand() -> None:
         3,
         2,
     ]
-    # alpha = 0.5: complete row (0,1): 2 complete matches + 0.5 * 2 incomplete = 3
+    # alpha = 0.5 (sdcMicro freqCalc): a record with a missing value adds 0.5 unless it
+    # is of r's exact pattern; complete records and r's own pattern add 1.
+    # (0,1): 2 complete + 0.5 (0,NA) + 0.5 (NA,NA) = 3; (NA,2): (1,2) + itself + 0.5 (0,NA)
+    # + 0.5 (NA,NA) = 3; (0,NA): 2 x (0,1) + itself + 0.5 (NA,2) + 0.5 (NA,NA) = 4;
+    # (NA,NA): 4 complete + itself + 0.5 x 2 = 6
     out = sample_frequencies(SPEC_EXAMPLE, ["A", "B"], missing=0.5)["fk"].tolist()
-    assert out == [3.0, 3.0, 2.0, 1.5, 2.0, 2.5, 3.5]
+    assert out == [3.0, 3.0, 2.0, 1.5, 3.0, 4.0, 6.0]
 
 
 def test_all_missing_row_counts_for_every_row() -> None:

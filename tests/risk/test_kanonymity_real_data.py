@@ -34,9 +34,17 @@ def test_rows_at_risk_match_sdcmicro(
 def test_policies_order_on_real_data(adult: pd.DataFrame) -> None:
     counts = {
         pol: int((sample_frequencies(adult, QI8, missing=pol)["fk"] < 3).sum())
-        for pol in ("wildcard", "conservative", "category", 0.0)
+        for pol in ("wildcard", "conservative", "probabilistic", "category", 0.0)
     }
-    assert counts == {"wildcard": 8733, "conservative": 9503, "category": 12648, 0.0: 13732}
+    # probabilistic fk lies between category (identical patterns only) and wildcard;
+    # alpha = 0 keeps a record's own pattern and the compatible complete records
+    assert counts == {
+        "wildcard": 8733,
+        "conservative": 9503,
+        "probabilistic": 11901,
+        "category": 12648,
+        0.0: 11946,
+    }
 
 
 def test_safe_combinations_k5(adult: pd.DataFrame) -> None:

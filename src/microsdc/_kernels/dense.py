@@ -11,7 +11,15 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["DENSE_LIMIT", "dense_keys", "dense_size", "frequencies", "wildcard_sums"]
+__all__ = [
+    "DENSE_LIMIT",
+    "dense_keys",
+    "dense_size",
+    "frequencies",
+    "probabilistic_sums",
+    "value_shares",
+    "wildcard_sums",
+]
 
 #: Largest dense array (entries) this route allocates (128 MiB of float64).
 DENSE_LIMIT = 1 << 24
@@ -127,9 +135,10 @@ def frequencies(
     codes : ndarray of shape (n, n_qis), -1 = missing
         Records, or distinct patterns when ``count`` is given.
     n_categories : ndarray of shape (n_qis,)
-    kind : {"wildcard", "alpha", "category", "conservative"}
+    kind : {"wildcard", "alpha", "category", "conservative", "probabilistic"}
     alpha : float
-        Weight of a match involving a record with a missing value ("alpha" only).
+        Weight of a record with a missing value that is not of the target's
+        exact pattern ("alpha" only; sdcMicro ``freqCalc(alpha=)``).
     count : ndarray of shape (n,), optional
         Records behind each row of ``codes`` (1 each by default).
     weights : ndarray of shape (n,), optional
@@ -137,7 +146,7 @@ def frequencies(
 
     Returns
     -------
-    fk : ndarray of shape (n,), int64 (float64 for "alpha")
+    fk : ndarray of shape (n,), int64 (float64 for "alpha" and "probabilistic")
     Fk : ndarray of shape (n,), float64, or None without weights
 
     Notes
@@ -145,7 +154,8 @@ def frequencies(
     The caller checks that ``dense_size(n_categories) <= DENSE_LIMIT``. For
     "conservative", the wildcard sums of complete keys are minimised over the
     completions of each missing cell, one axis at a time, over the categories
-    observed in the data.
+    observed in the data. For "probabilistic", the shares of the categories
+    are those of ``codes`` (weighted by ``count``), see :func:`value_shares`.
     """
     base = np.asarray(n_categories, dtype=np.int64) + 1
     key = dense_keys(codes, base)
@@ -171,13 +181,99 @@ def frequencies(
                 _min_over_completions_inplace(t, base, observed)
         fk = np.rint(tables[0][key]).astype(np.int64)
         return fk, (tables[1][key] if weights is not None else None)
+    if kind == "probabilistic":
+        probs = value_shares(codes, base, mult)
+        fk_p = probabilistic_sums(mult, key, base, probs)[key]
+        big_p = None if weights is None else probabilistic_sums(weights, key, base, probs)[key]
+        return fk_p, big_p
+    # alpha (sdcMicro freqCalc): a record s adds alpha when it has a missing value and is
+    # not of r's exact pattern; complete records and r's own pattern add 1
     complete = np.all(codes >= 0, axis=1)
+    own = np.where(complete, 0.0, np.bincount(key, weights=mult, minlength=size)[key])
     total = wildcard_sums(mult, key, base)[key]
     from_complete = wildcard_sums(np.where(complete, mult, 0.0), key, base)[key]
-    fk_a = np.where(complete, from_complete + alpha * (total - from_complete), alpha * total)
+    fk_a = from_complete + own + alpha * (total - from_complete - own)
     if weights is None:
         return fk_a, None
+    w_own = np.where(complete, 0.0, np.bincount(key, weights=weights, minlength=size)[key])
     w_total = wildcard_sums(weights, key, base)[key]
     w_complete = wildcard_sums(np.where(complete, weights, 0.0), key, base)[key]
-    big_a = np.where(complete, w_complete + alpha * (w_total - w_complete), alpha * w_total)
+    big_a = w_complete + w_own + alpha * (w_total - w_complete - w_own)
     return fk_a, big_a
+
+
+def value_shares(
+    codes: np.ndarray, base: np.ndarray, count: np.ndarray | None = None
+) -> np.ndarray:
+    """Share p_j(v) of each category among the observed values of each column.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), -1 = missing
+    base : ndarray of shape (m,), categories + 1 per column
+    count : ndarray of shape (n,), optional
+        Records behind each row of ``codes`` (1 each by default).
+
+    Returns
+    -------
+    ndarray of shape (m, max(base)), float64
+        ``out[j, v + 1]`` is the share of category v in column j; ``out[j, 0]``
+        (the missing slot) is 1. A column with no observed value has shares 0.
+    """
+    m = codes.shape[1]
+    width = int(np.max(base)) if m else 1
+    out = np.zeros((m, width))
+    out[:, 0] = 1.0
+    mult = np.ones(codes.shape[0]) if count is None else np.asarray(count, dtype=np.float64)
+    for j in range(m):
+        col = codes[:, j]
+        seen = col >= 0
+        tally = np.bincount(col[seen], weights=mult[seen], minlength=int(base[j]) - 1)
+        total = tally.sum()
+        if total > 0:
+            out[j, 1 : int(base[j])] = tally / total
+    return out
+
+
+def probabilistic_sums(
+    values: np.ndarray, key: np.ndarray, base: np.ndarray, probs: np.ndarray
+) -> np.ndarray:
+    """For every cell x of the dense array, the probabilistic sum of ``values``.
+
+    Each axis is transformed in place: ``T'[v] = T[v] + p(v) T[missing]`` for
+    every category v and ``T'[missing] = sum over the axis``. A key s then adds
+    ``values[s]`` times the product, over the columns where s is missing and x
+    is observed, of the share of x's value there.
+
+    Returns
+    -------
+    ndarray of shape (prod(base),), float64, indexed by key
+    """
+    size = int(np.prod(base))
+    table = np.bincount(key, weights=values, minlength=size).astype(np.float64, copy=False)
+    _prob_zeta_inplace(table, np.asarray(base, dtype=np.int64), np.ascontiguousarray(probs))
+    return table
+
+
+@numba.njit(cache=True, nogil=True)
+def _prob_zeta_inplace(
+    table: np.ndarray, base: np.ndarray, probs: np.ndarray
+) -> None:  # pragma: no cover - numba
+    size = table.shape[0]
+    stride = 1
+    for j in range(base.shape[0]):
+        b = base[j]
+        block = stride * b
+        total = np.empty(stride, dtype=np.float64)
+        for start in range(0, size, block):
+            for lo in range(stride):
+                total[lo] = table[start + lo]
+            for v in range(1, b):
+                off = start + v * stride
+                pv = probs[j, v]
+                for lo in range(stride):
+                    total[lo] += table[off + lo]
+                    table[off + lo] += pv * table[start + lo]
+            for lo in range(stride):
+                table[start + lo] = total[lo]
+        stride = block

@@ -10,21 +10,27 @@ from microsdc._validation import param_error
 
 __all__ = ["POLICIES", "MissingPolicy", "Policy", "parse_policy"]
 
-POLICIES = ("wildcard", "category", "conservative")
+POLICIES = ("wildcard", "category", "conservative", "probabilistic")
 
-MissingPolicy = Literal["wildcard", "category", "conservative"] | float
+MissingPolicy = Literal["wildcard", "category", "conservative", "probabilistic"] | float
 
 
 @dataclass(frozen=True)
 class Policy:
     """A parsed missing-value policy.
 
-    ``kind`` is "wildcard", "alpha", "category" or "conservative"; ``alpha`` is the
-    weight of a match that involves a record with a missing value (1.0 for wildcard).
+    ``kind`` is "wildcard", "alpha", "category", "conservative" or "probabilistic";
+    ``alpha`` is the weight of a record with a missing value that is not of the
+    target's exact pattern (1.0 for wildcard; sdcMicro ``freqCalc``).
     """
 
     kind: str
     alpha: float = 1.0
+
+    @property
+    def fractional(self) -> bool:
+        """True when fk can be fractional ("alpha" and "probabilistic")."""
+        return self.kind in ("alpha", "probabilistic")
 
     @property
     def label(self) -> str:
@@ -32,7 +38,7 @@ class Policy:
 
 
 def parse_policy(missing: Any, func: str) -> Policy:
-    """Validate ``missing`` ("wildcard", "category", "conservative" or alpha in [0, 1])."""
+    """Validate ``missing`` (a name in ``POLICIES`` or alpha in [0, 1])."""
     if isinstance(missing, str):
         if missing in POLICIES:
             return Policy(missing)
@@ -48,6 +54,7 @@ def parse_policy(missing: Any, func: str) -> Policy:
     raise param_error(
         "missing",
         func,
-        "one of 'wildcard', 'category', 'conservative' or a real number alpha in [0, 1]",
+        "one of 'wildcard', 'category', 'probabilistic', 'conservative' or a real number "
+        "alpha in [0, 1]",
         missing,
     )

@@ -98,7 +98,7 @@ def frequencies_from_codes(
     full = (1 << m) - 1
     has_missing = bool(np.any(pat.mask != full))
     if policy.kind == "category" or not has_missing:
-        fk = pat.count.astype(np.float64) if policy.kind == "alpha" else pat.count.copy()
+        fk = pat.count.astype(np.float64) if policy.fractional else pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
     n_masks = len(np.unique(pat.mask))
@@ -130,7 +130,13 @@ def _support(
 
     card = np.asarray(n_categories, dtype=np.int64)
     cnt = pat.count.astype(np.float64)
-    colw = np.zeros((1, 1))
+    use_colw = policy.kind == "probabilistic"
+    if use_colw:  # share of each category among the observed values, by code
+        from microsdc._kernels.dense import value_shares
+
+        colw = np.ascontiguousarray(value_shares(pat.codes, card + 1, pat.count)[:, 1:])
+    else:
+        colw = np.zeros((1, 1))
     conservative = policy.kind == "conservative"
     observed = observed_categories(pat.codes) if conservative else np.zeros(0, dtype=np.int64)
     if route == "bitset":
@@ -144,7 +150,7 @@ def _support(
             pat.weight,
             weighted,
             colw,
-            False,
+            use_colw,
             conservative,
             observed,
         )
@@ -171,7 +177,7 @@ def _support(
         pat.weight[order],
         weighted,
         colw,
-        False,
+        use_colw,
         direct,
     )
     support = np.empty_like(support_s)
@@ -192,14 +198,16 @@ def _combine(
     """fk and Fk per pattern from the support split of any route."""
     m = pat.codes.shape[1]
     complete = pat.mask == (1 << m) - 1
+    if policy.kind == "probabilistic":
+        return support[:, 0] + support[:, 1], (support[:, 2] + support[:, 3]) if weighted else None
     if policy.kind == "alpha":
+        # sdcMicro freqCalc: records with a missing value add alpha unless they are of
+        # the target's exact pattern; complete records and the own pattern add 1
         a = policy.alpha
-        fk_f = np.where(
-            complete, support[:, 0] + a * support[:, 1], a * (support[:, 0] + support[:, 1])
-        )
-        big = np.where(
-            complete, support[:, 2] + a * support[:, 3], a * (support[:, 2] + support[:, 3])
-        )
+        own = np.where(complete, 0.0, pat.count.astype(np.float64))
+        w_own = np.where(complete, 0.0, pat.weight)
+        fk_f = support[:, 0] + own + a * (support[:, 1] - own)
+        big = support[:, 2] + w_own + a * (support[:, 3] - w_own)
         return fk_f, (big if weighted else None)
     fk_w = support[:, 0] + support[:, 1]
     big_w = support[:, 2] + support[:, 3]
@@ -248,7 +256,7 @@ def row_frequencies(
     has_missing = bool((codes < 0).any()) if n else False
     if policy.kind == "category" or not has_missing:
         fk_g, big_g = group_count(codes, n_categories, weights)
-        if policy.kind == "alpha":
+        if policy.fractional:
             return fk_g.astype(np.float64), big_g
         return fk_g, big_g
     if route is None:
