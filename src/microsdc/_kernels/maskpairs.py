@@ -248,6 +248,22 @@ def _rows(mask_start, ob, lo, hi):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _table_mode(cols, card, direct_size, nb):  # pragma: no cover - numba
+    """(mode, radix): 0 direct array, 1 int64 keys hashed, 2 beyond 62 bits."""
+    q = cols.shape[0]
+    log_span = 0.0
+    for t in range(q):
+        log_span += np.log2(max(card[cols[t]], 1))
+    radix = np.ones(q, dtype=np.int64)
+    if log_span >= 62.0:
+        return 2, radix
+    for t in range(1, q):
+        radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
+    limit = min(np.log2(direct_size), max(np.log2(max(4 * nb, 1)), 15.0))
+    return (0 if log_span <= limit else 1), radix
+
+
+@numba.njit(cache=True, nogil=True)
 def pair_support(
     codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
 ):  # pragma: no cover - numba
@@ -255,7 +271,8 @@ def pair_support(
     incomplete source patterns, then the same as weight sums.
 
     The patterns must be sorted by mask: those of ``mask_vals[i]`` are the rows
-    ``mask_start[i]:mask_start[i + 1]`` of ``codes``.
+    ``mask_start[i]:mask_start[i + 1]`` of ``codes``. Keys are computed and looked
+    up row by row, without intermediate arrays (one pass over each side).
     """
     p_total, m = codes.shape
     n_masks = mask_vals.shape[0]
@@ -265,7 +282,9 @@ def pair_support(
     n_val = 4 if weighted else 2
     for ia in range(n_masks):
         a = mask_vals[ia]
-        tgt = np.arange(mask_start[ia], mask_start[ia + 1])
+        t_lo = mask_start[ia]
+        t_hi = mask_start[ia + 1]
+        nt = t_hi - t_lo
         for ib in range(n_masks):
             shared[ib] = mask_vals[ib] & a
         ob = np.argsort(shared, kind="mergesort")
@@ -273,30 +292,133 @@ def pair_support(
         while lo < n_masks:
             s_bits = shared[ob[lo]]
             hi = lo
+            ns = 0
             while hi < n_masks and shared[ob[hi]] == s_bits:
+                ns += mask_start[ob[hi] + 1] - mask_start[ob[hi]]
                 hi += 1
-            src = _rows(mask_start, ob, lo, hi)
-            cols = _columns(s_bits, m)
-            gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
-            acc = np.zeros((ng, n_val), dtype=np.float64)
-            for t in range(src.shape[0]):
-                g = gs[t]
-                if g >= 0:
-                    p = src[t]
-                    c = 0 if mask[p] == full else 1
-                    acc[g, c] += cnt[p]
+            if hi - lo == 1 and ob[lo] == ia:
+                # the mask with itself alone: distinct patterns match only themselves
+                c0 = 0 if a == full else 1
+                for p in range(t_lo, t_hi):
+                    out[p, c0] += cnt[p]
                     if weighted:
-                        acc[g, c + 2] += wsum[p]
+                        out[p, c0 + 2] += wsum[p]
+                lo = hi
+                continue
+            cols = _columns(s_bits, m)
+            q = cols.shape[0]
             extra = _columns(a & ~s_bits, m) if use_colw else np.zeros(0, dtype=np.int64)
-            for t in range(tgt.shape[0]):
-                g = gt[t]
-                if g >= 0:
-                    p = tgt[t]
+            build_sources = ns <= nt
+            nb = ns if build_sources else nt
+            mode, radix = _table_mode(cols, card, direct.shape[0], nb)
+            if mode == 2:  # rare: generic grouping that compares the codes
+                src = _rows(mask_start, ob, lo, hi)
+                tgt = np.arange(t_lo, t_hi)
+                gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
+                acc = np.zeros((max(ng, 1), n_val), dtype=np.float64)
+                for t in range(src.shape[0]):
+                    g = gs[t]
+                    if g >= 0:
+                        p = src[t]
+                        c0 = 0 if mask[p] == full else 1
+                        acc[g, c0] += cnt[p]
+                        if weighted:
+                            acc[g, c0 + 2] += wsum[p]
+                for t in range(nt):
+                    g = gt[t]
+                    if g >= 0:
+                        p = t_lo + t
+                        f = 1.0
+                        for e in range(extra.shape[0]):
+                            f *= colw[extra[e], codes[p, extra[e]]]
+                        for c in range(n_val):
+                            out[p, c] += f * acc[g, c]
+                lo = hi
+                continue
+            bits = _bits_for(nb)
+            cap = (1 << bits) if mode == 1 else 1
+            hmask = cap - 1
+            shift = np.uint64(64 - bits)
+            slot_id = np.full(cap, -1, dtype=np.int64)
+            slot_key = np.empty(cap, dtype=np.int64)
+            acc = np.zeros((max(nb, 1), n_val), dtype=np.float64)
+            gt = np.empty(nt if not build_sources else 0, dtype=np.int64)
+            ng = 0
+            # pass 1: the build side; pass 2: the probe side
+            for side in range(2):
+                on_sources = (side == 0) == build_sources
+                insert = side == 0
+                u_lo = lo if on_sources else 0
+                u_hi = hi if on_sources else 1
+                for u in range(u_lo, u_hi):
+                    if on_sources:
+                        ib = ob[u]
+                        r_lo = mask_start[ib]
+                        r_hi = mask_start[ib + 1]
+                        c0 = 0 if mask_vals[ib] == full else 1
+                    else:
+                        r_lo = t_lo
+                        r_hi = t_hi
+                        c0 = 0
+                    for p in range(r_lo, r_hi):
+                        k = np.int64(0)
+                        for t in range(q):
+                            k += np.int64(codes[p, cols[t]]) * radix[t]
+                        if mode == 0:
+                            g = direct[k]
+                            if g < 0 and insert:
+                                g = ng
+                                direct[k] = g
+                                ng += 1
+                        else:
+                            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+                            while True:
+                                g = slot_id[h]
+                                if g < 0:
+                                    if insert:
+                                        g = ng
+                                        slot_id[h] = g
+                                        slot_key[h] = k
+                                        ng += 1
+                                    break
+                                if slot_key[h] == k:
+                                    break
+                                h = (h + 1) & hmask
+                        if on_sources:
+                            if g >= 0:
+                                acc[g, c0] += cnt[p]
+                                if weighted:
+                                    acc[g, c0 + 2] += wsum[p]
+                        elif insert:
+                            gt[p - t_lo] = g
+                        elif g >= 0:
+                            f = 1.0
+                            for e in range(extra.shape[0]):
+                                f *= colw[extra[e], codes[p, extra[e]]]
+                            for c in range(n_val):
+                                out[p, c] += f * acc[g, c]
+            if not build_sources:
+                for p in range(t_lo, t_hi):
+                    g = gt[p - t_lo]
                     f = 1.0
                     for e in range(extra.shape[0]):
                         f *= colw[extra[e], codes[p, extra[e]]]
                     for c in range(n_val):
                         out[p, c] += f * acc[g, c]
+            if mode == 0:  # leave the direct table empty for the next group
+                for u in range(lo, hi) if build_sources else range(1):
+                    if build_sources:
+                        ib = ob[u]
+                        r_lo = mask_start[ib]
+                        r_hi = mask_start[ib + 1]
+                    else:
+                        r_lo = t_lo
+                        r_hi = t_hi
+                    for p in range(r_lo, r_hi):
+                        k = np.int64(0)
+                        for t in range(q):
+                            k += np.int64(codes[p, cols[t]]) * radix[t]
+                        direct[k] = -1
             lo = hi
     return out
 
