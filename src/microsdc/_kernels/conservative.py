@@ -38,25 +38,51 @@ def min_completion(codes, cand, cols, observed_card, card, values):  # pragma: n
 @numba.njit(cache=True, nogil=True)
 def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no cover - numba
     """min(best, minimum over the completions of ``cols``): depth first, children in
-    ascending order of their candidates' sum, pruned when the candidates blank on
-    every remaining column (kept by any completion) already weigh ``best``."""
+    ascending order of their candidates' sum, pruned by a lower bound: the candidates
+    blank on every remaining column (kept by any completion), plus, for each remaining
+    column, the lightest category among the candidates observed on that column alone
+    (one of its categories is chosen, and those candidates survive it whatever else)."""
     n = cand.shape[0]
     q = cols.shape[0]
     total = 0.0
     always = 0.0
+    width = 1
+    for t in range(q):
+        width = max(width, card[cols[t]])
+    single = np.zeros((max(q, 1), width))
     for i in range(n):
         v = values[cand[i]]
         total += v
-        blank = True
+        n_obs = 0
+        only = -1
         for t in range(q):
             if codes[cand[i], cols[t]] >= 0:
-                blank = False
-                break
-        if blank:
+                n_obs += 1
+                only = t
+                if n_obs > 1:
+                    break
+        if n_obs == 0:
             always += v
+        elif n_obs == 1:
+            single[only, codes[cand[i], cols[only]]] += v
     if q == 0 or n == 0 or always >= total:
         return min(best, total)
-    if always >= best:
+    bound = always
+    for t in range(q):
+        j = cols[t]
+        if observed_card[j] == 0:
+            continue
+        low = np.inf
+        n_seen = 0
+        for c in range(card[j]):
+            if single[t, c] > 0:
+                n_seen += 1
+                low = min(low, single[t, c])
+        # a category with no such candidate (observed somewhere, or unused here) costs 0
+        if n_seen < observed_card[j]:
+            low = 0.0
+        bound += low
+    if bound >= best:
         return best
     best_t = -1
     best_present = np.zeros(0, dtype=np.int64)
