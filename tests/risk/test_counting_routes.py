@@ -124,12 +124,21 @@ def _many_masks() -> tuple[np.ndarray, np.ndarray]:
 _ORACLE: dict[object, tuple[list[float], list[float]]] = {}
 
 
-@pytest.mark.parametrize("route", ["pairs", "bitset", "dense"])
+@pytest.mark.parametrize("route", ["pairs", "pairs split", "bitset", "dense"])
 @pytest.mark.parametrize("policy", ["wildcard", "conservative", "probabilistic", 0.4])
-def test_many_masks_every_route(route: str, policy: object) -> None:
+def test_many_masks_every_route(
+    route: str, policy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc.risk.kanonymity as kan
+
     codes, weights = _many_masks()
     pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))
-    res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, weights=weights, route=route)
+    if route == "pairs":  # every mask in mask pairs
+        monkeypatch.setattr(kan, "_rare_masks", lambda count, *a: np.zeros(len(count), bool))
+    if route == "pairs split":  # masks with fewer than 3 patterns on bit sets
+        monkeypatch.setattr(kan, "_rare_masks", lambda count, *a: count < 3)
+    forced = "pairs" if route == "pairs split" else route
+    res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, weights=weights, route=forced)
     assert len(np.unique(res.codes >= 0, axis=0)) > 50  # many masks
     if policy not in _ORACLE:
         _ORACLE[policy] = fk_bruteforce(_rows(codes), policy, weights.tolist())

@@ -65,11 +65,27 @@ def _build(codes, card):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def bitset_support(
-    codes, mask, card, cnt, wsum, weighted, colw, use_colw, conservative, observed_card
+    codes,
+    mask,
+    card,
+    cnt,
+    wsum,
+    weighted,
+    colw,
+    use_colw,
+    conservative,
+    observed_card,
+    targets,
+    push,
 ):  # pragma: no cover - numba
-    """Support of every pattern, shape (n_patterns, 4) as in ``pair_support``; with
-    ``conservative``, also the conservative count and weight of incomplete patterns
-    (NaN for complete ones)."""
+    """Support of the patterns ``targets``, shape (n_patterns, 4) as in ``pair_support``
+    (rows of other patterns are zero, or hold what was pushed to them); with
+    ``conservative``, also the conservative count and weight of incomplete targets
+    (NaN elsewhere).
+
+    Where ``push[q]`` is set, every target p compatible with q also adds its own count
+    and weight to q's support (q's support from the targets, in one pass).
+    """
     p_total, m = codes.shape
     full = (np.int64(1) << m) - 1
     words = (p_total + 63) // 64
@@ -81,7 +97,8 @@ def bitset_support(
     sets = np.empty(m, dtype=np.int64)
     ssize = np.empty(m, dtype=np.int64)
     cand = np.empty(p_total, dtype=np.int64)
-    for p in range(p_total):
+    for t_i in range(targets.shape[0]):
+        p = targets[t_i]
         n_sets = 0
         for j in range(m):
             c = codes[p, j]
@@ -143,6 +160,18 @@ def bitset_support(
                 out[p, c] += f * cnt[q]
                 if weighted:
                     out[p, c + 2] += f * wsum[q]
+                if push[q]:
+                    g = 1.0
+                    if use_colw:
+                        only_q = mask[q] & ~a
+                        if only_q:
+                            for j in range(m):
+                                if (only_q >> j) & 1:
+                                    g *= colw[j, codes[q, j]]
+                    c = 0 if a == full else 1
+                    out[q, c] += g * cnt[p]
+                    if weighted:
+                        out[q, c + 2] += g * wsum[p]
         if conservative and a != full:
             n_miss = 0
             for j in range(m):

@@ -139,6 +139,7 @@ def _support(
         colw = np.zeros((1, 1))
     conservative = policy.kind == "conservative"
     observed = observed_categories(pat.codes) if conservative else np.zeros(0, dtype=np.int64)
+    p_total = len(pat.count)
     if route == "bitset":
         from microsdc._kernels.bitcount import bitset_support
 
@@ -153,28 +154,109 @@ def _support(
             use_colw,
             conservative,
             observed,
+            np.arange(p_total),
+            np.zeros(p_total, dtype=np.bool_),
         )
         return support, (cons if conservative else None)
     if route != "pairs":
         raise ValueError(f"unknown counting route {route!r}")
-    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative, pair_support
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
 
-    p_total = len(pat.count)
     order = np.argsort(pat.mask, kind="stable")
-    mask_vals, mask_start = np.unique(pat.mask[order], return_index=True)
+    mask_vals, mask_start, mask_count = np.unique(
+        pat.mask[order], return_index=True, return_counts=True
+    )
     mask_start = np.append(mask_start, p_total).astype(np.int64)
-    # a direct-lookup scratch table a few times the number of patterns (filled once)
+    rare_masks = mask_vals[_rare_masks(mask_count, p_total, card)]
+    rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
+    if not rare.any() or conservative:
+        support = _pair_route(pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw)
+    else:
+        # patterns of rare masks through bit sets (their whole support, and what they
+        # add to the others); mask pairs among the other masks only
+        from microsdc._kernels.bitcount import bitset_support
+
+        common = np.flatnonzero(~rare)
+        support, _ = bitset_support(
+            pat.codes,
+            pat.mask,
+            card,
+            cnt,
+            pat.weight,
+            weighted,
+            colw,
+            use_colw,
+            False,
+            observed,
+            np.flatnonzero(rare),
+            ~rare,
+        )
+        support[common] += _pair_route(
+            pat.codes[common],
+            pat.mask[common],
+            card,
+            cnt[common],
+            pat.weight[common],
+            weighted,
+            colw,
+            use_colw,
+        )
+    if not conservative:
+        return support, None
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
+    args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
+    cons = np.full((p_total, 2), np.nan)
+    cons[:, 0] = pair_conservative(*args, observed, cnt, direct)
+    if weighted:
+        cons[:, 1] = pair_conservative(*args, observed, pat.weight, direct)
+    return support, cons
+
+
+def _rare_masks(mask_count: np.ndarray, n_patterns: int, card: np.ndarray) -> np.ndarray:
+    """Masks whose patterns are cheaper on bit sets than in mask pairs.
+
+    In mask pairs a mask costs about two passes over all patterns (as target and as
+    source); on bit sets each of its patterns costs a few intersections of
+    n_patterns / 64 words. The bit sets must also fit in memory.
+    """
+    from microsdc._kernels.bitcount import bitset_bytes
+    from microsdc._kernels.route import BITSET_MAX_BYTES
+
+    if bitset_bytes(n_patterns, card) > BITSET_MAX_BYTES:
+        return np.zeros(len(mask_count), dtype=bool)
+    words = (n_patterns + 63) // 64
+    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per pattern
+    return np.asarray(mask_count * 3.0 * 0.4 * words < 2.0 * 6.0 * n_patterns)
+
+
+def _pair_route(
+    codes: np.ndarray,
+    mask: np.ndarray,
+    card: np.ndarray,
+    cnt: np.ndarray,
+    weight: np.ndarray,
+    weighted: bool,
+    colw: np.ndarray,
+    use_colw: bool,
+) -> np.ndarray:
+    """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
+
+    n = len(cnt)
+    order = np.argsort(mask, kind="stable")
+    mask_vals, mask_start = np.unique(mask[order], return_index=True)
+    mask_start = np.append(mask_start, n).astype(np.int64)
+    # a direct-lookup scratch table a few times the number of patterns (filled once)
+    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n).bit_length())), -1)
     # patterns sorted by mask, so that every mask is a contiguous block of rows
-    codes_s = np.ascontiguousarray(pat.codes[order])
     support_s = pair_support(
-        codes_s,
-        pat.mask[order],
+        np.ascontiguousarray(codes[order]),
+        mask[order],
         mask_vals,
         mask_start,
         card,
         cnt[order],
-        pat.weight[order],
+        weight[order],
         weighted,
         colw,
         use_colw,
@@ -182,14 +264,7 @@ def _support(
     )
     support = np.empty_like(support_s)
     support[order] = support_s
-    args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
-    if not conservative:
-        return support, None
-    cons = np.full((p_total, 2), np.nan)
-    cons[:, 0] = pair_conservative(*args, observed, cnt, direct)
-    if weighted:
-        cons[:, 1] = pair_conservative(*args, observed, pat.weight, direct)
-    return support, cons
+    return support
 
 
 def _combine(
