@@ -134,9 +134,9 @@ def test_many_masks_every_route(
     codes, weights = _many_masks()
     pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))
     if route == "pairs":  # every mask in mask pairs
-        monkeypatch.setattr(kan, "_rare_masks", lambda count, *a: np.zeros(len(count), bool))
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: np.zeros(len(count), bool))
     if route == "pairs split":  # masks with fewer than 3 patterns on bit sets
-        monkeypatch.setattr(kan, "_rare_masks", lambda count, *a: count < 3)
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: count < 3)
     forced = "pairs" if route == "pairs split" else route
     res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, weights=weights, route=forced)
     assert len(np.unique(res.codes >= 0, axis=0)) > 50  # many masks

@@ -415,11 +415,11 @@ def _route_fk(
     if route == "dense kernel":  # the dense kernel on the rows, whatever the heuristics say
         return dense.frequencies(codes, n_cat, pol.kind, pol.alpha, weights=w)
 
-    def no_rare(count: np.ndarray, *args: object) -> np.ndarray:
-        return np.zeros(len(count), dtype=bool)
+    def no_rare(masks: np.ndarray, *args: object) -> np.ndarray:
+        return np.zeros(len(masks), dtype=bool)
 
-    def every_other(count: np.ndarray, *args: object) -> np.ndarray:
-        return np.arange(len(count)) % 2 == 1
+    def every_other(masks: np.ndarray, *args: object) -> np.ndarray:
+        return np.arange(len(masks)) % 2 == 1
 
     with pytest.MonkeyPatch.context() as mp:
         # pairs: every mask in mask pairs; split: every other mask on bit sets

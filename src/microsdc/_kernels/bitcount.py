@@ -45,21 +45,25 @@ def _build(codes, card):  # pragma: no cover - numba
         offset[j + 1] = offset[j] + card[j]
     bits = np.zeros((offset[m], words), dtype=np.uint64)
     size = np.zeros(offset[m], dtype=np.int64)
+    blank = np.zeros(words, dtype=np.uint64)
     for j in range(m):
+        blank[:] = 0
         n_missing = 0
         for p in range(p_total):
             c = codes[p, j]
-            w = p >> 6
             b = np.uint64(1) << np.uint64(p & 63)
             if c < 0:
                 n_missing += 1
-                for v in range(card[j]):
-                    bits[offset[j] + v, w] |= b
+                blank[p >> 6] |= b
             else:
-                bits[offset[j] + c, w] |= b
+                bits[offset[j] + c, p >> 6] |= b
                 size[offset[j] + c] += 1
-        for v in range(card[j]):
-            size[offset[j] + v] += n_missing
+        if n_missing:  # a blank cell belongs to every set of its column
+            for v in range(card[j]):
+                row = offset[j] + v
+                size[row] += n_missing
+                for w in range(words):
+                    bits[row, w] |= blank[w]
     return offset, bits, size
 
 

@@ -167,7 +167,7 @@ def _support(
         pat.mask[order], return_index=True, return_counts=True
     )
     mask_start = np.append(mask_start, p_total).astype(np.int64)
-    rare_masks = mask_vals[_rare_masks(mask_count, p_total, card)]
+    rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
     rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
     if not rare.any() or conservative:
         support = _pair_route(pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw)
@@ -212,12 +212,15 @@ def _support(
     return support, cons
 
 
-def _rare_masks(mask_count: np.ndarray, n_patterns: int, card: np.ndarray) -> np.ndarray:
+def _rare_masks(
+    mask_vals: np.ndarray, mask_count: np.ndarray, n_patterns: int, card: np.ndarray
+) -> np.ndarray:
     """Masks whose patterns are cheaper on bit sets than in mask pairs.
 
     In mask pairs a mask costs about two passes over all patterns (as target and as
-    source); on bit sets each of its patterns costs a few intersections of
-    n_patterns / 64 words. The bit sets must also fit in memory.
+    source). On bit sets each of its patterns costs a few intersections of
+    n_patterns / 64 words plus one scattered update per compatible pattern (about
+    n_patterns / prod(categories observed)). The bit sets must also fit in memory.
     """
     from microsdc._kernels.bitcount import bitset_bytes
     from microsdc._kernels.route import BITSET_MAX_BYTES
@@ -225,8 +228,14 @@ def _rare_masks(mask_count: np.ndarray, n_patterns: int, card: np.ndarray) -> np
     if bitset_bytes(n_patterns, card) > BITSET_MAX_BYTES:
         return np.zeros(len(mask_count), dtype=bool)
     words = (n_patterns + 63) // 64
-    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per pattern
-    return np.asarray(mask_count * 3.0 * 0.4 * words < 2.0 * 6.0 * n_patterns)
+    log_card = np.log2(np.maximum(card, 1).astype(np.float64))
+    m = len(card)
+    observed = (mask_vals[:, None] >> np.arange(m)[None, :]) & 1
+    matches = n_patterns * np.exp2(-(observed * log_card[None, :]).sum(axis=1))
+    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per
+    # pattern, and ~20 ns per scattered update on bit sets
+    per_pattern = 3.0 * 0.4 * words + 20.0 * matches
+    return np.asarray(mask_count * per_pattern < 2.0 * 6.0 * n_patterns)
 
 
 def _pair_route(
