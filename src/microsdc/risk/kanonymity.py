@@ -87,6 +87,29 @@ def frequencies_from_codes(
     Returns
     -------
     PatternFrequencies
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``route``.
+
+    Notes
+    -----
+    The rows are reduced to distinct patterns (missingness mask and values) with
+    their counts and weight sums; then one of the routes of
+    :mod:`microsdc._kernels.route`:
+
+    - ``"dense"``: one array over every key combination, transformed axis by axis;
+    - ``"pairs"`` (spec section 3): for each pair of missingness masks, the patterns
+      are grouped on the columns observed in both (direct table, int64-keyed hash,
+      or a hash that compares the codes once the key span passes 62 bits, so that
+      a combined key never overflows). Patterns of rare masks take bit sets instead;
+    - ``"bitset"``: for each pattern, the intersection of the bit sets of patterns
+      compatible with each of its values.
+
+    Every route gives the same numbers for every policy. Conservative minima are
+    searched over the compatible patterns of each incomplete pattern
+    (:mod:`microsdc._kernels.conservative`).
     """
     from microsdc._kernels.patterns import distinct_patterns
     from microsdc._kernels.route import choose_route
