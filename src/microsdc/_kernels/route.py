@@ -7,7 +7,8 @@ Routes (all exact, all policies):
 - ``"dense"``: one array over every key combination (missing as one more value
   per column), transformed axis by axis; cost about ``cells x n_qis``.
 - ``"pairs"``: pairs of missingness masks on distinct patterns; cost about
-  ``n_masks x n_patterns`` key computations.
+  ``n_masks x n_patterns`` key computations (patterns of rare masks are counted
+  on bit sets inside this route, see ``microsdc.risk.kanonymity._rare_masks``).
 - ``"bitset"``: bit sets of patterns per (column, value); cost at most
   ``n_patterns x n_observed x n_patterns / 64`` word operations, usually far
   less (intersections shrink fast); memory ``sum(categories) x n_patterns / 8`` bytes.
