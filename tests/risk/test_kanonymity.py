@@ -435,39 +435,79 @@ def test_safe_combinations_bad_sizes(bad: dict[str, int]) -> None:
 
 # --- every counting route gives the same numbers ---------------------------------------------
 
-ROUTES = {
-    # name: (dense limit, pattern-level dense limit in wildcard_support, pair table limit)
-    "dense": (1 << 24, 0, 1 << 23),
-    "dense patterns": (0, 1 << 24, 1 << 23),
-    "mask pairs": (0, 0, 1 << 23),
-    "mask pairs, sorted": (0, 0, 1),
-}
+ROUTES = ["dense kernel", "dense", "pairs", "pairs hashed", "pairs split", "bitset"]
 
 
-@given(data=frames(), policy=st.sampled_from(POLICIES), route=st.sampled_from(sorted(ROUTES)))
+def _route_fk(
+    codes: np.ndarray, n_cat: np.ndarray, policy: object, w: np.ndarray | None, route: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    import microsdc._kernels.dense as dense
+    import microsdc._kernels.maskpairs as maskpairs
+    import microsdc.risk.kanonymity as kan
+
+    pol = parse_policy(policy, "test")
+    if route == "dense kernel":  # the dense kernel on the rows, whatever the heuristics say
+        return dense.frequencies(codes, n_cat, pol.kind, pol.alpha, weights=w)
+
+    def no_rare(masks: np.ndarray, *args: object) -> np.ndarray:
+        return np.zeros(len(masks), dtype=bool)
+
+    def every_other(masks: np.ndarray, *args: object) -> np.ndarray:
+        return np.arange(len(masks)) % 2 == 1
+
+    with pytest.MonkeyPatch.context() as mp:
+        # pairs: every mask in mask pairs; split: every other mask on bit sets
+        mp.setattr(kan, "_rare_masks", every_other if route == "pairs split" else no_rare)
+        if route == "pairs hashed":  # no direct lookup table: every pair hashed
+            mp.setattr(maskpairs, "DIRECT_LIMIT", 1)
+        forced = {"pairs hashed": "pairs", "pairs split": "pairs"}.get(route, route)
+        res = kan.frequencies_from_codes(codes, n_cat, policy=pol, weights=w, route=forced)
+        row_fk = kan.row_frequencies(codes, n_cat, policy=pol, weights=w, route=forced)[0]
+    np.testing.assert_allclose(row_fk, res.row_fk, rtol=1e-12)
+    return res.row_fk, res.row_Fk
+
+
+@given(data=frames(), policy=st.sampled_from(POLICIES), route=st.sampled_from(ROUTES))
 def test_every_route_matches_bruteforce(
     data: tuple[pd.DataFrame, list[str], list[float]], policy: object, route: str
 ) -> None:
-    import microsdc._kernels.dense as dense
-    import microsdc._kernels.wildcard as wildcard
-    import microsdc.risk.kanonymity as kan
-
     df, qi, weights = data
-    dense_limit, pattern_limit, table_limit = ROUTES[route]
     enc = encode_qis(df, qi)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(dense, "DENSE_LIMIT", dense_limit)
-        mp.setattr(wildcard, "DENSE_LIMIT", pattern_limit)
-        mp.setattr(wildcard, "TABLE_LIMIT", table_limit)
-        pol = parse_policy(policy, "test")
-        w = np.asarray(weights)
-        if dense_limit:  # call the dense kernel directly: the size heuristics may avoid it
-            fk_d, big_d = dense.frequencies(
-                enc.codes, enc.n_categories, pol.kind, pol.alpha, weights=w
-            )
-        else:
-            res = kan.frequencies_from_codes(enc.codes, enc.n_categories, policy=pol, weights=w)
-            fk_d, big_d = res.row_fk, res.row_Fk
+    fk_d, big_d = _route_fk(enc.codes, enc.n_categories, policy, np.asarray(weights), route)
+    fk, big = fk_bruteforce(rows_of(df, qi), policy, weights)
+    np.testing.assert_allclose(np.asarray(fk_d, dtype=float), fk, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(big_d, dtype=float), big, rtol=1e-9, atol=1e-9)
+
+
+@st.composite
+def wide_frames(draw: st.DrawFn) -> tuple[pd.DataFrame, list[str], list[float]]:
+    """Few rows, many categories: key spaces beyond 2^31 or 2^63 cells."""
+    n_qi = draw(st.integers(4, 12))
+    n = draw(st.integers(1, 30))
+    big = draw(st.sampled_from([300, 5000]))  # 300^4 > 2^31; 5000^6 > 2^63
+    p_missing = draw(st.sampled_from([0.0, 0.15, 0.4]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    cols: dict[str, object] = {}
+    for j in range(n_qi):
+        # a few distinct values in use (so that rows do meet), coded among `big` categories
+        used = rng.choice(big, size=int(rng.integers(1, 4)), replace=False)
+        values = rng.choice(used, size=n).astype(float)
+        values[rng.random(n) < p_missing] = np.nan
+        cols[f"q{j}"] = pd.Categorical(values, categories=np.arange(big, dtype=float))
+    df = pd.DataFrame(cols)
+    weights = rng.uniform(0.5, 5.0, size=n).round(2).tolist()
+    return df, list(df.columns), weights
+
+
+@given(data=wide_frames(), policy=st.sampled_from(POLICIES), route=st.sampled_from(ROUTES[2:]))
+def test_routes_exact_on_key_spaces_beyond_int64(
+    data: tuple[pd.DataFrame, list[str], list[float]], policy: object, route: str
+) -> None:
+    df, qi, weights = data
+    enc = encode_qis(df, qi, warn_cardinality=False)
+    assert float(np.prod(enc.n_categories.astype(float))) > 2.0**31
+    fk_d, big_d = _route_fk(enc.codes, enc.n_categories, policy, np.asarray(weights), route)
     fk, big = fk_bruteforce(rows_of(df, qi), policy, weights)
     np.testing.assert_allclose(np.asarray(fk_d, dtype=float), fk, atol=1e-9)
     np.testing.assert_allclose(np.asarray(big_d, dtype=float), big, rtol=1e-9, atol=1e-9)

@@ -2,87 +2,158 @@
 smallest wildcard count over the completions of its missing cells.
 
 For a record r with observed columns O and missing columns M, a completion x
-assigns a category to each column of M; its count is the number of records s
-that agree with (r_O, x) wherever s is observed. The minimum is found column by
-column: if some category of a column is used by none of the records still in
-play, choosing it removes every record observed on that column, and that choice
-is optimal; otherwise the search branches only over the categories present.
-The cartesian product of categories is never enumerated.
+assigns a category to each column of M; its count is the sum over the
+candidates (records compatible with r on O) that agree with x wherever they
+are observed on M. The minimum is found column by column: if some category of
+a column is used by none of the candidates still in play, choosing it removes
+every candidate observed on that column, and that choice is optimal; otherwise
+the search branches over the categories present, on the column with the
+fewest. The cartesian product of categories is never enumerated.
+
+The candidates come from the route that counts: mask pairs
+(:func:`microsdc._kernels.maskpairs.pair_conservative`) or bit sets
+(:mod:`microsdc._kernels.bitcount`).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from microsdc._kernels.patterns import Patterns
-
-__all__ = ["conservative_counts"]
+__all__ = ["min_completion", "observed_categories"]
 
 
-def _min_completion(sub: np.ndarray, val: np.ndarray, card: np.ndarray) -> float:
-    """min over complete x of sum(val[s] for s with sub[s, j] in (-1, x_j) for all j)."""
-    if sub.shape[1] == 0 or sub.shape[0] == 0:
-        return float(val.sum())
-    # a column with a category nobody uses: choose it, keep only records missing there
-    best_col = -1
-    best_present: np.ndarray | None = None
-    for j in range(sub.shape[1]):
-        present = np.unique(sub[:, j][sub[:, j] >= 0])
-        if card[j] == 0 or len(present) < card[j]:
-            keep = sub[:, j] < 0
-            rest = np.delete(np.arange(sub.shape[1]), j)
-            return _min_completion(sub[keep][:, rest], val[keep], card[rest])
-        if best_present is None or len(present) < len(best_present):
-            best_col, best_present = j, present
-    assert best_present is not None
-    j = best_col
-    rest = np.delete(np.arange(sub.shape[1]), j)
-    wildcard_rows = sub[:, j] < 0
-    best = np.inf
-    for v in best_present:
-        keep = wildcard_rows | (sub[:, j] == v)
-        best = min(best, _min_completion(sub[keep][:, rest], val[keep], card[rest]))
-    return float(best)
+@numba.njit(cache=True, nogil=True)
+def min_completion(codes, cand, cols, observed_card, card, values):  # pragma: no cover - numba
+    """min over completions x of the columns ``cols`` of sum(values[s]) over the
+    candidates s (rows of ``codes``) with codes[s, j] in (-1, x_j) for all j in cols.
 
-
-def conservative_counts(
-    pat: Patterns, complete_support: np.ndarray, weighted: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-pattern conservative fk and Fk.
-
-    Parameters
-    ----------
-    pat : Patterns
-    complete_support : ndarray of shape (n_patterns, 4)
-        Output of ``wildcard_support``; used as it is for complete patterns.
-    weighted : bool
-
-    Returns
-    -------
-    fk, Fk : ndarray of shape (n_patterns,), float64
+    ``observed_card[j]`` is the number of categories of column j observed in the
+    data (the possible completions); 0 means the column is entirely missing.
+    ``card[j]`` bounds the codes of column j.
     """
-    m = pat.codes.shape[1]
-    full = (1 << m) - 1
-    fk = complete_support[:, 0] + complete_support[:, 1]
-    big_fk = complete_support[:, 2] + complete_support[:, 3] if weighted else fk.copy()
-    # possible completions are the categories observed in the data
-    card = np.array(
-        [np.unique(pat.codes[:, j][pat.codes[:, j] >= 0]).size for j in range(m)], dtype=np.int64
-    )
-    for p in np.flatnonzero(pat.mask != full):
-        r = pat.codes[p]
-        obs = np.flatnonzero(r >= 0)
-        mis = np.flatnonzero(r < 0)
-        if obs.size:
-            block = pat.codes[:, obs]
-            ok = np.all((block == r[obs]) | (block < 0), axis=1)
+    return _search(codes, cand, cols, observed_card, card, values, np.inf)
+
+
+@numba.njit(cache=True, nogil=True)
+def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no cover - numba
+    """min(best, minimum over the completions of ``cols``): depth first, children in
+    ascending order of their candidates' sum, pruned by a lower bound: the candidates
+    blank on every remaining column (kept by any completion), plus, for each remaining
+    column, the lightest category among the candidates observed on that column alone
+    (one of its categories is chosen, and those candidates survive it whatever else)."""
+    n = cand.shape[0]
+    q = cols.shape[0]
+    total = 0.0
+    always = 0.0
+    width = 1
+    for t in range(q):
+        width = max(width, card[cols[t]])
+    single = np.zeros((max(q, 1), width))
+    for i in range(n):
+        v = values[cand[i]]
+        total += v
+        n_obs = 0
+        only = -1
+        for t in range(q):
+            if codes[cand[i], cols[t]] >= 0:
+                n_obs += 1
+                only = t
+                if n_obs > 1:
+                    break
+        if n_obs == 0:
+            always += v
+        elif n_obs == 1:
+            single[only, codes[cand[i], cols[only]]] += v
+    if q == 0 or n == 0 or always >= total:
+        return min(best, total)
+    bound = always
+    for t in range(q):
+        j = cols[t]
+        if observed_card[j] == 0:
+            continue
+        low = np.inf
+        n_seen = 0
+        for c in range(card[j]):
+            if single[t, c] > 0:
+                n_seen += 1
+                low = min(low, single[t, c])
+        # a category with no such candidate (observed somewhere, or unused here) costs 0
+        if n_seen < observed_card[j]:
+            low = 0.0
+        bound += low
+    if bound >= best:
+        return best
+    best_t = -1
+    best_present = np.zeros(0, dtype=np.int64)
+    for t in range(q):
+        j = cols[t]
+        seen = np.zeros(max(card[j], 1), dtype=np.bool_)
+        present = np.empty(min(n, max(card[j], 1)), dtype=np.int64)
+        n_present = 0
+        for i in range(n):
+            v = codes[cand[i], j]
+            if v >= 0 and not seen[v]:
+                seen[v] = True
+                present[n_present] = v
+                n_present += 1
+        if observed_card[j] == 0 or n_present < observed_card[j]:
+            # a category nobody here uses: keep only the candidates blank on j
+            keep = np.empty(n, dtype=np.int64)
+            nk = 0
+            for i in range(n):
+                if codes[cand[i], j] < 0:
+                    keep[nk] = cand[i]
+                    nk += 1
+            return _search(
+                codes, keep[:nk].copy(), _without(cols, t), observed_card, card, values, best
+            )
+        if best_t < 0 or n_present < best_present.shape[0]:
+            best_t = t
+            best_present = present[:n_present].copy()
+    j = cols[best_t]
+    rest = _without(cols, best_t)
+    n_child = best_present.shape[0]
+    weight = np.zeros(n_child)
+    blank_weight = 0.0
+    slot = np.full(max(card[j], 1), -1, dtype=np.int64)
+    for u in range(n_child):
+        slot[best_present[u]] = u
+    for i in range(n):
+        c = codes[cand[i], j]
+        if c < 0:
+            blank_weight += values[cand[i]]
         else:
-            ok = np.ones(len(pat.codes), dtype=bool)
-        sub = pat.codes[ok][:, mis]
-        card_sub = card[mis]
-        fk[p] = _min_completion(sub, pat.count[ok].astype(np.float64), card_sub)
-        if weighted:
-            big_fk[p] = _min_completion(sub, pat.weight[ok], card_sub)
-        else:
-            big_fk[p] = fk[p]
-    return fk, big_fk
+            weight[slot[c]] += values[cand[i]]
+    for u in np.argsort(weight):
+        v = best_present[u]
+        keep = np.empty(n, dtype=np.int64)
+        nk = 0
+        for i in range(n):
+            c = codes[cand[i], j]
+            if c < 0 or c == v:
+                keep[nk] = cand[i]
+                nk += 1
+        best = _search(codes, keep[:nk].copy(), rest, observed_card, card, values, best)
+    return best
+
+
+@numba.njit(cache=True, nogil=True)
+def _without(cols, t):  # pragma: no cover - numba
+    rest = np.empty(cols.shape[0] - 1, dtype=np.int64)
+    u = 0
+    for s in range(cols.shape[0]):
+        if s != t:
+            rest[u] = cols[s]
+            u += 1
+    return rest
+
+
+def observed_categories(codes: np.ndarray) -> np.ndarray:
+    """Number of distinct categories observed in each column (missing excluded), int64."""
+    m = codes.shape[1]
+    out = np.zeros(m, dtype=np.int64)
+    for j in range(m):
+        col = codes[:, j]
+        out[j] = np.unique(col[col >= 0]).size
+    return out

@@ -7,6 +7,9 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from microsdc._kernels.hashing import hash_groups
+from microsdc.encode import combine_codes
+
 __all__ = ["Patterns", "distinct_patterns"]
 
 #: Largest radix product for which a dense lookup table is used instead of sorting.
@@ -135,9 +138,9 @@ def distinct_patterns(
         if n_keys <= max(DENSE_LIMIT, 2 * n):
             inverse, first = _dense_distinct(key, n_keys)
         else:
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    else:  # pathological: too many categories for one int64 key
-        _, first, inverse = np.unique(codes_c, axis=0, return_index=True, return_inverse=True)
+            inverse, first = hash_groups(key)
+    else:  # too many categories for one int64 key: re-number column by column
+        inverse, first = hash_groups(combine_codes(codes_c, base - 1))
     inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
     first = np.asarray(first, dtype=np.int64)
     pat_codes = np.ascontiguousarray(codes_c[first])

@@ -329,7 +329,12 @@ class report_warnings:
 
 #: Modules holding numba kernels, by the part of microsdc that uses them.
 KERNEL_MODULES = {
-    "risk": ("microsdc._kernels.dense", "microsdc._kernels.patterns", "microsdc._kernels.wildcard"),
+    "risk": (
+        "microsdc._kernels.dense",
+        "microsdc._kernels.patterns",
+        "microsdc._kernels.hashing",
+        "microsdc._kernels.maskpairs",
+    ),
     "suppression": ("microsdc.suppression._greedy", "microsdc.suppression._bitset"),
     "swapping": ("microsdc.swapping._kernels",),
 }

@@ -64,6 +64,7 @@ def frequencies_from_codes(
     *,
     policy: Policy | None = None,
     weights: np.ndarray | None = None,
+    route: str | None = None,
 ) -> PatternFrequencies:
     """Sample (and weighted) frequencies from an integer code matrix.
 
@@ -77,20 +78,58 @@ def frequencies_from_codes(
     policy : Policy, default wildcard
     weights : ndarray of shape (n_rows,), float, optional
         Sampling weights (non-negative, no missing values; not re-checked here).
+    route : {"dense", "pairs", "bitset"}, optional
+        Force a counting route (for tests and benchmarks); by default the cost
+        model of :func:`microsdc._kernels.route.choose_route` picks it. Data
+        without missing values (and the category policy) are always counted by
+        group.
 
     Returns
     -------
     PatternFrequencies
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``route``.
+
+    Notes
+    -----
+    The rows are reduced to distinct patterns (missingness mask and values) with
+    their counts and weight sums; then one of the routes of
+    :mod:`microsdc._kernels.route`:
+
+    - ``"dense"``: one array over every key combination, transformed axis by axis;
+    - ``"pairs"`` (spec section 3): for each pair of missingness masks, the patterns
+      are grouped on the columns observed in both (direct table, int64-keyed hash,
+      or a hash that compares the codes once the key span passes 62 bits, so that
+      a combined key never overflows). Patterns of rare masks take bit sets instead;
+    - ``"bitset"``: for each pattern, the intersection of the bit sets of patterns
+      compatible with each of its values.
+
+    Every route gives the same numbers for every policy. Conservative minima are
+    searched over the compatible patterns of each incomplete pattern
+    (:mod:`microsdc._kernels.conservative`).
     """
-    from microsdc._kernels import dense
     from microsdc._kernels.patterns import distinct_patterns
-    from microsdc._kernels.wildcard import wildcard_support
+    from microsdc._kernels.route import choose_route
 
     policy = policy or Policy("wildcard")
     weighted = weights is not None
     pat = distinct_patterns(codes, n_categories, weights)
-    size = dense.dense_size(n_categories)
-    if size <= dense.DENSE_LIMIT and size <= max(16.0 * len(pat.count), 4096.0):
+    m = pat.codes.shape[1]
+    full = (1 << m) - 1
+    has_missing = bool(np.any(pat.mask != full))
+    if policy.kind == "category" or not has_missing:
+        fk = pat.count.astype(np.float64) if policy.fractional else pat.count.copy()
+        big_fk = pat.weight.copy() if weighted else None
+        return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+    n_masks = len(np.unique(pat.mask))
+    if route is None:
+        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+    if route == "dense":
+        from microsdc._kernels import dense
+
         fk_d, big_d = dense.frequencies(
             pat.codes,
             n_categories,
@@ -100,34 +139,177 @@ def frequencies_from_codes(
             weights=pat.weight if weighted else None,
         )
         return PatternFrequencies(pat.codes, pat.count, fk_d, big_d, pat.inverse)
-    if policy.kind == "category":
-        fk = pat.count.copy()
-        big_fk = pat.weight.copy() if weighted else None
-        return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
-    if policy.kind == "probabilistic":
-        probs = dense.value_shares(
-            pat.codes, np.asarray(n_categories, dtype=np.int64) + 1, pat.count
-        )
-        support = wildcard_support(pat, n_categories, weighted, probs)
-        return PatternFrequencies(
-            pat.codes,
-            pat.count,
-            np.round(support[:, 0] + support[:, 1], 9),  # a count of k is not k - 1e-16
-            support[:, 2] + support[:, 3] if weighted else None,
-            pat.inverse,
-        )
-    support = wildcard_support(pat, n_categories, weighted)
-    if policy.kind == "conservative":
-        from microsdc._kernels.conservative import conservative_counts
+    support, cons = _support(pat, n_categories, policy, weighted, route)
+    fk_out, big_out = _combine(pat, support, cons, policy, weighted)
+    return PatternFrequencies(pat.codes, pat.count, fk_out, big_out, pat.inverse)
 
-        fk_f, big_f = conservative_counts(pat, support, weighted)
-        fk = np.rint(fk_f).astype(np.int64)
-        return PatternFrequencies(
-            pat.codes, pat.count, fk, big_f if weighted else None, pat.inverse
+
+def _support(
+    pat: Any, n_categories: np.ndarray, policy: Policy, weighted: bool, route: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Support split (n_patterns, 4) and, for "conservative", the per-pattern minima
+    (n_patterns, 2; NaN for complete patterns)."""
+    from microsdc._kernels.conservative import observed_categories
+
+    card = np.asarray(n_categories, dtype=np.int64)
+    cnt = pat.count.astype(np.float64)
+    use_colw = policy.kind == "probabilistic"
+    if use_colw:  # share of each category among the observed values, by code
+        from microsdc._kernels.dense import value_shares
+
+        colw = np.ascontiguousarray(value_shares(pat.codes, card + 1, pat.count)[:, 1:])
+    else:
+        colw = np.zeros((1, 1))
+    conservative = policy.kind == "conservative"
+    observed = observed_categories(pat.codes) if conservative else np.zeros(0, dtype=np.int64)
+    p_total = len(pat.count)
+    if route == "bitset":
+        from microsdc._kernels.bitcount import bitset_support
+
+        support, cons = bitset_support(
+            pat.codes,
+            pat.mask,
+            card,
+            cnt,
+            pat.weight,
+            weighted,
+            colw,
+            use_colw,
+            conservative,
+            observed,
+            np.arange(p_total),
+            np.zeros(p_total, dtype=np.bool_),
         )
+        return support, (cons if conservative else None)
+    if route != "pairs":
+        raise ValueError(f"unknown counting route {route!r}")
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
+
+    order = np.argsort(pat.mask, kind="stable")
+    mask_vals, mask_start, mask_count = np.unique(
+        pat.mask[order], return_index=True, return_counts=True
+    )
+    mask_start = np.append(mask_start, p_total).astype(np.int64)
+    rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
+    rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
+    if not rare.any() or conservative:
+        support = _pair_route(pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw)
+    else:
+        # patterns of rare masks through bit sets (their whole support, and what they
+        # add to the others); mask pairs among the other masks only
+        from microsdc._kernels.bitcount import bitset_support
+
+        common = np.flatnonzero(~rare)
+        support, _ = bitset_support(
+            pat.codes,
+            pat.mask,
+            card,
+            cnt,
+            pat.weight,
+            weighted,
+            colw,
+            use_colw,
+            False,
+            observed,
+            np.flatnonzero(rare),
+            ~rare,
+        )
+        support[common] += _pair_route(
+            pat.codes[common],
+            pat.mask[common],
+            card,
+            cnt[common],
+            pat.weight[common],
+            weighted,
+            colw,
+            use_colw,
+        )
+    if not conservative:
+        return support, None
+    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
+    args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
+    cons = np.full((p_total, 2), np.nan)
+    cons[:, 0] = pair_conservative(*args, observed, cnt, direct)
+    if weighted:
+        cons[:, 1] = pair_conservative(*args, observed, pat.weight, direct)
+    return support, cons
+
+
+def _rare_masks(
+    mask_vals: np.ndarray, mask_count: np.ndarray, n_patterns: int, card: np.ndarray
+) -> np.ndarray:
+    """Masks whose patterns are cheaper on bit sets than in mask pairs.
+
+    In mask pairs a mask costs about two passes over all patterns (as target and as
+    source). On bit sets each of its patterns costs a few intersections of
+    n_patterns / 64 words plus one scattered update per compatible pattern (about
+    n_patterns / prod(categories observed)). The bit sets must also fit in memory.
+    """
+    from microsdc._kernels.bitcount import bitset_bytes
+    from microsdc._kernels.route import BITSET_MAX_BYTES
+
+    if bitset_bytes(n_patterns, card) > BITSET_MAX_BYTES:
+        return np.zeros(len(mask_count), dtype=bool)
+    words = (n_patterns + 63) // 64
+    log_card = np.log2(np.maximum(card, 1).astype(np.float64))
+    m = len(card)
+    observed = (mask_vals[:, None] >> np.arange(m)[None, :]) & 1
+    matches = n_patterns * np.exp2(-(observed * log_card[None, :]).sum(axis=1))
+    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per
+    # pattern, and ~20 ns per scattered update on bit sets
+    per_pattern = 3.0 * 0.4 * words + 20.0 * matches
+    return np.asarray(mask_count * per_pattern < 2.0 * 6.0 * n_patterns)
+
+
+def _pair_route(
+    codes: np.ndarray,
+    mask: np.ndarray,
+    card: np.ndarray,
+    cnt: np.ndarray,
+    weight: np.ndarray,
+    weighted: bool,
+    colw: np.ndarray,
+    use_colw: bool,
+) -> np.ndarray:
+    """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
+
+    n = len(cnt)
+    order = np.argsort(mask, kind="stable")
+    mask_vals, mask_start = np.unique(mask[order], return_index=True)
+    mask_start = np.append(mask_start, n).astype(np.int64)
+    # a direct-lookup scratch table a few times the number of patterns (filled once)
+    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n).bit_length())), -1)
+    # patterns sorted by mask, so that every mask is a contiguous block of rows
+    support_s = pair_support(
+        np.ascontiguousarray(codes[order]),
+        mask[order],
+        mask_vals,
+        mask_start,
+        card,
+        cnt[order],
+        weight[order],
+        weighted,
+        colw,
+        use_colw,
+        direct,
+    )
+    support = np.empty_like(support_s)
+    support[order] = support_s
+    return support
+
+
+def _combine(
+    pat: Any, support: np.ndarray, cons: np.ndarray | None, policy: Policy, weighted: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """fk and Fk per pattern from the support split of any route."""
+    m = pat.codes.shape[1]
+    complete = pat.mask == (1 << m) - 1
+    if policy.kind == "probabilistic":
+        # rounded so that a count of exactly k is not taken for k - 1e-16
+        fk_p = np.round(support[:, 0] + support[:, 1], 9)
+        return fk_p, (support[:, 2] + support[:, 3]) if weighted else None
     if policy.kind == "alpha":
-        m = pat.codes.shape[1]
-        complete = pat.mask == (1 << m) - 1
         a = policy.alpha
         # sdcMicro freqCalc: records with a missing value add alpha unless they are of
         # the target's exact pattern; complete records and the own pattern add 1
@@ -135,12 +317,14 @@ def frequencies_from_codes(
         w_own = np.where(complete, 0.0, pat.weight)
         fk_f = support[:, 0] + own + a * (support[:, 1] - own)
         big = support[:, 2] + w_own + a * (support[:, 3] - w_own)
-        return PatternFrequencies(
-            pat.codes, pat.count, fk_f, big if weighted else None, pat.inverse
-        )
-    fk = np.rint(support[:, 0] + support[:, 1]).astype(np.int64)
-    big_fk = support[:, 2] + support[:, 3] if weighted else None
-    return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
+        return fk_f, (big if weighted else None)
+    fk_w = support[:, 0] + support[:, 1]
+    big_w = support[:, 2] + support[:, 3]
+    if cons is not None:
+        fk_w = np.where(complete, fk_w, cons[:, 0])
+        big_w = np.where(complete, big_w, cons[:, 1])
+    fk = np.rint(fk_w).astype(np.int64)
+    return fk, (big_w if weighted else None)
 
 
 def row_frequencies(
@@ -149,12 +333,14 @@ def row_frequencies(
     *,
     policy: Policy | None = None,
     weights: np.ndarray | None = None,
+    route: str | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Per-row fk and Fk (None without weights) from a code matrix.
 
-    Same numbers as ``frequencies_from_codes(...).row_fk``; takes the dense
-    route (one array over all key combinations) when it is small enough, which
-    skips the reduction to distinct patterns.
+    Same numbers as ``frequencies_from_codes(...).row_fk``. Without missing
+    values (or with the category policy) this is a group-by count of the rows;
+    otherwise the dense route (one array over all key combinations) is taken
+    when it is cheaper than reducing the rows to distinct patterns.
 
     Parameters
     ----------
@@ -162,6 +348,8 @@ def row_frequencies(
     n_categories : ndarray of shape (n_qis,)
     policy : Policy, default wildcard
     weights : ndarray of shape (n_rows,), optional
+    route : {"dense", "pairs", "bitset"}, optional
+        Force a route, as in :func:`frequencies_from_codes`.
 
     Returns
     -------
@@ -169,14 +357,26 @@ def row_frequencies(
     Fk : ndarray of shape (n_rows,), float64, or None
     """
     from microsdc._kernels import dense
+    from microsdc._kernels.hashing import group_count
+    from microsdc._kernels.route import DENSE_MAX_CELLS
 
     policy = policy or Policy("wildcard")
-    size = dense.dense_size(n_categories)
-    # the dense route costs about n_qis passes over the array; distinct patterns
-    # cost about (number of missingness masks) passes over the records
-    if size <= dense.DENSE_LIMIT and size <= max(64.0 * codes.shape[0], 4096.0):
+    n = codes.shape[0]
+    has_missing = bool((codes < 0).any()) if n else False
+    if policy.kind == "category" or not has_missing:
+        fk_g, big_g = group_count(codes, n_categories, weights)
+        if policy.fractional:
+            return fk_g.astype(np.float64), big_g
+        return fk_g, big_g
+    if route is None:
+        # the dense route reads every row once and costs about n_qis passes over its
+        # array; the other routes first reduce the rows to distinct patterns
+        size = dense.dense_size(n_categories)
+        if size <= DENSE_MAX_CELLS and size <= max(64.0 * n, 4096.0):
+            route = "dense"
+    if route == "dense":
         return dense.frequencies(codes, n_categories, policy.kind, policy.alpha, weights=weights)
-    res = frequencies_from_codes(codes, n_categories, policy=policy, weights=weights)
+    res = frequencies_from_codes(codes, n_categories, policy=policy, weights=weights, route=route)
     return res.row_fk, res.row_Fk
 
 

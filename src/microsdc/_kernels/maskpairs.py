@@ -1,0 +1,500 @@
+"""Wildcard support of distinct patterns through pairs of missingness masks (spec section 3).
+
+For a target mask ``a`` and a source mask ``b``, the patterns of ``b`` support
+the patterns of ``a`` that agree with them on the columns observed in both,
+``S = a & b``. The source masks are grouped by ``S`` (masks that meet ``a`` on
+the same columns share one table), and for each group the keys on ``S`` of the
+smaller side (sources or targets) go into a table: a direct array when the key
+span is small, an int64-keyed hash table when the span fits in 62 bits, and a
+hash table that compares the codes themselves otherwise (so a combined key can
+never overflow). The larger side is streamed through the table. The cost is
+O(n_masks x n_patterns) key computations and no term grows with the volume of
+the key space.
+
+A per-pair weight is applied at lookup time: the support of target ``r`` from
+the group with shared columns ``S`` is multiplied by
+``prod over c in a \\ S of colw[c, r_c]`` (columns that ``r`` observes and the
+sources leave blank), which is 1 for the wildcard policy.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from microsdc._kernels.conservative import min_completion
+
+__all__ = ["DIRECT_LIMIT", "pair_conservative", "pair_support"]
+
+#: Largest key span (entries) looked up in a direct array rather than hashed.
+DIRECT_LIMIT = 1 << 22
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(cache=True, nogil=True)
+def _bits_for(n: int) -> int:  # pragma: no cover - numba
+    bits = 4
+    while (1 << bits) < 2 * n:
+        bits += 1
+    return bits
+
+
+@numba.njit(cache=True, nogil=True)
+def _keys(codes, rows, cols, radix):  # pragma: no cover - numba
+    """Combined key of each row on ``cols``, column by column (exact below 2^62)."""
+    n = rows.shape[0]
+    key = np.zeros(n, dtype=np.int64)
+    for t in range(cols.shape[0]):
+        c = cols[t]
+        r = radix[t]
+        for i in range(n):
+            key[i] += np.int64(codes[rows[i], c]) * r
+    return key
+
+
+@numba.njit(cache=True, nogil=True)
+def _mixed(codes, rows, cols):  # pragma: no cover - numba
+    """A 64-bit hash of each row on ``cols`` (equal rows, equal hashes; not conversely)."""
+    n = rows.shape[0]
+    h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
+    for t in range(cols.shape[0]):
+        c = cols[t]
+        for i in range(n):
+            x = (h[i] ^ np.uint64(codes[rows[i], c] + 1)) * _GOLDEN
+            h[i] = x ^ (x >> np.uint64(29))
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - numba
+    """Group ids on the columns ``cols`` (all observed in both sides).
+
+    ``build`` patterns get ids 0..n_groups-1 (equal on ``cols`` <=> same id);
+    ``probe`` patterns get the id of the build group they equal, or -1.
+    ``direct`` is a scratch array filled with -1, returned filled with -1.
+    """
+    nb = build.shape[0]
+    npr = probe.shape[0]
+    gb = np.empty(nb, dtype=np.int64)
+    gp = np.empty(npr, dtype=np.int64)
+    q = cols.shape[0]
+    if q == 0:
+        gb[:] = 0
+        gp[:] = 0 if nb > 0 else -1
+        return gb, gp, 1 if nb > 0 else 0
+    log_span = 0.0
+    for t in range(q):
+        log_span += np.log2(max(card[cols[t]], 1))
+    radix = np.ones(q, dtype=np.int64)
+    if log_span < 62.0:
+        for t in range(1, q):
+            radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
+    n_groups = 0
+    # a direct table only when it is not much larger than a hash table would be
+    # (random reads in a large array cost a cache miss each)
+    limit = min(np.log2(direct.shape[0]), max(np.log2(max(4 * nb, 1)), 15.0))
+    if log_span < 62.0 and log_span <= limit:
+        kb = _keys(codes, build, cols, radix)
+        kp = _keys(codes, probe, cols, radix)
+        for i in range(nb):
+            k = kb[i]
+            g = direct[k]
+            if g < 0:
+                g = n_groups
+                direct[k] = g
+                n_groups += 1
+            gb[i] = g
+        for i in range(npr):
+            gp[i] = direct[kp[i]]
+        for i in range(nb):
+            direct[kb[i]] = -1
+        return gb, gp, n_groups
+    bits = _bits_for(nb)
+    cap = 1 << bits
+    hmask = cap - 1
+    shift = np.uint64(64 - bits)
+    slot_id = np.full(cap, -1, dtype=np.int64)
+    slot_key = np.empty(cap, dtype=np.int64)
+    if log_span < 62.0:  # exact int64 keys
+        kb = _keys(codes, build, cols, radix)
+        kp = _keys(codes, probe, cols, radix)
+        for i in range(nb):
+            k = kb[i]
+            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+            while True:
+                g = slot_id[h]
+                if g < 0:
+                    slot_id[h] = n_groups
+                    slot_key[h] = k
+                    gb[i] = n_groups
+                    n_groups += 1
+                    break
+                if slot_key[h] == k:
+                    gb[i] = g
+                    break
+                h = (h + 1) & hmask
+        for i in range(npr):
+            k = kp[i]
+            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+            gp[i] = -1
+            while True:
+                g = slot_id[h]
+                if g < 0:
+                    break
+                if slot_key[h] == k:
+                    gp[i] = g
+                    break
+                h = (h + 1) & hmask
+        return gb, gp, n_groups
+    # key span beyond 62 bits: hash the codes, compare the codes themselves
+    hb = _mixed(codes, build, cols)
+    hp = _mixed(codes, probe, cols)
+    for i in range(nb):
+        p = build[i]
+        h = np.int64(hb[i] >> shift)
+        while True:
+            g = slot_id[h]
+            if g < 0:
+                slot_id[h] = n_groups
+                slot_key[h] = p
+                gb[i] = n_groups
+                n_groups += 1
+                break
+            rep = slot_key[h]
+            same = True
+            for t in range(q):
+                if codes[p, cols[t]] != codes[rep, cols[t]]:
+                    same = False
+                    break
+            if same:
+                gb[i] = g
+                break
+            h = (h + 1) & hmask
+    for i in range(npr):
+        p = probe[i]
+        h = np.int64(hp[i] >> shift)
+        gp[i] = -1
+        while True:
+            g = slot_id[h]
+            if g < 0:
+                break
+            rep = slot_key[h]
+            same = True
+            for t in range(q):
+                if codes[p, cols[t]] != codes[rep, cols[t]]:
+                    same = False
+                    break
+            if same:
+                gp[i] = g
+                break
+            h = (h + 1) & hmask
+    return gb, gp, n_groups
+
+
+@numba.njit(cache=True, nogil=True)
+def _columns(bits, m):  # pragma: no cover - numba
+    n = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            n += 1
+    out = np.empty(n, dtype=np.int64)
+    t = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            out[t] = j
+            t += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _side_ids(codes, src, tgt, cols, card, direct):  # pragma: no cover - numba
+    """(source ids, target ids, n_groups), the table built on the smaller side."""
+    if tgt.shape[0] < src.shape[0]:
+        gt, gs, ng = group_ids(codes, tgt, src, cols, card, direct)
+    else:
+        gs, gt, ng = group_ids(codes, src, tgt, cols, card, direct)
+    return gs, gt, ng
+
+
+@numba.njit(cache=True, nogil=True)
+def _sources(order, mask_start, ob, lo, hi):  # pragma: no cover - numba
+    ns = 0
+    for t in range(lo, hi):
+        ns += mask_start[ob[t] + 1] - mask_start[ob[t]]
+    src = np.empty(ns, dtype=np.int64)
+    k = 0
+    for t in range(lo, hi):
+        ib = ob[t]
+        for u in range(mask_start[ib], mask_start[ib + 1]):
+            src[k] = order[u]
+            k += 1
+    return src
+
+
+@numba.njit(cache=True, nogil=True)
+def _rows(mask_start, ob, lo, hi):  # pragma: no cover - numba
+    """Rows of the masks ``ob[lo:hi]`` (patterns sorted by mask)."""
+    n = 0
+    for t in range(lo, hi):
+        n += mask_start[ob[t] + 1] - mask_start[ob[t]]
+    rows = np.empty(n, dtype=np.int64)
+    k = 0
+    for t in range(lo, hi):
+        for u in range(mask_start[ob[t]], mask_start[ob[t] + 1]):
+            rows[k] = u
+            k += 1
+    return rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _table_mode(cols, card, direct_size, nb):  # pragma: no cover - numba
+    """(mode, radix): 0 direct array, 1 int64 keys hashed, 2 beyond 62 bits."""
+    q = cols.shape[0]
+    log_span = 0.0
+    for t in range(q):
+        log_span += np.log2(max(card[cols[t]], 1))
+    radix = np.ones(q, dtype=np.int64)
+    if log_span >= 62.0:
+        return 2, radix
+    for t in range(1, q):
+        radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
+    limit = min(np.log2(direct_size), max(np.log2(max(4 * nb, 1)), 15.0))
+    return (0 if log_span <= limit else 1), radix
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_support(
+    codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
+):  # pragma: no cover - numba
+    """Per-pattern support, shape (n_patterns, 4): counts from complete and from
+    incomplete source patterns, then the same as weight sums.
+
+    The patterns must be sorted by mask: those of ``mask_vals[i]`` are the rows
+    ``mask_start[i]:mask_start[i + 1]`` of ``codes``. Keys are computed and looked
+    up row by row, without intermediate arrays (one pass over each side).
+    """
+    p_total, m = codes.shape
+    n_masks = mask_vals.shape[0]
+    full = (np.int64(1) << m) - 1
+    out = np.zeros((p_total, 4), dtype=np.float64)
+    shared = np.empty(n_masks, dtype=np.int64)
+    n_val = 4 if weighted else 2
+    for ia in range(n_masks):
+        a = mask_vals[ia]
+        t_lo = mask_start[ia]
+        t_hi = mask_start[ia + 1]
+        nt = t_hi - t_lo
+        for ib in range(n_masks):
+            shared[ib] = mask_vals[ib] & a
+        ob = np.argsort(shared, kind="mergesort")
+        lo = 0
+        while lo < n_masks:
+            s_bits = shared[ob[lo]]
+            hi = lo
+            ns = 0
+            while hi < n_masks and shared[ob[hi]] == s_bits:
+                ns += mask_start[ob[hi] + 1] - mask_start[ob[hi]]
+                hi += 1
+            if hi - lo == 1 and ob[lo] == ia:
+                # the mask with itself alone: distinct patterns match only themselves
+                c0 = 0 if a == full else 1
+                for p in range(t_lo, t_hi):
+                    out[p, c0] += cnt[p]
+                    if weighted:
+                        out[p, c0 + 2] += wsum[p]
+                lo = hi
+                continue
+            cols = _columns(s_bits, m)
+            q = cols.shape[0]
+            extra = _columns(a & ~s_bits, m) if use_colw else np.zeros(0, dtype=np.int64)
+            build_sources = ns <= nt
+            nb = ns if build_sources else nt
+            mode, radix = _table_mode(cols, card, direct.shape[0], nb)
+            if mode == 2:  # rare: generic grouping that compares the codes
+                src = _rows(mask_start, ob, lo, hi)
+                tgt = np.arange(t_lo, t_hi)
+                gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
+                acc = np.zeros((max(ng, 1), n_val), dtype=np.float64)
+                for t in range(src.shape[0]):
+                    g = gs[t]
+                    if g >= 0:
+                        p = src[t]
+                        c0 = 0 if mask[p] == full else 1
+                        acc[g, c0] += cnt[p]
+                        if weighted:
+                            acc[g, c0 + 2] += wsum[p]
+                for t in range(nt):
+                    g = gt[t]
+                    if g >= 0:
+                        p = t_lo + t
+                        f = 1.0
+                        for e in range(extra.shape[0]):
+                            f *= colw[extra[e], codes[p, extra[e]]]
+                        for c in range(n_val):
+                            out[p, c] += f * acc[g, c]
+                lo = hi
+                continue
+            bits = _bits_for(nb)
+            cap = (1 << bits) if mode == 1 else 1
+            hmask = cap - 1
+            shift = np.uint64(64 - bits)
+            slot_id = np.full(cap, -1, dtype=np.int64)
+            slot_key = np.empty(cap, dtype=np.int64)
+            acc = np.zeros((max(nb, 1), n_val), dtype=np.float64)
+            gt = np.empty(nt if not build_sources else 0, dtype=np.int64)
+            ng = 0
+            # pass 1: the build side; pass 2: the probe side
+            for side in range(2):
+                on_sources = (side == 0) == build_sources
+                insert = side == 0
+                u_lo = lo if on_sources else 0
+                u_hi = hi if on_sources else 1
+                for u in range(u_lo, u_hi):
+                    if on_sources:
+                        ib = ob[u]
+                        r_lo = mask_start[ib]
+                        r_hi = mask_start[ib + 1]
+                        c0 = 0 if mask_vals[ib] == full else 1
+                    else:
+                        r_lo = t_lo
+                        r_hi = t_hi
+                        c0 = 0
+                    for p in range(r_lo, r_hi):
+                        k = np.int64(0)
+                        for t in range(q):
+                            k += np.int64(codes[p, cols[t]]) * radix[t]
+                        if mode == 0:
+                            g = direct[k]
+                            if g < 0 and insert:
+                                g = ng
+                                direct[k] = g
+                                ng += 1
+                        else:
+                            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+                            while True:
+                                g = slot_id[h]
+                                if g < 0:
+                                    if insert:
+                                        g = ng
+                                        slot_id[h] = g
+                                        slot_key[h] = k
+                                        ng += 1
+                                    break
+                                if slot_key[h] == k:
+                                    break
+                                h = (h + 1) & hmask
+                        if on_sources:
+                            if g >= 0:
+                                acc[g, c0] += cnt[p]
+                                if weighted:
+                                    acc[g, c0 + 2] += wsum[p]
+                        elif insert:
+                            gt[p - t_lo] = g
+                        elif g >= 0:
+                            f = 1.0
+                            for e in range(extra.shape[0]):
+                                f *= colw[extra[e], codes[p, extra[e]]]
+                            for c in range(n_val):
+                                out[p, c] += f * acc[g, c]
+            if not build_sources:
+                for p in range(t_lo, t_hi):
+                    g = gt[p - t_lo]
+                    f = 1.0
+                    for e in range(extra.shape[0]):
+                        f *= colw[extra[e], codes[p, extra[e]]]
+                    for c in range(n_val):
+                        out[p, c] += f * acc[g, c]
+            if mode == 0:  # leave the direct table empty for the next group
+                for u in range(lo, hi) if build_sources else range(1):
+                    if build_sources:
+                        ib = ob[u]
+                        r_lo = mask_start[ib]
+                        r_hi = mask_start[ib + 1]
+                    else:
+                        r_lo = t_lo
+                        r_hi = t_hi
+                    for p in range(r_lo, r_hi):
+                        k = np.int64(0)
+                        for t in range(q):
+                            k += np.int64(codes[p, cols[t]]) * radix[t]
+                        direct[k] = -1
+            lo = hi
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_conservative(
+    codes, mask, order, mask_vals, mask_start, card, observed_card, values, direct
+):  # pragma: no cover - numba
+    """Conservative count of every incomplete pattern: the smallest sum of
+    ``values`` over the patterns compatible with a completion of its blanks.
+
+    Returns ndarray of shape (n_patterns,), NaN for complete patterns.
+    """
+    p_total, m = codes.shape
+    n_masks = mask_vals.shape[0]
+    full = (np.int64(1) << m) - 1
+    out = np.full(p_total, np.nan)
+    shared = np.empty(n_masks, dtype=np.int64)
+    cand = np.empty(p_total, dtype=np.int64)
+    for ia in range(n_masks):
+        a = mask_vals[ia]
+        if a == full:
+            continue
+        tgt = order[mask_start[ia] : mask_start[ia + 1]]
+        nt = tgt.shape[0]
+        missing_cols = _columns(full & ~a, m)
+        for ib in range(n_masks):
+            shared[ib] = mask_vals[ib] & a
+        ob = np.argsort(shared, kind="mergesort")
+        # matched (target group, source) pairs of every shared-column group, as a CSR
+        grp_src = np.empty(p_total, dtype=np.int64)
+        grp_gid = np.empty(p_total, dtype=np.int64)
+        n_pairs = 0
+        tgt_gid = np.full((n_masks, nt), -1, dtype=np.int64)
+        n_grp = 0
+        offset = 0
+        lo = 0
+        while lo < n_masks:
+            s_bits = shared[ob[lo]]
+            hi = lo
+            while hi < n_masks and shared[ob[hi]] == s_bits:
+                hi += 1
+            src = _sources(order, mask_start, ob, lo, hi)
+            cols = _columns(s_bits, m)
+            gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
+            for t in range(src.shape[0]):
+                if gs[t] >= 0:
+                    grp_src[n_pairs] = src[t]
+                    grp_gid[n_pairs] = offset + gs[t]
+                    n_pairs += 1
+            for t in range(nt):
+                if gt[t] >= 0:
+                    tgt_gid[n_grp, t] = offset + gt[t]
+            offset += ng
+            n_grp += 1
+            lo = hi
+        start = np.zeros(offset + 1, dtype=np.int64)
+        for t in range(n_pairs):
+            start[grp_gid[t] + 1] += 1
+        for g in range(offset):
+            start[g + 1] += start[g]
+        fill = start[:-1].copy()
+        members = np.empty(n_pairs, dtype=np.int64)
+        for t in range(n_pairs):
+            g = grp_gid[t]
+            members[fill[g]] = grp_src[t]
+            fill[g] += 1
+        for t in range(nt):
+            nc = 0
+            for g in range(n_grp):
+                gid = tgt_gid[g, t]
+                if gid >= 0:
+                    for u in range(start[gid], start[gid + 1]):
+                        cand[nc] = members[u]
+                        nc += 1
+            out[tgt[t]] = min_completion(
+                codes, cand[:nc].copy(), missing_cols, observed_card, card, values
+            )
+    return out

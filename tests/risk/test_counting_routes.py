@@ -1,0 +1,147 @@
+"""Counting kernels: route choice, group-by counts, grouping beyond int64 keys, many masks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from microsdc._kernels.hashing import group_count, hash_groups
+from microsdc._kernels.maskpairs import group_ids
+from microsdc._kernels.route import choose_route, route_costs
+from microsdc.risk._policy import Policy
+from microsdc.risk.kanonymity import frequencies_from_codes, row_frequencies
+from oracles.kanon import fk_bruteforce
+
+
+def _rows(codes: np.ndarray) -> list[tuple[object, ...]]:
+    return [tuple(None if v < 0 else int(v) for v in row) for row in codes]
+
+
+# --- the cost model ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "expected"),
+    [
+        # (items, patterns, masks, categories): 1M rows, 6 QIs, 5 % missing: key space 3.9e8
+        ((10**6, 5 * 10**5, 64, [100, 2, 400, 6, 8, 50]), "pairs"),
+        # many masks: 20 QIs of 3 categories at 30 % missing
+        ((20_000, 20_000, 19_000, [3] * 20), "bitset"),
+        ((200_000, 200_000, 150_000, [3] * 20), "bitset"),
+        # small key space, many rows: one dense array
+        ((10**6, 10**5, 64, [18, 2, 7, 16, 41, 14]), "dense"),
+        ((5_000, 3_000, 8, [2, 3, 4]), "dense"),
+        # few patterns in a huge key space, few masks
+        ((300, 300, 4, [5000] * 8), "pairs"),
+    ],
+)
+def test_choose_route_on_representative_shapes(
+    shape: tuple[int, int, int, list[int]], expected: str
+) -> None:
+    n, p, masks, cards = shape
+    assert choose_route(n, p, masks, np.array(cards)) == expected
+
+
+def test_no_missing_and_category_are_group_counts() -> None:
+    cards = np.array([100, 2, 400])
+    assert choose_route(10, 10, 1, cards, has_missing=False) == "groupby"
+    assert choose_route(10, 10, 5, cards, kind="category") == "groupby"
+
+
+def test_bitset_not_allowed_beyond_its_memory() -> None:
+    costs = route_costs(10**7, 10**7, 2, np.array([400, 400, 400]))
+    assert costs["bitset"] == np.inf and costs["dense"] == np.inf
+    assert choose_route(10**7, 10**7, 2, np.array([400, 400, 400])) == "pairs"
+
+
+def test_every_route_within_the_bitset_bound() -> None:
+    # the chosen route never costs more than the n^2 m / 64 bound (when bit sets fit)
+    for masks in (1, 10, 100, 1000, 5000):
+        costs = route_costs(5000, 5000, masks, np.full(12, 4))
+        chosen = choose_route(5000, 5000, masks, np.full(12, 4))
+        assert costs[chosen] <= costs["bitset"]
+
+
+# --- group-by counts and hashing ----------------------------------------------------------
+
+
+def test_group_count_by_hand() -> None:
+    codes = np.array([[0, 1], [0, 1], [1, 0], [0, 1], [-1, 0]], dtype=np.int32)
+    fk, big = group_count(codes, np.array([2, 2]), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert fk.tolist() == [3, 3, 1, 3, 1]
+    assert big is not None and big.tolist() == [7.0, 7.0, 3.0, 7.0, 5.0]
+    # a key span far beyond the rows takes the hash table: same answer
+    fk2, _ = group_count(codes, np.array([10**6, 10**6]))
+    assert fk2.tolist() == [3, 3, 1, 3, 1]
+
+
+def test_hash_groups_first_appearance_order() -> None:
+    inverse, first = hash_groups(np.array([7, -3, 7, 2**62, -3, 5], dtype=np.int64))
+    assert inverse.tolist() == [0, 1, 0, 2, 1, 3]
+    assert first.tolist() == [0, 1, 3, 5]
+
+
+def test_group_ids_beyond_int64_compare_codes() -> None:
+    # 10 columns of 10^6 categories: 10^60 keys, no int64 key can hold them
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 2, size=(40, 10)).astype(np.int32) * 999_999
+    card = np.full(10, 10**6)
+    cols = np.arange(10)
+    build = np.arange(20)
+    probe = np.arange(20, 40)
+    gb, gp, ng = group_ids(codes, build, probe, cols, card, np.full(4096, -1))
+    tuples = [tuple(r) for r in codes]
+    for i in range(20):
+        for k in range(20):
+            assert (gb[i] == gb[k]) == (tuples[i] == tuples[k])
+    for t in range(20):
+        match = [i for i in range(20) if tuples[i] == tuples[20 + t]]
+        assert (gp[t] == -1) if not match else (gp[t] == gb[match[0]])
+    assert ng == len(set(tuples[:20]))
+
+
+def test_no_missing_fast_path_matches_oracle() -> None:
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(200, 4)).astype(np.int32)
+    fk, _ = row_frequencies(codes, np.full(4, 3))
+    assert fk.dtype == np.int64
+    assert fk.tolist() == [int(f) for f in fk_bruteforce(_rows(codes))[0]]
+    fk_a, _ = row_frequencies(codes, np.full(4, 3), policy=Policy("alpha", 0.5))
+    assert fk_a.dtype == np.float64 and fk_a.tolist() == fk.tolist()
+
+
+# --- many masks through every route --------------------------------------------------------
+
+
+def _many_masks() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(11)
+    codes = rng.integers(0, 3, size=(100, 8)).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.3] = -1
+    codes = np.concatenate([codes, codes[:20]])
+    return codes, rng.uniform(0.5, 3.0, size=len(codes))
+
+
+_ORACLE: dict[object, tuple[list[float], list[float]]] = {}
+
+
+@pytest.mark.parametrize("route", ["pairs", "pairs split", "bitset", "dense"])
+@pytest.mark.parametrize("policy", ["wildcard", "conservative", "probabilistic", 0.4])
+def test_many_masks_every_route(
+    route: str, policy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc.risk.kanonymity as kan
+
+    codes, weights = _many_masks()
+    pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))
+    if route == "pairs":  # every mask in mask pairs
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: np.zeros(len(count), bool))
+    if route == "pairs split":  # masks with fewer than 3 patterns on bit sets
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: count < 3)
+    forced = "pairs" if route == "pairs split" else route
+    res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, weights=weights, route=forced)
+    assert len(np.unique(res.codes >= 0, axis=0)) > 50  # many masks
+    if policy not in _ORACLE:
+        _ORACLE[policy] = fk_bruteforce(_rows(codes), policy, weights.tolist())
+    fk, big = _ORACLE[policy]
+    np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
+    np.testing.assert_allclose(res.row_Fk, big, rtol=1e-9)
