@@ -20,10 +20,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["BITSET_MAX_ROWS", "greedy_bitset", "restore_cells"]
+__all__ = ["BITSET_MAX_ROWS", "greedy_bitset", "improve_cells", "restore_cells"]
 
-#: Above this many records the hash-table kernel is used instead.
-BITSET_MAX_ROWS = 400_000
+#: Above this many distinct patterns the hash-table kernel is used instead.
+BITSET_MAX_ROWS = 50_000_000
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -70,6 +70,42 @@ def _intersect(bits, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     return count, pop
 
 
+@numba.njit(cache=True, inline="always")
+def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
+    """Records (units weighted by ``mult``) in ``buf``: exact below k, else a lower bound >= k.
+
+    Every unit weighs at least 1, so ``pop >= k`` settles the comparison with k
+    without visiting the bits; otherwise fewer than k bits are summed.
+    """
+    if pop >= k:
+        return pop
+    one = np.uint64(1)
+    total = 0
+    for i in range(count):
+        w = nz[i]
+        x = buf[w]
+        while x:
+            low = x & (~x + one)
+            total += mult[(w << 6) + _popcount(low - one)]
+            x ^= low
+    return total
+
+
+@numba.njit(cache=True)
+def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
+    """Records (units weighted by ``mult``) in ``buf``, exactly."""
+    one = np.uint64(1)
+    total = 0
+    for i in range(count):
+        w = nz[i]
+        x = buf[w]
+        while x:
+            low = x & (~x + one)
+            total += mult[(w << 6) + _popcount(low - one)]
+            x ^= low
+    return total
+
+
 @numba.njit(cache=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
     """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes."""
@@ -98,12 +134,14 @@ def _build(codes, n_categories):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def greedy_bitset(
-    codes, n_categories, order, candidates, klass, k, select, weight
+    codes, n_categories, order, candidates, klass, k, select, weight, mult
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
 
     Parameters are those of ``greedy_suppress`` for kind 0; ``codes`` (int64,
-    C-ordered, -1 = missing) is modified in place.
+    C-ordered, -1 = missing) is modified in place. Each row of ``codes`` is a
+    unit standing for ``mult`` identical records (all ones for plain records):
+    counts are sums of ``mult``, and a unit's blanks apply to all its records.
 
     Returns
     -------
@@ -113,6 +151,9 @@ def greedy_bitset(
     words = (n + 63) // 64
     offset, bits, size = _build(codes, n_categories)
     one = np.uint64(1)
+    n_records = 0
+    for i in range(n):
+        n_records += mult[i]
     pending = np.zeros(words, dtype=np.uint64)
     pweight = np.zeros(n, dtype=np.int64)
     for oi in range(order.shape[0]):
@@ -139,7 +180,8 @@ def greedy_bitset(
             continue
         # the record as it is
         n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-        base_count, fk0 = _intersect(bits, sets, n_sets, words, base, base_nz)
+        base_count, pop0 = _intersect(bits, sets, n_sets, words, base, base_nz)
+        fk0 = _weighted(base, base_nz, base_count, pop0, mult, k)
         if fk0 >= k:
             for i in range(base_count):
                 base[base_nz[i]] = np.uint64(0)
@@ -155,11 +197,12 @@ def greedy_bitset(
                 break
             a_set = obs & ~s_set
             if a_set == 0:
-                fk = n
+                fk = n_records
                 count = -1
             else:
                 n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
-                count, fk = _intersect(bits, sets, n_sets, words, buf, nz)
+                count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+                fk = _weighted(buf, nz, count, pop, mult, k)
             if fk < k:
                 if count > 0:
                     for i in range(count):
@@ -229,7 +272,7 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
 
 
 @numba.njit(cache=True)
-def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cover - numba
+def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: no cover - numba
     """Give back blanked cells while every record keeps fk >= k (wildcard).
 
     Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
@@ -246,6 +289,8 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
     k : float
     fk : ndarray of shape (n,), float64, current fk of every record; updated
     rows : ndarray of shape (r,), int64, records whose blanked cells are tried, in order
+    mult : ndarray of shape (n,), int64, >= 1
+        Records each row of ``codes`` stands for (see ``greedy_bitset``).
 
     Returns
     -------
@@ -276,8 +321,9 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
             new_obs = obs | (1 << j)
             codes[r, j] = v  # tentatively, to read the restored pattern
             n_sets = _ordered_sets(codes, r, new_obs, offset, size, sets, m)
-            count, fk_new = _intersect(bits, sets, n_sets, words, buf, nz)
-            ok = fk_new >= k
+            count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+            ok = _weighted(buf, nz, count, pop, mult, k) >= k
+            fk_new = _exact_weighted(buf, nz, count, mult) if ok else 0
             if ok:
                 if obs == 0:
                     cur_count = -1
@@ -295,7 +341,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
                         while x and ok:
                             low = x & (~x + one)
                             s = (w << 6) + _popcount(low - one)
-                            if fk[s] - 1 < k:
+                            if fk[s] - mult[r] < k:
                                 ok = False
                             x ^= low
                 else:
@@ -305,7 +351,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
                         while x and ok:
                             low = x & (~x + one)
                             s = (w << 6) + _popcount(low - one)
-                            if fk[s] - 1 < k:
+                            if fk[s] - mult[r] < k:
                                 ok = False
                             x ^= low
                 if ok:
@@ -316,7 +362,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
                                 x &= (one << np.uint64(n & 63)) - one
                             while x:
                                 low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= 1
+                                fk[(w << 6) + _popcount(low - one)] -= mult[r]
                                 x ^= low
                     else:
                         for i in range(cur_count):
@@ -324,7 +370,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
                             x = cur[w] & ~buf[w]
                             while x:
                                 low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= 1
+                                fk[(w << 6) + _popcount(low - one)] -= mult[r]
                                 x ^= low
                     fk[r] = fk_new
                     wr = r >> 6
@@ -342,3 +388,168 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
             if not ok:
                 codes[r, j] = -1
     return restored
+
+
+@numba.njit(cache=True)
+def improve_cells(
+    codes, original, n_categories, k, fk, rows, mult, candidates, col_cost
+):  # pragma: no cover - numba
+    """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
+
+    A generalisation of :func:`restore_cells`: for each row of ``rows`` with
+    blanked cells ``S`` (cost ``sum(col_cost[S])``), try no blank at all, then
+    the ``candidates`` (subsets of the row's originally observed cells, by
+    increasing cost) cheaper than ``S``. The first one that keeps the row at k
+    and leaves every record it stops matching at k or more replaces ``S``:
+    cells may come back and others go (a swap), never raising the cost.
+
+    Parameters
+    ----------
+    codes, original, n_categories, k, fk, rows, mult : as for :func:`restore_cells`
+    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
+    col_cost : ndarray of shape (m,), float64, cost of blanking a cell of each column
+
+    Returns
+    -------
+    int
+        Number of rows changed.
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset, bits, size = _build(codes, n_categories)
+    one = np.uint64(1)
+    cur = np.zeros(words, dtype=np.uint64)
+    cur_nz = np.empty(words, dtype=np.int64)
+    buf = np.zeros(words, dtype=np.uint64)
+    nz = np.empty(words, dtype=np.int64)
+    sets = np.empty(m, dtype=np.int64)
+    saved = np.empty(m, dtype=np.int64)
+    changed = 0
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        rb = one << np.uint64(r & 63)
+        wr = r >> 6
+        orig_obs = 0
+        obs = 0
+        for j in range(m):
+            if original[r, j] >= 0:
+                orig_obs |= 1 << j
+            if codes[r, j] >= 0:
+                obs |= 1 << j
+        blank = orig_obs & ~obs
+        if blank == 0:
+            continue
+        cost = 0.0
+        for j in range(m):
+            if (blank >> j) & 1:
+                cost += col_cost[j]
+        # records compatible with the row now
+        if obs == 0:
+            cur_count = -1
+        else:
+            n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
+            cur_count, _ = _intersect(bits, sets, n_sets, words, cur, cur_nz)
+        for j in range(m):
+            saved[j] = codes[r, j]
+            codes[r, j] = original[r, j]
+        new_blank = -1
+        for ci in range(-1, candidates.shape[0]):
+            s_set = 0 if ci < 0 else candidates[ci]
+            if s_set & ~orig_obs:
+                continue
+            c_cost = 0.0
+            for j in range(m):
+                if (s_set >> j) & 1:
+                    c_cost += col_cost[j]
+            if c_cost >= cost - 1e-9:
+                if ci >= 0:
+                    break
+                continue
+            a_set = orig_obs & ~s_set
+            if a_set == 0:
+                continue  # never cheaper than the current blanks, which keep some cell
+            n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
+            count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+            ok = _weighted(buf, nz, count, pop, mult, k) >= k
+            if ok:
+                # every record compatible now but not after the change loses r
+                if cur_count < 0:
+                    for w in range(words):
+                        x = ~buf[w]
+                        if w == words - 1 and (n & 63):
+                            x &= (one << np.uint64(n & 63)) - one
+                        while x and ok:
+                            low = x & (~x + one)
+                            s = (w << 6) + _popcount(low - one)
+                            if fk[s] - mult[r] < k:
+                                ok = False
+                            x ^= low
+                else:
+                    for i in range(cur_count):
+                        w = cur_nz[i]
+                        x = cur[w] & ~buf[w]
+                        while x and ok:
+                            low = x & (~x + one)
+                            s = (w << 6) + _popcount(low - one)
+                            if fk[s] - mult[r] < k:
+                                ok = False
+                            x ^= low
+            if ok:
+                new_blank = s_set
+                # apply: losers, gainers, the row itself
+                if cur_count < 0:
+                    for w in range(words):
+                        x = ~buf[w]
+                        if w == words - 1 and (n & 63):
+                            x &= (one << np.uint64(n & 63)) - one
+                        while x:
+                            low = x & (~x + one)
+                            fk[(w << 6) + _popcount(low - one)] -= mult[r]
+                            x ^= low
+                else:
+                    for i in range(cur_count):
+                        w = cur_nz[i]
+                        x = cur[w] & ~buf[w]
+                        while x:
+                            low = x & (~x + one)
+                            fk[(w << 6) + _popcount(low - one)] -= mult[r]
+                            x ^= low
+                    # records compatible after the change but not now gain r
+                    for i in range(count):
+                        w = nz[i]
+                        x = buf[w] & ~cur[w]
+                        while x:
+                            low = x & (~x + one)
+                            fk[(w << 6) + _popcount(low - one)] += mult[r]
+                            x ^= low
+                fk[r] = _exact_weighted(buf, nz, count, mult)
+            for i in range(count):
+                buf[nz[i]] = np.uint64(0)
+            if ok:
+                break
+        if cur_count > 0:
+            for i in range(cur_count):
+                cur[cur_nz[i]] = np.uint64(0)
+        if new_blank < 0:
+            for j in range(m):
+                codes[r, j] = saved[j]
+            continue
+        changed += 1
+        for j in range(m):
+            v = original[r, j]
+            if v < 0:
+                continue
+            was_blank = (blank >> j) & 1
+            now_blank = (new_blank >> j) & 1
+            if was_blank and not now_blank:
+                for u in range(n_categories[j]):
+                    if u != v:
+                        bits[offset[j] + u, wr] &= ~rb
+                        size[offset[j] + u] -= 1
+            elif now_blank and not was_blank:
+                for u in range(n_categories[j]):
+                    if u != v:
+                        bits[offset[j] + u, wr] |= rb
+                        size[offset[j] + u] += 1
+            codes[r, j] = -1 if now_blank else v
+    return changed
