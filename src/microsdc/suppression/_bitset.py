@@ -20,7 +20,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["BITSET_MAX_ROWS", "greedy_bitset", "improve_cells", "restore_cells"]
+__all__ = [
+    "BITSET_MAX_ROWS",
+    "greedy_bitset",
+    "improve_cells",
+    "restore_cells",
+    "support_bitset",
+]
 
 #: Above this many distinct patterns the hash-table kernel is used instead.
 BITSET_MAX_ROWS = 50_000_000
@@ -40,33 +46,37 @@ def _popcount(x):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _intersect(bits, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
+def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
-    (count of non-zero words listed, population)."""
-    first = sets[0]  # the caller lists the smallest set first
+    (count of non-zero words listed, population).
+
+    ``summ[s]`` has bit w set when word w of set s may be non-zero (never clear
+    when it is non-zero), so only the words flagged in every set are read.
+    """
+    one = np.uint64(1)
     count = 0
-    for w in range(words):
-        x = bits[first, w]
-        if x:
-            nz[count] = w
-            buf[w] = x
-            count += 1
-    for t in range(1, n_sets):
-        s = sets[t]
-        keep = 0
-        for i in range(count):
-            w = nz[i]
-            x = buf[w] & bits[s, w]
+    pop = 0
+    first = sets[0]  # the caller lists the smallest set first
+    for w2 in range(summ.shape[1]):
+        f = summ[first, w2]
+        t = 1
+        while f and t < n_sets:
+            f &= summ[sets[t], w2]
+            t += 1
+        while f:
+            low = f & (~f + one)
+            w = (w2 << 6) + _popcount(low - one)
+            f ^= low
+            x = bits[first, w]
+            t = 1
+            while x and t < n_sets:
+                x &= bits[sets[t], w]
+                t += 1
             if x:
                 buf[w] = x
-                nz[keep] = w
-                keep += 1
-            else:
-                buf[w] = np.uint64(0)
-        count = keep
-    pop = 0
-    for i in range(count):
-        pop += _popcount(buf[nz[i]])
+                nz[count] = w
+                count += 1
+                pop += _popcount(x)
     return count, pop
 
 
@@ -108,7 +118,8 @@ def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
 
 @numba.njit(cache=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
-    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes."""
+    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
+    and a summary of each set (bit w: word w is non-zero)."""
     n, m = codes.shape
     words = (n + 63) // 64
     offset = np.zeros(m + 1, dtype=np.int64)
@@ -129,7 +140,12 @@ def _build(codes, n_categories):  # pragma: no cover - numba
                 for u in range(n_categories[j]):
                     bits[offset[j] + u, w] |= b
                     size[offset[j] + u] += 1
-    return offset, bits, size
+    summ = np.zeros((bits.shape[0], (words + 63) // 64), dtype=np.uint64)
+    for s in range(bits.shape[0]):
+        for w in range(words):
+            if bits[s, w]:
+                summ[s, w >> 6] |= one << np.uint64(w & 63)
+    return offset, bits, size, summ
 
 
 @numba.njit(cache=True)
@@ -149,7 +165,7 @@ def greedy_bitset(
     """
     n, m = codes.shape
     words = (n + 63) // 64
-    offset, bits, size = _build(codes, n_categories)
+    offset, bits, size, summ = _build(codes, n_categories)
     one = np.uint64(1)
     n_records = 0
     for i in range(n):
@@ -180,7 +196,7 @@ def greedy_bitset(
             continue
         # the record as it is
         n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-        base_count, pop0 = _intersect(bits, sets, n_sets, words, base, base_nz)
+        base_count, pop0 = _intersect(bits, summ, sets, n_sets, words, base, base_nz)
         fk0 = _weighted(base, base_nz, base_count, pop0, mult, k)
         if fk0 >= k:
             for i in range(base_count):
@@ -201,7 +217,7 @@ def greedy_bitset(
                 count = -1
             else:
                 n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
-                count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+                count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
                 fk = _weighted(buf, nz, count, pop, mult, k)
             if fk < k:
                 if count > 0:
@@ -249,6 +265,7 @@ def greedy_bitset(
                 for u in range(n_categories[j]):
                     if u != v:
                         bits[offset[j] + u, w] |= rb
+                        summ[offset[j] + u, w >> 6] |= one << np.uint64(w & 63)
                         size[offset[j] + u] += 1
                 codes[r, j] = -1
     return blanked
@@ -299,7 +316,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: 
     """
     n, m = codes.shape
     words = (n + 63) // 64
-    offset, bits, size = _build(codes, n_categories)
+    offset, bits, size, summ = _build(codes, n_categories)
     one = np.uint64(1)
     cur = np.zeros(words, dtype=np.uint64)
     cur_nz = np.empty(words, dtype=np.int64)
@@ -321,7 +338,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: 
             new_obs = obs | (1 << j)
             codes[r, j] = v  # tentatively, to read the restored pattern
             n_sets = _ordered_sets(codes, r, new_obs, offset, size, sets, m)
-            count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+            count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
             ok = _weighted(buf, nz, count, pop, mult, k) >= k
             fk_new = _exact_weighted(buf, nz, count, mult) if ok else 0
             if ok:
@@ -330,7 +347,7 @@ def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: 
                 else:
                     codes[r, j] = -1
                     n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-                    cur_count, _ = _intersect(bits, sets, n_sets, words, cur, cur_nz)
+                    cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
                     codes[r, j] = v
                 # every record in cur but not in buf loses r
                 if cur_count < 0:
@@ -416,7 +433,7 @@ def improve_cells(
     """
     n, m = codes.shape
     words = (n + 63) // 64
-    offset, bits, size = _build(codes, n_categories)
+    offset, bits, size, summ = _build(codes, n_categories)
     one = np.uint64(1)
     cur = np.zeros(words, dtype=np.uint64)
     cur_nz = np.empty(words, dtype=np.int64)
@@ -425,6 +442,15 @@ def improve_cells(
     sets = np.empty(m, dtype=np.int64)
     saved = np.empty(m, dtype=np.int64)
     changed = 0
+    # records that could fall below k when losing a row: fk < k + the largest multiplicity
+    # (a superset is fine, each is checked exactly)
+    cap = 1
+    for t in range(rows.shape[0]):
+        cap = max(cap, mult[rows[t]])
+    fragile = np.zeros(words, dtype=np.uint64)
+    for s in range(n):
+        if fk[s] < k + cap:
+            fragile[s >> 6] |= one << np.uint64(s & 63)
     for t in range(rows.shape[0]):
         r = rows[t]
         rb = one << np.uint64(r & 63)
@@ -448,7 +474,7 @@ def improve_cells(
             cur_count = -1
         else:
             n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-            cur_count, _ = _intersect(bits, sets, n_sets, words, cur, cur_nz)
+            cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
         for j in range(m):
             saved[j] = codes[r, j]
             codes[r, j] = original[r, j]
@@ -469,15 +495,13 @@ def improve_cells(
             if a_set == 0:
                 continue  # never cheaper than the current blanks, which keep some cell
             n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
-            count, pop = _intersect(bits, sets, n_sets, words, buf, nz)
+            count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
             ok = _weighted(buf, nz, count, pop, mult, k) >= k
             if ok:
                 # every record compatible now but not after the change loses r
                 if cur_count < 0:
                     for w in range(words):
-                        x = ~buf[w]
-                        if w == words - 1 and (n & 63):
-                            x &= (one << np.uint64(n & 63)) - one
+                        x = ~buf[w] & fragile[w]
                         while x and ok:
                             low = x & (~x + one)
                             s = (w << 6) + _popcount(low - one)
@@ -487,7 +511,7 @@ def improve_cells(
                 else:
                     for i in range(cur_count):
                         w = cur_nz[i]
-                        x = cur[w] & ~buf[w]
+                        x = cur[w] & ~buf[w] & fragile[w]
                         while x and ok:
                             low = x & (~x + one)
                             s = (w << 6) + _popcount(low - one)
@@ -504,7 +528,10 @@ def improve_cells(
                             x &= (one << np.uint64(n & 63)) - one
                         while x:
                             low = x & (~x + one)
-                            fk[(w << 6) + _popcount(low - one)] -= mult[r]
+                            s = (w << 6) + _popcount(low - one)
+                            fk[s] -= mult[r]
+                            if fk[s] < k + cap:
+                                fragile[w] |= low
                             x ^= low
                 else:
                     for i in range(cur_count):
@@ -512,7 +539,10 @@ def improve_cells(
                         x = cur[w] & ~buf[w]
                         while x:
                             low = x & (~x + one)
-                            fk[(w << 6) + _popcount(low - one)] -= mult[r]
+                            s = (w << 6) + _popcount(low - one)
+                            fk[s] -= mult[r]
+                            if fk[s] < k + cap:
+                                fragile[w] |= low
                             x ^= low
                     # records compatible after the change but not now gain r
                     for i in range(count):
@@ -523,6 +553,8 @@ def improve_cells(
                             fk[(w << 6) + _popcount(low - one)] += mult[r]
                             x ^= low
                 fk[r] = _exact_weighted(buf, nz, count, mult)
+                if fk[r] < k + cap:
+                    fragile[wr] |= rb
             for i in range(count):
                 buf[nz[i]] = np.uint64(0)
             if ok:
@@ -550,6 +582,48 @@ def improve_cells(
                 for u in range(n_categories[j]):
                     if u != v:
                         bits[offset[j] + u, wr] |= rb
+                        summ[offset[j] + u, wr >> 6] |= one << np.uint64(wr & 63)
                         size[offset[j] + u] += 1
             codes[r, j] = -1 if now_blank else v
     return changed
+
+
+@numba.njit(cache=True)
+def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - numba
+    """Wildcard support of each row of ``targets`` among the rows of ``codes``.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, -1 = missing
+    n_categories : ndarray of shape (m,), int64
+    mult : ndarray of shape (n,), int64, records each row of ``codes`` stands for
+    targets : ndarray of shape (t, m), int64, -1 = missing
+
+    Returns
+    -------
+    ndarray of shape (t,), int64, sum of ``mult`` over the compatible rows
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset, bits, size, summ = _build(codes, n_categories)
+    buf = np.zeros(words, dtype=np.uint64)
+    nz = np.empty(words, dtype=np.int64)
+    sets = np.empty(m, dtype=np.int64)
+    total = 0
+    for i in range(n):
+        total += mult[i]
+    res = np.zeros(targets.shape[0], dtype=np.int64)
+    for t in range(targets.shape[0]):
+        a_set = 0
+        for j in range(m):
+            if targets[t, j] >= 0:
+                a_set |= 1 << j
+        if a_set == 0:
+            res[t] = total
+            continue
+        n_sets = _ordered_sets(targets, t, a_set, offset, size, sets, m)
+        count, _ = _intersect(bits, summ, sets, n_sets, words, buf, nz)
+        res[t] = _exact_weighted(buf, nz, count, mult)
+        for i in range(count):
+            buf[nz[i]] = np.uint64(0)
+    return res

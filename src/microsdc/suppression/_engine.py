@@ -118,19 +118,23 @@ def fk_of(codes: np.ndarray, n_categories: np.ndarray, policy: Policy) -> np.nda
 
 
 def distinct_patterns(
-    codes: np.ndarray, n_categories: np.ndarray
+    codes: np.ndarray, n_categories: np.ndarray, cost: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The distinct rows of a code matrix, with their multiplicities.
 
-    The patterns are sorted with the column of most categories first (missing
-    before every category), so that the records sharing a value of a large
-    column are contiguous: the bit sets of the greedy then have few non-zero
-    words.
+    The patterns are sorted by missingness mask, then by the column most
+    costly to blank (the last one the greedy blanks), then the next, and so
+    on: the records sharing values of the columns kept, and those missing on
+    a column, are then contiguous, so the bit sets of the greedy have few
+    non-zero words where it intersects them.
 
     Parameters
     ----------
     codes : ndarray of shape (n, m), integer, -1 = missing
     n_categories : ndarray of shape (m,)
+    cost : ndarray of shape (m,), optional
+        Cost of blanking a cell of each column; by default columns with fewer
+        categories count as more costly (the default importance).
 
     Returns
     -------
@@ -146,12 +150,18 @@ def distinct_patterns(
         z = np.zeros(0, dtype=np.int64)
         return np.zeros((0, m), dtype=np.int64), z, z, z
     radix = np.asarray(n_categories, dtype=np.int64) + 1
-    order = np.lexsort((np.arange(m), -radix))  # most categories first
-    volume = 1.0
+    if cost is None:
+        order = np.lexsort((np.arange(m), radix))  # fewest categories first
+    else:
+        order = np.lexsort((np.arange(m), -np.asarray(cost, dtype=np.float64)))
+    volume = float(2**m)
     for j in order:
         volume *= float(radix[j])
     if volume < 2.0**62:
+        # the missingness mask first: the records missing on a column are then a few blocks
         key = np.zeros(n, dtype=np.int64)
+        for j in range(m):
+            key |= (codes[:, j] < 0).astype(np.int64) << j
         for j in order:
             key *= radix[j]
             key += codes[:, j] + 1
@@ -163,11 +173,14 @@ def distinct_patterns(
             units[:, j] = uniq % radix[j] - 1
             uniq = uniq // radix[j]
     else:
-        srt = np.asarray(codes, dtype=np.int64)[:, order]
+        mask = np.zeros(n, dtype=np.int64)
+        for j in range(m):
+            mask |= (codes[:, j] < 0).astype(np.int64) << j
+        srt = np.column_stack([mask, np.asarray(codes, dtype=np.int64)[:, order]])
         uniq_s, inverse = np.unique(srt, axis=0, return_inverse=True)
         inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
-        units = np.empty_like(uniq_s)
-        units[:, order] = uniq_s
+        units = np.empty((len(uniq_s), m), dtype=np.int64)
+        units[:, order] = uniq_s[:, 1:]
     counts = np.bincount(inverse, minlength=len(units)).astype(np.int64)
     first = np.empty(len(units), dtype=np.int64)
     first[inverse[::-1]] = np.arange(n - 1, -1, -1, dtype=np.int64)
@@ -260,11 +273,12 @@ def reach_k(
             cl = list(cols)
             sub = np.ascontiguousarray(codes[:, cl])
             nc = np.asarray(n_categories[cl], dtype=np.int64)
-            units, inverse, counts, first = distinct_patterns(sub, nc)
+            sub_costs = costs.subset(cl)
+            units, inverse, counts, first = distinct_patterns(sub, nc, sub_costs.weight)
             known_units = None if known is None else known[first]
             known = None
             changed, fk_units = _reach_k_units(
-                units, counts, first, nc, k, costs.subset(cl), policy, select, known_units, single
+                units, counts, first, nc, k, sub_costs, policy, select, known_units, single
             )
             if changed:
                 all_ok = False
@@ -298,7 +312,7 @@ def _reach_k_units(
     u, m = units.shape
     cand, klass = candidate_subsets(costs)
     word_of, mult, n_words = key_layout(nc)
-    use_bitset = kind == 0 and _bitset_fits(u, nc)
+    use_bitset = kind == 0 and bitset_fits(u, nc)
     changed = False
     original = units.copy()
     first_order: np.ndarray | None = None
@@ -359,7 +373,7 @@ def _reach_k_units(
     return changed, fk
 
 
-def _bitset_fits(n_units: int, nc: np.ndarray) -> bool:
+def bitset_fits(n_units: int, nc: np.ndarray) -> bool:
     """The bit sets (one per column and category, one bit per unit) fit ``BITSET_MAX_BYTES``."""
     from microsdc.suppression import _bitset
 

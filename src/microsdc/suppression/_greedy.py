@@ -828,11 +828,14 @@ def wildcard_support_of(
     -------
     ndarray of shape (t,), int64
     """
-    from microsdc.suppression._engine import distinct_patterns
+    from microsdc.suppression._bitset import support_bitset
+    from microsdc.suppression._engine import bitset_fits, distinct_patterns
 
     nc = np.asarray(n_categories, dtype=np.int64)
     units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
     t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
+    if bitset_fits(len(units), nc):
+        return support_bitset(units, nc, wt, t_units)[t_inv]
     word_of, mult, n_words = key_layout(nc)
     res = _support_many(units, t_units, word_of, mult, n_words, wt)
     return res[t_inv]
