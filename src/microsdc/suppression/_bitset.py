@@ -22,6 +22,7 @@ import numpy as np
 
 __all__ = [
     "BITSET_MAX_ROWS",
+    "change_cells",
     "greedy_bitset",
     "improve_cells",
     "restore_cells",
@@ -37,7 +38,7 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _popcount(x):  # pragma: no cover - numba
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
@@ -80,7 +81,7 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
     return count, pop
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     """Records (units weighted by ``mult``) in ``buf``: exact below k, else a lower bound >= k.
 
@@ -271,7 +272,7 @@ def greedy_bitset(
     return blanked
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover - numba
     """Bit-set indices of record r's values on the columns of ``a_set``, smallest set first."""
     n_sets = 0
@@ -288,15 +289,15 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
     return n_sets
 
 
-@numba.njit(cache=True)
-def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: no cover - numba
+def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # type: ignore[no-untyped-def]
     """Give back blanked cells while every record keeps fk >= k (wildcard).
 
     Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
     r then matches the records of ``C'`` (the records compatible with its
     restored pattern) and loses the others of ``C`` (those compatible with it
     now). A cell is restored only when r keeps at least k matches and every
-    record it stops matching keeps at least k.
+    record it stops matching keeps at least k. The cells of each row are
+    tried in column order.
 
     Parameters
     ----------
@@ -312,105 +313,26 @@ def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # pragma: 
     Returns
     -------
     int
-        Number of cells restored.
+        Number of cells restored (counted once per row, not per record).
     """
-    n, m = codes.shape
-    words = (n + 63) // 64
-    offset, bits, size, summ = _build(codes, n_categories)
-    one = np.uint64(1)
-    cur = np.zeros(words, dtype=np.uint64)
-    cur_nz = np.empty(words, dtype=np.int64)
-    buf = np.zeros(words, dtype=np.uint64)
-    nz = np.empty(words, dtype=np.int64)
-    sets = np.empty(m, dtype=np.int64)
-    restored = 0
-    for t in range(rows.shape[0]):
-        r = rows[t]
-        rb = one << np.uint64(r & 63)
-        for j in range(m):
-            v = original[r, j]
-            if codes[r, j] >= 0 or v < 0:
-                continue
-            obs = 0
-            for jj in range(m):
-                if codes[r, jj] >= 0:
-                    obs |= 1 << jj
-            new_obs = obs | (1 << j)
-            codes[r, j] = v  # tentatively, to read the restored pattern
-            n_sets = _ordered_sets(codes, r, new_obs, offset, size, sets, m)
-            count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
-            ok = _weighted(buf, nz, count, pop, mult, k) >= k
-            fk_new = _exact_weighted(buf, nz, count, mult) if ok else 0
-            if ok:
-                if obs == 0:
-                    cur_count = -1
-                else:
-                    codes[r, j] = -1
-                    n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-                    cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
-                    codes[r, j] = v
-                # every record in cur but not in buf loses r
-                if cur_count < 0:
-                    for w in range(words):
-                        x = ~buf[w]
-                        if w == words - 1 and (n & 63):
-                            x &= (one << np.uint64(n & 63)) - one
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - mult[r] < k:
-                                ok = False
-                            x ^= low
-                else:
-                    for i in range(cur_count):
-                        w = cur_nz[i]
-                        x = cur[w] & ~buf[w]
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - mult[r] < k:
-                                ok = False
-                            x ^= low
-                if ok:
-                    if cur_count < 0:
-                        for w in range(words):
-                            x = ~buf[w]
-                            if w == words - 1 and (n & 63):
-                                x &= (one << np.uint64(n & 63)) - one
-                            while x:
-                                low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= mult[r]
-                                x ^= low
-                    else:
-                        for i in range(cur_count):
-                            w = cur_nz[i]
-                            x = cur[w] & ~buf[w]
-                            while x:
-                                low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= mult[r]
-                                x ^= low
-                    fk[r] = fk_new
-                    wr = r >> 6
-                    for u in range(n_categories[j]):
-                        if u != v:
-                            bits[offset[j] + u, wr] &= ~rb
-                            size[offset[j] + u] -= 1
-                    restored += 1
-                if cur_count > 0:
-                    for i in range(cur_count):
-                        cur[cur_nz[i]] = np.uint64(0)
-            if count > 0:
-                for i in range(count):
-                    buf[nz[i]] = np.uint64(0)
-            if not ok:
-                codes[r, j] = -1
-    return restored
+    m = codes.shape[1]
+    return change_cells(
+        codes,
+        original,
+        n_categories,
+        k,
+        fk,
+        rows,
+        mult,
+        np.zeros(0, dtype=np.int64),
+        np.zeros(m, dtype=np.float64),
+        True,
+    )
 
 
-@numba.njit(cache=True)
-def improve_cells(
+def improve_cells(  # type: ignore[no-untyped-def]
     codes, original, n_categories, k, fk, rows, mult, candidates, col_cost
-):  # pragma: no cover - numba
+):
     """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
 
     A generalisation of :func:`restore_cells`: for each row of ``rows`` with
@@ -431,6 +353,16 @@ def improve_cells(
     int
         Number of rows changed.
     """
+    return change_cells(
+        codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, False
+    )
+
+
+@numba.njit(cache=True)
+def change_cells(
+    codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, restore_only
+):  # pragma: no cover - numba
+    """The kernel of :func:`restore_cells` (``restore_only``) and :func:`improve_cells`."""
     n, m = codes.shape
     words = (n + 63) // 64
     offset, bits, size, summ = _build(codes, n_categories)
@@ -440,8 +372,6 @@ def improve_cells(
     buf = np.zeros(words, dtype=np.uint64)
     nz = np.empty(words, dtype=np.int64)
     sets = np.empty(m, dtype=np.int64)
-    saved = np.empty(m, dtype=np.int64)
-    changed = 0
     # records that could fall below k when losing a row: fk < k + the largest multiplicity
     # (a superset is fine, each is checked exactly)
     cap = 1
@@ -451,10 +381,9 @@ def improve_cells(
     for s in range(n):
         if fk[s] < k + cap:
             fragile[s >> 6] |= one << np.uint64(s & 63)
+    changed = 0
     for t in range(rows.shape[0]):
         r = rows[t]
-        rb = one << np.uint64(r & 63)
-        wr = r >> 6
         orig_obs = 0
         obs = 0
         for j in range(m):
@@ -465,20 +394,21 @@ def improve_cells(
         blank = orig_obs & ~obs
         if blank == 0:
             continue
+        if restore_only:
+            for j in range(m):
+                if (blank >> j) & 1:
+                    new_blank = blank & ~(1 << j)
+                    if _try_blanks(
+                        codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+                        fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
+                    ):  # fmt: skip
+                        blank = new_blank
+                        changed += 1
+            continue
         cost = 0.0
         for j in range(m):
             if (blank >> j) & 1:
                 cost += col_cost[j]
-        # records compatible with the row now
-        if obs == 0:
-            cur_count = -1
-        else:
-            n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-            cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
-        for j in range(m):
-            saved[j] = codes[r, j]
-            codes[r, j] = original[r, j]
-        new_blank = -1
         for ci in range(-1, candidates.shape[0]):
             s_set = 0 if ci < 0 else candidates[ci]
             if s_set & ~orig_obs:
@@ -491,82 +421,108 @@ def improve_cells(
                 if ci >= 0:
                     break
                 continue
-            a_set = orig_obs & ~s_set
-            if a_set == 0:
+            if s_set == orig_obs:
                 continue  # never cheaper than the current blanks, which keep some cell
-            n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
-            count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
-            ok = _weighted(buf, nz, count, pop, mult, k) >= k
-            if ok:
-                # every record compatible now but not after the change loses r
-                if cur_count < 0:
-                    for w in range(words):
-                        x = ~buf[w] & fragile[w]
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - mult[r] < k:
-                                ok = False
-                            x ^= low
-                else:
-                    for i in range(cur_count):
-                        w = cur_nz[i]
-                        x = cur[w] & ~buf[w] & fragile[w]
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - mult[r] < k:
-                                ok = False
-                            x ^= low
-            if ok:
-                new_blank = s_set
-                # apply: losers, gainers, the row itself
-                if cur_count < 0:
-                    for w in range(words):
-                        x = ~buf[w]
-                        if w == words - 1 and (n & 63):
-                            x &= (one << np.uint64(n & 63)) - one
-                        while x:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            fk[s] -= mult[r]
-                            if fk[s] < k + cap:
-                                fragile[w] |= low
-                            x ^= low
-                else:
-                    for i in range(cur_count):
-                        w = cur_nz[i]
-                        x = cur[w] & ~buf[w]
-                        while x:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            fk[s] -= mult[r]
-                            if fk[s] < k + cap:
-                                fragile[w] |= low
-                            x ^= low
-                    # records compatible after the change but not now gain r
-                    for i in range(count):
-                        w = nz[i]
-                        x = buf[w] & ~cur[w]
-                        while x:
-                            low = x & (~x + one)
-                            fk[(w << 6) + _popcount(low - one)] += mult[r]
-                            x ^= low
-                fk[r] = _exact_weighted(buf, nz, count, mult)
-                if fk[r] < k + cap:
-                    fragile[wr] |= rb
-            for i in range(count):
-                buf[nz[i]] = np.uint64(0)
-            if ok:
+            if _try_blanks(
+                codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+                fragile, cap, r, s_set, cur, cur_nz, buf, nz, sets,
+            ):  # fmt: skip
+                changed += 1
                 break
-        if cur_count > 0:
+    return changed
+
+
+@numba.njit(cache=True)
+def _try_blanks(
+    codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+    fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
+):  # fmt: skip  # pragma: no cover - numba
+    """Blank exactly ``new_blank`` of row r's original cells if every record keeps k.
+
+    ``new_blank`` is a subset of the row's originally observed cells that
+    keeps at least one of them. Returns True when the change was made (codes,
+    bit sets, fk and ``fragile`` updated).
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    one = np.uint64(1)
+    rb = one << np.uint64(r & 63)
+    wr = r >> 6
+    obs = 0
+    orig_obs = 0
+    for j in range(m):
+        if codes[r, j] >= 0:
+            obs |= 1 << j
+        if original[r, j] >= 0:
+            orig_obs |= 1 << j
+    blank = orig_obs & ~obs
+    # records compatible with the row now
+    if obs == 0:
+        cur_count = -1
+    else:
+        n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
+        cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
+    # records compatible with the changed row
+    a_set = orig_obs & ~new_blank
+    n_sets = _ordered_sets(original, r, a_set, offset, size, sets, m)
+    count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
+    ok = _weighted(buf, nz, count, pop, mult, k) >= k
+    if ok:
+        # every record compatible now but not after the change loses r
+        if cur_count < 0:
+            for w in range(words):
+                x = ~buf[w] & fragile[w]
+                while x and ok:
+                    low = x & (~x + one)
+                    s = (w << 6) + _popcount(low - one)
+                    if fk[s] - mult[r] < k:
+                        ok = False
+                    x ^= low
+        else:
             for i in range(cur_count):
-                cur[cur_nz[i]] = np.uint64(0)
-        if new_blank < 0:
-            for j in range(m):
-                codes[r, j] = saved[j]
-            continue
-        changed += 1
+                w = cur_nz[i]
+                x = cur[w] & ~buf[w] & fragile[w]
+                while x and ok:
+                    low = x & (~x + one)
+                    s = (w << 6) + _popcount(low - one)
+                    if fk[s] - mult[r] < k:
+                        ok = False
+                    x ^= low
+    if ok:
+        if cur_count < 0:
+            for w in range(words):
+                x = ~buf[w]
+                if w == words - 1 and (n & 63):
+                    x &= (one << np.uint64(n & 63)) - one
+                while x:
+                    low = x & (~x + one)
+                    s = (w << 6) + _popcount(low - one)
+                    fk[s] -= mult[r]
+                    if fk[s] < k + cap:
+                        fragile[w] |= low
+                    x ^= low
+        else:
+            for i in range(cur_count):
+                w = cur_nz[i]
+                x = cur[w] & ~buf[w]
+                while x:
+                    low = x & (~x + one)
+                    s = (w << 6) + _popcount(low - one)
+                    fk[s] -= mult[r]
+                    if fk[s] < k + cap:
+                        fragile[w] |= low
+                    x ^= low
+            # records compatible after the change but not now gain r
+            for i in range(count):
+                w = nz[i]
+                x = buf[w] & ~cur[w]
+                while x:
+                    low = x & (~x + one)
+                    fk[(w << 6) + _popcount(low - one)] += mult[r]
+                    x ^= low
+        fk[r] = _exact_weighted(buf, nz, count, mult)
+        if fk[r] < k + cap:
+            fragile[wr] |= rb
         for j in range(m):
             v = original[r, j]
             if v < 0:
@@ -585,7 +541,12 @@ def improve_cells(
                         summ[offset[j] + u, wr >> 6] |= one << np.uint64(wr & 63)
                         size[offset[j] + u] += 1
             codes[r, j] = -1 if now_blank else v
-    return changed
+    for i in range(count):
+        buf[nz[i]] = np.uint64(0)
+    if cur_count > 0:
+        for i in range(cur_count):
+            cur[cur_nz[i]] = np.uint64(0)
+    return ok
 
 
 @numba.njit(cache=True)
