@@ -289,7 +289,15 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
     return n_sets
 
 
-def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # type: ignore[no-untyped-def]
+def restore_cells(
+    codes: np.ndarray,
+    original: np.ndarray,
+    n_categories: np.ndarray,
+    k: float,
+    fk: np.ndarray,
+    rows: np.ndarray,
+    mult: np.ndarray,
+) -> int:
     """Give back blanked cells while every record keeps fk >= k (wildcard).
 
     Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
@@ -330,9 +338,17 @@ def restore_cells(codes, original, n_categories, k, fk, rows, mult):  # type: ig
     )
 
 
-def improve_cells(  # type: ignore[no-untyped-def]
-    codes, original, n_categories, k, fk, rows, mult, candidates, col_cost
-):
+def improve_cells(
+    codes: np.ndarray,
+    original: np.ndarray,
+    n_categories: np.ndarray,
+    k: float,
+    fk: np.ndarray,
+    rows: np.ndarray,
+    mult: np.ndarray,
+    candidates: np.ndarray,
+    col_cost: np.ndarray,
+) -> int:
     """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
 
     A generalisation of :func:`restore_cells`: for each row of ``rows`` with
