@@ -12,7 +12,15 @@ Same choices as :func:`microsdc.suppression._greedy.greedy_suppress` for the
 wildcard policy (kind 0): rows in the given order, rows that became safe
 skipped, the cheapest class of candidate subsets that reaches k, and within it
 the subset that newly matches the most records still waiting (weighted).
-:func:`restore_cells` then gives back the blanked cells that are not needed.
+:func:`restore_cells` then gives back the blanked cells that are not needed,
+and :func:`improve_cells` trades a row's blanked cells for a cheaper set.
+
+A row of the code matrix may stand for several identical records (its
+multiplicity ``mult``): it is one bit, its records count ``mult`` times, and
+its blanks apply to all of them. Each set also has a summary (one bit per
+64-bit word that may be non-zero), so an intersection reads only the words
+flagged in every set; with the rows sorted by the columns kept longest (see
+:func:`microsdc.suppression._engine.distinct_patterns`) those are few.
 """
 
 from __future__ import annotations
