@@ -126,6 +126,18 @@ def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
+def _fill_all(buf, nz, n):  # pragma: no cover - numba
+    """``buf`` = every one of the n records, ``nz`` = every word; returns the number of words."""
+    words = buf.shape[0]
+    for w in range(words):
+        buf[w] = ~np.uint64(0)
+        nz[w] = w
+    if n & 63:
+        buf[words - 1] = (np.uint64(1) << np.uint64(n & 63)) - np.uint64(1)
+    return words
+
+
+@numba.njit(cache=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
     """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
     and a summary of each set (bit w: word w is non-zero)."""
@@ -223,41 +235,30 @@ def greedy_bitset(
             a_set = obs & ~s_set
             if a_set == 0:
                 fk = n_records
-                count = -1
+                count = _fill_all(buf, nz, n)
             else:
                 n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
                 count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
                 fk = _weighted(buf, nz, count, pop, mult, k)
             if fk < k:
-                if count > 0:
-                    for i in range(count):
-                        buf[nz[i]] = np.uint64(0)
+                for i in range(count):
+                    buf[nz[i]] = np.uint64(0)
                 continue
             if select == 0:
                 chosen = s_set
-                if count > 0:
-                    for i in range(count):
-                        buf[nz[i]] = np.uint64(0)
+                for i in range(count):
+                    buf[nz[i]] = np.uint64(0)
                 break
             gain = 0
-            if count < 0:  # every record: all waiting records not matched yet
-                for w in range(words):
-                    x = pending[w] & ~base[w]
-                    while x:
-                        low = x & (~x + one)
-                        bit = _popcount(low - one)
-                        gain += pweight[(w << 6) + bit]
-                        x ^= low
-            else:
-                for i in range(count):
-                    w = nz[i]
-                    x = buf[w] & ~base[w] & pending[w]
-                    while x:
-                        low = x & (~x + one)
-                        bit = _popcount(low - one)
-                        gain += pweight[(w << 6) + bit]
-                        x ^= low
-                    buf[w] = np.uint64(0)
+            for i in range(count):
+                w = nz[i]
+                x = buf[w] & ~base[w] & pending[w]
+                while x:
+                    low = x & (~x + one)
+                    bit = _popcount(low - one)
+                    gain += pweight[(w << 6) + bit]
+                    x ^= low
+                buf[w] = np.uint64(0)
             if gain > best_gain:
                 best_gain = gain
                 chosen = s_set
@@ -482,7 +483,7 @@ def _try_blanks(
     blank = orig_obs & ~obs
     # records compatible with the row now
     if obs == 0:
-        cur_count = -1
+        cur_count = _fill_all(cur, cur_nz, n)
     else:
         n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
         cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
@@ -493,57 +494,34 @@ def _try_blanks(
     ok = _weighted(buf, nz, count, pop, mult, k) >= k
     if ok:
         # every record compatible now but not after the change loses r
-        if cur_count < 0:
-            for w in range(words):
-                x = ~buf[w] & fragile[w]
-                while x and ok:
-                    low = x & (~x + one)
-                    s = (w << 6) + _popcount(low - one)
-                    if fk[s] - mult[r] < k:
-                        ok = False
-                    x ^= low
-        else:
-            for i in range(cur_count):
-                w = cur_nz[i]
-                x = cur[w] & ~buf[w] & fragile[w]
-                while x and ok:
-                    low = x & (~x + one)
-                    s = (w << 6) + _popcount(low - one)
-                    if fk[s] - mult[r] < k:
-                        ok = False
-                    x ^= low
+        for i in range(cur_count):
+            w = cur_nz[i]
+            x = cur[w] & ~buf[w] & fragile[w]
+            while x and ok:
+                low = x & (~x + one)
+                s = (w << 6) + _popcount(low - one)
+                if fk[s] - mult[r] < k:
+                    ok = False
+                x ^= low
     if ok:
-        if cur_count < 0:
-            for w in range(words):
-                x = ~buf[w]
-                if w == words - 1 and (n & 63):
-                    x &= (one << np.uint64(n & 63)) - one
-                while x:
-                    low = x & (~x + one)
-                    s = (w << 6) + _popcount(low - one)
-                    fk[s] -= mult[r]
-                    if fk[s] < k + cap:
-                        fragile[w] |= low
-                    x ^= low
-        else:
-            for i in range(cur_count):
-                w = cur_nz[i]
-                x = cur[w] & ~buf[w]
-                while x:
-                    low = x & (~x + one)
-                    s = (w << 6) + _popcount(low - one)
-                    fk[s] -= mult[r]
-                    if fk[s] < k + cap:
-                        fragile[w] |= low
-                    x ^= low
-            # records compatible after the change but not now gain r
-            for i in range(count):
-                w = nz[i]
-                x = buf[w] & ~cur[w]
-                while x:
-                    low = x & (~x + one)
-                    fk[(w << 6) + _popcount(low - one)] += mult[r]
-                    x ^= low
+        for i in range(cur_count):
+            w = cur_nz[i]
+            x = cur[w] & ~buf[w]
+            while x:
+                low = x & (~x + one)
+                s = (w << 6) + _popcount(low - one)
+                fk[s] -= mult[r]
+                if fk[s] < k + cap:
+                    fragile[w] |= low
+                x ^= low
+        # records compatible after the change but not now gain r
+        for i in range(count):
+            w = nz[i]
+            x = buf[w] & ~cur[w]
+            while x:
+                low = x & (~x + one)
+                fk[(w << 6) + _popcount(low - one)] += mult[r]
+                x ^= low
         fk[r] = _exact_weighted(buf, nz, count, mult)
         if fk[r] < k + cap:
             fragile[wr] |= rb
@@ -567,9 +545,8 @@ def _try_blanks(
             codes[r, j] = -1 if now_blank else v
     for i in range(count):
         buf[nz[i]] = np.uint64(0)
-    if cur_count > 0:
-        for i in range(cur_count):
-            cur[cur_nz[i]] = np.uint64(0)
+    for i in range(cur_count):
+        cur[cur_nz[i]] = np.uint64(0)
     return ok
 
 
