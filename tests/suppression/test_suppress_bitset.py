@@ -54,10 +54,11 @@ def test_bitset_kernel_makes_the_same_choices_as_the_hash_kernel(
     order, deficit, cand, klass = _inputs(codes, card, k)
     a, b = codes.copy(), codes.copy()
     word_of, mult, n_words = key_layout(card)
+    ones = np.ones(len(codes), dtype=np.int64)
     ba = greedy_suppress(
-        a, card, order, cand, klass, float(k), 0, 1.0, word_of, mult, n_words, select, deficit
+        a, card, order, cand, klass, float(k), 0, 1.0, word_of, mult, n_words, select, deficit, ones
     )
-    bb = greedy_bitset(b, card, order, cand, klass, float(k), select, deficit)
+    bb = greedy_bitset(b, card, order, cand, klass, float(k), select, deficit, ones)
     assert np.array_equal(ba, bb)
     assert np.array_equal(a, b)
 
@@ -69,14 +70,15 @@ def test_restore_keeps_k_and_fk_exact(data: tuple[np.ndarray, np.ndarray], k: in
         return
     order, deficit, cand, klass = _inputs(codes, card, k)
     work = codes.copy()
-    greedy_bitset(work, card, order, cand, klass, float(k), 1, deficit)
+    ones = np.ones(len(codes), dtype=np.int64)
+    greedy_bitset(work, card, order, cand, klass, float(k), 1, deficit, ones)
     # repeat until nothing is at risk, as the engine does
     while (fk := fk_of(work, card, WILDCARD)).min() < k:
         o2, d2, _, _ = _inputs(work, card, k)
-        greedy_bitset(work, card, o2, cand, klass, float(k), 1, d2)
+        greedy_bitset(work, card, o2, cand, klass, float(k), 1, d2, ones)
     blanked_before = int(np.count_nonzero((work < 0) & (codes >= 0)))
     fk_f = fk.astype(np.float64)
-    n_restored = restore_cells(work, codes, card, float(k), fk_f, order)
+    n_restored = restore_cells(work, codes, card, float(k), fk_f, order, ones)
     after = fk_of(work, card, WILDCARD)
     assert after.min() >= k
     assert np.array_equal(after, fk_f.astype(np.int64))  # incremental counts stay exact
@@ -92,7 +94,9 @@ def test_restore_gives_back_an_unneeded_cell_by_hand() -> None:
     work = np.array([[0, 0], [0, 0], [-1, -1]], dtype=np.int64)
     fk = fk_of(work, card, WILDCARD).astype(np.float64)
     assert fk.tolist() == [3.0, 3.0, 3.0]
-    n = restore_cells(work, codes, card, 2.0, fk, np.array([2], dtype=np.int64))
+    n = restore_cells(
+        work, codes, card, 2.0, fk, np.array([2], dtype=np.int64), np.ones(3, np.int64)
+    )
     assert n == 1
     assert work.tolist() == [[0, 0], [0, 0], [0, -1]]
     assert fk.tolist() == [3.0, 3.0, 3.0]

@@ -292,8 +292,9 @@ def test_alpha_zero_reaches_k() -> None:
 def test_real_data_testdata_reaches_k(shared_data) -> None:
     df = pd.read_csv(shared_data / "testdata.csv")
     qi = ["roof", "walls", "water", "electcon", "relat", "sex"]
-    # household_weights tells a one-person household, whose member is its head (relat)
-    res = local_suppression(df, qi, 3, linked={"relat": ["household_weights"]})
+    # household_weights tells a one-person household, whose member is its head (relat);
+    # a young age tells a child
+    res = local_suppression(df, qi, 3, linked={"relat": ["household_weights", "age"]})
     assert res.n_at_risk_before == 211
     assert res.n_at_risk_after == 0
     # well below sdcMicro 5.8.1's 216 cells with its default importance

@@ -48,11 +48,13 @@ def test_kernels_count_the_records_handled(kernel: str) -> None:
     a, b = codes.copy(), codes.copy()
     counter = np.full(1, -1, dtype=np.int64)
     if kernel == "bitset":
-        ba = greedy_bitset(a, card, order, cand, klass, float(k), 1, deficit)
-        bb = greedy_bitset(b, card, order, cand, klass, float(k), 1, deficit, counter)
+        ones = np.ones(len(a), dtype=np.int64)
+        ba = greedy_bitset(a, card, order, cand, klass, float(k), 1, deficit, ones)
+        bb = greedy_bitset(b, card, order, cand, klass, float(k), 1, deficit, ones, counter)
     else:
         word_of, mult, n_words = key_layout(card)
-        args = (cand, klass, float(k), 0, 1.0, word_of, mult, n_words, 1, deficit)
+        ones = np.ones(len(a), dtype=np.int64)
+        args = (cand, klass, float(k), 0, 1.0, word_of, mult, n_words, 1, deficit, ones)
         ba = greedy_suppress(a, card, order, *args)
         bb = greedy_suppress(b, card, order, *args, counter)
     assert counter[0] == len(order) - 1  # index of the last record handled

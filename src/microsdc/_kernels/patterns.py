@@ -120,7 +120,8 @@ def distinct_patterns(
     base = np.asarray(n_categories, dtype=np.int64) + 1
     log_product = float(np.sum(np.log2(base))) if m else 0.0
     weighted = weights is not None
-    w = np.asarray(weights, dtype=np.float64) if weighted else np.zeros(0)
+    # writable and contiguous: a read-only array (a pandas column) would compile a second variant
+    w = np.require(weights, np.float64, ["C", "W"]) if weighted else np.zeros(0)
     if n == 0:
         return Patterns(
             codes=np.zeros((0, m), dtype=np.int32),

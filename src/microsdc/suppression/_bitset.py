@@ -12,7 +12,15 @@ Same choices as :func:`microsdc.suppression._greedy.greedy_suppress` for the
 wildcard policy (kind 0): rows in the given order, rows that became safe
 skipped, the cheapest class of candidate subsets that reaches k, and within it
 the subset that newly matches the most records still waiting (weighted).
-:func:`restore_cells` then gives back the blanked cells that are not needed.
+:func:`restore_cells` then gives back the blanked cells that are not needed,
+and :func:`improve_cells` trades a row's blanked cells for a cheaper set.
+
+A row of the code matrix may stand for several identical records (its
+multiplicity ``mult``): it is one bit, its records count ``mult`` times, and
+its blanks apply to all of them. Each set also has a summary (one bit per
+64-bit word that may be non-zero), so an intersection reads only the words
+flagged in every set; with the rows sorted by the columns kept longest (see
+:func:`microsdc.suppression._engine.distinct_patterns`) those are few.
 """
 
 from __future__ import annotations
@@ -20,10 +28,17 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["BITSET_MAX_ROWS", "greedy_bitset", "restore_cells"]
+__all__ = [
+    "BITSET_MAX_ROWS",
+    "change_cells",
+    "greedy_bitset",
+    "improve_cells",
+    "restore_cells",
+    "support_bitset",
+]
 
-#: Above this many records the hash-table kernel is used instead.
-BITSET_MAX_ROWS = 400_000
+#: Above this many distinct patterns the hash-table kernel is used instead.
+BITSET_MAX_ROWS = 50_000_000
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -31,7 +46,7 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _popcount(x):  # pragma: no cover - numba
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
@@ -40,39 +55,92 @@ def _popcount(x):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True)
-def _intersect(bits, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
+def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
-    (count of non-zero words listed, population)."""
-    first = sets[0]  # the caller lists the smallest set first
+    (count of non-zero words listed, population).
+
+    ``summ[s]`` has bit w set when word w of set s may be non-zero (never clear
+    when it is non-zero), so only the words flagged in every set are read.
+    """
+    one = np.uint64(1)
     count = 0
-    for w in range(words):
-        x = bits[first, w]
-        if x:
-            nz[count] = w
-            buf[w] = x
-            count += 1
-    for t in range(1, n_sets):
-        s = sets[t]
-        keep = 0
-        for i in range(count):
-            w = nz[i]
-            x = buf[w] & bits[s, w]
+    pop = 0
+    first = sets[0]  # the caller lists the smallest set first
+    for w2 in range(summ.shape[1]):
+        f = summ[first, w2]
+        t = 1
+        while f and t < n_sets:
+            f &= summ[sets[t], w2]
+            t += 1
+        while f:
+            low = f & (~f + one)
+            w = (w2 << 6) + _popcount(low - one)
+            f ^= low
+            x = bits[first, w]
+            t = 1
+            while x and t < n_sets:
+                x &= bits[sets[t], w]
+                t += 1
             if x:
                 buf[w] = x
-                nz[keep] = w
-                keep += 1
-            else:
-                buf[w] = np.uint64(0)
-        count = keep
-    pop = 0
-    for i in range(count):
-        pop += _popcount(buf[nz[i]])
+                nz[count] = w
+                count += 1
+                pop += _popcount(x)
     return count, pop
 
 
 @numba.njit(cache=True)
+def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
+    """Records (units weighted by ``mult``) in ``buf``: exact below k, else a lower bound >= k.
+
+    Every unit weighs at least 1, so ``pop >= k`` settles the comparison with k
+    without visiting the bits; otherwise fewer than k bits are summed.
+    """
+    if pop >= k:
+        return pop
+    one = np.uint64(1)
+    total = 0
+    for i in range(count):
+        w = nz[i]
+        x = buf[w]
+        while x:
+            low = x & (~x + one)
+            total += mult[(w << 6) + _popcount(low - one)]
+            x ^= low
+    return total
+
+
+@numba.njit(cache=True)
+def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
+    """Records (units weighted by ``mult``) in ``buf``, exactly."""
+    one = np.uint64(1)
+    total = 0
+    for i in range(count):
+        w = nz[i]
+        x = buf[w]
+        while x:
+            low = x & (~x + one)
+            total += mult[(w << 6) + _popcount(low - one)]
+            x ^= low
+    return total
+
+
+@numba.njit(cache=True)
+def _fill_all(buf, nz, n):  # pragma: no cover - numba
+    """``buf`` = every one of the n records, ``nz`` = every word; returns the number of words."""
+    words = buf.shape[0]
+    for w in range(words):
+        buf[w] = ~np.uint64(0)
+        nz[w] = w
+    if n & 63:
+        buf[words - 1] = (np.uint64(1) << np.uint64(n & 63)) - np.uint64(1)
+    return words
+
+
+@numba.njit(cache=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
-    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes."""
+    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
+    and a summary of each set (bit w: word w is non-zero)."""
     n, m = codes.shape
     words = (n + 63) // 64
     offset = np.zeros(m + 1, dtype=np.int64)
@@ -93,17 +161,25 @@ def _build(codes, n_categories):  # pragma: no cover - numba
                 for u in range(n_categories[j]):
                     bits[offset[j] + u, w] |= b
                     size[offset[j] + u] += 1
-    return offset, bits, size
+    summ = np.zeros((bits.shape[0], (words + 63) // 64), dtype=np.uint64)
+    for s in range(bits.shape[0]):
+        for w in range(words):
+            if bits[s, w]:
+                summ[s, w >> 6] |= one << np.uint64(w & 63)
+    return offset, bits, size, summ
 
 
 @numba.njit(cache=True, nogil=True)
 def greedy_bitset(
-    codes, n_categories, order, candidates, klass, k, select, weight, progress=None
+    codes, n_categories, order, candidates, klass, k, select, weight, mult, progress=None
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k (wildcard).
 
     Parameters are those of ``greedy_suppress`` for kind 0 (``progress``
-    included); ``codes`` (int64, C-ordered, -1 = missing) is modified in place.
+    included); ``codes`` (int64,
+    C-ordered, -1 = missing) is modified in place. Each row of ``codes`` is a
+    unit standing for ``mult`` identical records (all ones for plain records):
+    counts are sums of ``mult``, and a unit's blanks apply to all its records.
 
     Returns
     -------
@@ -111,8 +187,11 @@ def greedy_bitset(
     """
     n, m = codes.shape
     words = (n + 63) // 64
-    offset, bits, size = _build(codes, n_categories)
+    offset, bits, size, summ = _build(codes, n_categories)
     one = np.uint64(1)
+    n_records = 0
+    for i in range(n):
+        n_records += mult[i]
     pending = np.zeros(words, dtype=np.uint64)
     pweight = np.zeros(n, dtype=np.int64)
     for oi in range(order.shape[0]):
@@ -141,7 +220,8 @@ def greedy_bitset(
             continue
         # the record as it is
         n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-        base_count, fk0 = _intersect(bits, sets, n_sets, words, base, base_nz)
+        base_count, pop0 = _intersect(bits, summ, sets, n_sets, words, base, base_nz)
+        fk0 = _weighted(base, base_nz, base_count, pop0, mult, k)
         if fk0 >= k:
             for i in range(base_count):
                 base[base_nz[i]] = np.uint64(0)
@@ -157,41 +237,31 @@ def greedy_bitset(
                 break
             a_set = obs & ~s_set
             if a_set == 0:
-                fk = n
-                count = -1
+                fk = n_records
+                count = _fill_all(buf, nz, n)
             else:
                 n_sets = _ordered_sets(codes, r, a_set, offset, size, sets, m)
-                count, fk = _intersect(bits, sets, n_sets, words, buf, nz)
+                count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
+                fk = _weighted(buf, nz, count, pop, mult, k)
             if fk < k:
-                if count > 0:
-                    for i in range(count):
-                        buf[nz[i]] = np.uint64(0)
+                for i in range(count):
+                    buf[nz[i]] = np.uint64(0)
                 continue
             if select == 0:
                 chosen = s_set
-                if count > 0:
-                    for i in range(count):
-                        buf[nz[i]] = np.uint64(0)
+                for i in range(count):
+                    buf[nz[i]] = np.uint64(0)
                 break
             gain = 0
-            if count < 0:  # every record: all waiting records not matched yet
-                for w in range(words):
-                    x = pending[w] & ~base[w]
-                    while x:
-                        low = x & (~x + one)
-                        bit = _popcount(low - one)
-                        gain += pweight[(w << 6) + bit]
-                        x ^= low
-            else:
-                for i in range(count):
-                    w = nz[i]
-                    x = buf[w] & ~base[w] & pending[w]
-                    while x:
-                        low = x & (~x + one)
-                        bit = _popcount(low - one)
-                        gain += pweight[(w << 6) + bit]
-                        x ^= low
-                    buf[w] = np.uint64(0)
+            for i in range(count):
+                w = nz[i]
+                x = buf[w] & ~base[w] & pending[w]
+                while x:
+                    low = x & (~x + one)
+                    bit = _popcount(low - one)
+                    gain += pweight[(w << 6) + bit]
+                    x ^= low
+                buf[w] = np.uint64(0)
             if gain > best_gain:
                 best_gain = gain
                 chosen = s_set
@@ -208,12 +278,13 @@ def greedy_bitset(
                 for u in range(n_categories[j]):
                     if u != v:
                         bits[offset[j] + u, w] |= rb
+                        summ[offset[j] + u, w >> 6] |= one << np.uint64(w & 63)
                         size[offset[j] + u] += 1
                 codes[r, j] = -1
     return blanked
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover - numba
     """Bit-set indices of record r's values on the columns of ``a_set``, smallest set first."""
     n_sets = 0
@@ -230,15 +301,23 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
     return n_sets
 
 
-@numba.njit(cache=True)
-def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cover - numba
+def restore_cells(
+    codes: np.ndarray,
+    original: np.ndarray,
+    n_categories: np.ndarray,
+    k: float,
+    fk: np.ndarray,
+    rows: np.ndarray,
+    mult: np.ndarray,
+) -> int:
     """Give back blanked cells while every record keeps fk >= k (wildcard).
 
     Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
     r then matches the records of ``C'`` (the records compatible with its
     restored pattern) and loses the others of ``C`` (those compatible with it
     now). A cell is restored only when r keeps at least k matches and every
-    record it stops matching keeps at least k.
+    record it stops matching keeps at least k. The cells of each row are
+    tried in column order.
 
     Parameters
     ----------
@@ -248,99 +327,268 @@ def restore_cells(codes, original, n_categories, k, fk, rows):  # pragma: no cov
     k : float
     fk : ndarray of shape (n,), float64, current fk of every record; updated
     rows : ndarray of shape (r,), int64, records whose blanked cells are tried, in order
+    mult : ndarray of shape (n,), int64, >= 1
+        Records each row of ``codes`` stands for (see ``greedy_bitset``).
 
     Returns
     -------
     int
-        Number of cells restored.
+        Number of cells restored (counted once per row, not per record).
     """
+    m = codes.shape[1]
+    return change_cells(
+        codes,
+        original,
+        n_categories,
+        k,
+        fk,
+        rows,
+        mult,
+        np.zeros(0, dtype=np.int64),
+        np.zeros(m, dtype=np.float64),
+        True,
+    )
+
+
+def improve_cells(
+    codes: np.ndarray,
+    original: np.ndarray,
+    n_categories: np.ndarray,
+    k: float,
+    fk: np.ndarray,
+    rows: np.ndarray,
+    mult: np.ndarray,
+    candidates: np.ndarray,
+    col_cost: np.ndarray,
+) -> int:
+    """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
+
+    A generalisation of :func:`restore_cells`: for each row of ``rows`` with
+    blanked cells ``S`` (cost ``sum(col_cost[S])``), try no blank at all, then
+    the ``candidates`` (subsets of the row's originally observed cells, by
+    increasing cost) cheaper than ``S``. The first one that keeps the row at k
+    and leaves every record it stops matching at k or more replaces ``S``:
+    cells may come back and others go (a swap), never raising the cost.
+
+    Parameters
+    ----------
+    codes, original, n_categories, k, fk, rows, mult : as for :func:`restore_cells`
+    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
+    col_cost : ndarray of shape (m,), float64, cost of blanking a cell of each column
+
+    Returns
+    -------
+    int
+        Number of rows changed.
+    """
+    return change_cells(
+        codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, False
+    )
+
+
+@numba.njit(cache=True)
+def change_cells(
+    codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, restore_only
+):  # pragma: no cover - numba
+    """The kernel of :func:`restore_cells` (``restore_only``) and :func:`improve_cells`."""
     n, m = codes.shape
     words = (n + 63) // 64
-    offset, bits, size = _build(codes, n_categories)
+    offset, bits, size, summ = _build(codes, n_categories)
     one = np.uint64(1)
     cur = np.zeros(words, dtype=np.uint64)
     cur_nz = np.empty(words, dtype=np.int64)
     buf = np.zeros(words, dtype=np.uint64)
     nz = np.empty(words, dtype=np.int64)
     sets = np.empty(m, dtype=np.int64)
-    restored = 0
+    # records that could fall below k when losing a row: fk < k + the largest multiplicity
+    # (a superset is fine, each is checked exactly)
+    cap = 1
+    for t in range(rows.shape[0]):
+        cap = max(cap, mult[rows[t]])
+    fragile = np.zeros(words, dtype=np.uint64)
+    for s in range(n):
+        if fk[s] < k + cap:
+            fragile[s >> 6] |= one << np.uint64(s & 63)
+    changed = 0
     for t in range(rows.shape[0]):
         r = rows[t]
-        rb = one << np.uint64(r & 63)
+        orig_obs = 0
+        obs = 0
+        for j in range(m):
+            if original[r, j] >= 0:
+                orig_obs |= 1 << j
+            if codes[r, j] >= 0:
+                obs |= 1 << j
+        blank = orig_obs & ~obs
+        if blank == 0:
+            continue
+        if restore_only:
+            for j in range(m):
+                if (blank >> j) & 1:
+                    new_blank = blank & ~(1 << j)
+                    if _try_blanks(
+                        codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+                        fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
+                    ):  # fmt: skip
+                        blank = new_blank
+                        changed += 1
+            continue
+        cost = 0.0
+        for j in range(m):
+            if (blank >> j) & 1:
+                cost += col_cost[j]
+        for ci in range(-1, candidates.shape[0]):
+            s_set = 0 if ci < 0 else candidates[ci]
+            if s_set & ~orig_obs:
+                continue
+            c_cost = 0.0
+            for j in range(m):
+                if (s_set >> j) & 1:
+                    c_cost += col_cost[j]
+            if c_cost >= cost - 1e-9:
+                if ci >= 0:
+                    break
+                continue
+            if s_set == orig_obs:
+                continue  # never cheaper than the current blanks, which keep some cell
+            if _try_blanks(
+                codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+                fragile, cap, r, s_set, cur, cur_nz, buf, nz, sets,
+            ):  # fmt: skip
+                changed += 1
+                break
+    return changed
+
+
+@numba.njit(cache=True)
+def _try_blanks(
+    codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
+    fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
+):  # fmt: skip  # pragma: no cover - numba
+    """Blank exactly ``new_blank`` of row r's original cells if every record keeps k.
+
+    ``new_blank`` is a subset of the row's originally observed cells that
+    keeps at least one of them. Returns True when the change was made (codes,
+    bit sets, fk and ``fragile`` updated).
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    one = np.uint64(1)
+    rb = one << np.uint64(r & 63)
+    wr = r >> 6
+    obs = 0
+    orig_obs = 0
+    for j in range(m):
+        if codes[r, j] >= 0:
+            obs |= 1 << j
+        if original[r, j] >= 0:
+            orig_obs |= 1 << j
+    blank = orig_obs & ~obs
+    # records compatible with the row now
+    if obs == 0:
+        cur_count = _fill_all(cur, cur_nz, n)
+    else:
+        n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
+        cur_count, _ = _intersect(bits, summ, sets, n_sets, words, cur, cur_nz)
+    # records compatible with the changed row
+    a_set = orig_obs & ~new_blank
+    n_sets = _ordered_sets(original, r, a_set, offset, size, sets, m)
+    count, pop = _intersect(bits, summ, sets, n_sets, words, buf, nz)
+    ok = _weighted(buf, nz, count, pop, mult, k) >= k
+    if ok:
+        # every record compatible now but not after the change loses r
+        for i in range(cur_count):
+            w = cur_nz[i]
+            x = cur[w] & ~buf[w] & fragile[w]
+            while x and ok:
+                low = x & (~x + one)
+                s = (w << 6) + _popcount(low - one)
+                if fk[s] - mult[r] < k:
+                    ok = False
+                x ^= low
+    if ok:
+        for i in range(cur_count):
+            w = cur_nz[i]
+            x = cur[w] & ~buf[w]
+            while x:
+                low = x & (~x + one)
+                s = (w << 6) + _popcount(low - one)
+                fk[s] -= mult[r]
+                if fk[s] < k + cap:
+                    fragile[w] |= low
+                x ^= low
+        # records compatible after the change but not now gain r
+        for i in range(count):
+            w = nz[i]
+            x = buf[w] & ~cur[w]
+            while x:
+                low = x & (~x + one)
+                fk[(w << 6) + _popcount(low - one)] += mult[r]
+                x ^= low
+        fk[r] = _exact_weighted(buf, nz, count, mult)
+        if fk[r] < k + cap:
+            fragile[wr] |= rb
         for j in range(m):
             v = original[r, j]
-            if codes[r, j] >= 0 or v < 0:
+            if v < 0:
                 continue
-            obs = 0
-            for jj in range(m):
-                if codes[r, jj] >= 0:
-                    obs |= 1 << jj
-            new_obs = obs | (1 << j)
-            codes[r, j] = v  # tentatively, to read the restored pattern
-            n_sets = _ordered_sets(codes, r, new_obs, offset, size, sets, m)
-            count, fk_new = _intersect(bits, sets, n_sets, words, buf, nz)
-            ok = fk_new >= k
-            if ok:
-                if obs == 0:
-                    cur_count = -1
-                else:
-                    codes[r, j] = -1
-                    n_sets = _ordered_sets(codes, r, obs, offset, size, sets, m)
-                    cur_count, _ = _intersect(bits, sets, n_sets, words, cur, cur_nz)
-                    codes[r, j] = v
-                # every record in cur but not in buf loses r
-                if cur_count < 0:
-                    for w in range(words):
-                        x = ~buf[w]
-                        if w == words - 1 and (n & 63):
-                            x &= (one << np.uint64(n & 63)) - one
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - 1 < k:
-                                ok = False
-                            x ^= low
-                else:
-                    for i in range(cur_count):
-                        w = cur_nz[i]
-                        x = cur[w] & ~buf[w]
-                        while x and ok:
-                            low = x & (~x + one)
-                            s = (w << 6) + _popcount(low - one)
-                            if fk[s] - 1 < k:
-                                ok = False
-                            x ^= low
-                if ok:
-                    if cur_count < 0:
-                        for w in range(words):
-                            x = ~buf[w]
-                            if w == words - 1 and (n & 63):
-                                x &= (one << np.uint64(n & 63)) - one
-                            while x:
-                                low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= 1
-                                x ^= low
-                    else:
-                        for i in range(cur_count):
-                            w = cur_nz[i]
-                            x = cur[w] & ~buf[w]
-                            while x:
-                                low = x & (~x + one)
-                                fk[(w << 6) + _popcount(low - one)] -= 1
-                                x ^= low
-                    fk[r] = fk_new
-                    wr = r >> 6
-                    for u in range(n_categories[j]):
-                        if u != v:
-                            bits[offset[j] + u, wr] &= ~rb
-                            size[offset[j] + u] -= 1
-                    restored += 1
-                if cur_count > 0:
-                    for i in range(cur_count):
-                        cur[cur_nz[i]] = np.uint64(0)
-            if count > 0:
-                for i in range(count):
-                    buf[nz[i]] = np.uint64(0)
-            if not ok:
-                codes[r, j] = -1
-    return restored
+            was_blank = (blank >> j) & 1
+            now_blank = (new_blank >> j) & 1
+            if was_blank and not now_blank:
+                for u in range(n_categories[j]):
+                    if u != v:
+                        bits[offset[j] + u, wr] &= ~rb
+                        size[offset[j] + u] -= 1
+            elif now_blank and not was_blank:
+                for u in range(n_categories[j]):
+                    if u != v:
+                        bits[offset[j] + u, wr] |= rb
+                        summ[offset[j] + u, wr >> 6] |= one << np.uint64(wr & 63)
+                        size[offset[j] + u] += 1
+            codes[r, j] = -1 if now_blank else v
+    for i in range(count):
+        buf[nz[i]] = np.uint64(0)
+    for i in range(cur_count):
+        cur[cur_nz[i]] = np.uint64(0)
+    return ok
+
+
+@numba.njit(cache=True)
+def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - numba
+    """Wildcard support of each row of ``targets`` among the rows of ``codes``.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, -1 = missing
+    n_categories : ndarray of shape (m,), int64
+    mult : ndarray of shape (n,), int64, records each row of ``codes`` stands for
+    targets : ndarray of shape (t, m), int64, -1 = missing
+
+    Returns
+    -------
+    ndarray of shape (t,), int64, sum of ``mult`` over the compatible rows
+    """
+    n, m = codes.shape
+    words = (n + 63) // 64
+    offset, bits, size, summ = _build(codes, n_categories)
+    buf = np.zeros(words, dtype=np.uint64)
+    nz = np.empty(words, dtype=np.int64)
+    sets = np.empty(m, dtype=np.int64)
+    total = 0
+    for i in range(n):
+        total += mult[i]
+    res = np.zeros(targets.shape[0], dtype=np.int64)
+    for t in range(targets.shape[0]):
+        a_set = 0
+        for j in range(m):
+            if targets[t, j] >= 0:
+                a_set |= 1 << j
+        if a_set == 0:
+            res[t] = total
+            continue
+        n_sets = _ordered_sets(targets, t, a_set, offset, size, sets, m)
+        count, _ = _intersect(bits, summ, sets, n_sets, words, buf, nz)
+        res[t] = _exact_weighted(buf, nz, count, mult)
+        for i in range(count):
+            buf[nz[i]] = np.uint64(0)
+    return res

@@ -211,8 +211,10 @@ def _row_mask(codes, i):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k):  # pragma: no cover - numba
+def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k, wt):  # pragma: no cover - numba
     """True when every completion of the columns ``mcols`` keeps >= k of the rows idx[:cnt].
+
+    Rows count with their weights ``wt`` (records per row).
 
     A completion x chooses, for each column j of ``mcols``, a category present
     in the data; it keeps the rows that are missing on j or equal to x_j. Depth
@@ -235,7 +237,10 @@ def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k):  # pragma: no
     while level >= 0:
         if nxt[level] == -1:  # first visit of this node
             here = size[level]
-            if here < k:
+            here_w = 0
+            for t in range(here):
+                here_w += wt[buf[level, t]]
+            if here_w < k:
                 return False
             lower = 0
             for t in range(here):
@@ -246,7 +251,7 @@ def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k):  # pragma: no
                         all_missing = False
                         break
                 if all_missing:
-                    lower += 1
+                    lower += wt[s]
             if lower >= k:
                 level -= 1
                 continue
@@ -302,8 +307,10 @@ def _min_completion_at_least(codes, idx, cnt, mcols, catcount, k):  # pragma: no
 
 
 @numba.njit(cache=True, nogil=True)
-def _conservative_ok(codes, r, newvals, catcount, k, idx):  # pragma: no cover - numba
-    """Conservative fk of row r with values ``newvals`` is >= k (row r temporarily rewritten)."""
+def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cover - numba
+    """Conservative fk of row r with values ``newvals`` is >= k (row r temporarily rewritten).
+
+    Row s stands for ``wt[s]`` identical records."""
     n, m = codes.shape
     old = codes[r].copy()
     for j in range(m):
@@ -331,7 +338,7 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx):  # pragma: no cover -
         if newvals[j] < 0:
             mcols[t] = j
             t += 1
-    res = _min_completion_at_least(codes, idx, cnt, mcols, catcount, k)
+    res = _min_completion_at_least(codes, idx, cnt, mcols, catcount, k, wt)
     for j in range(m):
         codes[r, j] = old[j]
     return res
@@ -404,12 +411,15 @@ def _support_from(
     codes,
     rnext,
     pending,
+    wt,
     word_of,
     mult,
     n_tables,
     out,
 ):  # pragma: no cover - numba
-    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (count, pending count).
+    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, pending weight).
+
+    Row s stands for ``wt[s]`` identical records.
 
     Builds table number ``n_tables`` when the pair is new and returns True in
     that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
@@ -433,7 +443,7 @@ def _support_from(
                         ok = False
                         break
                 if ok:
-                    c0 += 1
+                    c0 += wt[s]
                     c1 += pending[s]
                 s = rnext[s]
             out[0] = c0
@@ -454,7 +464,7 @@ def _support_from(
             for j in range(m):
                 row_vals[j] = codes[s, j]
             _fill_key(key, tid + 1, row_vals, cols, word_of, mult)
-            _add(ht, meta, key, 1, pending[s])
+            _add(ht, meta, key, wt[s], pending[s])
             s = rnext[s]
         _fill_key(key, tid + 1, vals, cols, word_of, mult)
         _get2(ht, key, out)
@@ -502,6 +512,7 @@ def _support_all(
     codes,
     rnext,
     pending,
+    wt,
     word_of,
     mult,
     n_tables,
@@ -533,6 +544,7 @@ def _support_all(
             codes,
             rnext,
             pending,
+            wt,
             word_of,
             mult,
             n_tables,
@@ -567,6 +579,7 @@ def greedy_suppress(
     n_words,
     select,
     weight,
+    wt,
     progress=None,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
@@ -589,6 +602,10 @@ def greedy_suppress(
         with ``weight``); ties go to the cheaper candidate.
     weight : ndarray of shape (r,), int64, >= 1
         Weight of each row of ``order`` while it waits (e.g. its deficit k - fk).
+    wt : ndarray of shape (n,), int64, >= 1
+        Number of identical records each row of ``codes`` stands for (all ones
+        for plain records). Counts are sums of ``wt``; a row's blanks apply to
+        all its records.
     progress : ndarray of shape (1,), int64, optional
         Set to the number of rows of ``order`` handled so far, for a thread
         that reports progress while this kernel runs without the GIL.
@@ -618,7 +635,7 @@ def greedy_suppress(
         for i in range(n):
             for j in range(m):
                 if codes[i, j] >= 0:
-                    catcount[j, codes[i, j]] += 1
+                    catcount[j, codes[i, j]] += wt[i]
 
     blanked = np.zeros(order.shape[0], dtype=np.int64)
     for oi in range(order.shape[0]):
@@ -670,6 +687,7 @@ def greedy_suppress(
                         codes,
                         rnext,
                         pending,
+                        wt,
                         word_of,
                         mult,
                         n_tables,
@@ -679,7 +697,7 @@ def greedy_suppress(
                     q = float(out[0])
                     p = out[1]
                 if s_set != 0:
-                    q += 1.0
+                    q += float(wt[r])
                 fk = q
             else:
                 n_tables = _support_all(
@@ -695,6 +713,7 @@ def greedy_suppress(
                     codes,
                     rnext,
                     pending,
+                    wt,
                     word_of,
                     mult,
                     n_tables,
@@ -715,7 +734,7 @@ def greedy_suppress(
             if kind == 3 and a_set != full:
                 for j in range(m):
                     vals[j] = codes[r, j] if (a_set >> j) & 1 else -1
-                ok = _conservative_ok(codes, r, vals, catcount, k, scratch)
+                ok = _conservative_ok(codes, r, vals, catcount, k, scratch, wt)
                 for j in range(m):
                     vals[j] = codes[r, j]
                 if not ok:
@@ -734,12 +753,12 @@ def greedy_suppress(
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen
         ht = _reserve(ht, meta, n_tables + 2)
-        _update_tables(ht, meta, key, mk, td, mid1, vals, -1, 0, word_of, mult)
+        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0, word_of, mult)
         _unlink(mk, rnext, rprev, mid1, r)
         for j in range(m):
             if (chosen >> j) & 1:
                 if kind == 3:
-                    catcount[j, codes[r, j]] -= 1
+                    catcount[j, codes[r, j]] -= wt[r]
                 codes[r, j] = -1
                 vals[j] = -1
         b2 = obs & ~chosen
@@ -747,14 +766,14 @@ def greedy_suppress(
         mk = _grow2(mk, n_masks + 1)
         reg = _grow2(reg, n_masks + 1)
         mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
-        _update_tables(ht, meta, key, mk, td, mid2, vals, 1, 0, word_of, mult)
+        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0, word_of, mult)
         _link(mk, rnext, rprev, mid2, r)
     return blanked
 
 
 @numba.njit(cache=True, nogil=True)
-def _support_many(codes, targets, word_of, mult, n_words):  # pragma: no cover - numba
-    """Wildcard support of each target row among the rows of ``codes``."""
+def _support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cover - numba
+    """Wildcard support of each target row among the rows of ``codes`` (row s counts ``wt[s]``)."""
     n, m = codes.shape
     full = (1 << m) - 1
     key = np.zeros(n_words + 1, dtype=np.int64)
@@ -786,6 +805,7 @@ def _support_many(codes, targets, word_of, mult, n_words):  # pragma: no cover -
             codes,
             rnext,
             pending,
+            wt,
             word_of,
             mult,
             n_tables,
@@ -801,6 +821,9 @@ def wildcard_support_of(
 ) -> np.ndarray:
     """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
 
+    Both are reduced to their distinct patterns first, so the cost follows the
+    number of patterns, not of rows.
+
     Parameters
     ----------
     codes : ndarray of shape (n, m), integer, -1 = missing
@@ -811,11 +834,14 @@ def wildcard_support_of(
     -------
     ndarray of shape (t,), int64
     """
-    word_of, mult, n_words = key_layout(n_categories)
-    return _support_many(
-        np.ascontiguousarray(codes, dtype=np.int64),
-        np.ascontiguousarray(targets, dtype=np.int64),
-        word_of,
-        mult,
-        n_words,
-    )
+    from microsdc.suppression._bitset import support_bitset
+    from microsdc.suppression._engine import bitset_fits, distinct_patterns
+
+    nc = np.asarray(n_categories, dtype=np.int64)
+    units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
+    t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
+    if bitset_fits(len(units), nc):
+        return support_bitset(units, nc, wt, t_units)[t_inv]
+    word_of, mult, n_words = key_layout(nc)
+    res = _support_many(units, t_units, word_of, mult, n_words, wt)
+    return res[t_inv]

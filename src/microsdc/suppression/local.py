@@ -462,26 +462,27 @@ def local_suppression(
     own count to k, until a full count finds none at risk.
 
     For the wildcard and alpha policies: minimum-suppression k-anonymity is
-    NP-hard (Meyerson & Williams 2004). The
-    greedy processes the records at risk in ascending fk (among equal fk,
-    records with fewer observed cells first), skips those that became safe
-    meanwhile, and blanks for each the cheapest set of its cells (by
-    ``importance``) that brings it to k; among the sets with as few cells, it
-    prefers the one whose new pattern matches the most records still waiting
-    (each weighted by its deficit k - fk). With wildcards (up to 400,000
-    records) the records compatible with a pattern are an intersection of bit
-    sets, one per (column, value), so every candidate is counted exactly;
-    otherwise counts are kept per (missingness mask, column set) in hash
-    tables. Both are updated incrementally when a record changes. With
-    wildcards a final pass gives back every blanked cell whose value can be
-    restored without any record falling below k. A full recount is done once
-    at the end, and the
-    loop resumes for any record still at risk (under
-    ``"category"``, alpha < 1 and ``"conservative"`` blanking one record can
-    lower another's count). A record for which no subset reaches k has all its
-    QI cells blanked; under ``"category"``/``"conservative"`` more records are
-    then blanked entirely until the entirely-missing records number k.
-    With wildcards (the default) blanking never lowers any count, so records
+    NP-hard (Meyerson & Williams 2004). The greedy works on the distinct QI
+    patterns, each standing for its records: identical records get the same
+    blanks, and the cost follows the number of patterns, not of records. It
+    processes the patterns at risk in ascending fk (among equal fk, those with
+    fewer observed cells first), skips those that became safe meanwhile, and
+    blanks for each the cheapest set of its cells (by ``importance``) that
+    brings it to k; among the sets with as few cells, it prefers the one whose
+    new pattern matches the most records still waiting (each weighted by its
+    deficit k - fk). With wildcards the records compatible with a pattern are an
+    intersection of bit sets, one per (column, value), so every candidate is
+    counted exactly; otherwise counts are kept per (missingness mask, column
+    set) in hash tables. Both are updated incrementally when a pattern changes.
+    With wildcards a final pass gives back every blanked cell whose value can be
+    restored without any record falling below k, then replaces a pattern's
+    blanked cells by a cheaper set where that keeps every record at k. A full
+    recount is done once at the end, and the loop resumes for any record still
+    at risk (under ``"category"``, alpha < 1 and ``"conservative"`` blanking one
+    record can lower another's count). A record for which no subset reaches k
+    has all its QI cells blanked; under ``"category"``/``"conservative"`` more
+    records are then blanked entirely until the entirely-missing records number
+    k. With wildcards (the default) blanking never lowers any count, so records
     already safe stay safe.
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
