@@ -93,9 +93,12 @@ def _format_of(path: str | Path) -> str:
         else (suffixes[-1] if suffixes else "")
     )
     if suffix not in FORMATS:
+        hint = ""
+        if suffix in (".duckdb", ".db"):
+            hint = " A DuckDB database is read with --engine duckdb --table NAME."
         raise InvalidParameterError(
             f"Cannot tell the format of {str(path)!r} from its extension {suffix or '(none)'!r}; "
-            f"use one of {', '.join(sorted(FORMATS))}."
+            f"use one of {', '.join(sorted(FORMATS))}.{hint}"
         )
     return FORMATS[suffix]
 
@@ -136,7 +139,8 @@ def read_table(
     FileNotFoundError
         If ``path`` does not exist.
     InvalidParameterError
-        If the extension is not one of the supported formats.
+        If the extension is not one of the supported formats, or ``encoding``
+        is not a text encoding Python knows.
     ColumnNotFoundError
         If ``columns`` names columns that are not in the file (all are listed;
         a CSV read with the wrong separator is pointed out).
@@ -155,6 +159,16 @@ def read_table(
 
     path = Path(path)
     fmt = _format_of(path)
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except (LookupError, TypeError) as exc:
+            raise InvalidParameterError(
+                f"The 'encoding' parameter of read_table must be a text encoding known to "
+                f"Python, such as 'utf-8' or 'latin-1'. Got {encoding!r} instead."
+            ) from exc
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
     csv_kwargs: dict[str, Any] = {}

@@ -167,3 +167,13 @@ def test_safe_combinations_equal_on_every_backend(df: pd.DataFrame, k: int, poli
     rel = duckdb.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
     for frame in (pl.from_pandas(df), pl.from_pandas(df).lazy(), rel):
         assert microsdc.safe_combinations(frame, qi, k, min_combi_size=1, missing=policy) == want
+
+
+def test_all_zero_weights_refused_on_lazy_frames() -> None:
+    lazy = pl.LazyFrame({"a": [1, 2], "w": [0.0, 0.0]})
+    with pytest.raises(DataValidationError, match="0 for every record"):
+        microsdc.sample_frequencies(lazy, ["a"], weights="w")
+    with pytest.raises(DataValidationError, match="0 for every record"):
+        microsdc.sample_frequencies(
+            pd.DataFrame({"a": [1, 2], "w": [0.0, 0.0]}), ["a"], weights="w"
+        )

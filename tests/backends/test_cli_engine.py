@@ -88,3 +88,33 @@ def test_bad_engine_inputs(parts: Path, tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 2 and ".parquet" in err
     code, _, err = run([str(parts), "--qi", "A,Z", "--engine", "duckdb"], capsys)
     assert code == 2 and "'Z'" in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_output_never_over_or_into_the_input(
+    parts: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {p.name: p.read_bytes() for p in parts.iterdir()}
+    for source, out in (
+        (str(parts / "*.parquet"), parts / "a.parquet"),  # one of the files a glob reads
+        (str(parts), parts / "a.parquet"),  # one of the files of the folder
+        (str(parts), parts / "new.parquet"),  # a new file inside the input folder
+    ):
+        code, _, err = run([source, "--qi", "A,B", "--engine", engine, "--out", str(out)], capsys)
+        assert code == 2, err
+        assert "input" in err and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in parts.iterdir()} == before
+
+
+def test_output_columns_checked_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "withfk"
+    folder.mkdir()
+    FRAME.assign(fk=1).to_parquet(folder / "a.parquet")
+    code, out, err = run(
+        [str(folder), "--qi", "A,B", "--engine", "duckdb", "--out", str(tmp_path / "o.parquet")],
+        capsys,
+    )
+    assert code == 2 and "'fk'" in err
+    assert "records at risk" not in out.lower()  # nothing computed or printed first

@@ -177,3 +177,30 @@ def test_risk_table_with_qi_named_like_a_count(
     # value, records, fk, Fk: the values a and b are shown, not counts
     assert [r[1] for r in rows] == ["b", "a"]
     assert [r[3] for r in rows] == ["1", "2"]
+
+
+def test_bad_encoding_empty_qi_and_early_output_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "in.csv"
+    FRAME.to_csv(src, index=False)
+    code, _, err = run([str(src), "--qi", "A", "--encoding", "latin-9x"], capsys)
+    assert code == 2 and "latin-9x" in err and "Traceback" not in err
+    code, _, err = run([str(src), "--qi", ""], capsys)
+    assert code == 2 and "--qi names no column" in err
+    withfk = tmp_path / "withfk.csv"
+    FRAME.assign(fk=1).to_csv(withfk, index=False)
+    code, out, err = run([str(withfk), "--qi", "A", "--out", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and "fk" in err
+    assert "Records at risk" not in out  # refused before any result is printed
+    db = tmp_path / "x.duckdb"
+    db.write_bytes(b"")
+    code, _, err = run([str(db), "--qi", "A"], capsys)
+    assert code == 2 and "--engine duckdb --table" in err
+
+
+def test_all_zero_weights_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.csv"
+    FRAME.assign(w=0.0).to_csv(src, index=False)
+    code, _, err = run([str(src), "--qi", "A,B", "--weight", "w"], capsys)
+    assert code == 2 and "0 for every record" in err

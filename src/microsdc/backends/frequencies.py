@@ -82,10 +82,12 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
     stats = nwf.select(
         (col.is_null() | col.is_nan() | col.abs().is_in([float("inf")])).sum().alias("bad"),
         (col < 0).sum().alias("neg"),
+        (col != 0).sum().alias("nonzero"),
+        nw.len().alias("n"),
     )
     if isinstance(stats, nw.LazyFrame):
         stats = stats.collect()
-    bad, neg = (int(stats[c][0] or 0) for c in ("bad", "neg"))
+    bad, neg, nonzero, n = (int(stats[c][0] or 0) for c in ("bad", "neg", "nonzero", "n"))
     if bad:
         raise DataValidationError(
             f"The weight column {w!r} of {func} has {bad} missing or infinite value(s). "
@@ -95,6 +97,11 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
         raise DataValidationError(
             f"The weight column {w!r} of {func} has {neg} negative value(s). "
             "Sampling weights must be >= 0."
+        )
+    if n and not nonzero:
+        raise DataValidationError(
+            f"The weight column {w!r} of {func} is 0 for every record: Fk would be 0 for every "
+            "key. Sampling weights say how many people a record stands for (usually >= 1)."
         )
 
 
@@ -210,6 +217,13 @@ def _eager_from_pandas(out: pd.DataFrame, nwf: Any) -> Any:
     import pyarrow as pa
 
     return pa.Table.from_pandas(out, preserve_index=False)
+
+
+def check_output_names(frame: Any, func: str) -> None:
+    """Refuse a lazy frame that already has columns named like the output columns."""
+    import narwhals as nw
+
+    _check_output_names(_columns(nw.from_native(frame)), func)
 
 
 def _check_output_names(names: list[str], func: str) -> None:

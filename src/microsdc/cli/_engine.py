@@ -83,15 +83,46 @@ def open_lazy(path: str, engine: str, table: str | None) -> Any:
     return pl.scan_parquet(_parquet_source(path))
 
 
-def check_lazy_output(out: str) -> None:
-    """A lazy engine writes Parquet only; say so before any work."""
+def input_files(path: str) -> list[str]:
+    """The files a folder, glob or file argument reads."""
+    if os.path.isdir(path):
+        return [os.path.join(root, f) for root, _, files in os.walk(path) for f in files]
+    if "*" in path or "?" in path or "[" in path:
+        return glob.glob(path, recursive=True)
+    return [path]
+
+
+def check_lazy_output(out: str, source: str) -> None:
+    """Before any work: a lazy engine writes Parquet only, never over or into its input.
+
+    Raises
+    ------
+    click.UsageError
+        If ``out`` is not a ``.parquet`` file, is one of the files ``source``
+        reads, or lies inside the folder ``source`` (it would join the data set
+        the next time the folder is read).
+    """
     if not out.lower().endswith(".parquet"):
         raise click.UsageError("with --engine duckdb or polars, --out must be a .parquet file")
+    target = os.path.realpath(out)
+    if os.path.isdir(source):
+        folder = os.path.realpath(source)
+        if os.path.commonpath([folder, target]) == folder:
+            raise click.UsageError(
+                f"--out {out} is inside the input folder {source}: write it elsewhere, so that "
+                "the original data are kept and the output does not join them"
+            )
+    for f in input_files(source):
+        if os.path.realpath(f) == target:
+            raise click.UsageError(
+                f"--out {out} is one of the input files: write the result to a new file, so "
+                "that the original is kept"
+            )
 
 
 def write_lazy(frame: Any, out: str) -> None:
-    """Write a lazy frame to Parquet by its own engine (streaming)."""
-    check_lazy_output(out)
+    """Write a lazy frame to Parquet by its own engine (streaming; checked by
+    :func:`check_lazy_output` before any work)."""
     tmp = out + ".partial"
     if hasattr(frame, "sink_parquet"):
         frame.sink_parquet(tmp)

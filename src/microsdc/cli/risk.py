@@ -97,6 +97,8 @@ def risk(
     from microsdc.risk.kanonymity import _summary, _weights, frequencies_from_codes
 
     qis = parse_list(qi)
+    if not qis:
+        raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
@@ -114,6 +116,13 @@ def risk(
         df = read_input(
             file, columns=usecols, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
         )
+        if out:
+            names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
+            clash = [c for c in names if c in df.columns]
+            if clash:
+                raise click.UsageError(
+                    f"the input already has column(s) {', '.join(clash)}; rename them before --out"
+                )
         bar.update(task, advance=1, description="encoding")
         enc = encode_qis(df, qis, missing_values=mv, func="microsdc risk")
         w = _weights(df, weight, "microsdc risk") if weight else None
@@ -168,11 +177,6 @@ def risk(
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-        clash = [c for c in added if c in df.columns]
-        if clash:
-            raise click.UsageError(
-                f"the input already has column(s) {', '.join(clash)}; rename them before --out"
-            )
         write_output(df.assign(**added), out)
         con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
 
@@ -257,9 +261,13 @@ def _risk_lazy(
     if out is not None:
         from microsdc.io import check_output_path
 
-        check_lazy_output(out)
-        check_output_path(out, file)
+        check_lazy_output(out, file)
+        check_output_path(out)
     frame = open_lazy(file, engine, db_table)
+    if out is not None:
+        from microsdc.backends.frequencies import check_output_names
+
+        check_output_names(frame, "microsdc risk")
     mv = parse_missing_values(missing_values)
     kw: dict[str, Any] = {"missing": policy_value(missing), "weights": weight, "missing_values": mv}
     with progress("microsdc risk") as bar, report_warnings():

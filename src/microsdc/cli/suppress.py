@@ -201,6 +201,8 @@ def suppress(
     from microsdc.exceptions import InvalidParameterError
 
     qis = parse_list(qi)
+    if not qis:
+        raise click.UsageError("--qi names no column: give the key variables, comma separated")
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
     announce_compile("risk", "suppression")

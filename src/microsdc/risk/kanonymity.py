@@ -420,6 +420,11 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             f"(first rows: {list(df.index[neg][:5])}). Sampling weights must be >= 0.",
             failure_cases=list(df.index[neg]),
         )
+    if len(w) and not w.any():
+        raise DataValidationError(
+            f"The weight column {name} of {func} is 0 for every record: Fk would be 0 for every "
+            "key. Sampling weights say how many people a record stands for (usually >= 1)."
+        )
     return w
 
 

@@ -147,11 +147,13 @@ def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
     if found:
         listed = "; ".join(f"{f.column!r} ({f.reason})" for f in found)
         names = ", ".join(repr(f.column) for f in found)
+        plain = ",".join(str(f.column) for f in found)
         raise DataValidationError(
             f"{len(found)} column(s) left in place by the swap would give back the original "
             f"geography of every swapped household: {listed}. Carry them along with the "
-            f"geography (carry_along=[{names}]), drop them before swapping, or, if they are "
-            f"safe to keep, list them in checked_columns. Nothing was swapped.",
+            f"geography (carry_along=[{names}]; command line --carry-along {plain}; job key "
+            f"swapping.carry_along), drop them before swapping, or, if they are safe to keep, "
+            f"list them in checked_columns (--checked). Nothing was swapped.",
             failure_cases=[f.column for f in found],
         )
     if p.hid not in p.checked_columns:
