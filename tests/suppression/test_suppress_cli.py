@@ -157,3 +157,28 @@ def test_suppress_linked_and_drop(tmp_path: Path) -> None:
     assert blanked.any()
     assert got["rel"].isna().tolist() == blanked.tolist()
     assert "linked column rel" in r.output
+
+
+def test_drop_of_a_key_variable_is_named(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from microsdc.cli import cli
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"sex": ["f", "m", "f"], "age": [1, 2, 3]}).to_csv(src, index=False)
+    res = CliRunner().invoke(
+        cli,
+        [
+            "suppress",
+            str(src),
+            "--qi",
+            "sex,age",
+            "--drop",
+            "sex",
+            "--out",
+            str(tmp_path / "o.csv"),
+        ],
+    )
+    assert res.exit_code == 2
+    assert "--drop names key variable(s) of --qi: 'sex'" in res.output
+    assert not (tmp_path / "o.csv").exists()

@@ -210,6 +210,12 @@ def suppress(
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
         dropped = parse_list(drop)
+        both = [c for c in dropped if c in qis]
+        if both:
+            raise click.UsageError(
+                f"--drop names key variable(s) of --qi: {', '.join(map(repr, both))}; a key "
+                "variable is suppressed, not dropped (leave it out of --qi to drop it)"
+            )
         if dropped:
             from microsdc._validation import check_columns
 
