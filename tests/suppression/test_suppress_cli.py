@@ -160,14 +160,10 @@ def test_suppress_linked_and_drop(tmp_path: Path) -> None:
 
 
 def test_drop_of_a_key_variable_is_named(tmp_path: Path) -> None:
-    from click.testing import CliRunner
-
-    from microsdc.cli import cli
-
     src = tmp_path / "in.csv"
     pd.DataFrame({"sex": ["f", "m", "f"], "age": [1, 2, 3]}).to_csv(src, index=False)
     res = CliRunner().invoke(
-        cli,
+        main,
         [
             "suppress",
             str(src),
