@@ -54,15 +54,15 @@ def test_blank_records_add_only_shares_under_probabilistic(df: pd.DataFrame, k: 
     np.testing.assert_allclose(rise, bound, atol=2e-9)  # fk is rounded to 1e-9
 
 
-# (pattern-level dense limit, pair table limit): dense patterns, mask pairs, sorted pairs
-ROUTES = {"dense": (1 << 24, 1 << 23), "pairs": (0, 1 << 23), "sorted": (0, 1)}
+#: counting routes of the share-weighted support, each forced in turn
+ROUTES = ("dense", "pairs", "bitset")
 
 
-@given(df=_frames(), data=st.data(), route=st.sampled_from(sorted(ROUTES)))
+@given(df=_frames(), data=st.data(), route=st.sampled_from(ROUTES))
 def test_prosecutor_risk_matches_bruteforce(
     df: pd.DataFrame, data: st.DataObject, route: str
 ) -> None:
-    import microsdc._kernels.wildcard as wildcard
+    import microsdc._kernels.route as routes
 
     qi = list(df.columns)
     blank = data.draw(
@@ -73,8 +73,7 @@ def test_prosecutor_risk_matches_bruteforce(
     released = df.astype(object).mask(blank)
     snapshot = df.copy(deep=True)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(wildcard, "DENSE_LIMIT", ROUTES[route][0])
-        mp.setattr(wildcard, "TABLE_LIMIT", ROUTES[route][1])
+        mp.setattr(routes, "choose_route", lambda *_, **__: route)
         risk = prosecutor_risk(df, released, qi)
     pd.testing.assert_frame_equal(df, snapshot)
     expected = prosecutor_bruteforce(rows_of(df, qi), rows_of(released, qi))

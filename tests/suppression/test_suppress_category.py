@@ -93,23 +93,24 @@ def test_probabilistic_both_count_routes_agree(df: pd.DataFrame, k: int) -> None
     # candidate counts by one full count per mask, or by target patterns through the
     # dense array, through mask pairs or directly against the rows: same cells
     import microsdc._kernels.dense as dense
-    import microsdc._kernels.wildcard as wildcard
+    import microsdc._kernels.route as routes
     import microsdc.suppression._probabilistic as prob
 
     qi = list(df.columns)
     k = min(k, len(df))
     results = []
-    for above, dense_limit, direct in (
-        (0.0, 1 << 24, 0),
-        (1e9, 1 << 24, 0),
-        (1e9, 0, 0),
-        (1e9, 0, 10**6),
+    for above, dense_limit, route, direct in (
+        (0.0, 1 << 24, "dense", 0),
+        (1e9, 1 << 24, "dense", 0),
+        (1e9, 0, "pairs", 0),
+        (1e9, 0, "bitset", 0),
+        (1e9, 0, "pairs", 10**6),
     ):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(prob, "_PROJECT_ABOVE", above)
             mp.setattr(prob, "_DIRECT_MAX", direct)
             mp.setattr(dense, "DENSE_LIMIT", dense_limit)
-            mp.setattr(wildcard, "DENSE_LIMIT", dense_limit)
+            mp.setattr(routes, "choose_route", lambda *_, r=route, **__: r)
             results.append(local_suppression(df, qi, k, missing="probabilistic").data)
     for other in results[1:]:
         pd.testing.assert_frame_equal(results[0], other)

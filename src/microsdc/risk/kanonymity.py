@@ -25,6 +25,7 @@ __all__ = [
     "frequencies_from_codes",
     "row_frequencies",
     "sample_frequencies",
+    "share_weighted_support",
 ]
 
 
@@ -144,22 +145,82 @@ def frequencies_from_codes(
     return PatternFrequencies(pat.codes, pat.count, fk_out, big_out, pat.inverse)
 
 
+def share_weighted_support(
+    codes: np.ndarray,
+    weights: np.ndarray,
+    n_categories: np.ndarray,
+    shares: np.ndarray,
+    *,
+    route: str | None = None,
+) -> np.ndarray:
+    """Per row, the weights of the rows compatible with it, a blank weighing a value's share.
+
+    A row s adds ``weights[s]`` times the product, over the columns where s is
+    missing and the row is observed, of ``shares[j, value + 1]``: the
+    ``"probabilistic"`` count with shares given from outside (for instance
+    those of the released records only, while looking up other tuples with
+    weight 0, as the prosecutor risk does).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_rows, n_qis), integer, -1 = missing
+    weights : ndarray of shape (n_rows,), float
+    n_categories : ndarray of shape (n_qis,)
+    shares : ndarray of shape (n_qis, max categories + 1)
+        As returned by :func:`microsdc._kernels.dense.value_shares` (column 0,
+        "missing", unused).
+    route : {"dense", "pairs", "bitset"}, optional
+        Force a route (tests); by default the cost model picks it.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,), float64
+    """
+    from microsdc._kernels.patterns import distinct_patterns
+    from microsdc._kernels.route import choose_route
+
+    pat = distinct_patterns(codes, n_categories, weights)
+    m = pat.codes.shape[1]
+    if not np.any(pat.mask != (1 << m) - 1):  # no blank anywhere: identical rows only
+        return pat.weight[pat.inverse]
+    if route is None:
+        n_masks = len(np.unique(pat.mask))
+        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+    if route == "dense":
+        from microsdc._kernels import dense
+
+        base = np.asarray(n_categories, dtype=np.int64) + 1
+        key = dense.dense_keys(pat.codes, base)
+        total = dense.probabilistic_sums(pat.weight, key, base, shares)[key]
+    else:
+        colw = np.ascontiguousarray(shares[:, 1:], dtype=np.float64)
+        support, _ = _support(pat, n_categories, Policy("probabilistic"), True, route, colw)
+        total = support[:, 2] + support[:, 3]
+    return total[pat.inverse]
+
+
 def _support(
-    pat: Any, n_categories: np.ndarray, policy: Policy, weighted: bool, route: str
+    pat: Any,
+    n_categories: np.ndarray,
+    policy: Policy,
+    weighted: bool,
+    route: str,
+    colw: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Support split (n_patterns, 4) and, for "conservative", the per-pattern minima
-    (n_patterns, 2; NaN for complete patterns)."""
+    (n_patterns, 2; NaN for complete patterns). ``colw`` (n_qis, max categories),
+    for "probabilistic", gives the shares by code instead of those of ``pat``."""
     from microsdc._kernels.conservative import observed_categories
 
     card = np.asarray(n_categories, dtype=np.int64)
     cnt = pat.count.astype(np.float64)
     use_colw = policy.kind == "probabilistic"
-    if use_colw:  # share of each category among the observed values, by code
+    if not use_colw:
+        colw = np.zeros((1, 1))
+    elif colw is None:  # share of each category among the observed values, by code
         from microsdc._kernels.dense import value_shares
 
         colw = np.ascontiguousarray(value_shares(pat.codes, card + 1, pat.count)[:, 1:])
-    else:
-        colw = np.zeros((1, 1))
     conservative = policy.kind == "conservative"
     observed = observed_categories(pat.codes) if conservative else np.zeros(0, dtype=np.int64)
     p_total = len(pat.count)

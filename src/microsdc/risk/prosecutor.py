@@ -41,8 +41,7 @@ def prosecutor_from_codes(
     ndarray of shape (n,), float64 in [0, 1]
     """
     from microsdc._kernels.dense import value_shares
-    from microsdc._kernels.patterns import distinct_patterns
-    from microsdc._kernels.wildcard import wildcard_support
+    from microsdc.risk.kanonymity import share_weighted_support
 
     n, m = released.shape
     if n == 0:
@@ -57,9 +56,7 @@ def prosecutor_from_codes(
     # released records weigh 1, the true tuples are looked up with weight 0
     both = np.concatenate([rel, orig])
     w = np.concatenate([np.ones(n), np.zeros(n)])
-    pat = distinct_patterns(both, n_categories, w)
-    support = wildcard_support(pat, n_categories, True, probs)
-    total = (support[:, 2] + support[:, 3])[pat.inverse[n:]]
+    total = share_weighted_support(both, w, n_categories, probs)[n:]
     own = np.ones(n)
     for j in range(m):
         blank = (rel[:, j] < 0) & (orig[:, j] >= 0)

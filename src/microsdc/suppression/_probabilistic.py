@@ -71,23 +71,16 @@ def probabilistic_support_of(
     ndarray of shape (t,), float64
     """
     from microsdc._kernels import dense
-    from microsdc._kernels.patterns import distinct_patterns
-    from microsdc._kernels.wildcard import wildcard_support
+    from microsdc.risk.kanonymity import share_weighted_support
 
     n = codes.shape[0]
     base = np.asarray(n_categories, dtype=np.int64) + 1
     probs = dense.value_shares(codes, base)
     if len(targets) <= _DIRECT_MAX:
         return _support_direct(codes, targets, probs)
-    size = dense.dense_size(n_categories)
-    if size <= dense.DENSE_LIMIT and size <= max(16.0 * (n + len(targets)), 4096.0):
-        table = dense.probabilistic_sums(np.ones(n), dense.dense_keys(codes, base), base, probs)
-        return table[dense.dense_keys(targets, base)]
     both = np.concatenate([codes, targets])
     w = np.concatenate([np.ones(n), np.zeros(len(targets))])
-    pat = distinct_patterns(both, n_categories, w)
-    support = wildcard_support(pat, n_categories, True, probs)
-    return (support[:, 2] + support[:, 3])[pat.inverse[n:]]
+    return share_weighted_support(both, w, n_categories, probs)[n:]
 
 
 def _fk_without(codes: np.ndarray, n_categories: np.ndarray, b: int) -> np.ndarray:
