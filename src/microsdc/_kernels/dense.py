@@ -63,31 +63,9 @@ def wildcard_sums(values: np.ndarray, key: np.ndarray, base: np.ndarray) -> np.n
     -------
     ndarray of shape (prod(base),), float64, indexed by key
     """
-    size = int(np.prod(base))
-    table = np.bincount(key, weights=values, minlength=size).astype(np.float64, copy=False)
-    _zeta_inplace(table, np.asarray(base, dtype=np.int64))
-    return table
-
-
-@numba.njit(cache=True, nogil=True)
-def _zeta_inplace(table: np.ndarray, base: np.ndarray) -> None:  # pragma: no cover - numba
-    size = table.shape[0]
-    stride = 1
-    for j in range(base.shape[0]):
-        b = base[j]
-        block = stride * b
-        total = np.empty(stride, dtype=np.float64)
-        for start in range(0, size, block):
-            for lo in range(stride):
-                total[lo] = table[start + lo]
-            for v in range(1, b):
-                off = start + v * stride
-                for lo in range(stride):
-                    total[lo] += table[off + lo]
-                    table[off + lo] += table[start + lo]
-            for lo in range(stride):
-                table[start + lo] = total[lo]
-        stride = block
+    base = np.asarray(base, dtype=np.int64)
+    ones = np.ones((len(base), int(base.max()) if len(base) else 1), dtype=np.float64)
+    return probabilistic_sums(values, key, base, ones)  # every share 1: a blank matches all
 
 
 @numba.njit(cache=True, nogil=True)

@@ -98,16 +98,7 @@ def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     """
     if pop >= k:
         return pop
-    one = np.uint64(1)
-    total = 0
-    for i in range(count):
-        w = nz[i]
-        x = buf[w]
-        while x:
-            low = x & (~x + one)
-            total += mult[(w << 6) + _popcount(low - one)]
-            x ^= low
-    return total
+    return _exact_weighted(buf, nz, count, mult)
 
 
 @numba.njit(cache=True)
