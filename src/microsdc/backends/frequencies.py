@@ -201,7 +201,7 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
     )
 
 
-def _eagerto_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
+def _eager_to_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
     return nwf.select(*[str(c) for c in cols]).to_pandas()
 
 
@@ -236,6 +236,25 @@ def _check_output_names(names: list[str], func: str) -> None:
         )
 
 
+def _lazy_patterns(
+    nwf: Any,
+    cols: list[Hashable],
+    w: str | None,
+    policy: Policy,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[Any, tuple[Any, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]]:
+    """The engine's patterns of a lazy frame (pyarrow) and their frequencies
+    (see :func:`_pattern_frequencies`), after the weights are checked."""
+    if w is not None:
+        _check_weights(nwf, w, func)
+    table = _aggregate(nwf, cols, w)
+    freqs = _pattern_frequencies(
+        to_pandas(table), cols, policy, w is not None, missing_values, func
+    )
+    return table, freqs
+
+
 def sample_frequencies_frame(
     df: Any,
     backend: Backend,
@@ -263,18 +282,14 @@ def sample_frequencies_frame(
     nwf = nw.from_native(df)
     cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
     if not backend.lazy:
-        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
+        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
         out = sample_frequencies(
             pdf, cols, k=k, missing=missing, weights=w, missing_values=missing_values
         )
         return _eager_from_pandas(out, nwf)
     _check_output_names(_columns(nwf), func)
-    if w is not None:
-        _check_weights(nwf, w, func)
-    table = _aggregate(nwf, cols, w)
-    patterns = to_pandas(table)
-    _enc, _count, fk, big, inverse = _pattern_frequencies(
-        patterns, cols, policy, w is not None, missing_values, func
+    table, (_enc, _count, fk, big, inverse) = _lazy_patterns(
+        nwf, cols, w, policy, missing_values, func
     )
     import pyarrow as pa
 
@@ -314,16 +329,13 @@ def check_k_anonymity_frame(
     nwf = nw.from_native(df)
     cols, w = _check_inputs(nwf, quasi_identifier_cols, weights, backend, func)
     if not backend.lazy:
-        pdf = _eagerto_pandas(nwf, cols + ([w] if w else []))
+        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
         n_at_risk, summary = check_k_anonymity(
             pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
         )
         return n_at_risk, _eager_from_pandas(summary, nwf)
-    if w is not None:
-        _check_weights(nwf, w, func)
-    patterns = to_pandas(_aggregate(nwf, cols, w))
-    enc, count, fk, big, inverse = _pattern_frequencies(
-        patterns, cols, policy, w is not None, missing_values, func
+    _table, (enc, count, fk, big, inverse) = _lazy_patterns(
+        nwf, cols, w, policy, missing_values, func
     )
     n_at_risk = int(count[fk < k].sum())
     first = np.zeros(len(count), dtype=np.int64)
