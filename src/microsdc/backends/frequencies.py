@@ -28,6 +28,7 @@ from microsdc.risk._policy import Policy, parse_policy
 __all__ = [
     "check_k_anonymity_frame",
     "record_patterns",
+    "risk_frame",
     "sample_frequencies_frame",
     "to_pandas",
 ]
@@ -219,13 +220,6 @@ def _eager_from_pandas(out: pd.DataFrame, nwf: Any) -> Any:
     return pa.Table.from_pandas(out, preserve_index=False)
 
 
-def check_output_names(frame: Any, func: str) -> None:
-    """Refuse a lazy frame that already has columns named like the output columns."""
-    import narwhals as nw
-
-    _check_output_names(_columns(nw.from_native(frame)), func)
-
-
 def _check_output_names(names: list[str], func: str) -> None:
     ours = {c.lower() for c in (*_OUT, SQL_FK_NAME)}
     clash = [n for n in names if n.lower() in ours]
@@ -288,11 +282,17 @@ def sample_frequencies_frame(
         )
         return _eager_from_pandas(out, nwf)
     _check_output_names(_columns(nwf), func)
-    table, (_enc, _count, fk, big, inverse) = _lazy_patterns(
-        nwf, cols, w, policy, missing_values, func
-    )
+    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    return _with_fk(df, backend, cols, table, freqs, k)
+
+
+def _with_fk(
+    df: Any, backend: Backend, cols: list[Hashable], table: Any, freqs: Any, k: int | None
+) -> Any:
+    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily."""
     import pyarrow as pa
 
+    _enc, _count, fk, big, inverse = freqs
     result = table.select([str(c) for c in cols])
     result = result.append_column("fk", pa.array(fk[inverse]))
     if big is not None:
@@ -321,7 +321,7 @@ def check_k_anonymity_frame(
     """
     import narwhals as nw
 
-    from microsdc.risk.kanonymity import PatternFrequencies, _summary, check_k_anonymity
+    from microsdc.risk.kanonymity import check_k_anonymity
 
     func = "check_k_anonymity"
     k = check_int(k, "k", func, min_value=1)
@@ -334,9 +334,15 @@ def check_k_anonymity_frame(
             pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
         )
         return n_at_risk, _eager_from_pandas(summary, nwf)
-    _table, (enc, count, fk, big, inverse) = _lazy_patterns(
-        nwf, cols, w, policy, missing_values, func
-    )
+    _table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    return _lazy_summary(freqs, k, backend)
+
+
+def _lazy_summary(freqs: Any, k: int, backend: Backend) -> tuple[int, Any]:
+    """Records at risk and the summary of the distinct patterns, as an eager frame."""
+    from microsdc.risk.kanonymity import PatternFrequencies, _summary
+
+    enc, count, fk, big, inverse = freqs
     n_at_risk = int(count[fk < k].sum())
     first = np.zeros(len(count), dtype=np.int64)
     first[inverse[::-1]] = np.arange(len(inverse))[::-1]
@@ -349,6 +355,34 @@ def check_k_anonymity_frame(
     import pyarrow as pa
 
     return n_at_risk, pa.Table.from_pandas(summary, preserve_index=False)
+
+
+def risk_frame(
+    df: Any,
+    backend: Backend,
+    quasi_identifiers: Sequence[Hashable],
+    k: int,
+    *,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+    func: str,
+    join: bool,
+) -> tuple[int, Any, Any]:
+    """Records at risk, the summary and (with ``join``) ``df`` with fk appended, from one
+    group-by of a lazy frame: the command line prints the counts and writes the rows
+    without grouping twice. Errors come before any work."""
+    import narwhals as nw
+
+    k = check_int(k, "k", func, min_value=1)
+    policy = parse_policy(missing, func)
+    nwf = nw.from_native(df)
+    cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
+    if join:
+        _check_output_names(_columns(nwf), func)
+    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    n_at_risk, summary = _lazy_summary(freqs, k, backend)
+    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k) if join else None
 
 
 def record_patterns(

@@ -254,9 +254,9 @@ def _risk_lazy(
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
     from rich.table import Table
 
-    from microsdc.backends.frequencies import to_pandas
+    from microsdc.backends import detect_backend
+    from microsdc.backends.frequencies import risk_frame, to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
-    from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
 
     if out is not None:
         from microsdc.io import check_output_path
@@ -264,15 +264,19 @@ def _risk_lazy(
         check_lazy_output(out, file)
         check_output_path(out)
     frame = open_lazy(file, engine, db_table)
-    if out is not None:
-        from microsdc.backends.frequencies import check_output_names
-
-        check_output_names(frame, "microsdc risk")
-    mv = parse_missing_values(missing_values)
-    kw: dict[str, Any] = {"missing": policy_value(missing), "weights": weight, "missing_values": mv}
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task(f"grouping by the key variables ({engine})", total=None)
-        summary: Any = check_k_anonymity(frame, qis, k, **kw)[1]
+        _n, summary, with_fk = risk_frame(
+            frame,
+            detect_backend(frame, "microsdc risk"),
+            qis,
+            k,
+            missing=policy_value(missing),
+            weights=weight,
+            missing_values=parse_missing_values(missing_values),
+            func="microsdc risk",
+            join=out is not None,
+        )
         bar.update(task, completed=1)
     s = to_pandas(summary)
     counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
@@ -297,7 +301,7 @@ def _risk_lazy(
     if out:
         with progress("microsdc risk") as bar:
             task = bar.add_task(f"writing {out} ({engine})", total=None)
-            write_lazy(sample_frequencies(frame, qis, k=k, **kw), out)
+            write_lazy(with_fk, out)
             bar.update(task, completed=1)
         con.print(f"Wrote {out} ({n:,} rows, columns fk and at_risk appended).")
 
