@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import time
-import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -25,7 +24,6 @@ from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
     DataValidationError,
-    DisclosureRiskWarning,
     InvalidParameterError,
 )
 from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
@@ -747,7 +745,7 @@ def _random_baseline(
 ) -> SuppressionResult:
     """``method="random"``: the kanonymity baseline wrapped as a :class:`SuppressionResult`."""
     from microsdc.suppression._engine import fk_of
-    from microsdc.suppression.random_missingness import min_missingness_max_deid
+    from microsdc.suppression.random_missingness import random_missingness_codes
 
     given = [
         name
@@ -765,21 +763,17 @@ def _random_baseline(
             "(it blanks the same share of every quasi-identifier at random)."
         )
     kk = check_int(k, "k", _FUNC, min_value=1)
-    policy = parse_policy(missing, _FUNC)
-    with warnings.catch_warnings():  # the read-back warning comes once, from _finish
-        warnings.filterwarnings(
-            "ignore", message="Blanked cells can be read back", category=DisclosureRiskWarning
-        )
-        data, percent, _ = min_missingness_max_deid(
-            df, cols, kk, seed=seed, missing=missing, missing_values=missing_values
-        )
-    enc0 = encode_qis(df, cols, missing_values=missing_values, warn_cardinality=False)
-    enc1 = encode_qis(data, cols, missing_values=missing_values, warn_cardinality=False)
-    codes0 = np.ascontiguousarray(enc0.codes, dtype=np.int64)
-    # the codes of ``data`` in the dictionaries of ``df``: observed cells are unchanged
-    codes = np.where(enc1.codes < 0, -1, codes0)
-    ncat = enc0.n_categories
-    blank = (codes < 0) & (codes0 >= 0)
+    search = random_missingness_codes(
+        df, cols, kk, seed=seed, missing=missing, missing_values=missing_values
+    )
+    codes0, codes, ncat, policy = (
+        search.codes_before,
+        search.codes,
+        search.n_categories,
+        search.policy,
+    )
+    blank = search.blank
+    data = _blank_frame(df, cols, blank)
     fk_before = fk_of(codes0, ncat, policy)
     fk_after = fk_of(codes, ncat, policy)
     groups = [np.arange(len(df))]
@@ -799,7 +793,7 @@ def _random_baseline(
         None,
         time.perf_counter() - t0,
     )
-    result.details["percent_per_qi"] = float(percent)
+    result.details["percent_per_qi"] = search.percent
     return result
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -12,9 +13,9 @@ from microsdc._validation import check_columns, check_frame, check_int, check_nu
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
-from microsdc.risk._policy import MissingPolicy, parse_policy
+from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 
-__all__ = ["min_missingness_max_deid"]
+__all__ = ["RandomMissingness", "min_missingness_max_deid", "random_missingness_codes"]
 
 _FUNC = "min_missingness_max_deid"
 
@@ -115,6 +116,69 @@ def min_missingness_max_deid(
     """
     if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
         return call_in_memory(min_missingness_max_deid, locals())
+    from microsdc.risk.linked import warn_recoverable
+    from microsdc.suppression._frame import blank_cells
+
+    search = random_missingness_codes(
+        df,
+        QI,
+        k,
+        maximum_missingness,
+        excluded_features,
+        step,
+        n_random_trials,
+        seed,
+        missing=missing,
+        missing_values=missing_values,
+    )
+    out = blank_cells(df, search.columns, search.blank)
+    warn_recoverable(df, out, search.columns, missing_values=missing_values, stacklevel=2)
+    return out, search.percent, search.n_at_risk
+
+
+@dataclass(frozen=True)
+class RandomMissingness:
+    """The codes found by :func:`random_missingness_codes`.
+
+    Attributes
+    ----------
+    columns : list, the QIs (checked)
+    codes_before, codes : ndarray of shape (n_rows, n_qis), int64, -1 = missing
+    n_categories : ndarray of shape (n_qis,)
+    policy : Policy
+    percent : float, share added to each QI, in percent
+    n_at_risk : int, records with fk < k after
+    """
+
+    columns: list[Hashable]
+    codes_before: np.ndarray
+    codes: np.ndarray
+    n_categories: np.ndarray
+    policy: Policy
+    percent: float
+    n_at_risk: int
+
+    @property
+    def blank(self) -> np.ndarray:
+        """Cells blanked by the search, shape (n_rows, n_qis)."""
+        return (self.codes < 0) & (self.codes_before >= 0)
+
+
+def random_missingness_codes(
+    df: pd.DataFrame,
+    QI: Sequence[Hashable],
+    k: int,
+    maximum_missingness: float = 25,
+    excluded_features: Sequence[Hashable] | None = None,
+    step: float = 0.001,
+    n_random_trials: int = 25,
+    seed: SeedLike = None,
+    *,
+    missing: MissingPolicy = "wildcard",
+    missing_values: MissingValues = None,
+) -> RandomMissingness:
+    """The search of :func:`min_missingness_max_deid` on codes: same parameters and
+    errors, no frame built and no read-back check (for callers that do both)."""
     check_frame(df, "df", _FUNC)
     k = check_int(k, "k", _FUNC, min_value=1)
     maximum = check_number(maximum_missingness, "maximum_missingness", _FUNC, low=0, high=100)
@@ -162,20 +226,15 @@ def min_missingness_max_deid(
         assert best is not None
         return best
 
-    def frame(codes: np.ndarray) -> pd.DataFrame:
-        from microsdc.risk.linked import warn_recoverable
-        from microsdc.suppression._frame import blank_cells
-
-        out = blank_cells(df, cols, (codes < 0) & (codes0 >= 0))
-        warn_recoverable(df, out, cols, missing_values=missing_values, stacklevel=3)
-        return out
+    def found(codes: np.ndarray, percent: float, risk: int) -> RandomMissingness:
+        return RandomMissingness(cols, codes0, codes, ncat, policy, percent, risk)
 
     risk0 = at_risk(codes0)
     if risk0 == 0:
-        return frame(codes0), 0.0, 0
+        return found(codes0, 0.0, 0)
     risk_hi, codes_hi = best_of(maximum)
     if risk_hi > 0:
-        return frame(codes_hi), float(maximum), risk_hi
+        return found(codes_hi, float(maximum), risk_hi)
     lo, hi = 0.0, maximum
     best_codes = codes_hi
     while hi - lo > step:
@@ -185,4 +244,4 @@ def min_missingness_max_deid(
             hi, best_codes = mid, codes
         else:
             lo = mid
-    return frame(best_codes), float(hi), 0
+    return found(best_codes, float(hi), 0)
