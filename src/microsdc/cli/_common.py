@@ -385,8 +385,8 @@ def announce_compile(*parts: str) -> bool:
     if not cold_kernels(parts or tuple(KERNEL_MODULES)):
         return False
     click.echo(
-        "First run: compiling microsdc's numerical kernels (once per installation, about a "
-        "minute; later runs start at once).",
+        "First run: compiling microsdc's numerical kernels (once per installation, about "
+        "half a minute; later runs start at once).",
         err=True,
     )
     return True
