@@ -219,6 +219,9 @@ def test_importance_ranks_every_qi_or_weighs_them() -> None:
     assert job.suppression["importance"] == {"sex": 1, "age": 2.5}
     err = _err(sup + "[suppression]\nimportance = {sex = 0, age = 1}\n")
     assert "weights > 0" in str(err)
+    err = _err(sup + '[suppression]\nimportance = ["sex", "agee"]\n')
+    assert "not quasi-identifiers: 'agee'" in str(err)
+    assert "variables.quasi_identifiers lists 'age' instead" in str(err)
     err = _err(sup + '[suppression]\nmethod = "fast"\n')
     assert err.key == "suppression.method" and '"greedy", "exact"' in str(err)
 

@@ -162,6 +162,17 @@ def test_random_baseline_refuses_conservative() -> None:
         min_missingness_max_deid(df, ["a", "b"], 2, missing="conservative", seed=0)
 
 
+def test_bad_missing_lists_only_the_targets_suppression_takes() -> None:
+    from microsdc.suppression import min_missingness_max_deid
+
+    df = pd.DataFrame({"a": [1, 2, 3], "b": [1, 2, 3]})
+    for func in (local_suppression, min_missingness_max_deid):
+        with pytest.raises(InvalidParameterError) as info:
+            func(df, ["a", "b"], 2, missing="wild")
+        assert "'category', 'probabilistic' or a real number" in str(info.value)
+        assert "conservative" not in str(info.value)
+
+
 def test_probabilistic_with_combs() -> None:
     rng = np.random.default_rng(5)
     df = pd.DataFrame({c: rng.integers(0, 4, 30) for c in "abc"})

@@ -720,14 +720,21 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         if "importance" in suppression:
             named = list(suppression["importance"])
             stray = [c for c in named if c not in qi]
+            left = [c for c in qi if c not in named]
             need(
                 not stray,
                 ("suppression", "importance"),
                 "key 'suppression.importance' names columns that are not quasi-identifiers: "
                 + ", ".join(repr(c) for c in stray)
-                + ".",
+                + "."
+                + (
+                    " variables.quasi_identifiers lists "
+                    + ", ".join(repr(c) for c in left)
+                    + " instead, which importance does not rank: is one of the two misspelt?"
+                    if left
+                    else ""
+                ),
             )
-            left = [c for c in qi if c not in named]
             need(
                 not left,
                 ("suppression", "importance"),

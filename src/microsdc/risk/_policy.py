@@ -37,24 +37,23 @@ class Policy:
         return f"alpha={self.alpha:g}" if self.kind == "alpha" else self.kind
 
 
-def parse_policy(missing: Any, func: str) -> Policy:
-    """Validate ``missing`` (a name in ``POLICIES`` or alpha in [0, 1])."""
+def parse_policy(missing: Any, func: str, *, suppression: bool = False) -> Policy:
+    """Validate ``missing`` (a name in ``POLICIES`` or alpha in [0, 1]).
+
+    With ``suppression``, the error for a bad value lists only the policies a
+    suppression can target (``"conservative"`` is refused there separately).
+    """
     if isinstance(missing, str):
         if missing in POLICIES:
             return Policy(missing)
         if missing.startswith("alpha="):
             try:
-                return parse_policy(float(missing.split("=", 1)[1]), func)
+                return parse_policy(float(missing.split("=", 1)[1]), func, suppression=suppression)
             except ValueError:
                 pass
     elif isinstance(missing, numbers.Real) and not isinstance(missing, bool):
         a = float(missing)
         if 0.0 <= a <= 1.0:
             return Policy("wildcard") if a == 1.0 else Policy("alpha", a)
-    raise param_error(
-        "missing",
-        func,
-        "one of 'wildcard', 'category', 'probabilistic', 'conservative' or a real number "
-        "alpha in [0, 1]",
-        missing,
-    )
+    names = "'wildcard', 'category', 'probabilistic'" + ("" if suppression else ", 'conservative'")
+    raise param_error("missing", func, f"one of {names} or a real number alpha in [0, 1]", missing)

@@ -518,7 +518,7 @@ def local_suppression(
         return call_in_memory(local_suppression, locals())
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
-    policy = parse_policy(missing, _FUNC)
+    policy = parse_policy(missing, _FUNC, suppression=True)
     check_guarantee(policy, _FUNC)
     method = check_one_of(method, "method", _FUNC, METHODS)
     cols = check_columns(df, qi, "quasi_identifiers", _FUNC)

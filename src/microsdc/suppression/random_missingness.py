@@ -185,7 +185,7 @@ def random_missingness_codes(
     step = check_number(step, "step", _FUNC, low=0, low_open=True)
     trials = check_int(n_random_trials, "n_random_trials", _FUNC, min_value=1)
     rng = check_random_state(seed)
-    policy = parse_policy(missing, _FUNC)
+    policy = parse_policy(missing, _FUNC, suppression=True)
     from microsdc.suppression.local import check_guarantee
 
     check_guarantee(policy, _FUNC)
