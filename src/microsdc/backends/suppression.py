@@ -200,7 +200,8 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
     elif backend.name == "DuckDB":
         # a scan yields its rows in insertion order; row_number() OVER () follows it
         cols = ", ".join(_q(c) for c in keys)
-        numbered = df.query("t", f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM t")
+        view = "__microsdc_input"
+        numbered = df.query(view, f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM {view}")
     else:
         from microsdc.backends.frequencies import _aggregate
 
@@ -241,9 +242,9 @@ def _blank_back(
         flag = f"{_BLANK}{i}"
         flags[qi_names[j]] = flag
         # True where blanked, null elsewhere: unmatched records and kept cells read alike
-        col = np.where(b[hit, j], True, None)
-        right = right.append_column(flag, pa.array(col.tolist(), type=pa.bool_()))
-    joined = nw.from_native(_join_back(df, backend, keys, right))
+        flagged = b[hit, j]
+        right = right.append_column(flag, pa.array(flagged, mask=~flagged, type=pa.bool_()))
+    joined = nw.from_native(_join_back(df, backend, list[Hashable](keys), right))
     exprs = [
         nw.when(nw.col(flags[c]).is_null()).then(nw.col(c)).alias(c) if c in flags else nw.col(c)
         for c in names
@@ -450,14 +451,13 @@ def local_suppression_lazy(
     ncat = np.asarray(enc.n_categories, dtype=np.int64)
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
     codes = codes0.copy()
-    first = (
-        patterns[_FIRST].to_numpy(dtype=np.int64) if ordered else np.zeros(p, dtype=np.int64)
-    )
+    first = patterns[_FIRST].to_numpy(dtype=np.int64) if ordered else np.zeros(p, dtype=np.int64)
     from microsdc.suppression.local import _costs
 
     costs = _costs(imp, cols, ncat)
     jobs = [(sub, kk) for size, kk in jobs_spec for sub in combinations(range(m), size)]
     groups = _strata_groups(patterns, strata_cols)
+    groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
     max_k = max(kk for _, kk in jobs_spec)
     for rows in groups:
         n_rows = int(records[rows].sum())
@@ -563,4 +563,3 @@ def _lazy_result(
         details={},
         patterns=table,
     )
-
