@@ -335,7 +335,14 @@ def local_suppression(
     Parameters
     ----------
     df : pandas.DataFrame of shape (n_rows, n_columns)
-        The microdata. Never modified.
+        The microdata. Never modified. A polars ``DataFrame`` or pyarrow
+        ``Table`` goes through pandas and ``data`` comes back as its kind. A
+        polars ``LazyFrame`` or DuckDB relation stays in its engine: the greedy
+        runs on its distinct patterns, with the same cells as pandas on the
+        same rows in the engine's order, and the result is a
+        :class:`~microsdc.backends.suppression.LazySuppressionResult` (see
+        :func:`~microsdc.backends.suppression.local_suppression_lazy` for the
+        options it refuses).
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
         :func:`microsdc.recoding.bin_numeric`).
@@ -409,6 +416,7 @@ def local_suppression(
     Returns
     -------
     SuppressionResult
+        (a ``LazySuppressionResult`` for a lazy frame)
 
     Raises
     ------
