@@ -268,3 +268,14 @@ def test_missing_strata_value_is_an_error() -> None:
     lf = pl.LazyFrame({"a": [1, 1, 2, 2], "s": ["p", None, "p", "p"]})
     with pytest.raises(DataValidationError, match=r"strata column 's'.*1 missing"):
         microsdc.local_suppression(lf, ["a"], k=2, strata="s")
+
+
+def test_a_pattern_keyed_by_nan_is_blanked_on_both_engines() -> None:
+    # a float NaN (not a null) is missing, and the null-safe join finds its records
+    a = pa.array([1.0, 1.0, 1.0, float("nan"), None])
+    table = pa.table({"a": a, "b": ["x", "x", "x", "y", "z"], "rid": range(5)})
+    for lazy in (pl.from_arrow(table).lazy(), duckdb.from_arrow(table)):
+        res = microsdc.local_suppression(lazy, ["a", "b"], k=2)
+        out = _collect(res.data)
+        assert out["b"].isna().tolist() == [False, False, False, True, False]
+        assert res.cells_per_qi.to_dict() == {"a": 0, "b": 1}
