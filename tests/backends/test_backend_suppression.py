@@ -199,11 +199,12 @@ def test_missing_codes_are_missing_and_left_alone() -> None:
 
 
 def test_duckdb_result_is_a_relation_with_the_same_types() -> None:
+    # a table named like the engine's temporary view names must not get in the way
     con = duckdb.connect()
-    con.execute("CREATE TABLE people AS SELECT * FROM range(60) r(rid)")
+    con.execute("CREATE TABLE t AS SELECT * FROM range(60) r(rid)")
     rel = con.sql(
         "SELECT rid, CAST(rid % 7 AS SMALLINT) AS a, CASE WHEN rid % 3 = 0 THEN 'u' "
-        "ELSE 'v' END AS b, rid * 1.5 AS x FROM people"
+        "ELSE 'v' END AS b, rid * 1.5 AS x FROM t"
     )
     res = microsdc.local_suppression(rel, ["a", "b"], k=5)
     assert isinstance(res.data, duckdb.DuckDBPyRelation)
