@@ -77,4 +77,4 @@ def test_risk_measures_and_tuples() -> None:
 
 def test_lazy_frame_refused_with_how_to_collect() -> None:
     with pytest.raises(InvalidParameterError, match=r"\.collect\(\)"):
-        microsdc.local_suppression(pl.from_pandas(_frame()).lazy(), ["age"], k=2)
+        microsdc.min_missingness_max_deid(pl.from_pandas(_frame()).lazy(), ["age"], 2)

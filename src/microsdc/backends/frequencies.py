@@ -193,9 +193,10 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
             cols + [f"__microsdc_out{i}" for i in range(len(outputs))]
         )
         extra = ", ".join(f"p.__microsdc_out{i} AS {q(c)}" for i, c in enumerate(outputs))
-        return df.query(
-            "t",
-            f"SELECT t.*, {extra} FROM t LEFT JOIN microsdc_patterns AS p ON {on}",
+        return df.query(  # a view name no table of the user's connection shadows
+            "__microsdc_input",
+            f"SELECT t.*, {extra} FROM __microsdc_input AS t LEFT JOIN microsdc_patterns AS p "
+            f"ON {on}",
         )
     raise InvalidParameterError(  # pragma: no cover - detect_backend filters these out
         f"{backend.name} frames are not supported yet; convert with .to_pandas()."

@@ -24,6 +24,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
+from microsdc.cli._engine import engine_option, table_option
 
 METHODS = ("greedy", "exact", "random")
 
@@ -84,7 +85,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @qi_option
 @click.option(
     "-k",
@@ -160,6 +161,8 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 )
 @sep_option
 @encoding_option
+@engine_option
+@table_option
 @user_errors
 def suppress(
     file: str,
@@ -179,6 +182,8 @@ def suppress(
     out: str,
     sep: str | None,
     encoding: str | None,
+    engine: str = "pandas",
+    db_table: str | None = None,
 ) -> None:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -196,6 +201,7 @@ def suppress(
       microsdc suppress adult.csv --qi age,sex,education --drop education-num \\
           --linked sex=relationship --out safe.csv
       microsdc suppress panel.parquet --qi sex,town -k 5 --subject-id pid --out safe.parquet
+      microsdc suppress 'big/*.parquet' --qi age,sex,region --engine duckdb --out safe.parquet
     """
 
     from microsdc.exceptions import InvalidParameterError
@@ -205,6 +211,30 @@ def suppress(
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
+    if engine != "pandas":
+        options = {"subject_id": subject_id, "bins": bins, "linked": linked, "seed": seed}
+        _suppress_lazy(
+            file,
+            engine,
+            db_table,
+            qis,
+            k,
+            importance,
+            method,
+            policy,
+            mv,
+            strata,
+            drop,
+            out,
+            options,
+        )
+        return
+    import os
+
+    if os.path.isdir(file) or "*" in file:
+        raise click.UsageError(
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+        )
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
@@ -262,4 +292,94 @@ def suppress(
     con.print(render_suppression_summary(result, title))
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {name}: {n:,} cells blanked with their key variable")
+    con.print(f"written: {out}")
+
+
+def _suppress_lazy(
+    file: str,
+    engine: str,
+    db_table: str | None,
+    qis: list[str],
+    k: int,
+    importance: str | None,
+    method: str,
+    policy: Any,
+    mv: Any,
+    strata: str | None,
+    drop: str | None,
+    out: str,
+    options: dict[str, Any],
+) -> None:
+    """The suppress command on a lazy engine: the engine groups the rows by the key
+    variables, the greedy decides on the patterns, the engine writes the Parquet file."""
+    from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
+    from microsdc.io import check_output_path
+    from microsdc.risk._policy import parse_policy
+
+    needs_rows = {
+        "subject_id": "--subject-id",
+        "bins": "--bin",
+        "linked": "--linked",
+        "seed": "--seed",
+    }
+    given = [flag for name, flag in needs_rows.items() if options.get(name)]
+    if method != "greedy":
+        given.insert(0, f"--method {method}")
+    kind = parse_policy(policy, "microsdc suppress").kind
+    if kind in ("category", "probabilistic"):
+        given.append(f"--missing {kind}")
+    if given:
+        raise click.UsageError(
+            f"{', '.join(given)} work(s) on the records in memory; with --engine {engine} "
+            "only the greedy on wildcard or alpha policies runs (use --engine pandas)"
+        )
+    check_lazy_output(out, file)
+    check_output_path(out)
+    frame = open_lazy(file, engine, db_table)
+    dropped = parse_list(drop)
+    both = [c for c in dropped if c in qis]
+    if both:
+        raise click.UsageError(
+            f"--drop names key variable(s) of --qi: {', '.join(map(repr, both))}; a key "
+            "variable is suppressed, not dropped (leave it out of --qi to drop it)"
+        )
+    if dropped:
+        import narwhals as nw
+        import pandas as pd
+
+        from microsdc._validation import check_columns
+        from microsdc.backends.suppression import _schema
+
+        nwf = nw.from_native(frame)
+        names = pd.Index([str(c) for c in _schema(nwf).names()], dtype=object)
+        check_columns(pd.DataFrame(columns=names), dropped, "drop", "microsdc suppress")
+        frame = nwf.drop(*dropped).to_native()
+    announce_compile("risk", "suppression")
+    from microsdc.suppression import local_suppression
+
+    with progress("microsdc suppress") as bar, report_warnings():
+        task = bar.add_task(f"grouping by the key variables and suppressing ({engine})", total=2)
+        result = local_suppression(
+            frame,
+            qis,
+            k,
+            importance=_importance(importance),
+            strata=parse_list(strata) or None,
+            missing=policy,
+            missing_values=mv,
+        )
+        bar.update(task, advance=1, description=f"writing {out} ({engine})")
+        write_lazy(result.data, out)
+        bar.update(task, advance=1)
+    from microsdc.backends.suppression import LazySuppressionResult
+    from microsdc.suppression.demo import render_suppression_summary
+
+    assert isinstance(result, LazySuppressionResult)
+    con = console()
+    con.print(render_suppression_summary(result))
+    con.print(
+        f"{result.n_rows:,} records in {len(result.patterns):,} distinct key combinations "
+        f"({engine}). Not checked here: whether other columns give blanked values back "
+        "(that needs the records; see microsdc.risk.linked.recoverable_cells)."
+    )
     con.print(f"written: {out}")

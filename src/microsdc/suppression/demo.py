@@ -84,7 +84,7 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     )
     table.add_column("quasi-identifier", footer="total")
     table.add_column("cells blanked", justify="right", footer=f"{result.n_cells:,}")
-    n = max(len(result.data), 1)
+    n = max(result.n_rows, 1)
     # a column's share of its own cells; the total, the share of all quasi-identifier cells
     n_cells_all = max(n * len(result.cells_per_qi), 1)
     table.add_column(

@@ -112,7 +112,7 @@ class SuppressionResult:
     def __repr__(self) -> str:
         return (
             f"SuppressionResult(method={self.method!r}, k={self.k!r}, missing={self.missing!r}, "
-            f"n_rows={len(self.data):,}, qi={[str(q) for q in self.qi]!r}, "
+            f"n_rows={self.n_rows:,}, qi={[str(q) for q in self.qi]!r}, "
             f"n_cells={self.n_cells:,}, n_rows_suppressed={self.n_rows_suppressed:,}, "
             f"at_risk={self.n_at_risk_before:,} -> {self.n_at_risk_after:,})"
         )
@@ -124,6 +124,15 @@ class SuppressionResult:
     def n_cells(self) -> int:
         """Total number of cells blanked."""
         return int(self.cells_per_qi.sum())
+
+    @property
+    def n_rows(self) -> int:
+        """Number of records of the input."""
+        return len(self.data)
+
+    def n_true_fk_below(self, k: int) -> int:
+        """Suppressed records whose true values match fewer than ``k`` released records."""
+        return int((self.true_fk < k).sum())
 
     @property
     def n_rows_suppressed(self) -> int:
@@ -150,7 +159,7 @@ class SuppressionResult:
                 f"read back from {r['column']}"
             )
         if len(self.true_fk):
-            below = int((self.true_fk < _min_k(self.k)).sum())
+            below = self.n_true_fk_below(_min_k(self.k))
             lines.append(
                 f"  suppressed records whose true values match fewer than k released "
                 f"records: {below:,}"
@@ -174,13 +183,13 @@ class SuppressionResult:
             "missing": self.missing,
             "combs": self.combs,
             "quasi_identifiers": [str(q) for q in self.qi],
-            "n_rows": len(self.data),
+            "n_rows": self.n_rows,
             "n_cells": self.n_cells,
             "n_rows_suppressed": self.n_rows_suppressed,
             "cells_per_qi": {str(k): int(v) for k, v in self.cells_per_qi.items()},
             "n_at_risk_before": self.n_at_risk_before,
             "n_at_risk_after": self.n_at_risk_after,
-            "true_fk_below_k": int((self.true_fk < _min_k(self.k)).sum()),
+            "true_fk_below_k": self.n_true_fk_below(_min_k(self.k)),
             "linked_cells": dict(self.details.get("linked_cells", {})),
             "recoverable": [
                 {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
@@ -326,7 +335,14 @@ def local_suppression(
     Parameters
     ----------
     df : pandas.DataFrame of shape (n_rows, n_columns)
-        The microdata. Never modified.
+        The microdata. Never modified. A polars ``DataFrame`` or pyarrow
+        ``Table`` goes through pandas and ``data`` comes back as its kind. A
+        polars ``LazyFrame`` or DuckDB relation stays in its engine: the greedy
+        runs on its distinct patterns, with the same cells as pandas on the
+        same rows in the engine's order, and the result is a
+        :class:`~microsdc.backends.suppression.LazySuppressionResult` (see
+        :func:`~microsdc.backends.suppression.local_suppression_lazy` for the
+        options it refuses).
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
         :func:`microsdc.recoding.bin_numeric`).
@@ -400,6 +416,7 @@ def local_suppression(
     Returns
     -------
     SuppressionResult
+        (a ``LazySuppressionResult`` for a lazy frame)
 
     Raises
     ------
@@ -514,8 +531,15 @@ def local_suppression(
     >>> res.cells_per_qi.to_dict(), res.n_at_risk_after
     ({'sex': 0, 'age': 2}, 0)
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(local_suppression, locals())
+    if not isinstance(df, pd.DataFrame):
+        args = dict(locals())
+        from microsdc.backends import detect_backend
+
+        if detect_backend(df, _FUNC).lazy:  # the engine groups and joins, the greedy on patterns
+            from microsdc.backends.suppression import local_suppression_lazy
+
+            return local_suppression_lazy(**args)
+        return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     policy = parse_policy(missing, _FUNC, suppression=True)
