@@ -240,3 +240,40 @@ def test_missing_narwhals_names_the_spark_extra(
     monkeypatch.setitem(sys.modules, "narwhals", None)
     with pytest.raises(InvalidParameterError, match=r'pip install "microsdc\[spark\]"'):
         microsdc.sample_frequencies(sdf, ["a"])
+
+
+def test_cli_engine_spark_reads_and_writes_parquet(
+    spark: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from microsdc.cli import main
+
+    frame = pd.DataFrame(
+        {
+            "A": pd.array([0, 0, 1, 1, None, 0, None], dtype="Int64"),
+            "B": pd.array([1, 1, 2, 1, 2, None, None], dtype="Int64"),
+            "w": [1.0, 2, 3, 4, 5, 6, 7],
+            "rid": range(7),
+        }
+    )
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    frame.iloc[:4].to_parquet(parts / "a.parquet")
+    frame.iloc[4:].to_parquet(parts / "b.parquet")
+    out = tmp_path / "fk.parquet"
+    args = ["risk", str(parts), "--qi", "A,B", "-k", "3", "--weight", "w", "--engine", "spark"]
+    for _ in range(2):  # the second run replaces the first output
+        with pytest.raises(SystemExit) as exc:
+            main([*args, "--out", str(out)])
+            raise SystemExit(0)
+        assert not exc.value.code, capsys.readouterr().err
+    assert "7 records" in capsys.readouterr().out
+    got = pd.read_parquet(out).sort_values("rid")
+    assert out.is_file() and not list(tmp_path.glob("fk.parquet.*"))
+    assert got["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
+    assert got["Fk_pop"].tolist() == [16.0, 16.0, 15.0, 11.0, 21.0, 21.0, 28.0]
+    assert list(got.columns[:4]) == ["A", "B", "w", "rid"]
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--out", str(tmp_path / "fk.csv")])
+        raise SystemExit(0)
+    assert exc.value.code == 2
+    assert "--out must be a .parquet file" in capsys.readouterr().err
