@@ -277,3 +277,20 @@ def test_cli_engine_spark_reads_and_writes_parquet(
         raise SystemExit(0)
     assert exc.value.code == 2
     assert "--out must be a .parquet file" in capsys.readouterr().err
+
+
+def test_cli_without_pyspark_names_the_extra(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from microsdc.cli import main
+
+    src = tmp_path / "d.parquet"
+    pd.DataFrame({"a": [1, 2]}).to_parquet(src)
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(SystemExit) as exc:
+        main(["risk", str(src), "--qi", "a", "--engine", "spark"])
+        raise SystemExit(0)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert 'pip install "microsdc[spark]"' in err
