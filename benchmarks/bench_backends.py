@@ -1,7 +1,9 @@
-"""fk through pandas, polars and DuckDB on the same Parquet file: time, peak memory, equality.
+"""fk through pandas, polars, DuckDB and Spark on one Parquet file: time, peak memory, equality.
 
-Reproduce (needs ``pip install -e ".[polars,duckdb]"``):
-    python benchmarks/bench_backends.py                      # 1M rows, every engine
+Reproduce (needs ``pip install -e ".[polars,duckdb]"``, and ``".[spark]"`` with Java 17+
+for ``--engines ...,spark``):
+    python benchmarks/bench_backends.py                      # 1M rows, pandas, polars, DuckDB
+    python benchmarks/bench_backends.py --engines pandas,polars,duckdb,spark
     python benchmarks/bench_backends.py --rows 100000000 --engines duckdb   # the out-of-core case
 
 Data: 6 QIs with 100, 2, 400, 6, 8 and 50 categories (an age in years, sex, a
@@ -11,7 +13,10 @@ Each engine runs in its own subprocess so that its peak RSS is its own:
 
 - ``pandas``: ``pd.read_parquet`` then ``sample_frequencies`` (in memory);
 - ``polars``: ``pl.scan_parquet`` (lazy), ``sample_frequencies``, ``sink_parquet``;
-- ``duckdb``: ``duckdb.read_parquet``, ``sample_frequencies``, ``write_parquet``.
+- ``duckdb``: ``duckdb.read_parquet``, ``sample_frequencies``, ``write_parquet``;
+- ``spark``: a local session (``local[2]``, loopback only), ``spark.read.parquet``,
+  ``sample_frequencies``, ``write.parquet`` (a folder of part files). The session's
+  start is timed apart and not in the seconds; peak RSS adds the JVM's to Python's.
 
 The lazy engines group the rows by the QIs and join fk back; microsdc sees only
 the distinct patterns. The table gives wall seconds (read + fk + write), peak
@@ -70,6 +75,10 @@ def run_engine(engine: str, src: str, dst: str) -> dict[str, object]:
         out = microsdc.sample_frequencies(df, QI, k=3)
         out.to_parquet(dst)
         fk = out["fk"]
+    elif engine == "spark":
+        out = _run_spark(src, dst)
+        seconds = time.perf_counter() - t0 - out["start"]
+        return {**out, "seconds": seconds}
     elif engine == "polars":
         import polars as pl
 
@@ -128,6 +137,41 @@ def run_suppress(engine: str, src: str, dst: str) -> dict[str, object]:
     return {"seconds": seconds, "rss_mb": rss, "cells": res.n_cells, "released": digest}
 
 
+def _run_spark(src: str, dst: str) -> dict[str, object]:
+    import resource
+
+    import numpy as np
+    import pyarrow.parquet as pq
+    from pyspark.sql import SparkSession
+
+    import microsdc
+
+    t0 = time.perf_counter()
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    spark = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "8")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.range(1).count()  # the JVM is up and has run a job
+    start = time.perf_counter() - t0
+    out = microsdc.sample_frequencies(spark.read.parquet(src), QI, k=3)
+    out.write.mode("overwrite").parquet(dst)
+    fk = pq.read_table(dst, columns=["fk"]).column("fk").to_numpy()
+    jvm = spark.sparkContext._gateway.proc.pid  # type: ignore[union-attr]
+    with open(f"/proc/{jvm}/status") as f:
+        hwm = next(int(line.split()[1]) for line in f if line.startswith("VmHWM"))
+    spark.stop()
+    hist = np.bincount(np.minimum(np.asarray(fk, dtype=np.int64), 50))
+    rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + hwm) / 1024
+    return {"start": start, "rss_mb": rss, "hist": hist.tolist()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
@@ -154,6 +198,7 @@ def main() -> None:
         print("| engine | seconds | peak RSS (MB) | fk equal to pandas |")
         print("|---|---|---|---|")
         hists: dict[str, list[int]] = {}
+        notes: list[str] = []
         for engine in args.engines.split(","):
             dst = str(Path(tmp) / f"out_{engine}.parquet")
             proc = subprocess.run(
@@ -168,6 +213,10 @@ def main() -> None:
             hists[engine] = res["hist"]
             same = "" if "pandas" not in hists else str(res["hist"] == hists["pandas"])
             print(f"| {engine} | {res['seconds']:.1f} | {res['rss_mb']:,.0f} | {same} |")
+            if "start" in res:
+                notes.append(f"{engine}: session start {res['start']:.1f} s, not counted above")
+        for note in notes:
+            print(f"\n{note}")
         if not args.no_suppress:
             _suppress_table(args.engines.split(","), src, Path(tmp))
 
@@ -178,6 +227,8 @@ def _suppress_table(engines: list[str], src: Path, tmp: Path) -> None:
     print("|---|---|---|---|---|")
     released: dict[str, str] = {}
     for engine in engines:
+        if engine not in ("pandas", "polars", "duckdb"):
+            continue
         dst = str(tmp / f"suppressed_{engine}.parquet")
         proc = subprocess.run(
             [sys.executable, __file__, "--case", f"suppress-{engine}", str(src), dst],

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -41,3 +44,41 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         raise pytest.UsageError(
             f"only {len(session.items)} tests collected, expected at least {MIN_TESTS}"
         )
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """A local Spark session (``local[2]``) bound to the loopback address only, UI off.
+
+    Skipped when pyspark or a Java runtime is missing (CI installs Debian's
+    ``default-jre-headless``).
+    """
+    pytest.importorskip("pyspark", reason='Spark tests need pyspark: pip install "microsdc[spark]"')
+    pytest.importorskip("narwhals", reason="Spark tests need narwhals")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip(
+            "Spark tests need a Java runtime (Debian: apt-get install default-jre-headless)"
+        )
+    from pyspark.sql import SparkSession
+
+    before = os.environ.get("SPARK_LOCAL_IP")
+    os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("microsdc-tests")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        # many tiny jobs: the quick JIT compiler alone makes them several times faster
+        .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    if before is None:
+        os.environ.pop("SPARK_LOCAL_IP", None)
+    else:
+        os.environ["SPARK_LOCAL_IP"] = before

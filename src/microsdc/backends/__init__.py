@@ -1,4 +1,5 @@
-"""Data frames other than pandas: polars (eager and lazy), pyarrow tables and DuckDB relations.
+"""Data frames other than pandas: polars (eager and lazy), pyarrow tables, DuckDB relations
+and PySpark DataFrames.
 
 microsdc computes on distinct quasi-identifier patterns. An engine that holds
 the rows only has to do what it does well: group by the QIs with missing
@@ -40,7 +41,7 @@ class Backend:
         ``"pandas"``, ``"polars"``, ``"pyarrow"``, ``"DuckDB"`` or ``"PySpark"``.
     lazy : bool
         True for frames without materialised rows (polars ``LazyFrame``, DuckDB
-        relations, Spark DataFrames): results come back by a join, in the
+        relations, PySpark DataFrames): results come back by a join, in the
         engine's row order.
     extra : str
         The ``pip install "microsdc[extra]"`` that provides it.
@@ -75,7 +76,10 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
     root = kind.__module__.split(".", 1)[0]
     if root not in _ENGINES:
         raise param_error(
-            param, func, "a pandas DataFrame (or a polars, pyarrow or DuckDB frame)", kind.__name__
+            param,
+            func,
+            "a pandas DataFrame (or a polars, pyarrow, DuckDB or Spark frame)",
+            kind.__name__,
         )
     name, extra = _ENGINES[root]
     try:
@@ -92,7 +96,7 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
         hint = "; convert it with .to_pandas()" if hasattr(df, "to_pandas") else ""
         raise InvalidParameterError(
             f"The '{param}' parameter of {func} must be a pandas DataFrame (or a polars, "
-            f"pyarrow or DuckDB frame). Got a {root} {kind.__name__} that microsdc cannot "
+            f"pyarrow, DuckDB or Spark frame). Got a {root} {kind.__name__} that microsdc cannot "
             f"read{hint}."
         )
     return Backend(name, isinstance(native, nw.LazyFrame), extra)

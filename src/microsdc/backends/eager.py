@@ -22,6 +22,13 @@ from microsdc.exceptions import InvalidParameterError
 
 __all__ = ["call_in_memory"]
 
+#: How to bring a lazy frame's rows into memory, by engine.
+_COLLECT = {
+    "polars": "polars: .collect()",
+    "DuckDB": "DuckDB: .pl() or .df()",
+    "PySpark": "Spark: .toPandas(), or .toArrow() for a pyarrow table",
+}
+
 
 def _back(value: Any, native: Any) -> Any:
     """Convert pandas frames inside ``value`` to the kind of ``native``."""
@@ -81,7 +88,7 @@ def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
     Raises
     ------
     InvalidParameterError
-        For a lazy frame (polars ``LazyFrame``, DuckDB relation), with how to
+        For a lazy frame (polars ``LazyFrame``, DuckDB relation, Spark DataFrame), with how to
         collect it, or for anything that is not a data frame.
     """
     import inspect
@@ -94,7 +101,7 @@ def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
     if backend.lazy:
         raise InvalidParameterError(
             f"{func.__name__} needs the rows in memory; got a lazy {backend.name} frame. "
-            "Collect it first (polars: .collect(); DuckDB: .pl() or .df())."
+            f"Collect it first ({_COLLECT.get(backend.name, _COLLECT['polars'])})."
         )
     import narwhals as nw
 

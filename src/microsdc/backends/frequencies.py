@@ -36,7 +36,8 @@ __all__ = [
 _N = "__microsdc_records"
 _W = "__microsdc_weight"
 _OUT = ("fk", "Fk", "at_risk")
-#: SQL engines resolve names case-insensitively, so ``Fk`` would collide with ``fk`` there.
+#: SQL engines (DuckDB, Spark) resolve names case-insensitively, so ``Fk`` would collide
+#: with ``fk`` there.
 SQL_FK_NAME = "Fk_pop"
 
 
@@ -75,20 +76,30 @@ def _check_inputs(
     return cols, weights
 
 
+def _is_spark(nwf: Any) -> bool:
+    impl = nwf.implementation
+    return bool(impl.is_pyspark() or impl.is_pyspark_connect())
+
+
 def _check_weights(nwf: Any, w: str, func: str) -> None:
     """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
     import narwhals as nw
 
-    col = nw.col(w).cast(nw.Float64)
-    stats = nwf.select(
-        (col.is_null() | col.is_nan() | col.abs().is_in([float("inf")])).sum().alias("bad"),
-        (col < 0).sum().alias("neg"),
-        (col != 0).sum().alias("nonzero"),
-        nw.len().alias("n"),
-    )
-    if isinstance(stats, nw.LazyFrame):
-        stats = stats.collect()
-    bad, neg, nonzero, n = (int(stats[c][0] or 0) for c in ("bad", "neg", "nonzero", "n"))
+    if _is_spark(nwf):
+        from microsdc.backends.spark import weight_stats
+
+        bad, neg, nonzero, n = weight_stats(nwf.to_native(), w)
+    else:
+        col = nw.col(w).cast(nw.Float64)
+        stats = nwf.select(
+            (col.is_null() | col.is_nan() | col.abs().is_in([float("inf")])).sum().alias("bad"),
+            (col < 0).sum().alias("neg"),
+            (col != 0).sum().alias("nonzero"),
+            nw.len().alias("n"),
+        )
+        if isinstance(stats, nw.LazyFrame):
+            stats = stats.collect()
+        bad, neg, nonzero, n = (int(stats[c][0] or 0) for c in ("bad", "neg", "nonzero", "n"))
     if bad:
         raise DataValidationError(
             f"The weight column {w!r} of {func} has {bad} missing or infinite value(s). "
@@ -139,6 +150,11 @@ def _pattern_frequencies(
 def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
     """The engine's group-by: one row per distinct QI tuple, missing kept, as pyarrow."""
     import narwhals as nw
+
+    if _is_spark(nwf):
+        from microsdc.backends.spark import aggregate
+
+        return aggregate(nwf.to_native(), [str(c) for c in qi], w, _N, _W)
 
     aggs = [nw.len().alias(_N)]
     if w is not None:
@@ -198,6 +214,10 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
             f"SELECT t.*, {extra} FROM __microsdc_input AS t LEFT JOIN microsdc_patterns AS p "
             f"ON {on}",
         )
+    if backend.name == "PySpark":
+        from microsdc.backends.spark import join_back
+
+        return join_back(df, cols, result)
     raise InvalidParameterError(  # pragma: no cover - detect_backend filters these out
         f"{backend.name} frames are not supported yet; convert with .to_pandas()."
     )
@@ -297,7 +317,7 @@ def _with_fk(
     result = table.select([str(c) for c in cols])
     result = result.append_column("fk", pa.array(fk[inverse]))
     if big is not None:
-        name = SQL_FK_NAME if backend.name == "DuckDB" else "Fk"
+        name = SQL_FK_NAME if backend.name in ("DuckDB", "PySpark") else "Fk"
         result = result.append_column(name, pa.array(big[inverse]))
     if k is not None:
         result = result.append_column("at_risk", pa.array(fk[inverse] < k))
