@@ -29,12 +29,6 @@ table_option = click.option(
 )
 
 
-def _parquet_source(path: str) -> str:
-    if os.path.isdir(path):
-        return os.path.join(path, "**", "*.parquet")
-    return path
-
-
 def open_lazy(path: str, engine: str, table: str | None) -> Any:
     """A lazy frame over ``path`` (polars ``LazyFrame`` or DuckDB relation).
 
@@ -44,7 +38,6 @@ def open_lazy(path: str, engine: str, table: str | None) -> Any:
         For a missing extra, a file that does not exist, a DuckDB file without
         ``--table``, or a format the engine cannot scan.
     """
-    from microsdc.backends import install_hint
 
     lower = path.lower()
     is_db = lower.endswith((".duckdb", ".db"))
@@ -54,42 +47,25 @@ def open_lazy(path: str, engine: str, table: str | None) -> Any:
         raise click.UsageError(f"{path} does not exist")
     if "*" in path and not glob.glob(path, recursive=True):
         raise click.UsageError(f"no file matches {path}")
-    if engine == "duckdb":
-        try:
-            import duckdb
-        except ImportError as exc:
-            raise click.UsageError(
-                f"--engine duckdb needs DuckDB: {install_hint('duckdb')}"
-            ) from exc
-        if is_db:
-            if table is None:
-                raise click.UsageError(f"{path} is a DuckDB database: name the table with --table")
-            con = duckdb.connect(path, read_only=True)
-            try:
-                return con.table(table)
-            except duckdb.Error as exc:
-                raise click.UsageError(f"no table {table!r} in {path}") from exc
-        if lower.endswith(".csv"):
-            return duckdb.read_csv(path)
-        return duckdb.read_parquet(_parquet_source(path), hive_partitioning=os.path.isdir(path))
-    try:
-        import polars as pl
-    except ImportError as exc:
-        raise click.UsageError(f"--engine polars needs polars: {install_hint('polars')}") from exc
-    if is_db:
+    if is_db and engine != "duckdb":
         raise click.UsageError("a DuckDB database file needs --engine duckdb")
-    if lower.endswith(".csv"):
-        return pl.scan_csv(path)
-    return pl.scan_parquet(_parquet_source(path))
+    if is_db and table is None:
+        raise click.UsageError(f"{path} is a DuckDB database: name the table with --table")
+    from microsdc.backends.files import scan
+    from microsdc.exceptions import InvalidParameterError
+
+    try:
+        return scan(path, engine, table)
+    except InvalidParameterError as exc:
+        message = str(exc).replace("the duckdb engine", "--engine duckdb")
+        raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc
 
 
 def input_files(path: str) -> list[str]:
     """The files a folder, glob or file argument reads."""
-    if os.path.isdir(path):
-        return [os.path.join(root, f) for root, _, files in os.walk(path) for f in files]
-    if "*" in path or "?" in path or "[" in path:
-        return glob.glob(path, recursive=True)
-    return [path]
+    from microsdc.backends.files import input_files as files
+
+    return files(path)
 
 
 def check_lazy_output(out: str, source: str) -> None:
@@ -102,30 +78,20 @@ def check_lazy_output(out: str, source: str) -> None:
         reads, or lies inside the folder ``source`` (it would join the data set
         the next time the folder is read).
     """
+    from microsdc.backends.files import check_output_location
+    from microsdc.exceptions import InvalidParameterError
+
     if not out.lower().endswith(".parquet"):
         raise click.UsageError("with --engine duckdb or polars, --out must be a .parquet file")
-    target = os.path.realpath(out)
-    if os.path.isdir(source):
-        folder = os.path.realpath(source)
-        if os.path.commonpath([folder, target]) == folder:
-            raise click.UsageError(
-                f"--out {out} is inside the input folder {source}: write it elsewhere, so that "
-                "the original data are kept and the output does not join them"
-            )
-    for f in input_files(source):
-        if os.path.realpath(f) == target:
-            raise click.UsageError(
-                f"--out {out} is one of the input files: write the result to a new file, so "
-                "that the original is kept"
-            )
+    try:
+        check_output_location(out, source, f"--out {out}")
+    except InvalidParameterError as exc:
+        raise click.UsageError(str(exc)) from exc
 
 
 def write_lazy(frame: Any, out: str) -> None:
     """Write a lazy frame to Parquet by its own engine (streaming; checked by
     :func:`check_lazy_output` before any work)."""
-    tmp = out + ".partial"
-    if hasattr(frame, "sink_parquet"):
-        frame.sink_parquet(tmp)
-    else:
-        frame.write_parquet(tmp)
-    os.replace(tmp, out)
+    from microsdc.backends.files import write_parquet
+
+    write_parquet(frame, out)
