@@ -29,9 +29,10 @@ _N = "__microsdc_records"
 _W = "__microsdc_weight"
 
 
-def open_input(cfg: JobConfig) -> Any:
-    """The job's input as a lazy frame of its engine, without the dropped columns; the
-    columns the job names are checked against the schema (no row is read).
+def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
+    """The job's input as a lazy frame of its engine, without the dropped columns, and the
+    input's columns; the columns the job names are checked against the schema (no row is
+    read).
 
     Raises
     ------
@@ -54,7 +55,7 @@ def open_input(cfg: JobConfig) -> Any:
     _check_columns_named(cfg, columns)
     if cfg.drop:
         frame = nw.from_native(frame).drop(*cfg.drop).to_native()
-    return frame
+    return frame, columns
 
 
 def columns_of(frame: Any) -> list[str]:
@@ -390,13 +391,9 @@ def run_engine_job(
                     warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
             return value
 
-        def read() -> tuple[Any, list[str]]:
-            from microsdc.backends.files import scan
-
-            full = columns_of(scan(str(cfg.input_path), str(engine), cfg.table))
-            return open_input(cfg), full
-
-        frame, all_columns = timed("read", f"opening {cfg.input_path.name} ({engine})", read)
+        frame, all_columns = timed(
+            "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)
+        )
         start = timed(
             "risk_before",
             f"grouping by the key variables ({engine})",
