@@ -63,6 +63,7 @@ def _frame(n: int = 400) -> pd.DataFrame:
             "hid": np.arange(n) // 2,
             "income": rng.integers(0, 5, n),
             "rid": np.arange(n),
+            "zone": rng.choice(["n", "s"], n),
         }
     )
 
@@ -329,3 +330,33 @@ def test_unknown_table_and_column_named_by_key(data: Path) -> None:
     with pytest.raises(JobFileError, match="'salary'") as info:
         run_job(job)
     assert info.value.key == "variables.sensitive"
+
+
+def test_strata_and_combs_as_pandas(data: Path) -> None:
+    sections = SUPPRESSION + 'strata = ["zone"]\ncombs = [2, 3]\n'
+    want = run_job(_job(data, "ps", "whole.parquet", sections=sections))
+    got = run_job(_job(data, "es", "parts", 'engine = "polars"', sections=sections))
+    _same_cells(_released(got.written["data"]), _released(want.written["data"]))
+    a, b = got.audit["suppression"], want.audit["suppression"]
+    assert a["total"] == b["total"] > 38  # more cells than the full set alone needs
+    assert a["per_variable"] == b["per_variable"]
+
+
+def test_output_folder_given_at_run_time_is_checked(data: Path) -> None:
+    job = _job(data, "od", "parts", 'engine = "duckdb"', steps='["risk"]', sections="")
+    with pytest.raises(JobFileError, match="inside the input folder") as info:
+        run_job(job, output_dir=data / "parts" / "out")
+    assert info.value.key == "output"
+    assert not (data / "parts" / "out").exists()
+
+
+def test_cli_run_prints_what_was_not_computed(data: Path) -> None:
+    from click.testing import CliRunner
+
+    from microsdc.cli import cli
+
+    job = _job(data, "cli", "parts", 'engine = "duckdb"', extra='household_id = "hid"')
+    result = CliRunner().invoke(cli, ["run", str(job), "--no-progress"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "The household risk was not computed" in result.output
+    assert (data / "out_cli" / "parts_anonymised.parquet").is_file()

@@ -348,8 +348,8 @@ def run_engine_job(
     import warnings
     from datetime import UTC, datetime
 
-    from microsdc.backends.files import write_parquet
-    from microsdc.exceptions import SDCError, SDCWarning
+    from microsdc.backends.files import check_output_location, write_parquet
+    from microsdc.exceptions import InvalidParameterError, SDCError, SDCWarning
     from microsdc.job.runner import (
         AUDIT_SCHEMA_VERSION,
         JobResult,
@@ -361,6 +361,12 @@ def run_engine_job(
         _write_atomic,
     )
 
+    try:  # checked when the job was read; again, for an output folder given since
+        check_output_location(
+            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
+        )
+    except InvalidParameterError as exc:
+        raise cfg.error("output", f"cannot be used: {exc}.") from None
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps
