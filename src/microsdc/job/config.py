@@ -297,7 +297,8 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "input": (None, "The file to anonymise. Required."),
     "input.path": (
         None,
-        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder.",
+        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder; "
+        "with `engine`, also a folder or glob of Parquet files, or a DuckDB database file.",
     ),
     "input.missing_values": (
         "none",
