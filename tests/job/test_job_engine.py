@@ -360,3 +360,24 @@ def test_cli_run_prints_what_was_not_computed(data: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "The household risk was not computed" in result.output
     assert (data / "out_cli" / "parts_anonymised.parquet").is_file()
+
+
+@pytest.mark.parametrize(
+    ("path", "table", "title", "data_name"),
+    [
+        ("parts/*.parquet", "", "parts/*.parquet", "parts_anonymised.parquet"),
+        ("parts", "", "parts", "parts_anonymised.parquet"),
+        ("db.duckdb", 'table = "people"', "db.duckdb, table people", "people_anonymised.parquet"),
+    ],
+)
+def test_default_title_and_output_names(
+    data: Path, path: str, table: str, title: str, data_name: str
+) -> None:
+    body = (
+        f'steps = ["risk"]\n[input]\npath = "{path}"\nengine = "duckdb"\n{table}\n'
+        '[variables]\nquasi_identifiers = ["sex"]\n'
+    )
+    job = parse_job(body, data / "job.toml")
+    assert job.title == title
+    assert job.output.data == data / data_name
+    assert job.output.report.name == data_name.replace("anonymised.parquet", "report.html")

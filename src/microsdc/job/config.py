@@ -903,10 +903,13 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
                 str(output.data), str(input_path), f"the output data file {output.data}"
             )
         except InvalidParameterError as exc:
-            raise fail(where, f"{exc} (key 'input.engine' writes Parquet).") from None
+            raise fail(where, f"{exc}.") from None
+        default_title = inp["path"] + (f", table {inp['table']}" if "table" in inp else "")
+    else:
+        default_title = input_path.name
     return JobConfig(
         source=source,
-        title=data.get("title", input_path.name),
+        title=data.get("title", default_title),
         steps=steps,
         input_path=input_path,
         missing_values=tuple(inp.get("missing_values", ())),
