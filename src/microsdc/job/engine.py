@@ -23,10 +23,19 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["Patterns", "engine_not_computed", "measure_risk_engine", "open_input"]
+__all__ = [
+    "Patterns",
+    "columns_of",
+    "describe_engine",
+    "engine_not_computed",
+    "measure_risk_engine",
+    "open_input",
+    "run_engine_job",
+    "sha256_input",
+    "suppress_engine",
+]
 
 _N = "__microsdc_records"
-_W = "__microsdc_weight"
 
 
 def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
@@ -107,6 +116,7 @@ class Patterns:
 
     @property
     def n_records(self) -> int:
+        """Number of records of the frame."""
         return int(self.count.sum())
 
 
