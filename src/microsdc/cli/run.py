@@ -124,6 +124,8 @@ def print_result(result: Any, out: Any) -> None:
             f"Suppressed {sup['total']:,} cells ({sup['share']:.2%} of key-variable cells) in "
             f"{sup['records_with_suppression']:,} records" + (f": {per}" if per else "") + "."
         )
+    for text in audit.get("not_computed", []):
+        out.print(f"[dim]{text}[/dim]", highlight=False)
     for w in audit.get("warnings", []):
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {w['message']}", highlight=False)
     if result.written:

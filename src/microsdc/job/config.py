@@ -68,6 +68,8 @@ STEPS = ("risk", "swapping", "suppression")
 MISSING_POLICIES = ("wildcard", "category", "probabilistic", "conservative")
 LDIV_KINDS = ("distinct", "entropy", "recursive")
 SUPPRESSION_METHODS = ("greedy", "exact")
+#: Engines that can hold the rows of an input too big for memory.
+ENGINES = ("duckdb", "polars")
 
 
 # --------------------------------------------------------------------------- locating keys
@@ -196,6 +198,8 @@ SCHEMA: dict[str, Any] = {
             'a one-character string (e.g. ";"; default: detected from the header line)',
         ),
         "encoding": _Key(_is_encoding, 'a text encoding known to Python (e.g. "latin-1")'),
+        "engine": _one_of(ENGINES),
+        "table": _Key(_is_str, "a table name (string)"),
     },
     "variables": {
         "quasi_identifiers": _Key(_str_list, _STR_LIST.wanted, required=True),
@@ -293,7 +297,8 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "input": (None, "The file to anonymise. Required."),
     "input.path": (
         None,
-        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder.",
+        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder; "
+        "with `engine`, also a folder or glob of Parquet files, or a DuckDB database file.",
     ),
     "input.missing_values": (
         "none",
@@ -308,6 +313,21 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "input.encoding": (
         "utf-8",
         'Text encoding of a CSV file, any name Python knows (e.g. `"latin-1"`).',
+    ),
+    "input.engine": (
+        "none (pandas, in memory)",
+        'Who holds the rows: `"duckdb"` or `"polars"` read `path` lazily (a Parquet file, '
+        "a folder or glob of Parquet files, or with `table` a DuckDB database file), group "
+        "the records by the key variables and write the anonymised data as Parquet "
+        "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
+        '`risk.missing = "wildcard"`); swapping, `[recode]`, `suppression.linked` and '
+        '`suppression.method = "exact"` need the records in memory and are refused. The '
+        "report leaves out what needs the records: the household risk, l-diversity and the "
+        "prosecutor risk.",
+    ),
+    "input.table": (
+        "none",
+        'Table of the DuckDB database file `path` to read; with `engine = "duckdb"`.',
     ),
     "variables": (None, "The roles of the columns. Required."),
     "variables.quasi_identifiers": (
@@ -509,6 +529,10 @@ class JobConfig:
     encoding: str | None = None
     #: Columns removed right after reading: never used, never released.
     drop: tuple[str, ...] = ()
+    #: "duckdb" or "polars" when an engine holds the rows (None: pandas, in memory).
+    engine: str | None = None
+    #: Table of a DuckDB database file (with ``engine = "duckdb"``).
+    table: str | None = None
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -525,7 +549,7 @@ class JobConfig:
         swapping = {k: v for k, v in self.swapping.items() if k != "seed"}
         if "swapping" in self.steps:
             swapping["seed_given"] = "seed" in self.swapping
-        return {
+        out = {
             "title": self.title,
             "steps": list(self.steps),
             "quasi_identifiers": list(self.quasi_identifiers),
@@ -546,6 +570,9 @@ class JobConfig:
             "suppression": dict(self.suppression) if "suppression" in self.steps else None,
             "swapping": swapping if "swapping" in self.steps else None,
         }
+        if self.engine is not None:
+            out["engine"] = {"name": self.engine, "table": self.table}
+        return out
 
 
 def _line_of(lines: Mapping[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
@@ -832,17 +859,21 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
     base = source.resolve().parent
     inp = data["input"]
     input_path = (base / inp["path"]).resolve()
-    if check_files and not input_path.is_file():
+    engine = inp.get("engine")
+    if engine is not None or "table" in inp:
+        _check_engine(data, steps, input_path, check_files, fail)
+    elif check_files and not input_path.is_file():
         raise fail(
             ("input", "path"),
             f"key 'input.path' names a file that does not exist: {input_path}",
         )
     out = data.get("output", {})
     directory = (base / out.get("directory", ".")).resolve()
-    stem = input_path.name.split(".")[0]
+    stem = _engine_stem(input_path, inp.get("table")) if engine else input_path.name.split(".")[0]
+    suffix = ".parquet" if engine else _data_suffix(input_path)
     output = OutputPaths(
         directory=directory,
-        data=directory / out.get("data", f"{stem}_anonymised{_data_suffix(input_path)}"),
+        data=directory / out.get("data", f"{stem}_anonymised{suffix}"),
         audit=directory / out.get("audit", f"{stem}_audit.json"),
         report=directory / out.get("report", f"{stem}_report.html"),
     )
@@ -862,9 +893,23 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         ("output",),
         "the output files must differ from each other and from the input file.",
     )
+    if engine is not None:
+        from microsdc.backends.files import check_output_location
+        from microsdc.exceptions import InvalidParameterError
+
+        where = ("output", "data") if "data" in out else ("output",)
+        try:
+            check_output_location(
+                str(output.data), str(input_path), f"the output data file {output.data}"
+            )
+        except InvalidParameterError as exc:
+            raise fail(where, f"{exc}.") from None
+        default_title = inp["path"] + (f", table {inp['table']}" if "table" in inp else "")
+    else:
+        default_title = input_path.name
     return JobConfig(
         source=source,
-        title=data.get("title", input_path.name),
+        title=data.get("title", default_title),
         steps=steps,
         input_path=input_path,
         missing_values=tuple(inp.get("missing_values", ())),
@@ -888,7 +933,116 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         raw=data,
         lines=lines,
         drop=tuple(variables.get("drop", ())),
+        engine=engine,
+        table=inp.get("table"),
     )
+
+
+def _engine_stem(input_path: Path, table: str | None) -> str:
+    """Name of the default outputs of an engine input: the table, the folder, or the
+    folder of a glob."""
+    from microsdc.backends.files import is_pattern
+
+    if table:
+        return table
+    path = input_path
+    while is_pattern(path.name) and path.parent != path:
+        path = path.parent
+    return path.name.split(".")[0] or "data"
+
+
+def _check_engine(
+    data: Mapping[str, Any],
+    steps: tuple[str, ...],
+    input_path: Path,
+    check_files: bool,
+    fail: Callable[[tuple[str, ...], str], JobFileError],
+) -> None:
+    """The settings an engine input (``input.engine``) can run, before any row is read."""
+    import glob
+
+    from microsdc.backends.files import is_database, is_pattern
+
+    inp = data["input"]
+    engine = inp.get("engine")
+    path = str(input_path)
+    if engine is None:
+        raise fail(
+            ("input", "table"),
+            "key 'input.table' names a table of a DuckDB database file; it goes with "
+            'input.engine = "duckdb".',
+        )
+    if is_database(path):
+        if engine != "duckdb":
+            raise fail(
+                ("input", "engine"),
+                f"key 'input.path' is a DuckDB database file: it needs input.engine = \"duckdb\", "
+                f'not "{engine}".',
+            )
+        if "table" not in inp:
+            raise fail(
+                ("input", "path"),
+                "key 'input.path' is a DuckDB database file: name the table to read with "
+                "'input.table'.",
+            )
+    elif "table" in inp:
+        raise fail(
+            ("input", "table"),
+            "key 'input.table' is for a DuckDB database file (.duckdb or .db); "
+            f"input.path is {input_path.name}.",
+        )
+    if check_files:
+        if is_pattern(input_path.name) or is_pattern(path):
+            if not glob.glob(path, recursive=True):
+                raise fail(("input", "path"), f"key 'input.path' matches no file: {path}")
+        elif not input_path.exists():
+            raise fail(
+                ("input", "path"),
+                f"key 'input.path' names a file or folder that does not exist: {input_path}",
+            )
+    for key in ("sep", "encoding"):
+        if key in inp:
+            raise fail(
+                ("input", key),
+                f"key 'input.{key}' is for CSV files read by pandas; with 'input.engine' the "
+                "engine reads the file (leave the key out).",
+            )
+    rows = "needs the records in memory; with 'input.engine' the rows stay in the engine"
+    if "swapping" in steps:
+        raise fail(
+            ("steps",),
+            f"the swapping step {rows}. Run the job on a pandas input instead: leave "
+            "'input.engine' out and give a single file, e.g. written with "
+            "pyarrow.parquet.read_table(folder).to_pandas().to_parquet(path) or DuckDB's "
+            "COPY table TO 'file.parquet' (10 million households fit in memory).",
+        )
+    if "recode" in data:
+        raise fail(
+            ("recode",),
+            f"[recode] {rows}. Bin the columns in the engine first (or leave 'input.engine' out).",
+        )
+    suppression = data.get("suppression", {})
+    if "suppression" in steps:
+        if suppression.get("method", "greedy") != "greedy":
+            raise fail(
+                ("suppression", "method"),
+                f"key 'suppression.method' = \"{suppression['method']}\" {rows}; the greedy "
+                "works on the distinct key combinations (leave the key out).",
+            )
+        if "linked" in suppression:
+            raise fail(
+                ("suppression", "linked"),
+                f"key 'suppression.linked' {rows} (the linked columns are blanked record by "
+                "record); leave the linked columns out with variables.drop instead.",
+            )
+        missing = data.get("risk", {}).get("missing", "wildcard")
+        if missing in ("category", "probabilistic"):
+            raise fail(
+                ("risk", "missing"),
+                f"key 'risk.missing' = \"{missing}\" with a suppression step {rows} "
+                '(identical records can get different blanks); "wildcard" works on the '
+                "distinct key combinations.",
+            )
 
 
 def _data_suffix(input_path: Path) -> str:

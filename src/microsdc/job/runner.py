@@ -65,7 +65,9 @@ class JobResult:
     config : JobConfig
         The job that ran.
     data : pandas.DataFrame
-        The anonymised data (what was, or would be, written).
+        The anonymised data (what was, or would be, written); for a job with
+        ``input.engine``, the engine's lazy frame (polars ``LazyFrame`` or
+        DuckDB relation).
     audit : dict
         The audit record (JSON-ready; validates against ``report/audit.schema.json``).
     report_html : str
@@ -75,7 +77,7 @@ class JobResult:
     """
 
     config: JobConfig
-    data: pd.DataFrame
+    data: pd.DataFrame | Any
     audit: dict[str, Any]
     report_html: str
     written: dict[str, Path] = field(default_factory=dict)
@@ -818,6 +820,12 @@ def run_job(
         from rich.console import Console
 
         console = Console(stderr=True)
+    if cfg.engine is not None:  # the rows stay in the engine
+        from microsdc.job.engine import run_engine_job
+
+        return run_engine_job(
+            cfg, write=write, progress=progress, console=console, now=now, started=started
+        )
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     protect = [s for s in ("swapping", "suppression") if s in cfg.steps]

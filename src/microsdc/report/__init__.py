@@ -224,6 +224,7 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
             f"(before: {_n(b['n_failing'])}). For them, {name} can be learnt without "
             "re-identifying anyone."
         )
+    out.extend(audit.get("not_computed", []))
     if swp and after["n_at_risk"]:
         out.append(
             "The records still in small groups are protected by the swap (their area may be "

@@ -1,0 +1,500 @@
+"""The job on an engine input (``[input] engine = "duckdb" | "polars"``).
+
+The engine reads the input lazily (a Parquet file, folder or glob, or a DuckDB
+table), groups the records by the key variables (missing values kept as a
+group), and writes the anonymised Parquet file itself; rows never enter
+Python. Every figure of the audit record comes from the distinct key
+combinations and their numbers of records (and weight sums): records at risk,
+fk, the individual risk with weights, the suppressed cells per key variable.
+What needs the records themselves (the household risk, l-diversity, the
+prosecutor risk of suppression) is not computed, and the report says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from microsdc.job.config import JobConfig
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "Patterns",
+    "columns_of",
+    "describe_engine",
+    "engine_not_computed",
+    "measure_risk_engine",
+    "open_input",
+    "run_engine_job",
+    "sha256_input",
+    "suppress_engine",
+]
+
+_N = "__microsdc_records"
+
+
+def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
+    """The job's input as a lazy frame of its engine, without the dropped columns, and the
+    input's columns; the columns the job names are checked against the schema (no row is
+    read).
+
+    Raises
+    ------
+    JobFileError
+        If the engine is not installed, the table does not exist, or a column
+        named by the job is not in the input.
+    """
+    import narwhals as nw
+
+    from microsdc.backends.files import scan
+    from microsdc.exceptions import InvalidParameterError
+
+    assert cfg.engine is not None
+    try:
+        frame = scan(str(cfg.input_path), cfg.engine, cfg.table)
+    except InvalidParameterError as exc:
+        key = "input.table" if "no table" in str(exc) else "input.engine"
+        raise cfg.error(key, f"cannot be used: {exc}.") from None
+    columns = columns_of(frame)
+    _check_columns_named(cfg, columns)
+    if cfg.drop:
+        frame = nw.from_native(frame).drop(*cfg.drop).to_native()
+    return frame, columns
+
+
+def columns_of(frame: Any) -> list[str]:
+    """Column names of a lazy frame (from its schema)."""
+    import narwhals as nw
+
+    return [str(c) for c in nw.from_native(frame).collect_schema().names()]
+
+
+def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
+    import pandas as pd
+
+    from microsdc.job.runner import _check_columns
+
+    # the pandas route's checks and messages, on a frame with the input's columns only
+    _check_columns(cfg, pd.DataFrame(columns=pd.Index(columns, dtype=object)))
+
+
+class Patterns:
+    """The distinct key combinations of a lazy frame with their records (and weight sums),
+    and their frequencies under the job's missing-value policy.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per combination the engine reported: the key variables,
+        ``records``.
+    count : ndarray of int64, records per distinct pattern (missing codes merged)
+    fk : ndarray, fk per distinct pattern
+    Fk : ndarray or None, the weighted population frequency per distinct pattern
+    """
+
+    def __init__(self, frame: Any, cfg: JobConfig) -> None:
+        import narwhals as nw
+
+        from microsdc.backends.frequencies import _lazy_patterns, to_pandas
+        from microsdc.risk._policy import parse_policy
+
+        qi: list[Any] = list(cfg.quasi_identifiers)
+        mv = list(cfg.missing_values) or None
+        policy = parse_policy(cfg.missing, "run_job")
+        table, freqs = _lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
+        _enc, count, fk, big, inverse = freqs
+        self.table: pd.DataFrame = to_pandas(table).rename(columns={_N: "records"})
+        self.count: np.ndarray = count
+        self.fk: np.ndarray = fk
+        self.Fk: np.ndarray | None = big
+        self.inverse: np.ndarray = inverse
+
+    @property
+    def n_records(self) -> int:
+        """Number of records of the frame."""
+        return int(self.count.sum())
+
+
+def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
+    """:func:`microsdc.job.runner.measure_risk` from the distinct key combinations.
+
+    Every figure that depends on a record only through its key combination
+    (and the weight sum of the combination) is the same as on pandas; the
+    household risk (``household``) and ``l_diversity`` need the records and
+    are left empty (None and ``{}``).
+    """
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+    from microsdc.job.runner import RISK_BANDS
+    from microsdc.risk.individual import risk_from_frequencies
+
+    fk, count = patterns.fk, patterns.count
+    whole = np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
+    risk = np.asarray(risk_from_frequencies(whole, patterns.Fk), dtype=np.float64)
+    n = patterns.n_records
+    k = cfg.k
+    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
+    counts = [int(count[fk == i].sum()) for i in range(1, k)]
+    counts.append(int(count[fk >= k].sum()))
+    records = patterns.table["records"].to_numpy(dtype=np.int64)
+    mv = list(cfg.missing_values)
+    n_missing = sum(
+        int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
+        for c in cfg.quasi_identifiers
+    )
+    at_risk = int(count[fk < k].sum())
+    er = float((risk * count).sum())
+    # as _count_bands on the records: each combination counts its records
+    edges = np.r_[0.0, RISK_BANDS]
+    idx = np.clip(np.searchsorted(edges, risk, side="left") - 1, 0, len(RISK_BANDS) - 1)
+    bands = np.rint(np.bincount(idx, weights=count, minlength=len(RISK_BANDS)))
+    return {
+        "n_records": n,
+        "k": k,
+        "n_at_risk": at_risk,
+        "share_at_risk": at_risk / n if n else 0.0,
+        "n_unique": int(count[fk == 1].sum()),
+        "fk_counts": {"labels": labels, "counts": counts},
+        "missing_qi_cells": n_missing,
+        "expected_reidentifications": er,
+        "global_risk": er / n if n else 0.0,
+        "max_risk": float(risk.max()) if n else 0.0,
+        "risk_threshold": cfg.risk_threshold,
+        "n_high_risk": int(count[risk > cfg.risk_threshold].sum()),
+        "risk_bands": {"upper_edges": list(RISK_BANDS), "counts": [int(b) for b in bands]},
+        "household": None,
+        "l_diversity": {},
+    }
+
+
+def engine_not_computed(cfg: JobConfig) -> list[str]:
+    """One sentence per part of the report left out because it needs the records."""
+    why = (
+        f"the rows of this input stay in the {cfg.engine} engine, which only reports the "
+        "distinct key combinations and their numbers of records"
+    )
+    out = []
+    if cfg.household_id:
+        out.append(
+            f"The household risk was not computed: it needs each household's members, and {why}."
+        )
+    if cfg.sensitive:
+        out.append(
+            "l-diversity was not computed: it needs the sensitive values of each record, and "
+            f"{why}."
+        )
+    if "suppression" in cfg.steps:
+        out.append(
+            "The prosecutor risk was not computed, nor whether other columns give blanked "
+            f"values back: both need the records, and {why}."
+        )
+    return out
+
+
+def _value_counts(table: pd.DataFrame, col: str, mv: list[Any]) -> tuple[pd.Series, Any]:
+    """Records per value of ``col`` (missing as one category) and the missing mask."""
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+
+    miss = np.asarray(missing_mask(table[col], mv), dtype=bool)
+    values = table[col].astype(object).where(~miss, None).astype(str)
+    values[miss] = "\x00missing"
+    return table["records"].groupby(values.to_numpy()).sum(), miss
+
+
+def describe_engine(
+    cfg: JobConfig,
+    columns: list[str],
+    released: list[str],
+    before: Patterns,
+    after: Patterns,
+    cells: dict[str, int],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """:func:`microsdc.job.runner.describe_variables` from the key combinations before and
+    after; ``cells`` is the cells blanked per key variable (the only change an engine
+    job makes)."""
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.job.runner import _roles
+
+    mv = list(cfg.missing_values)
+    roles = _roles(cfg)
+    variables = []
+    for name in columns:
+        entry_roles = list(roles.get(name, [])) or ["other"]
+        is_released = name in released
+        if not is_released:
+            entry_roles.append("dropped")
+        variables.append(
+            {
+                "name": name,
+                "roles": entry_roles,
+                "released": is_released,
+                "cells_changed": int(cells.get(name, 0)),
+            }
+        )
+    keys = []
+    n = before.n_records
+    rec_b = before.table["records"].to_numpy(dtype=np.int64)
+    rec_a = after.table["records"].to_numpy(dtype=np.int64)
+    for col in map(str, cfg.quasi_identifiers):
+        vb, miss_b = _value_counts(before.table, col, mv)
+        va, miss_a = _value_counts(after.table, col, mv)
+        both = pd.concat([vb.rename("b"), va.rename("a")], axis=1).fillna(0)
+        if n:
+            p, q = both["b"].to_numpy() / n, both["a"].to_numpy() / n
+            hell = float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
+        else:
+            hell = 0.0
+        observed = int(rec_b[~miss_b].sum())
+        n_cat_b = int(before.table[col][~miss_b].nunique())
+        keys.append(
+            {
+                "name": col,
+                "categories_input": n_cat_b,
+                "categories_before": n_cat_b,
+                "categories_after": int(after.table[col][~miss_a].nunique()),
+                "missing_before": int(rec_b[miss_b].sum()),
+                "missing_after": int(rec_a[miss_a].sum()),
+                "cells_changed": int(cells.get(col, 0)),
+                "share_suppressed": cells.get(col, 0) / observed if observed else 0.0,
+                "hellinger": hell,
+            }
+        )
+    return variables, keys
+
+
+def suppress_engine(
+    cfg: JobConfig,
+    frame: Any,
+    before: Patterns,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Any, dict[str, Any], dict[str, int]]:
+    """Local suppression on the engine: the lazy released frame, the audit figures and the
+    cells blanked per key variable."""
+    import numpy as np
+
+    from microsdc.backends.suppression import LazySuppressionResult
+    from microsdc.encode import missing_mask
+    from microsdc.suppression import local_suppression
+
+    s = cfg.suppression
+    kwargs: dict[str, Any] = {
+        "missing": cfg.missing,
+        "missing_values": list(cfg.missing_values) or None,
+    }
+    for key in ("importance", "combs", "strata"):
+        if key in s:
+            kwargs[key] = s[key]
+    res = local_suppression(frame, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    assert isinstance(res, LazySuppressionResult)
+    per_variable = {str(c): int(v) for c, v in res.cells_per_qi.items()}
+    records = before.table["records"].to_numpy(dtype=np.int64)
+    mv = list(cfg.missing_values)
+    observed = {
+        str(c): int(records[~np.asarray(missing_mask(before.table[c], mv), dtype=bool)].sum())
+        for c in cfg.quasi_identifiers
+    }
+    total = sum(per_variable.values())
+    by_count = res.patterns.groupby("cells")["records"].sum().sort_index()
+    figures: dict[str, Any] = {
+        "total": total,
+        "share": total / sum(observed.values()) if sum(observed.values()) else 0.0,
+        "records_with_suppression": res.n_rows_suppressed,
+        "per_variable": per_variable,
+        "observed_before": observed,
+        "records_by_count": {str(c): int(v) for c, v in by_count.items()},
+        "method": "greedy",
+        "true_fk_below_k": res.n_true_fk_below(cfg.k),
+        "guarantee": cfg.missing,
+        "prosecutor_risk": None,
+    }
+    return res.data, figures, per_variable
+
+
+def sha256_input(cfg: JobConfig) -> str:
+    """SHA-256 of an engine input: of the file, or, for a folder or glob, of the files'
+    relative names and contents in name order."""
+    from microsdc.backends.files import input_files, is_pattern
+    from microsdc.job.runner import _sha256
+
+    path = cfg.input_path
+    if path.is_file():
+        return _sha256(path)
+    files = sorted(Path(f) for f in input_files(str(path)) if Path(f).is_file())
+    root = path
+    while is_pattern(str(root)) and root.parent != root:
+        root = root.parent
+    h = hashlib.sha256()
+    for f in files:
+        try:
+            name = str(f.relative_to(root))
+        except ValueError:
+            name = str(f)
+        h.update(name.encode("utf-8") + b"\0" + bytes.fromhex(_sha256(f)))
+    return h.hexdigest()
+
+
+def run_engine_job(
+    cfg: JobConfig,
+    *,
+    write: bool,
+    progress: bool,
+    console: Any,
+    now: Any,
+    started: float,
+) -> Any:
+    """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
+    import json
+    import time
+    import warnings
+    from datetime import UTC, datetime
+
+    from microsdc.backends.files import check_output_location, write_parquet
+    from microsdc.exceptions import InvalidParameterError, SDCError, SDCWarning
+    from microsdc.job.runner import (
+        AUDIT_SCHEMA_VERSION,
+        JobResult,
+        _json_default,
+        _progress,
+        _sha256,
+        _versions,
+        _with_job_keys,
+        _write_atomic,
+    )
+
+    try:  # checked when the job was read; again, for an output folder given since
+        check_output_location(
+            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
+        )
+    except InvalidParameterError as exc:
+        raise cfg.error("output", f"cannot be used: {exc}.") from None
+    timings: list[dict[str, Any]] = []
+    notes: list[dict[str, str]] = []
+    suppress = "suppression" in cfg.steps
+    n_steps = 4 + (1 if suppress else 0) + (1 if write else 0)
+    engine = cfg.engine
+    with _progress(progress, n_steps, console) as step:
+
+        def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
+            step(desc)
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    value = fn()
+                except SDCError as exc:
+                    raise _with_job_keys(exc, cfg, name) from exc.__cause__
+            timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
+            for w in caught:
+                if issubclass(w.category, SDCWarning):
+                    entry = {
+                        "step": name,
+                        "category": w.category.__name__,
+                        "message": str(w.message),
+                    }
+                    if all(e["message"] != entry["message"] for e in notes):
+                        notes.append(entry)
+                else:  # not ours: pass it on
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            return value
+
+        frame, all_columns = timed(
+            "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)
+        )
+        start = timed(
+            "risk_before",
+            f"grouping by the key variables ({engine})",
+            lambda: Patterns(frame, cfg),
+        )
+        if start.n_records == 0:
+            from microsdc.exceptions import DataValidationError
+
+            raise DataValidationError(
+                f"{cfg.input_path.name} has no records; nothing to anonymise."
+            )
+        before = measure_risk_engine(start, cfg)
+        final = frame
+        sup_fig = None
+        cells: dict[str, int] = {}
+        if suppress:
+            records = step.records()
+            final, sup_fig, cells = timed(
+                "suppression",
+                f"local suppression ({engine})",
+                lambda: suppress_engine(cfg, frame, start, records),
+            )
+        end = timed("risk_after", f"measuring risk (after, {engine})", lambda: Patterns(final, cfg))
+        after = measure_risk_engine(end, cfg)
+        released = columns_of(final)
+        variables, key_variables = describe_engine(cfg, all_columns, released, start, end, cells)
+        audit: dict[str, Any] = {
+            "schema_version": AUDIT_SCHEMA_VERSION,
+            "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+            "title": cfg.title,
+            "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
+            if cfg.source.is_file()
+            else {"name": cfg.source.name, "sha256": None},
+            "input": {
+                "path": str(cfg.input_path),
+                "sha256": sha256_input(cfg),
+                "n_records": start.n_records,
+                "n_columns": len(released),
+            },
+            "parameters": cfg.parameters(),
+            "environment": {
+                "packages": _versions(),
+                "platform": __import__("platform").platform(terse=True),
+            },
+            "recode": [],
+            "variables": variables,
+            "key_variables": key_variables,
+            "risk": {"before": before, "after": after},
+            "suppression": sup_fig,
+            "swapping": None,
+            "not_computed": engine_not_computed(cfg),
+            "warnings": notes,
+            "timings": timings,
+            "outputs": {
+                "data": str(cfg.output.data),
+                "audit": str(cfg.output.audit),
+                "report": str(cfg.output.report),
+            },
+        }
+
+        def render() -> str:
+            from microsdc.report import render_report
+
+            return render_report(audit)
+
+        html = timed("report", "drawing the report", render)
+        written: dict[str, Path] = {}
+        if write:
+            step(f"writing {cfg.output.data.name} ({engine})")
+            t0 = time.perf_counter()
+            out = cfg.output
+            out.directory.mkdir(parents=True, exist_ok=True)
+            write_parquet(final, str(out.data))
+            timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
+            audit["timings"].append(
+                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
+            )
+            _write_atomic(
+                out.audit,
+                lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
+            )
+            _write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
+            written = {"data": out.data, "audit": out.audit, "report": out.report}
+        else:
+            audit["timings"].append(
+                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
+            )
+    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)

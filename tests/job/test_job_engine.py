@@ -1,0 +1,383 @@
+"""Job files on an engine input (``[input] engine``): a Parquet folder or glob, or a DuckDB
+table, in; Parquet written by the engine out; the pandas job's cells and figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc.job import run_job
+from microsdc.job.config import JobFileError, parse_job
+
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("polars")
+pytest.importorskip("narwhals")
+jsonschema = pytest.importorskip("jsonschema")
+
+QI = ["age", "sex", "region"]
+
+JOB = """title = "engine test"
+steps = {steps}
+
+[input]
+path = "{path}"
+missing_values = [-9]
+{engine}
+
+[variables]
+quasi_identifiers = ["age", "sex", "region"]
+weights = "w"
+drop = ["code"]
+{extra}
+
+[risk]
+k = 3
+{risk}
+
+{sections}
+
+[output]
+directory = "{out}"
+"""
+
+SUPPRESSION = '[suppression]\nimportance = ["sex", "region", "age"]\n'
+
+
+def _frame(n: int = 400) -> pd.DataFrame:
+    rng = np.random.default_rng(5)
+    age = pd.array(rng.integers(0, 12, n), dtype="Int64")
+    age[rng.random(n) < 0.05] = pd.NA
+    region = rng.integers(0, 15, n).astype("int32")
+    region[rng.random(n) < 0.03] = -9  # a declared missing code
+    return pd.DataFrame(
+        {
+            "age": age,
+            "sex": rng.choice(["f", "m"], n),
+            "region": region,
+            "w": rng.uniform(20, 80, n).round(1),
+            "code": rng.integers(0, 99, n),
+            "hid": np.arange(n) // 2,
+            "income": rng.integers(0, 5, n),
+            "rid": np.arange(n),
+            "zone": rng.choice(["n", "s"], n),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``parts/a.parquet`` and ``parts/b.parquet`` (the rows in the order the engines read
+    them), the same rows in ``whole.parquet`` and in table ``people`` of ``db.duckdb``."""
+    root = tmp_path_factory.mktemp("engine_job")
+    df = _frame()
+    (root / "parts").mkdir()
+    df.iloc[:250].to_parquet(root / "parts" / "a.parquet", index=False)
+    df.iloc[250:].to_parquet(root / "parts" / "b.parquet", index=False)
+    df.to_parquet(root / "whole.parquet", index=False)
+    con = duckdb.connect(str(root / "db.duckdb"))
+    con.execute(f"CREATE TABLE people AS SELECT * FROM read_parquet('{root / 'whole.parquet'}')")
+    con.close()
+    return root
+
+
+def _job(
+    root: Path,
+    name: str,
+    path: str,
+    engine: str = "",
+    *,
+    steps: str = '["risk", "suppression"]',
+    sections: str = SUPPRESSION,
+    risk: str = "",
+    extra: str = "",
+) -> Path:
+    text = JOB.format(
+        steps=steps,
+        path=path,
+        engine=engine,
+        extra=extra,
+        risk=risk,
+        sections=sections,
+        out=f"out_{name}",
+    )
+    job = root / f"{name}.toml"
+    job.write_text(text, encoding="utf-8")
+    return job
+
+
+def _released(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path).sort_values("rid").reset_index(drop=True)
+
+
+def _same_cells(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    assert list(got.columns) == list(want.columns)
+    for col in want.columns:
+        a, b = got[col], want[col]
+        np.testing.assert_array_equal(a.isna().to_numpy(), b.isna().to_numpy(), err_msg=col)
+        observed = b.notna().to_numpy()
+        assert a[observed].astype(object).tolist() == b[observed].astype(object).tolist(), col
+
+
+def _close(got: Any, want: Any) -> None:
+    """Equal, floats to 1e-9 (sums over patterns and over records round differently)."""
+    if isinstance(want, dict):
+        assert got.keys() == want.keys()
+        for key in want:
+            _close(got[key], want[key])
+    elif isinstance(want, list):
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            _close(g, w)
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
+    else:
+        assert got == want
+
+
+@pytest.fixture(scope="module")
+def pandas_job(data: Path) -> Any:
+    return run_job(_job(data, "pandas", "whole.parquet"))
+
+
+@pytest.mark.parametrize(
+    ("engine", "path"),
+    [("duckdb", "parts"), ("polars", "parts/*.parquet"), ("duckdb", "db.duckdb")],
+)
+def test_engine_job_releases_the_pandas_cells(
+    data: Path, pandas_job: Any, engine: str, path: str
+) -> None:
+    table = '\ntable = "people"' if path.endswith(".duckdb") else ""
+    name = f"{engine}_{path.split('.')[0].split('/')[0]}"
+    res = run_job(_job(data, name, path, f'engine = "{engine}"{table}'))
+    out = res.written["data"]
+    assert out.suffix == ".parquet" and out.parent == data / f"out_{name}"
+    assert out.name == ("people" if table else "parts") + "_anonymised.parquet"
+    got, want = _released(out), _released(pandas_job.written["data"])
+    _same_cells(got, want)
+    assert "code" not in got.columns  # variables.drop
+    assert int(want[QI].isna().sum().sum()) > int(_frame()[QI].isna().sum().sum())
+    from microsdc.report import audit_schema
+
+    jsonschema.validate(res.audit, audit_schema())
+    a, b = res.audit, pandas_job.audit
+    _close(a["risk"], b["risk"])
+    assert a["risk"]["before"]["n_at_risk"] == 115 and a["risk"]["after"]["n_at_risk"] == 0
+    assert a["suppression"]["prosecutor_risk"] is None
+    _close(
+        {k: v for k, v in a["suppression"].items() if k != "prosecutor_risk"},
+        {k: v for k, v in b["suppression"].items() if k != "prosecutor_risk"},
+    )
+    _close(a["key_variables"], b["key_variables"])
+    _close(a["variables"], b["variables"])
+    assert a["input"]["n_records"] == 400 and a["input"]["n_columns"] == b["input"]["n_columns"]
+    assert a["parameters"]["engine"] == {"name": engine, "table": "people" if table else None}
+    assert "engine" not in b["parameters"] and "not_computed" not in b
+    assert a["not_computed"] == [
+        "The prosecutor risk was not computed, nor whether other columns give blanked values "
+        f"back: both need the records, and the rows of this input stay in the {engine} engine, "
+        "which only reports the distinct key combinations and their numbers of records."
+    ]
+    assert a["not_computed"][0] in res.report_html
+    assert res.written["report"].read_text(encoding="utf-8") == res.report_html
+    assert not list((data / f"out_{name}").glob("*.partial"))
+
+
+def test_input_digest_follows_the_files(data: Path) -> None:
+    job = parse_job(
+        JOB.format(
+            steps='["risk"]',
+            path="parts",
+            engine='engine = "duckdb"',
+            extra="",
+            risk="",
+            sections="",
+            out="o",
+        ),
+        data / "x.toml",
+    )
+    from microsdc.job.engine import sha256_input
+
+    first = sha256_input(job)
+    assert len(first) == 64 and sha256_input(job) == first
+    moved = data / "parts" / "b.parquet"
+    moved.rename(data / "parts" / "c.parquet")  # same bytes, another name
+    try:
+        assert sha256_input(job) != first
+    finally:
+        (data / "parts" / "c.parquet").rename(moved)
+
+
+@pytest.mark.parametrize("policy", ["category"])
+def test_risk_only_job_measures_as_pandas(data: Path, policy: str) -> None:
+    extra = 'household_id = "hid"\nsensitive = ["income"]'
+    kw = {"steps": '["risk"]', "sections": "", "risk": f'missing = "{policy}"', "extra": extra}
+    want = run_job(_job(data, f"p_{policy}", "whole.parquet", **kw), write=False).audit
+    res = run_job(_job(data, f"e_{policy}", "parts", 'engine = "polars"', **kw), write=False)
+    got = res.audit
+    assert res.written == {}
+    for when in ("before", "after"):
+        g, w = dict(got["risk"][when]), dict(want["risk"][when])
+        assert g.pop("household") is None and w.pop("household") is not None
+        assert g.pop("l_diversity") == {} and w.pop("l_diversity")
+        _close(g, w)
+    assert got["suppression"] is None
+    assert [s.split(":")[0] for s in got["not_computed"]] == [
+        "The household risk was not computed",
+        "l-diversity was not computed",
+    ]
+
+
+BAD = [
+    ({"sections": '[suppression]\nmethod = "exact"'}, "suppression.method", "exact"),
+    ({"sections": '[suppression]\nlinked = { sex = ["code"] }'}, "suppression.linked", "linked"),
+    ({"risk": 'missing = "category"'}, "risk.missing", "category"),
+    ({"risk": 'missing = "probabilistic"'}, "risk.missing", "probabilistic"),
+    ({"sections": "[recode.age]\nwidth = 5"}, "recode", "Bin the columns in the engine"),
+    (
+        {
+            "steps": '["risk", "swapping"]',
+            "sections": "[swapping]\nswaprate = 0.1",
+            "extra": 'household_id = "hid"\nhierarchy = ["region"]',
+        },
+        "steps",
+        "swapping step needs the records in memory",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "key", "text"), BAD)
+def test_options_that_need_the_records_are_refused(
+    data: Path, change: dict[str, str], key: str, text: str
+) -> None:
+    with pytest.raises(JobFileError, match=text) as info:
+        run_job(_job(data, "bad", "parts", 'engine = "duckdb"', **change))
+    assert info.value.key == key
+    assert "needs the records in memory" in str(info.value)
+    assert not (data / "out_bad").exists()
+    # the same job on pandas is accepted (swapping needs its columns there, not here)
+    if key != "steps":
+        parse_job(_job(data, "ok", "whole.parquet", **change).read_text(), data / "ok.toml")
+
+
+@pytest.mark.parametrize(
+    ("path", "engine", "output", "key", "text"),
+    [
+        ("parts", "duckdb", 'directory = "parts/sub"', "output", "inside the input folder"),
+        (
+            "parts/*.parquet",
+            "polars",
+            'directory = "parts"\ndata = "a.parquet"',
+            "output.data",
+            "one of the input files",
+        ),
+        ("parts", "duckdb", 'data = "safe.csv"', "output.data", "must be a .parquet file"),
+        ("db.duckdb", "duckdb", "", "input.path", "name the table to read with 'input.table'"),
+        (
+            'db.duckdb"\ntable = "people',
+            "polars",
+            "",
+            "input.engine",
+            'needs input.engine = "duckdb"',
+        ),
+        ('parts"\ntable = "people', "duckdb", "", "input.table", "is for a DuckDB database file"),
+        ("nowhere", "duckdb", "", "input.path", "does not exist"),
+        ("parts/*.csv", "duckdb", "", "input.path", "matches no file"),
+        ('parts"\nsep = ";', "duckdb", "", "input.sep", "for CSV files read by pandas"),
+    ],
+)
+def test_engine_inputs_and_outputs_checked_at_parse_time(
+    data: Path, path: str, engine: str, output: str, key: str, text: str
+) -> None:
+    body = JOB.format(
+        steps='["risk"]',
+        path=path,
+        engine=f'engine = "{engine}"',
+        extra="",
+        risk="",
+        sections="",
+        out="o",
+    ).replace('[output]\ndirectory = "o"', f"[output]\n{output}")
+    with pytest.raises(JobFileError, match=text) as info:
+        parse_job(body, data / "job.toml")
+    assert info.value.key == key
+
+
+def test_table_without_engine_is_refused(data: Path) -> None:
+    body = JOB.format(
+        steps='["risk"]',
+        path="db.duckdb",
+        engine='table = "people"',
+        extra="",
+        risk="",
+        sections="",
+        out="o",
+    )
+    with pytest.raises(JobFileError, match=r'goes with input\.engine = "duckdb"') as info:
+        parse_job(body, data / "job.toml")
+    assert info.value.key == "input.table"
+
+
+def test_unknown_table_and_column_named_by_key(data: Path) -> None:
+    job = _job(data, "t", "db.duckdb", 'engine = "duckdb"\ntable = "nobody"')
+    with pytest.raises(JobFileError, match="no table 'nobody'") as info:
+        run_job(job)
+    assert info.value.key == "input.table"
+    job = _job(data, "c", "parts", 'engine = "polars"', extra='sensitive = ["salary"]')
+    with pytest.raises(JobFileError, match="'salary'") as info:
+        run_job(job)
+    assert info.value.key == "variables.sensitive"
+
+
+def test_strata_and_combs_as_pandas(data: Path) -> None:
+    sections = SUPPRESSION + 'strata = ["zone"]\ncombs = [2, 3]\n'
+    want = run_job(_job(data, "ps", "whole.parquet", sections=sections))
+    got = run_job(_job(data, "es", "parts", 'engine = "polars"', sections=sections))
+    _same_cells(_released(got.written["data"]), _released(want.written["data"]))
+    a, b = got.audit["suppression"], want.audit["suppression"]
+    assert a["total"] == b["total"] > 38  # more cells than the full set alone needs
+    assert a["per_variable"] == b["per_variable"]
+
+
+def test_output_folder_given_at_run_time_is_checked(data: Path) -> None:
+    job = _job(data, "od", "parts", 'engine = "duckdb"', steps='["risk"]', sections="")
+    with pytest.raises(JobFileError, match="inside the input folder") as info:
+        run_job(job, output_dir=data / "parts" / "out")
+    assert info.value.key == "output"
+    assert not (data / "parts" / "out").exists()
+
+
+def test_cli_run_prints_what_was_not_computed(data: Path) -> None:
+    from click.testing import CliRunner
+
+    from microsdc.cli import cli
+
+    job = _job(data, "cli", "parts", 'engine = "duckdb"', extra='household_id = "hid"')
+    result = CliRunner().invoke(cli, ["run", str(job), "--no-progress"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "The household risk was not computed" in result.output
+    assert (data / "out_cli" / "parts_anonymised.parquet").is_file()
+
+
+@pytest.mark.parametrize(
+    ("path", "table", "title", "data_name"),
+    [
+        ("parts/*.parquet", "", "parts/*.parquet", "parts_anonymised.parquet"),
+        ("parts", "", "parts", "parts_anonymised.parquet"),
+        ("db.duckdb", 'table = "people"', "db.duckdb, table people", "people_anonymised.parquet"),
+    ],
+)
+def test_default_title_and_output_names(
+    data: Path, path: str, table: str, title: str, data_name: str
+) -> None:
+    body = (
+        f'steps = ["risk"]\n[input]\npath = "{path}"\nengine = "duckdb"\n{table}\n'
+        '[variables]\nquasi_identifiers = ["sex"]\n'
+    )
+    job = parse_job(body, data / "job.toml")
+    assert job.title == title
+    assert job.output.data == data / data_name
+    assert job.output.report.name == data_name.replace("anonymised.parquet", "report.html")
