@@ -13,9 +13,19 @@ Each engine runs in its own subprocess so that its peak RSS is its own:
 - ``polars``: ``pl.scan_parquet`` (lazy), ``sample_frequencies``, ``sink_parquet``;
 - ``duckdb``: ``duckdb.read_parquet``, ``sample_frequencies``, ``write_parquet``.
 
-The lazy engines group the rows by the QIs and join fk back; microsdc sees only
-the distinct patterns. The table gives wall seconds (read + fk + write), peak
-RSS, and whether fk's distribution equals the pandas run's (when both ran).
+Two DuckDB floors (no microsdc) put the ``duckdb`` figure in context:
+
+- ``duckdb-copy``: read the file and write it back with one computed column
+  (the combined key): the cost of touching every row twice;
+- ``duckdb-groupby``: ``GROUP BY`` the six QIs with ``count(*)``, write the groups.
+
+polars groups the rows by the QIs and joins fk back; microsdc sees only the
+distinct patterns. DuckDB does the same, except for integer QIs of small range
+(as here), where the rows are reduced to one combined key and fk goes back by a
+join on that key (:mod:`microsdc.backends.keyed`). ``--duckdb-memory-limit``
+sets DuckDB's ``memory_limit`` for the DuckDB runs (default: DuckDB's own, 80 %
+of RAM). The table gives wall seconds (read + fk + write), peak RSS, and whether
+fk's distribution equals the pandas run's (when both ran).
 """
 
 from __future__ import annotations
@@ -33,8 +43,14 @@ CARDINALITIES = (100, 2, 400, 6, 8, 50)
 QI = [f"q{j}" for j in range(len(CARDINALITIES))]
 
 
-def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> None:
-    """Write the benchmark file with DuckDB (seeded, uniform categories)."""
+def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> float:
+    """Write the benchmark file with DuckDB (seeded, uniform categories); peak RSS in MB.
+
+    ``COPY`` streams the rows into row groups of 1M: memory stays flat whatever
+    the number of rows.
+    """
+    import resource
+
     import duckdb
 
     con = duckdb.connect()
@@ -48,13 +64,32 @@ def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> No
         f"COPY (SELECT {cols} FROM range({n_rows})) TO '{path}' "
         "(FORMAT parquet, ROW_GROUP_SIZE 1000000)"
     )
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_engine(engine: str, src: str, dst: str) -> dict[str, object]:
+def _floor(engine: str, src: str, dst: str) -> None:
+    import duckdb
+
+    rel = duckdb.read_parquet(src)
+    if engine == "duckdb-copy":
+        key = " + ".join(f"coalesce(q{j}, -1)" for j in range(len(QI)))
+        rel.query("t", f"SELECT *, {key} AS fk FROM t").write_parquet(dst)
+    else:
+        cols = ", ".join(QI)
+        rel.query("t", f"SELECT {cols}, count(*) AS fk FROM t GROUP BY ALL").write_parquet(dst)
+
+
+def run_engine(engine: str, src: str, dst: str, memory_limit: str = "") -> dict[str, object]:
     import resource
 
     import microsdc
 
+    if engine.startswith("duckdb"):
+        import duckdb
+
+        duckdb.execute("SET preserve_insertion_order = false")
+        if memory_limit:
+            duckdb.execute(f"SET memory_limit = '{memory_limit}'")
     t0 = time.perf_counter()
     if engine == "pandas":
         import pandas as pd
@@ -69,13 +104,13 @@ def run_engine(engine: str, src: str, dst: str) -> dict[str, object]:
         out = microsdc.sample_frequencies(pl.scan_parquet(src), QI, k=3)
         out.sink_parquet(dst)
         fk = pl.read_parquet(dst, columns=["fk"]).to_series()
-    else:
-        import duckdb
-
-        duckdb.execute("SET preserve_insertion_order = false")
+    elif engine == "duckdb":
         rel = microsdc.sample_frequencies(duckdb.read_parquet(src), QI, k=3)
         rel.write_parquet(dst)
         fk = duckdb.read_parquet(dst).select("fk").fetchnumpy()["fk"]
+    else:
+        _floor(engine, src, dst)
+        fk = [0]
     seconds = time.perf_counter() - t0
     import numpy as np
 
@@ -88,27 +123,46 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--missing", type=float, default=0.05)
-    ap.add_argument("--engines", default="pandas,polars,duckdb")
-    ap.add_argument("--case", nargs=3, metavar=("ENGINE", "SRC", "DST"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--engines",
+        default="pandas,polars,duckdb",
+        help="comma-separated: pandas, polars, duckdb, duckdb-copy, duckdb-groupby",
+    )
+    ap.add_argument("--duckdb-memory-limit", default="", help="e.g. 4GB")
+    ap.add_argument("--keep", help="write the generated file here and keep it (reused if present)")
+    ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
         print(json.dumps(run_engine(*args.case)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "data.parquet"
-        t0 = time.perf_counter()
-        make_parquet(src, args.rows, args.missing)
-        gen = time.perf_counter() - t0
+        src = Path(args.keep) if args.keep else Path(tmp) / "data.parquet"
+        if not src.exists():
+            t0 = time.perf_counter()
+            gen_rss = make_parquet(src, args.rows, args.missing)
+            gen = time.perf_counter() - t0
+            made = f"written by DuckDB in {gen:.1f} s (peak RSS {gen_rss:,.0f} MB)"
+        else:
+            made = "reused"
         print(f"{args.rows:,} rows x 6 QIs (100/2/400/6/8/50), {args.missing:.0%} missing; ")
-        print(f"file written by DuckDB in {gen:.1f} s, {src.stat().st_size / 2**20:.0f} MiB; ")
-        print(f"cores: {os.cpu_count()}\n")
+        print(f"file {made}, {src.stat().st_size / 2**20:.0f} MiB; cores: {os.cpu_count()}; ")
+        limit = args.duckdb_memory_limit or "DuckDB's default"
+        print(f"DuckDB memory_limit: {limit}\n")
         print("| engine | seconds | peak RSS (MB) | fk equal to pandas |")
         print("|---|---|---|---|")
         hists: dict[str, list[int]] = {}
         for engine in args.engines.split(","):
             dst = str(Path(tmp) / f"out_{engine}.parquet")
             proc = subprocess.run(
-                [sys.executable, __file__, "--case", engine, str(src), dst],
+                [
+                    sys.executable,
+                    __file__,
+                    "--case",
+                    engine,
+                    str(src),
+                    dst,
+                    args.duckdb_memory_limit,
+                ],
                 capture_output=True,
                 text=True,
             )
@@ -116,8 +170,11 @@ def main() -> None:
                 print(f"| {engine} | failed: {proc.stderr.strip().splitlines()[-1]} | | |")
                 continue
             res = json.loads(proc.stdout.strip().splitlines()[-1])
-            hists[engine] = res["hist"]
-            same = "" if "pandas" not in hists else str(res["hist"] == hists["pandas"])
+            if engine in ("pandas", "polars", "duckdb"):
+                hists[engine] = res["hist"]
+            same = ""
+            if "pandas" in hists and engine in hists:
+                same = str(res["hist"] == hists["pandas"])
             print(f"| {engine} | {res['seconds']:.1f} | {res['rss_mb']:,.0f} | {same} |")
 
 
