@@ -24,8 +24,10 @@ distinct patterns. DuckDB does the same, except for integer QIs of small range
 (as here), where the rows are reduced to one combined key and fk goes back by a
 join on that key (:mod:`microsdc.backends.keyed`). ``--duckdb-memory-limit``
 sets DuckDB's ``memory_limit`` for the DuckDB runs (default: DuckDB's own, 80 %
-of RAM). The table gives wall seconds (read + fk + write), peak RSS, and whether
-fk's distribution equals the pandas run's (when both ran).
+of RAM). The table gives wall seconds (read + fk + write), the CPU seconds of the
+engine's process (user + system, all threads: on a shared machine the wall time
+also counts the waiting), peak RSS, and whether fk's distribution equals the
+pandas run's (when both ran).
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ def run_engine(engine: str, src: str, dst: str, memory_limit: str = "") -> dict[
         duckdb.execute("SET preserve_insertion_order = false")
         if memory_limit:
             duckdb.execute(f"SET memory_limit = '{memory_limit}'")
+    start = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = start.ru_utime + start.ru_stime
     t0 = time.perf_counter()
     if engine == "pandas":
         import pandas as pd
@@ -115,8 +119,9 @@ def run_engine(engine: str, src: str, dst: str, memory_limit: str = "") -> dict[
     import numpy as np
 
     hist = np.bincount(np.minimum(np.asarray(fk, dtype=np.int64), 50))
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": seconds, "rss_mb": rss, "hist": hist.tolist()}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu0
+    return {"seconds": seconds, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "hist": hist.tolist()}
 
 
 def main() -> None:
@@ -148,8 +153,8 @@ def main() -> None:
         print(f"file {made}, {src.stat().st_size / 2**20:.0f} MiB; cores: {os.cpu_count()}; ")
         limit = args.duckdb_memory_limit or "DuckDB's default"
         print(f"DuckDB memory_limit: {limit}\n")
-        print("| engine | seconds | peak RSS (MB) | fk equal to pandas |")
-        print("|---|---|---|---|")
+        print("| engine | seconds | CPU seconds | peak RSS (MB) | fk equal to pandas |")
+        print("|---|---|---|---|---|")
         hists: dict[str, list[int]] = {}
         for engine in args.engines.split(","):
             dst = str(Path(tmp) / f"out_{engine}.parquet")
@@ -167,7 +172,7 @@ def main() -> None:
                 text=True,
             )
             if proc.returncode != 0:
-                print(f"| {engine} | failed: {proc.stderr.strip().splitlines()[-1]} | | |")
+                print(f"| {engine} | failed: {proc.stderr.strip().splitlines()[-1]} | | | |")
                 continue
             res = json.loads(proc.stdout.strip().splitlines()[-1])
             if engine in ("pandas", "polars", "duckdb"):
@@ -175,7 +180,10 @@ def main() -> None:
             same = ""
             if "pandas" in hists and engine in hists:
                 same = str(res["hist"] == hists["pandas"])
-            print(f"| {engine} | {res['seconds']:.1f} | {res['rss_mb']:,.0f} | {same} |")
+            print(
+                f"| {engine} | {res['seconds']:.1f} | {res['cpu']:.1f} | {res['rss_mb']:,.0f} "
+                f"| {same} |"
+            )
 
 
 if __name__ == "__main__":
