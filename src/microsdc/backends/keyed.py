@@ -142,9 +142,12 @@ def _counts(rel: Any, plan: KeyPlan) -> np.ndarray:
 
     table = zeros(plan.n_cells, np.int32 if plan.n_rows < 2**31 else np.int64)
     table.fill(0)  # fault the pages in order: faster than at random below
-    reader = rel.query("t", f"SELECT {plan.key_sql} AS k FROM t").to_arrow_reader(BATCH_ROWS)
-    for batch in reader:
-        add_keys(table, batch.column(0).to_numpy())
+    keys = rel.query("t", f"SELECT {plan.key_sql} AS k FROM t")
+    # DuckDB 1.x names it fetch_arrow_reader (a deprecated alias from 1.5 on)
+    open_reader = getattr(keys, "to_arrow_reader", None) or keys.fetch_arrow_reader
+    with open_reader(BATCH_ROWS) as reader:  # closed even on error: the connection is freed
+        for batch in reader:
+            add_keys(table, batch.column(0).to_numpy())
     return table
 
 
