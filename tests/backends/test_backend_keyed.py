@@ -87,6 +87,7 @@ def test_hand_computed_example() -> None:
         (pd.DataFrame({"a": ["x", "y"]}), False, "wildcard"),  # text
         (pd.DataFrame({"a": [1.0, 2.0]}), False, "wildcard"),  # float
         (pd.DataFrame({"a": [0, 10**9]}), False, "wildcard"),  # range too wide
+        (pd.DataFrame({"a": np.array([2**63, 2**63 + 1], dtype=np.uint64)}), False, "wildcard"),
         (pd.DataFrame({"a": [1, 2]}), True, "wildcard"),  # weights
         (pd.DataFrame({"a": [1, 2]}), False, "conservative"),
     ],

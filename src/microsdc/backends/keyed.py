@@ -117,6 +117,8 @@ def plan_keys(
     n_cells = math.prod(int(b) for b in base)
     if n_rows == 0 or n_cells > MAX_CELLS or n_cells > CELLS_PER_ROW * n_rows:
         return None
+    if any(v is not None and abs(int(v)) >= 2**62 for v in (*lows, *highs)):
+        return None  # the key arithmetic is BIGINT
     if np.any(base > HIGH_CARDINALITY):  # the pattern route warns about such columns
         return None
     parts = []
