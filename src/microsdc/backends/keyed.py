@@ -2,7 +2,7 @@
 
 Registers and censuses with a handful of banded QIs often have almost as many
 distinct patterns as records: 100M records over 100 x 2 x 400 x 6 x 8 x 50
-categories (5 % missing) have about 75M patterns, so a group-by on the QIs, a
+categories (5 % missing) have about 79M patterns, so a group-by on the QIs, a
 pattern table in Python and a join on six columns each cost as much as the rows
 themselves. When every QI is an integer column with a small range, DuckDB
 computes one BIGINT key per record instead (missing = slot 0 of each column),
