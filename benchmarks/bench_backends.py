@@ -1,8 +1,8 @@
-"""fk through pandas, polars, DuckDB and Spark on one Parquet file: time, peak memory, equality.
+"""fk through pandas, polars and DuckDB on the same Parquet file: time, peak memory, equality.
 
 Reproduce (needs ``pip install -e ".[polars,duckdb]"``, and ``".[spark]"`` with Java 17+
 for ``--engines ...,spark``):
-    python benchmarks/bench_backends.py                      # 1M rows, pandas, polars, DuckDB
+    python benchmarks/bench_backends.py                      # 1M rows: fk, then local suppression
     python benchmarks/bench_backends.py --engines pandas,polars,duckdb,spark
     python benchmarks/bench_backends.py --rows 100000000 --engines duckdb   # the out-of-core case
 
@@ -18,16 +18,21 @@ Each engine runs in its own subprocess so that its peak RSS is its own:
   ``sample_frequencies``, ``write.parquet`` (a folder of part files). The session's
   start is timed apart and not in the seconds; peak RSS adds the JVM's to Python's.
 
-The lazy engines group the rows by the QIs and join fk back; microsdc sees only
-the distinct patterns. The table gives wall seconds (read + fk + write), peak
-RSS, and whether fk's distribution equals the pandas run's (when both ran).
+Two DuckDB floors (no microsdc) put the ``duckdb`` figure in context:
 
-A second table (skip it with ``--no-suppress``) does local suppression to k = 3
-of the same file the same way (pandas in memory; polars and DuckDB lazily, the
-greedy on the distinct patterns, the blanks joined back and written by the
-engine): seconds (read + suppress + write), peak RSS, cells blanked, and
-whether the released file equals the pandas run's (the same records, compared
-as counts per distinct released QI tuple, since DuckDB writes in its own order).
+- ``duckdb-copy``: read the file and write it back with one computed column
+  (the combined key): the cost of touching every row twice;
+- ``duckdb-groupby``: ``GROUP BY`` the six QIs with ``count(*)``, write the groups.
+
+polars groups the rows by the QIs and joins fk back; microsdc sees only the
+distinct patterns. DuckDB does the same, except for integer QIs of small range
+(as here), where the rows are reduced to one combined key and fk goes back by a
+join on that key (:mod:`microsdc.backends.keyed`). ``--duckdb-memory-limit``
+sets DuckDB's ``memory_limit`` for the DuckDB runs (default: DuckDB's own, 80 %
+of RAM). The table gives wall seconds (read + fk + write), the CPU seconds of the
+engine's process (user + system, all threads: on a shared machine the wall time
+also counts the waiting), peak RSS, and whether fk's distribution equals the
+pandas run's (when both ran).
 """
 
 from __future__ import annotations
@@ -45,8 +50,14 @@ CARDINALITIES = (100, 2, 400, 6, 8, 50)
 QI = [f"q{j}" for j in range(len(CARDINALITIES))]
 
 
-def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> None:
-    """Write the benchmark file with DuckDB (seeded, uniform categories)."""
+def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> float:
+    """Write the benchmark file with DuckDB (seeded, uniform categories); peak RSS in MB.
+
+    ``COPY`` streams the rows into row groups of 1M: memory stays flat whatever
+    the number of rows.
+    """
+    import resource
+
     import duckdb
 
     con = duckdb.connect()
@@ -60,13 +71,34 @@ def make_parquet(path: Path, n_rows: int, p_missing: float, seed: int = 7) -> No
         f"COPY (SELECT {cols} FROM range({n_rows})) TO '{path}' "
         "(FORMAT parquet, ROW_GROUP_SIZE 1000000)"
     )
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_engine(engine: str, src: str, dst: str) -> dict[str, object]:
+def _floor(engine: str, src: str, dst: str) -> None:
+    import duckdb
+
+    rel = duckdb.read_parquet(src)
+    if engine == "duckdb-copy":
+        key = " + ".join(f"coalesce(q{j}, -1)" for j in range(len(QI)))
+        rel.query("t", f"SELECT *, {key} AS fk FROM t").write_parquet(dst)
+    else:
+        cols = ", ".join(QI)
+        rel.query("t", f"SELECT {cols}, count(*) AS fk FROM t GROUP BY ALL").write_parquet(dst)
+
+
+def run_engine(engine: str, src: str, dst: str, memory_limit: str = "") -> dict[str, object]:
     import resource
 
     import microsdc
 
+    if engine.startswith("duckdb"):
+        import duckdb
+
+        duckdb.execute("SET preserve_insertion_order = false")
+        if memory_limit:
+            duckdb.execute(f"SET memory_limit = '{memory_limit}'")
+    start = resource.getrusage(resource.RUSAGE_SELF)
+    cpu0 = start.ru_utime + start.ru_stime
     t0 = time.perf_counter()
     if engine == "pandas":
         import pandas as pd
@@ -76,28 +108,30 @@ def run_engine(engine: str, src: str, dst: str) -> dict[str, object]:
         out.to_parquet(dst)
         fk = out["fk"]
     elif engine == "spark":
-        out = _run_spark(src, dst)
-        seconds = time.perf_counter() - t0 - out["start"]
-        return {**out, "seconds": seconds}
+        res = _run_spark(src, dst)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = usage.ru_utime + usage.ru_stime - cpu0  # the Python side only
+        return {**res, "seconds": time.perf_counter() - t0 - res["start"], "cpu": cpu}
     elif engine == "polars":
         import polars as pl
 
         out = microsdc.sample_frequencies(pl.scan_parquet(src), QI, k=3)
         out.sink_parquet(dst)
         fk = pl.read_parquet(dst, columns=["fk"]).to_series()
-    else:
-        import duckdb
-
-        duckdb.execute("SET preserve_insertion_order = false")
+    elif engine == "duckdb":
         rel = microsdc.sample_frequencies(duckdb.read_parquet(src), QI, k=3)
         rel.write_parquet(dst)
         fk = duckdb.read_parquet(dst).select("fk").fetchnumpy()["fk"]
+    else:
+        _floor(engine, src, dst)
+        fk = [0]
     seconds = time.perf_counter() - t0
     import numpy as np
 
     hist = np.bincount(np.minimum(np.asarray(fk, dtype=np.int64), 50))
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"seconds": seconds, "rss_mb": rss, "hist": hist.tolist()}
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = usage.ru_utime + usage.ru_stime - cpu0
+    return {"seconds": seconds, "cpu": cpu, "rss_mb": usage.ru_maxrss / 1024, "hist": hist.tolist()}
 
 
 def run_suppress(engine: str, src: str, dst: str) -> dict[str, object]:
@@ -176,43 +210,68 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--missing", type=float, default=0.05)
-    ap.add_argument("--engines", default="pandas,polars,duckdb")
+    ap.add_argument(
+        "--engines",
+        default="pandas,polars,duckdb",
+        help="comma-separated: pandas, polars, duckdb, spark, duckdb-copy, duckdb-groupby",
+    )
+    ap.add_argument("--duckdb-memory-limit", default="", help="e.g. 4GB")
+    ap.add_argument("--keep", help="write the generated file here and keep it (reused if present)")
     ap.add_argument("--no-suppress", action="store_true", help="skip local suppression")
-    ap.add_argument("--case", nargs=3, metavar=("ENGINE", "SRC", "DST"), help=argparse.SUPPRESS)
+    ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
-        engine, src, dst = args.case
+        engine, src, dst, limit = args.case
         if engine.startswith("suppress-"):
             print(json.dumps(run_suppress(engine.removeprefix("suppress-"), src, dst)))
         else:
-            print(json.dumps(run_engine(engine, src, dst)))
+            print(json.dumps(run_engine(engine, src, dst, limit)))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        src = Path(tmp) / "data.parquet"
-        t0 = time.perf_counter()
-        make_parquet(src, args.rows, args.missing)
-        gen = time.perf_counter() - t0
+        src = Path(args.keep) if args.keep else Path(tmp) / "data.parquet"
+        if not src.exists():
+            t0 = time.perf_counter()
+            gen_rss = make_parquet(src, args.rows, args.missing)
+            gen = time.perf_counter() - t0
+            made = f"written by DuckDB in {gen:.1f} s (peak RSS {gen_rss:,.0f} MB)"
+        else:
+            made = "reused"
         print(f"{args.rows:,} rows x 6 QIs (100/2/400/6/8/50), {args.missing:.0%} missing; ")
-        print(f"file written by DuckDB in {gen:.1f} s, {src.stat().st_size / 2**20:.0f} MiB; ")
-        print(f"cores: {os.cpu_count()}\n")
-        print("| engine | seconds | peak RSS (MB) | fk equal to pandas |")
-        print("|---|---|---|---|")
+        print(f"file {made}, {src.stat().st_size / 2**20:.0f} MiB; cores: {os.cpu_count()}; ")
+        limit = args.duckdb_memory_limit or "DuckDB's default"
+        print(f"DuckDB memory_limit: {limit}\n")
+        print("| engine | seconds | CPU seconds | peak RSS (MB) | fk equal to pandas |")
+        print("|---|---|---|---|---|")
         hists: dict[str, list[int]] = {}
         notes: list[str] = []
         for engine in args.engines.split(","):
             dst = str(Path(tmp) / f"out_{engine}.parquet")
             proc = subprocess.run(
-                [sys.executable, __file__, "--case", engine, str(src), dst],
+                [
+                    sys.executable,
+                    __file__,
+                    "--case",
+                    engine,
+                    str(src),
+                    dst,
+                    args.duckdb_memory_limit,
+                ],
                 capture_output=True,
                 text=True,
             )
             if proc.returncode != 0:
-                print(f"| {engine} | failed: {proc.stderr.strip().splitlines()[-1]} | | |")
+                print(f"| {engine} | failed: {proc.stderr.strip().splitlines()[-1]} | | | |")
                 continue
             res = json.loads(proc.stdout.strip().splitlines()[-1])
-            hists[engine] = res["hist"]
-            same = "" if "pandas" not in hists else str(res["hist"] == hists["pandas"])
-            print(f"| {engine} | {res['seconds']:.1f} | {res['rss_mb']:,.0f} | {same} |")
+            if engine in ("pandas", "polars", "duckdb", "spark"):
+                hists[engine] = res["hist"]
+            same = ""
+            if "pandas" in hists and engine in hists:
+                same = str(res["hist"] == hists["pandas"])
+            print(
+                f"| {engine} | {res['seconds']:.1f} | {res['cpu']:.1f} | {res['rss_mb']:,.0f} "
+                f"| {same} |"
+            )
             if "start" in res:
                 notes.append(f"{engine}: session start {res['start']:.1f} s, not counted above")
         for note in notes:
@@ -231,7 +290,7 @@ def _suppress_table(engines: list[str], src: Path, tmp: Path) -> None:
             continue
         dst = str(tmp / f"suppressed_{engine}.parquet")
         proc = subprocess.run(
-            [sys.executable, __file__, "--case", f"suppress-{engine}", str(src), dst],
+            [sys.executable, __file__, "--case", f"suppress-{engine}", str(src), dst, ""],
             capture_output=True,
             text=True,
         )

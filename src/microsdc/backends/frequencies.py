@@ -303,6 +303,12 @@ def sample_frequencies_frame(
         )
         return _eager_from_pandas(out, nwf)
     _check_output_names(_columns(nwf), func)
+    if backend.name == "DuckDB":
+        from microsdc.backends.keyed import keyed_fk, plan_keys
+
+        plan = plan_keys(df, cols, missing_values, policy, w is not None)
+        if plan is not None:
+            return keyed_fk(df, plan, policy, k)
     table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _with_fk(df, backend, cols, table, freqs, k)
 

@@ -1,0 +1,131 @@
+"""fk of DuckDB relations with integer QIs through one combined key equals pandas."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import microsdc
+from microsdc._kernels.keyspace import add_keys, wildcard_sums_inplace, zeros
+from microsdc.backends import keyed
+from microsdc.risk._policy import Policy
+
+pa = pytest.importorskip("pyarrow")
+duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("narwhals")
+
+
+@st.composite
+def int_frames(draw: st.DrawFn) -> pd.DataFrame:
+    """Integer QIs with nulls and a declared missing code -9 among the values."""
+    n = draw(st.integers(1, 40))
+    m = draw(st.integers(1, 4))
+    data: dict[str, object] = {}
+    for j in range(m):
+        offset = draw(st.integers(-3, 5))
+        values = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))
+        kinds = st.sampled_from(["v", "v", "v", "null", "code"])
+        kind = draw(st.lists(kinds, min_size=n, max_size=n))
+        col = [
+            None if h == "null" else (-9 if h == "code" else v + offset)
+            for v, h in zip(values, kind, strict=True)
+        ]
+        data[f"q{j}"] = pd.array(col, dtype="Int64")
+    out = pd.DataFrame(data)
+    out["rid"] = np.arange(n)
+    return out
+
+
+def _relation(df: pd.DataFrame) -> object:
+    return duckdb.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
+
+
+@settings(max_examples=40, deadline=None)
+@given(df=int_frames(), policy=st.sampled_from(["wildcard", "category"]), k=st.integers(1, 4))
+def test_keyed_route_equals_pandas(df: pd.DataFrame, policy: str, k: int) -> None:
+    qi = [c for c in df.columns if c.startswith("q")]
+    rel = _relation(df)
+    want = microsdc.sample_frequencies(df, qi, k=k, missing=policy, missing_values=[-9])
+    with pytest.MonkeyPatch.context() as mp:  # a few rows over many cells: route forced
+        mp.setattr(keyed, "CELLS_PER_ROW", 10**6)
+        assert keyed.plan_keys(rel, qi, [-9], Policy(policy), False) is not None
+        out = microsdc.sample_frequencies(rel, qi, k=k, missing=policy, missing_values=[-9])
+    got = out.df()
+    got = got.sort_values("rid").reset_index(drop=True)
+    assert got["rid"].tolist() == list(range(len(df)))
+    assert got["fk"].tolist() == want["fk"].tolist()
+    assert got["at_risk"].tolist() == want["at_risk"].tolist()
+    assert list(got.columns) == [*df.columns, "fk", "at_risk"]
+
+
+def test_hand_computed_example() -> None:
+    # A: 0, 0, 1, 1, -, 0, -   B: 1, 1, 2, 1, 2, -, -  (- = missing: null or the code 99)
+    df = pd.DataFrame(
+        {
+            "A": pd.array([10, 10, 11, 11, None, 10, 99], dtype="Int32"),
+            "B": pd.array([1, 1, 2, 1, 2, None, None], dtype="Int8"),
+            "rid": range(7),
+        }
+    )
+    rel = _relation(df)
+    plan = keyed.plan_keys(rel, ["A", "B"], {"A": ["99"]}, Policy("wildcard"), False)
+    assert plan is not None and plan.base.tolist() == [3, 3] and plan.n_rows == 7
+    out = microsdc.sample_frequencies(rel, ["A", "B"], k=3, missing_values={"A": ["99"]}).df()
+    out = out.sort_values("rid")
+    assert out["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
+    assert out["at_risk"].tolist() == [False, False, False, True, False, False, False]
+
+
+@pytest.mark.parametrize(
+    "frame, weighted, policy",
+    [
+        (pd.DataFrame({"a": ["x", "y"]}), False, "wildcard"),  # text
+        (pd.DataFrame({"a": [1.0, 2.0]}), False, "wildcard"),  # float
+        (pd.DataFrame({"a": [0, 10**9]}), False, "wildcard"),  # range too wide
+        (pd.DataFrame({"a": np.array([2**63, 2**63 + 1], dtype=np.uint64)}), False, "wildcard"),
+        (pd.DataFrame({"a": [1, 2]}), True, "wildcard"),  # weights
+        (pd.DataFrame({"a": [1, 2]}), False, "conservative"),
+    ],
+)
+def test_other_inputs_take_the_pattern_route(
+    frame: pd.DataFrame, weighted: bool, policy: str
+) -> None:
+    assert keyed.plan_keys(_relation(frame), ["a"], None, Policy(policy), weighted) is None
+
+
+def test_sparse_key_space_takes_the_pattern_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    rel = _relation(pd.DataFrame({"a": [0, 50], "b": [0, 50]}))  # 52 * 52 cells, 2 rows
+    assert keyed.plan_keys(rel, ["a", "b"], None, Policy("wildcard"), False) is None
+    monkeypatch.setattr(keyed, "CELLS_PER_ROW", 10**4)
+    assert keyed.plan_keys(rel, ["a", "b"], None, Policy("wildcard"), False) is not None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    base=st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_wildcard_sums_inplace_matches_brute_force(base: list[int], data: st.DataObject) -> None:
+    size = int(np.prod(base))
+    keys = np.array(data.draw(st.lists(st.integers(0, size - 1), max_size=30)), dtype=np.int64)
+    table = zeros(size, np.int32)
+    add_keys(table, keys)
+    counts = table.copy()
+    wildcard_sums_inplace(table, np.array(base))
+    cells = list(itertools.product(*[range(b) for b in base]))  # slot 0 = missing
+
+    def key(cell: tuple[int, ...]) -> int:
+        return int(np.ravel_multi_index(cell[::-1], base[::-1]))
+
+    for x in cells:
+        want = sum(
+            int(counts[key(y)])
+            for y in cells
+            if all(a == b or a == 0 or b == 0 for a, b in zip(x, y, strict=True))
+        )
+        assert table[key(x)] == want
