@@ -288,7 +288,7 @@ def pair_support(
         for ib in range(n_masks):
             shared[ib] = mask_vals[ib] & a
         ob = np.argsort(shared, kind="mergesort")
-        lo = 0
+        lo = np.int64(0)  # not a literal: one compiled _rows
         while lo < n_masks:
             s_bits = shared[ob[lo]]
             hi = lo
@@ -455,7 +455,7 @@ def pair_conservative(
         tgt_gid = np.full((n_masks, nt), -1, dtype=np.int64)
         n_grp = 0
         offset = 0
-        lo = 0
+        lo = np.int64(0)
         while lo < n_masks:
             s_bits = shared[ob[lo]]
             hi = lo

@@ -203,7 +203,7 @@ def greedy_bitset(
         r = order[oi]
         rb = one << np.uint64(r & 63)
         pending[r >> 6] &= ~rb
-        obs = 0
+        obs = np.int64(0)  # not a literal: one compiled _ordered_sets
         for j in range(m):
             if codes[r, j] >= 0:
                 obs |= 1 << j
@@ -393,7 +393,7 @@ def change_cells(
     sets = np.empty(m, dtype=np.int64)
     # records that could fall below k when losing a row: fk < k + the largest multiplicity
     # (a superset is fine, each is checked exactly)
-    cap = 1
+    cap = np.int64(1)  # not a literal: one compiled _try_blanks
     for t in range(rows.shape[0]):
         cap = max(cap, mult[rows[t]])
     fragile = np.zeros(words, dtype=np.uint64)
@@ -404,7 +404,7 @@ def change_cells(
     for t in range(rows.shape[0]):
         r = rows[t]
         orig_obs = 0
-        obs = 0
+        obs = np.int64(0)
         for j in range(m):
             if original[r, j] >= 0:
                 orig_obs |= 1 << j
@@ -467,7 +467,7 @@ def _try_blanks(
     one = np.uint64(1)
     rb = one << np.uint64(r & 63)
     wr = r >> 6
-    obs = 0
+    obs = np.int64(0)
     orig_obs = 0
     for j in range(m):
         if codes[r, j] >= 0:
@@ -570,7 +570,7 @@ def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - nu
         total += mult[i]
     res = np.zeros(targets.shape[0], dtype=np.int64)
     for t in range(targets.shape[0]):
-        a_set = 0
+        a_set = np.int64(0)
         for j in range(m):
             if targets[t, j] >= 0:
                 a_set |= 1 << j
