@@ -331,6 +331,7 @@ def _pair_route(
     use_colw: bool,
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
+    from microsdc._kernels.hashing import log2_span
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
 
     n = len(cnt)
@@ -352,6 +353,7 @@ def _pair_route(
         colw,
         use_colw,
         direct,
+        None if log2_span(card) < 60.0 else True,  # generic grouping compiled only if needed
     )
     support = np.empty_like(support_s)
     support[order] = support_s
