@@ -46,7 +46,7 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _popcount(x):  # pragma: no cover - numba
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
@@ -54,7 +54,7 @@ def _popcount(x):  # pragma: no cover - numba
     return (x * _H01) >> np.uint64(56)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
     (count of non-zero words listed, population).
@@ -89,7 +89,7 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
     return count, pop
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     """Records (units weighted by ``mult``) in ``buf``: exact below k, else a lower bound >= k.
 
@@ -101,7 +101,7 @@ def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     return _exact_weighted(buf, nz, count, mult)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
     """Records (units weighted by ``mult``) in ``buf``, exactly."""
     one = np.uint64(1)
@@ -116,7 +116,7 @@ def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fill_all(buf, nz, n):  # pragma: no cover - numba
     """``buf`` = every one of the n records, ``nz`` = every word; returns the number of words."""
     words = buf.shape[0]
@@ -128,7 +128,7 @@ def _fill_all(buf, nz, n):  # pragma: no cover - numba
     return words
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
     """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
     and a summary of each set (bit w: word w is non-zero)."""
@@ -275,7 +275,7 @@ def greedy_bitset(
     return blanked
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover - numba
     """Bit-set indices of record r's values on the columns of ``a_set``, smallest set first."""
     n_sets = 0
@@ -377,7 +377,7 @@ def improve_cells(
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def change_cells(
     codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, restore_only
 ):  # pragma: no cover - numba
@@ -451,7 +451,7 @@ def change_cells(
     return changed
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _try_blanks(
     codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
     fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
@@ -544,7 +544,7 @@ def _try_blanks(
     return ok
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - numba
     """Wildcard support of each row of ``targets`` among the rows of ``codes``.
 
