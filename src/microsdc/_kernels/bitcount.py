@@ -68,6 +68,22 @@ def _build(codes, card):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _by_size(sets, ssize, n):  # pragma: no cover - numba
+    """Sort ``sets[:n]`` by ``ssize[:n]`` in place, smallest first (insertion sort: n is
+    the number of columns; numba's argsort would be compiled for this alone)."""
+    for i in range(1, n):
+        s = sets[i]
+        z = ssize[i]
+        t = i
+        while t > 0 and ssize[t - 1] > z:
+            sets[t] = sets[t - 1]
+            ssize[t] = ssize[t - 1]
+            t -= 1
+        sets[t] = s
+        ssize[t] = z
+
+
+@numba.njit(cache=True, nogil=True)
 def bitset_support(
     codes,
     mask,
@@ -77,15 +93,19 @@ def bitset_support(
     weighted,
     colw,
     use_colw,
-    conservative,
     observed_card,
     targets,
     push,
 ):  # pragma: no cover - numba
     """Support of the patterns ``targets``, shape (n_patterns, 4) as in ``pair_support``
-    (rows of other patterns are zero, or hold what was pushed to them); with
-    ``conservative``, also the conservative count and weight of incomplete targets
-    (NaN elsewhere).
+    (rows of other patterns are zero, or hold what was pushed to them); when
+    ``observed_card`` (int64, categories observed per column) is given, also the
+    conservative count and weight of incomplete targets (NaN elsewhere), else an
+    empty (0, 2) array.
+
+    ``observed_card=None`` is a type of its own to numba: the conservative branch
+    is pruned before typing, so the other policies never compile the conservative
+    search (:mod:`microsdc._kernels.conservative`).
 
     Where ``push[q]`` is set, every target p compatible with q also adds its own count
     and weight to q's support (q's support from the targets, in one pass).
@@ -95,7 +115,10 @@ def bitset_support(
     words = (p_total + 63) // 64
     offset, bits, size = _build(codes, card)
     out = np.zeros((p_total, 4), dtype=np.float64)
-    cons = np.full((p_total if conservative else 0, 2), np.nan)
+    n_cons = 0
+    if observed_card is not None:
+        n_cons = p_total
+    cons = np.full((n_cons, 2), np.nan)
     buf = np.zeros(words, dtype=np.uint64)
     nz = np.empty(words, dtype=np.int64)
     sets = np.empty(m, dtype=np.int64)
@@ -103,7 +126,7 @@ def bitset_support(
     cand = np.empty(p_total, dtype=np.int64)
     for t_i in range(targets.shape[0]):
         p = targets[t_i]
-        n_sets = 0
+        n_sets = np.int64(0)
         for j in range(m):
             c = codes[p, j]
             if c >= 0:
@@ -120,8 +143,8 @@ def bitset_support(
                 nz[count] = w
                 count += 1
         else:
-            order = np.argsort(ssize[:n_sets])
-            first = sets[order[0]]
+            _by_size(sets, ssize, n_sets)
+            first = sets[0]
             for w in range(words):
                 x = bits[first, w]
                 if x:
@@ -129,7 +152,7 @@ def bitset_support(
                     nz[count] = w
                     count += 1
             for t in range(1, n_sets):
-                s = sets[order[t]]
+                s = sets[t]
                 keep = 0
                 for i in range(count):
                     w = nz[i]
@@ -176,19 +199,20 @@ def bitset_support(
                     out[q, c] += g * cnt[p]
                     if weighted:
                         out[q, c + 2] += g * wsum[p]
-        if conservative and a != full:
-            n_miss = 0
-            for j in range(m):
-                if not (a >> j) & 1:
-                    n_miss += 1
-            miss = np.empty(n_miss, dtype=np.int64)
-            u = 0
-            for j in range(m):
-                if not (a >> j) & 1:
-                    miss[u] = j
-                    u += 1
-            chosen = cand[:nc].copy()
-            cons[p, 0] = min_completion(codes, chosen, miss, observed_card, card, cnt)
-            if weighted:
-                cons[p, 1] = min_completion(codes, chosen, miss, observed_card, card, wsum)
+        if observed_card is not None:  # pruned at compile time when None
+            if a != full:
+                n_miss = 0
+                for j in range(m):
+                    if not (a >> j) & 1:
+                        n_miss += 1
+                miss = np.empty(n_miss, dtype=np.int64)
+                u = 0
+                for j in range(m):
+                    if not (a >> j) & 1:
+                        miss[u] = j
+                        u += 1
+                chosen = cand[:nc].copy()
+                cons[p, 0] = min_completion(codes, chosen, miss, observed_card, card, cnt)
+                if weighted:
+                    cons[p, 1] = min_completion(codes, chosen, miss, observed_card, card, wsum)
     return out, cons

@@ -84,7 +84,7 @@ def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no
         bound += low
     if bound >= best:
         return best
-    best_t = -1
+    best_t = np.int64(-1)  # not a literal: one compiled _without
     best_present = np.zeros(0, dtype=np.int64)
     for t in range(q):
         j = cols[t]

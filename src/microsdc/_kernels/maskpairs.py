@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from microsdc._kernels.conservative import min_completion
+from microsdc._kernels.order import stable_order
 
 __all__ = ["DIRECT_LIMIT", "pair_conservative", "pair_support"]
 
@@ -265,7 +266,7 @@ def _table_mode(cols, card, direct_size, nb):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def pair_support(
-    codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct
+    codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct, wide
 ):  # pragma: no cover - numba
     """Per-pattern support, shape (n_patterns, 4): counts from complete and from
     incomplete source patterns, then the same as weight sums.
@@ -273,6 +274,11 @@ def pair_support(
     The patterns must be sorted by mask: those of ``mask_vals[i]`` are the rows
     ``mask_start[i]:mask_start[i + 1]`` of ``codes``. Keys are computed and looked
     up row by row, without intermediate arrays (one pass over each side).
+
+    ``wide`` is ``None`` when no set of columns spans 2^62 keys (the caller checks
+    the span of all columns), else True. With ``None`` the generic grouping that
+    compares codes is pruned before typing and never compiled (a span beyond 62
+    bits then raises ValueError).
     """
     p_total, m = codes.shape
     n_masks = mask_vals.shape[0]
@@ -287,8 +293,8 @@ def pair_support(
         nt = t_hi - t_lo
         for ib in range(n_masks):
             shared[ib] = mask_vals[ib] & a
-        ob = np.argsort(shared, kind="mergesort")
-        lo = 0
+        ob = stable_order(shared, m)
+        lo = np.int64(0)  # not a literal: one compiled _rows
         while lo < n_masks:
             s_bits = shared[ob[lo]]
             hi = lo
@@ -312,6 +318,8 @@ def pair_support(
             nb = ns if build_sources else nt
             mode, radix = _table_mode(cols, card, direct.shape[0], nb)
             if mode == 2:  # rare: generic grouping that compares the codes
+                if wide is None:
+                    raise ValueError("key span beyond 62 bits: pass wide=True")
                 src = _rows(mask_start, ob, lo, hi)
                 tgt = np.arange(t_lo, t_hi)
                 gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
@@ -447,7 +455,7 @@ def pair_conservative(
         missing_cols = _columns(full & ~a, m)
         for ib in range(n_masks):
             shared[ib] = mask_vals[ib] & a
-        ob = np.argsort(shared, kind="mergesort")
+        ob = stable_order(shared, m)
         # matched (target group, source) pairs of every shared-column group, as a CSR
         grp_src = np.empty(p_total, dtype=np.int64)
         grp_gid = np.empty(p_total, dtype=np.int64)
@@ -455,7 +463,7 @@ def pair_conservative(
         tgt_gid = np.full((n_masks, nt), -1, dtype=np.int64)
         n_grp = 0
         offset = 0
-        lo = 0
+        lo = np.int64(0)
         while lo < n_masks:
             s_bits = shared[ob[lo]]
             hi = lo

@@ -379,14 +379,14 @@ def announce_compile(*parts: str) -> bool:
     """Say in one line on stderr that the numerical kernels compile now, if their cache is cold.
 
     The first run after installing microsdc compiles its numba kernels (about
-    a minute) and caches them; without this line a piped or ``--no-progress``
-    run would look hung. Returns whether the line was printed.
+    20 seconds for the demo) and caches them; without this line a piped or
+    ``--no-progress`` run would look hung. Returns whether the line was printed.
     """
     if not cold_kernels(parts or tuple(KERNEL_MODULES)):
         return False
     click.echo(
         "First run: compiling microsdc's numerical kernels (once per installation, about "
-        "half a minute; later runs start at once).",
+        "20 seconds; later runs start at once).",
         err=True,
     )
     return True

@@ -222,7 +222,7 @@ def _support(
 
         colw = np.ascontiguousarray(value_shares(pat.codes, card + 1, pat.count)[:, 1:])
     conservative = policy.kind == "conservative"
-    observed = observed_categories(pat.codes) if conservative else np.zeros(0, dtype=np.int64)
+    observed = observed_categories(pat.codes) if conservative else None
     p_total = len(pat.count)
     if route == "bitset":
         from microsdc._kernels.bitcount import bitset_support
@@ -236,7 +236,6 @@ def _support(
             weighted,
             colw,
             use_colw,
-            conservative,
             observed,
             np.arange(p_total),
             np.zeros(p_total, dtype=np.bool_),
@@ -270,8 +269,7 @@ def _support(
             weighted,
             colw,
             use_colw,
-            False,
-            observed,
+            None,
             np.flatnonzero(rare),
             ~rare,
         )
@@ -333,6 +331,7 @@ def _pair_route(
     use_colw: bool,
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
+    from microsdc._kernels.hashing import log2_span
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
 
     n = len(cnt)
@@ -354,6 +353,7 @@ def _pair_route(
         colw,
         use_colw,
         direct,
+        None if log2_span(card) < 60.0 else True,  # generic grouping compiled only if needed
     )
     support = np.empty_like(support_s)
     support[order] = support_s

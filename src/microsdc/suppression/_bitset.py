@@ -46,7 +46,7 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _popcount(x):  # pragma: no cover - numba
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
@@ -54,7 +54,7 @@ def _popcount(x):  # pragma: no cover - numba
     return (x * _H01) >> np.uint64(56)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
     (count of non-zero words listed, population).
@@ -89,7 +89,7 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
     return count, pop
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     """Records (units weighted by ``mult``) in ``buf``: exact below k, else a lower bound >= k.
 
@@ -101,7 +101,7 @@ def _weighted(buf, nz, count, pop, mult, k):  # pragma: no cover - numba
     return _exact_weighted(buf, nz, count, mult)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
     """Records (units weighted by ``mult``) in ``buf``, exactly."""
     one = np.uint64(1)
@@ -116,7 +116,7 @@ def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _fill_all(buf, nz, n):  # pragma: no cover - numba
     """``buf`` = every one of the n records, ``nz`` = every word; returns the number of words."""
     words = buf.shape[0]
@@ -128,7 +128,7 @@ def _fill_all(buf, nz, n):  # pragma: no cover - numba
     return words
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
     """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
     and a summary of each set (bit w: word w is non-zero)."""
@@ -203,7 +203,7 @@ def greedy_bitset(
         r = order[oi]
         rb = one << np.uint64(r & 63)
         pending[r >> 6] &= ~rb
-        obs = 0
+        obs = np.int64(0)  # not a literal: one compiled _ordered_sets
         for j in range(m):
             if codes[r, j] >= 0:
                 obs |= 1 << j
@@ -275,7 +275,7 @@ def greedy_bitset(
     return blanked
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover - numba
     """Bit-set indices of record r's values on the columns of ``a_set``, smallest set first."""
     n_sets = 0
@@ -377,7 +377,7 @@ def improve_cells(
     )
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def change_cells(
     codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, restore_only
 ):  # pragma: no cover - numba
@@ -393,7 +393,7 @@ def change_cells(
     sets = np.empty(m, dtype=np.int64)
     # records that could fall below k when losing a row: fk < k + the largest multiplicity
     # (a superset is fine, each is checked exactly)
-    cap = 1
+    cap = np.int64(1)  # not a literal: one compiled _try_blanks
     for t in range(rows.shape[0]):
         cap = max(cap, mult[rows[t]])
     fragile = np.zeros(words, dtype=np.uint64)
@@ -404,7 +404,7 @@ def change_cells(
     for t in range(rows.shape[0]):
         r = rows[t]
         orig_obs = 0
-        obs = 0
+        obs = np.int64(0)
         for j in range(m):
             if original[r, j] >= 0:
                 orig_obs |= 1 << j
@@ -451,7 +451,7 @@ def change_cells(
     return changed
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def _try_blanks(
     codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
     fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
@@ -467,7 +467,7 @@ def _try_blanks(
     one = np.uint64(1)
     rb = one << np.uint64(r & 63)
     wr = r >> 6
-    obs = 0
+    obs = np.int64(0)
     orig_obs = 0
     for j in range(m):
         if codes[r, j] >= 0:
@@ -544,7 +544,7 @@ def _try_blanks(
     return ok
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - numba
     """Wildcard support of each row of ``targets`` among the rows of ``codes``.
 
@@ -570,7 +570,7 @@ def support_bitset(codes, n_categories, mult, targets):  # pragma: no cover - nu
         total += mult[i]
     res = np.zeros(targets.shape[0], dtype=np.int64)
     for t in range(targets.shape[0]):
-        a_set = 0
+        a_set = np.int64(0)
         for j in range(m):
             if targets[t, j] >= 0:
                 a_set |= 1 << j

@@ -315,7 +315,7 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cov
     old = codes[r].copy()
     for j in range(m):
         codes[r, j] = newvals[j]
-    cnt = 0
+    cnt = np.int64(0)  # int64 from the start: one compiled callee, not a literal one too
     for s in range(n):
         ok = True
         for j in range(m):
@@ -355,7 +355,7 @@ def _mask_id(ht, meta, mk, n_masks, b, full, key):  # pragma: no cover - numba
     if mid >= 0:
         return mid - 1, n_masks
     mid = n_masks
-    _add(ht, meta, key, mid + 1, 0)
+    _add(ht, meta, key, mid + 1, np.int64(0))
     mk[mid, _MVAL] = b
     mk[mid, _MHEAD] = -1
     mk[mid, _MROWS] = 0
@@ -453,7 +453,7 @@ def _support_from(
         if dense:
             reg[mid, cols] = tid
         else:
-            _add(ht, meta, key, tid + 1, 0)
+            _add(ht, meta, key, tid + 1, np.int64(0))
         td[tid, _TMASK] = mid
         td[tid, _TC] = cols
         td[tid, _TNEXT] = mk[mid, _MTHEAD]
@@ -486,11 +486,11 @@ def _init_state(codes, full, key):  # pragma: no cover - numba
     rnext = np.full(n, -1, dtype=np.int64)
     rprev = np.full(n, -1, dtype=np.int64)
     rmask = np.empty(n, dtype=np.int64)
-    n_masks = 0
+    n_masks = np.int64(0)
     for i in range(n):
         b = _row_mask(codes, i)
         rmask[i] = b
-        ht = _reserve(ht, meta, 1)
+        ht = _reserve(ht, meta, np.int64(1))
         mk = _grow2(mk, n_masks + 1)
         mid, n_masks = _mask_id(ht, meta, mk, n_masks, b, full, key)
         _link(mk, rnext, rprev, mid, i)
@@ -625,7 +625,7 @@ def greedy_suppress(
         pending[order[oi]] = weight[oi]
     ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
     td = np.full((64, 3), -1, dtype=np.int64)
-    n_tables = 0
+    n_tables = np.int64(0)
     max_card = 1
     for j in range(m):
         max_card = max(max_card, n_categories[j])
@@ -651,7 +651,7 @@ def greedy_suppress(
             w_r = pending[r]
             pending[r] = 0
             ht = _reserve(ht, meta, n_tables + 1)
-            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -w_r, word_of, mult)
+            _update_tables(ht, meta, key, mk, td, mid1, vals, np.int64(0), -w_r, word_of, mult)
         if obs == 0:
             continue
         chosen = -1
@@ -753,7 +753,7 @@ def greedy_suppress(
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen
         ht = _reserve(ht, meta, n_tables + 2)
-        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0, word_of, mult)
+        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], np.int64(0), word_of, mult)
         _unlink(mk, rnext, rprev, mid1, r)
         for j in range(m):
             if (chosen >> j) & 1:
@@ -766,7 +766,7 @@ def greedy_suppress(
         mk = _grow2(mk, n_masks + 1)
         reg = _grow2(reg, n_masks + 1)
         mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
-        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0, word_of, mult)
+        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], np.int64(0), word_of, mult)
         _link(mk, rnext, rprev, mid2, r)
     return blanked
 
@@ -781,11 +781,11 @@ def _support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cov
     out3 = np.zeros(5, dtype=np.int64)
     ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = _init_state(codes, full, key)
     td = np.full((64, 3), -1, dtype=np.int64)
-    n_tables = 0
+    n_tables = np.int64(0)
     res = np.zeros(targets.shape[0], dtype=np.int64)
     vals = np.empty(m, dtype=np.int64)
     for t in range(targets.shape[0]):
-        a_set = 0
+        a_set = np.int64(0)
         for j in range(m):
             vals[j] = targets[t, j]
             if vals[j] >= 0:

@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["bucket", "find_alive", "kill", "swap_areas"]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def bucket(order: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[Any, Any]:
     """Stable counting sort of ``order`` by ``cells[order]``; returns (sorted, pointers)."""
     ptr = np.zeros(n_cells + 1, dtype=np.int64)
@@ -27,7 +27,7 @@ def bucket(order: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[Any, Any
     return out, ptr
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def find_alive(pos, end, order, nxt, used, failed):
     j = pos
     while j < end:
@@ -49,14 +49,14 @@ def find_alive(pos, end, order, nxt, used, failed):
     return j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def kill(hh, prof_cell, pair_code, cell_alive, cell_off, pair_alive, pair_off):
     for p in range(prof_cell.shape[0]):
         cell_alive[cell_off[p] + prof_cell[p, hh]] -= 1
         pair_alive[pair_off[p] + pair_code[p, hh]] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def swap_areas(
     a_lo,
     a_hi,
