@@ -52,6 +52,9 @@ __all__ = ["greedy_probabilistic"]
 SCALE = float(1 << 20)
 #: Masks with at most this many records are scanned instead of tabulated.
 _SCAN_MAX = 16
+#: A (mask, columns) pair is tabulated when asked for this many times (dense registry);
+#: before, the mask's records are scanned.
+_BUILD_AFTER = 2
 #: Up to this many columns, the values present in each mask are tallied (a quick filter).
 _PRESENT_BITS = 10
 #: ... and when the tally has at most this many entries.
@@ -127,7 +130,12 @@ def _support_from(
     m = codes.shape[1]
     if tid < 0:
         row_vals = np.empty(m, dtype=np.int64)
-        if mk[mid, _MROWS] <= _SCAN_MAX:
+        scan = mk[mid, _MROWS] <= _SCAN_MAX
+        if dense and not scan and -1 - tid < _BUILD_AFTER:
+            # a pair asked for the first times is scanned: many are never asked again
+            reg[mid, cols] = tid - 1
+            scan = True
+        if scan:
             c0 = 0
             c1 = 0
             s = mk[mid, _MHEAD]
@@ -192,17 +200,24 @@ def _support_all(
     out,
     res,
     present,
+    morder,
+    stop,
 ):  # pragma: no cover - numba
     """Probabilistic count of (a_set, vals) into res[0], scaled waiting support into res[1].
 
     ``present[b, j, v]`` counts the records of mask ``b`` with value v in column j
     (empty first axis: not used); a mask lacking one of the target's values on
-    the columns both observe is skipped. Returns the new number of tables.
+    the columns both observe is skipped. Masks are visited in the order
+    ``morder``; the walk stops once the count reaches ``stop`` (the waiting
+    support is then partial). Returns the new number of tables.
     """
     q = 0.0
     p = 0.0
     use_present = present.shape[0] > 0
-    for mid in range(n_masks):
+    for t in range(n_masks):
+        if q >= stop:
+            break
+        mid = morder[t]
         if mk[mid, _MROWS] == 0:
             continue
         b = mk[mid, _MVAL]
@@ -322,7 +337,11 @@ def greedy_probabilistic(
                 if codes[i, j] >= 0:
                     present[b, j, codes[i, j]] += wt[i]
     blanked = np.zeros(order.shape[0], dtype=np.int64)
+    weigh = candidates.shape[0] > 0 and cand_class[0] <= select_max
+    morder = np.arange(max(n_masks, 1), dtype=np.int64)
     for oi in range(order.shape[0]):
+        if oi % 64 == 0:  # largest masks first: the walk can stop early
+            morder = np.argsort(-mk[:n_masks, _MROWS], kind="mergesort")
         r = order[oi]
         obs = rmask[r]
         for j in range(m):
@@ -371,6 +390,8 @@ def greedy_probabilistic(
                 out,
                 res,
                 present,
+                morder,
+                np.inf if (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max) else k,
             )
             if s_set == 0:
                 p0 = res[1]
@@ -411,6 +432,8 @@ def greedy_probabilistic(
         mk = _grow2(mk, n_masks + 1)
         reg = _grow2(reg, n_masks + 1)
         mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
+        if mid2 >= morder.shape[0]:
+            morder = np.append(morder, mid2)
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0.0, shares, word_of, mult)
         _link(mk, rnext, rprev, mid2, r)
     return blanked

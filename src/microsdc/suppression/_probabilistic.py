@@ -29,7 +29,7 @@ _POLICY = Policy("probabilistic")
 
 #: The greedy weighs the candidates of this many classes (fewest cells first) against each
 #: other; beyond them it takes the first candidate that reaches k.
-_TIE_CLASSES = 1
+_TIE_CLASSES = 0
 
 #: Passes with at least this many patterns at risk count the candidates up front (class by
 #: class) to skip those far from k.
