@@ -8,9 +8,9 @@ counts fk exactly on the current data (shares recomputed), then a greedy over
 the distinct patterns at risk, in ascending fk, updates the counts after
 every blank (with the shares of the pass's start), skips the patterns that
 have reached k meanwhile and gives each remaining one the cheapest set of its
-cells that brings it to k, preferring among equally cheap sets the one that
-adds the most support to the patterns still waiting. A pattern for which no
-set does is blanked entirely (it then matches every record with weight 1).
+cells (by importance) that brings it to k. A pattern for which no set does is
+blanked entirely (it then matches every record with weight 1). Counts of the
+candidate sets at the pass's start let the greedy skip the sets far from k.
 Passes repeat until a full count finds no record at risk; cells are only
 ever added, so the loop ends.
 """
@@ -28,7 +28,9 @@ __all__ = ["probabilistic_reach_k", "probabilistic_suppress"]
 _POLICY = Policy("probabilistic")
 
 #: The greedy weighs the candidates of this many classes (fewest cells first) against each
-#: other; beyond them it takes the first candidate that reaches k.
+#: other by the support they give to the patterns still waiting; beyond them it takes the
+#: first candidate that reaches k. Weighing the first class saved 0.6 % of the cells over
+#: S1, S2, T1, T2 (k = 3, 5) for about 40 % more time on S2: off by default.
 _TIE_CLASSES = 0
 
 #: Passes with at least this many patterns at risk count the candidates up front (class by
