@@ -57,6 +57,8 @@ _SCAN_MAX = 16
 _BUILD_AFTER = 2
 #: Up to this many columns, the values present in each mask are tallied (a quick filter).
 _PRESENT_BITS = 10
+#: Bound on the rounding of a count walked with its bound (the walk stops below k - this).
+_MARGIN = 1e-9
 #: ... and when the tally has at most this many entries.
 _PRESENT_MAX = 1 << 22
 
@@ -202,6 +204,8 @@ def _support_all(
     present,
     morder,
     stop,
+    mweight,
+    ub,
 ):  # pragma: no cover - numba
     """Probabilistic count of (a_set, vals) into res[0], scaled waiting support into res[1].
 
@@ -209,11 +213,39 @@ def _support_all(
     (empty first axis: not used); a mask lacking one of the target's values on
     the columns both observe is skipped. Masks are visited in the order
     ``morder``; the walk stops once the count reaches ``stop`` (the waiting
-    support is then partial). Returns the new number of tables.
+    support is then partial). With a finite ``stop`` and the tally, each mask's
+    share is first bounded by its fewest records carrying one of the target's
+    values (``mweight[b]``: records of mask b; ``ub``: scratch per mask id), and
+    the walk also stops once the count cannot reach ``stop`` (res[0] then holds
+    a bound below it). Returns the new number of tables.
     """
     q = 0.0
     p = 0.0
     use_present = present.shape[0] > 0
+    bounded = use_present and stop < np.inf
+    rem = 0.0
+    if bounded:
+        for t in range(n_masks):
+            mid = morder[t]
+            ub[mid] = 0.0
+            if mk[mid, _MROWS] == 0:
+                continue
+            b = mk[mid, _MVAL]
+            common = a_set & b
+            lim = mweight[b]
+            j = 0
+            while common:
+                if common & 1 and present[b, j, vals[j]] < lim:
+                    lim = present[b, j, vals[j]]
+                common >>= 1
+                j += 1
+            if lim > 0:
+                ub[mid] = lim * _share_product(shares, vals, a_set & ~b)
+                rem += ub[mid]
+        if rem < stop - _MARGIN:
+            res[0] = rem
+            res[1] = 0.0
+            return n_tables
     for t in range(n_masks):
         if q >= stop:
             break
@@ -221,7 +253,13 @@ def _support_all(
         if mk[mid, _MROWS] == 0:
             continue
         b = mk[mid, _MVAL]
-        if use_present:
+        if bounded:
+            if ub[mid] == 0.0:
+                continue
+            if q + rem < stop - _MARGIN:
+                break
+            rem -= ub[mid]
+        elif use_present:
             common = a_set & b
             j = 0
             miss = False
@@ -276,8 +314,6 @@ def greedy_probabilistic(
     weight,
     wt,
     select_max,
-    start_fk,
-    slack,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
 
@@ -295,20 +331,14 @@ def greedy_probabilistic(
     wt : ndarray of shape (n,), int64, >= 1, records each row stands for
     select_max : int
         Candidates of a class above this one are taken as soon as one reaches k
-        (no tie-break: fewer counts).
-    start_fk : ndarray of shape (r, p), float64
-        Count of each row of ``order`` with each of the first p candidates blanked,
-        on ``codes`` as given (p may be 0).
-    slack : float
-        Those candidates are not tried when their ``start_fk`` is below k - slack:
-        blanks made meanwhile rarely raise a count that much, and the count of a
-        candidate (a walk over every mask) is the kernel's main cost.
+        (no tie-break: a count can then stop as soon as it is decided).
 
     A row whose count (with the shares given) already reaches k when its turn
     comes is skipped. Otherwise, among the candidates of the cheapest class
-    that brings it to k, the one whose new pattern adds the most support to
-    the rows still waiting is taken (ties to the cheaper); when none does,
-    every observed cell of the row is blanked.
+    that brings it to k, the first (class above ``select_max``) or the one
+    whose new pattern adds the most support to the rows still waiting (ties to
+    the cheaper) is taken; when none does, every observed cell of the row is
+    blanked.
 
     Returns
     -------
@@ -330,9 +360,12 @@ def greedy_probabilistic(
     max_card = shares.shape[1]
     tally = m <= _PRESENT_BITS and (1 << m) * m * max_card <= _PRESENT_MAX
     present = np.zeros(((1 << m) if tally else 0, m, max_card), dtype=np.int64)
+    mweight = np.zeros(present.shape[0], dtype=np.int64)
+    ub = np.zeros(present.shape[0], dtype=np.float64)
     if present.shape[0] > 0:
         for i in range(n):
             b = rmask[i]
+            mweight[b] += wt[i]
             for j in range(m):
                 if codes[i, j] >= 0:
                     present[b, j, codes[i, j]] += wt[i]
@@ -362,8 +395,6 @@ def greedy_probabilistic(
             s_set = 0 if ci < 0 else candidates[ci]
             if s_set & ~obs:
                 continue
-            if 0 <= ci < start_fk.shape[1] and start_fk[oi, ci] < k - slack:
-                continue
             if best_class >= 0 and cand_class[ci] != best_class:
                 break
             a_set = obs & ~s_set
@@ -392,6 +423,8 @@ def greedy_probabilistic(
                 present,
                 morder,
                 np.inf if (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max) else k,
+                mweight,
+                ub,
             )
             if s_set == 0:
                 p0 = res[1]
@@ -418,6 +451,8 @@ def greedy_probabilistic(
         _unlink(mk, rnext, rprev, mid1, r)
         if present.shape[0] > 0:
             b2 = obs & ~chosen
+            mweight[obs] -= wt[r]
+            mweight[b2] += wt[r]
             for j in range(m):
                 if (obs >> j) & 1:
                     present[obs, j, vals[j]] -= wt[r]

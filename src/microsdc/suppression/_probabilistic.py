@@ -9,8 +9,7 @@ the distinct patterns at risk, in ascending fk, updates the counts after
 every blank (with the shares of the pass's start), skips the patterns that
 have reached k meanwhile and gives each remaining one the cheapest set of its
 cells (by importance) that brings it to k. A pattern for which no set does is
-blanked entirely (it then matches every record with weight 1). Counts of the
-candidate sets at the pass's start let the greedy skip the sets far from k.
+blanked entirely (it then matches every record with weight 1).
 Passes repeat until a full count finds no record at risk; cells are only
 ever added, so the loop ends.
 """
@@ -32,13 +31,6 @@ _POLICY = Policy("probabilistic")
 #: first candidate that reaches k. Weighing the first class saved 0.6 % of the cells over
 #: S1, S2, T1, T2 (k = 3, 5) for about 40 % more time on S2: off by default.
 _TIE_CLASSES = 0
-
-#: Passes with at least this many patterns at risk count the candidates up front (class by
-#: class) to skip those far from k.
-_START_MIN = 500
-
-#: A candidate whose count at the start of the pass is below k - _SLACK * k is not tried.
-_SLACK = 0.5
 
 
 def probabilistic_reach_k(
@@ -64,64 +56,6 @@ def probabilistic_reach_k(
         if all_ok:
             return
     raise SDCError("Local suppression under 'probabilistic' did not converge; please report this.")
-
-
-def _start_counts(
-    units: np.ndarray,
-    n_categories: np.ndarray,
-    counts: np.ndarray,
-    candidates: np.ndarray,
-    klass: np.ndarray,
-    order: np.ndarray,
-    k: int,
-) -> np.ndarray:
-    """Count of each pattern of ``order`` with each candidate blanked, at the start of a pass.
-
-    Class by class (cheapest first), only for the patterns with no candidate
-    of an earlier class reaching k; one count per class, the targets added to
-    the patterns with weight 0. Entries not computed are +inf.
-
-    Returns
-    -------
-    ndarray of shape (len(order), c), float64, c the candidates up to the last class needed
-    """
-    from microsdc._kernels import dense
-    from microsdc.risk.kanonymity import share_weighted_support
-
-    m = units.shape[1]
-    if len(order) < _START_MIN:
-        return np.zeros((len(order), 0))
-    nc = np.asarray(n_categories, dtype=np.int64)
-    shares = dense.value_shares(units, nc + 1, counts)
-    w = counts.astype(np.float64)
-    out = np.full((len(order), len(candidates)), np.inf)
-    observed = np.zeros(len(order), dtype=np.int64)
-    for j in range(m):
-        observed |= (units[order, j] >= 0).astype(np.int64) << j
-    pending = np.ones(len(order), dtype=bool)
-    last = 0
-    for cls in np.unique(klass):  # classes are numbered by increasing cost
-        idx = np.flatnonzero(pending)
-        if len(idx) == 0:
-            break
-        ci = np.flatnonzero(klass == cls)
-        last = int(ci.max()) + 1
-        rec = np.repeat(idx, len(ci))
-        cand = np.tile(ci, len(idx))
-        msk = candidates[cand]
-        keep = (msk & ~observed[rec]) == 0
-        rec, cand, msk = rec[keep], cand[keep], msk[keep]
-        if len(rec) == 0:
-            continue
-        targets = units[order[rec]].copy()
-        for j in range(m):
-            targets[((msk >> j) & 1).astype(bool), j] = -1
-        both = np.concatenate([units, targets])
-        wb = np.concatenate([w, np.zeros(len(targets))])
-        fk_t = share_weighted_support(both, wb, nc, shares)[len(units) :]
-        out[rec, cand] = fk_t
-        pending[np.unique(rec[fk_t >= k - 1e-9])] = False
-    return np.ascontiguousarray(out[:, :last])
 
 
 def _unit_fk(
@@ -214,8 +148,6 @@ def probabilistic_suppress(
             wait,
             counts,
             int(klass[0]) + _TIE_CLASSES - 1,
-            _start_counts(units, nc, counts, cand, klass, order, k),
-            _SLACK * k,
         )
         if int(np.count_nonzero(units < 0)) == before:  # pragma: no cover - never expected
             # the first pattern in order is at risk with the exact count the kernel starts from
