@@ -52,15 +52,16 @@ __all__ = ["greedy_probabilistic"]
 SCALE = float(1 << 20)
 #: Masks with at most this many records are scanned instead of tabulated.
 _SCAN_MAX = 16
-#: A (mask, columns) pair is tabulated when asked for this many times (dense registry);
-#: before, the mask's records are scanned.
+#: The records of a mask are scanned the first this many times a (mask, columns) pair is
+#: asked for (dense registry), then the pair is tabulated: many are never asked again.
 _BUILD_AFTER = 2
-#: Up to this many columns, the values present in each mask are tallied (a quick filter).
+#: Up to this many columns, the values present in each mask are tallied (a filter and a
+#: bound on each mask's share of a count) ...
 _PRESENT_BITS = 10
-#: Bound on the rounding of a count walked with its bound (the walk stops below k - this).
-_MARGIN = 1e-9
 #: ... and when the tally has at most this many entries.
 _PRESENT_MAX = 1 << 22
+#: Rounding allowed for a bounded count: the walk stops once it cannot reach k - this.
+_MARGIN = 1e-9
 
 
 @numba.njit(cache=True, nogil=True)

@@ -86,9 +86,10 @@ def probabilistic_suppress(
     kernel (:func:`microsdc.suppression._prob_kernel.greedy_probabilistic`)
     over the patterns at risk, in ascending fk: counts are updated after every
     blank with the shares of the pass's start, a pattern that has reached k
-    meanwhile is skipped, and among the cheapest candidate subsets that bring
-    a pattern to k the one giving the most support to the patterns still
-    waiting (weighted by their deficit) is taken. Passes repeat until a full
+    meanwhile is skipped, and the others get the first of the cheapest
+    candidate subsets that brings them to k (with ``_TIE_CLASSES`` > 0, among
+    those of a class, the one giving the most support to the patterns still
+    waiting, weighted by their deficit). Passes repeat until a full
     count finds no record at risk (blanks shift the shares a little, and
     blanking a record lowers the count of records of its former pattern);
     cells are only ever added, so the loop ends.
