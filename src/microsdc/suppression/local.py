@@ -472,9 +472,12 @@ def local_suppression(
     with the released records already carrying that tuple, a class of k;
     groups short of k by fewer records than they have are completed with
     surplus members of released classes (:mod:`microsdc.suppression._category`).
-    Under ``"probabilistic"`` passes recount with the current shares and blank,
-    for every record at risk, the cheapest set of its cells that brings its
-    own count to k, until a full count finds none at risk.
+    Under ``"probabilistic"`` each pass counts exactly with the current shares,
+    then takes the distinct patterns at risk in ascending fk with counts
+    updated after every blank: a pattern that has reached k meanwhile is
+    skipped, the others get the cheapest set of their cells that brings them
+    to k; passes repeat until a full count finds none at risk
+    (:mod:`microsdc.suppression._probabilistic`).
 
     For the wildcard and alpha policies: minimum-suppression k-anonymity is
     NP-hard (Meyerson & Williams 2004). The greedy works on the distinct QI

@@ -1,0 +1,475 @@
+"""Numba kernel of the greedy local suppression under missing="probabilistic".
+
+The state is that of :mod:`microsdc.suppression._greedy`: per pair (source
+mask ``b``, column set ``C``) a count table ``T[b, C][v]`` of the records whose
+observed columns are exactly ``b`` and whose values on ``C`` are ``v``. The
+probabilistic count of a target with observed columns ``A`` and values ``v``
+is
+
+    fk(A, v) = sum over masks b of T[b, A & b][v on A & b] * prod over c in A - b of p_c(v_c),
+
+a source's blank matching the target's value with that value's share. The
+shares are those at the start of the call (the caller recounts exactly
+afterwards and calls again for the records still at risk).
+
+Each table slot also carries the weight of the records still waiting, each
+multiplied by the product of its shares over ``b - C``: the support that a
+pattern observed on ``C`` would give them. That is what a candidate's new
+pattern adds to the records still at risk, the greedy's tie-break. Weights
+are stored in fixed point (``SCALE``).
+
+This module imports numba; import it only inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from microsdc.suppression._greedy import (
+    _MHEAD,
+    _MROWS,
+    _MTHEAD,
+    _MVAL,
+    _TC,
+    _TNEXT,
+    _add,
+    _fill_key,
+    _fill_meta_key,
+    _get,
+    _get2,
+    _grow2,
+    _init_state,
+    _link,
+    _mask_id,
+    _reserve,
+    _unlink,
+)
+
+__all__ = ["greedy_probabilistic"]
+
+#: Fixed-point scale of the waiting weights kept in the hash table.
+SCALE = float(1 << 20)
+#: Masks with at most this many records are scanned instead of tabulated.
+_SCAN_MAX = 16
+#: The records of a mask are scanned the first this many times a (mask, columns) pair is
+#: asked for (dense registry), then the pair is tabulated: many are never asked again.
+_BUILD_AFTER = 2
+#: Up to this many columns, the values present in each mask are tallied (a filter and a
+#: bound on each mask's share of a count) ...
+_PRESENT_BITS = 10
+#: ... and when the tally has at most this many entries.
+_PRESENT_MAX = 1 << 22
+#: Rounding allowed for a bounded count: the walk stops once it cannot reach k - this.
+_MARGIN = 1e-9
+
+
+@numba.njit(cache=True, nogil=True)
+def _share_product(shares, vals, cols):  # pragma: no cover - numba
+    """Product of ``shares[j, vals[j]]`` over the columns of the bit set ``cols``."""
+    f = 1.0
+    j = 0
+    while cols:
+        if cols & 1:
+            f *= shares[j, vals[j]]
+        cols >>= 1
+        j += 1
+    return f
+
+
+@numba.njit(cache=True, nogil=True)
+def _scaled(weight, shares, vals, cols):  # pragma: no cover - numba
+    if weight == 0.0:
+        return 0
+    return np.int64(np.rint(weight * _share_product(shares, vals, cols) * SCALE))
+
+
+@numba.njit(cache=True, nogil=True)
+def _update_tables(
+    ht, meta, key, mk, td, mid, vals, d0, wait, shares, word_of, mult
+):  # pragma: no cover - numba
+    """Add ``d0`` records and the waiting weight ``wait`` (a float) under ``vals`` in every
+    table of mask ``mid``, the weight times the shares of the columns each table drops."""
+    b = mk[mid, _MVAL]
+    t = mk[mid, _MTHEAD]
+    while t >= 0:
+        cols = td[t, _TC]
+        _fill_key(key, t + 1, vals, cols, word_of, mult)
+        _add(ht, meta, key, d0, _scaled(wait, shares, vals, b & ~cols))
+        t = td[t, _TNEXT]
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_from(
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    mid,
+    cols,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    shares,
+    word_of,
+    mult,
+    n_tables,
+    out,
+):  # pragma: no cover - numba
+    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, scaled waiting
+    weight). Builds table number ``n_tables`` when the pair is new and returns True then."""
+    dense = reg.shape[1] > 0
+    b = mk[mid, _MVAL]
+    drop = b & ~cols
+    if dense:
+        tid = reg[mid, cols]
+    else:
+        _fill_meta_key(key, b, cols)
+        tid = _get(ht, key) - 1
+    m = codes.shape[1]
+    if tid < 0:
+        row_vals = np.empty(m, dtype=np.int64)
+        scan = mk[mid, _MROWS] <= _SCAN_MAX
+        if dense and not scan and -1 - tid < _BUILD_AFTER:
+            # a pair asked for the first times is scanned: many are never asked again
+            reg[mid, cols] = tid - 1
+            scan = True
+        if scan:
+            c0 = 0
+            c1 = 0
+            s = mk[mid, _MHEAD]
+            while s >= 0:
+                ok = True
+                for j in range(m):
+                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
+                        ok = False
+                        break
+                if ok:
+                    c0 += wt[s]
+                    for j in range(m):
+                        row_vals[j] = codes[s, j]
+                    c1 += _scaled(pending[s], shares, row_vals, drop)
+                s = rnext[s]
+            out[0] = c0
+            out[1] = c1
+            return False
+        tid = n_tables
+        if dense:
+            reg[mid, cols] = tid
+        else:
+            _add(ht, meta, key, tid + 1, 0)
+        td[tid, 0] = mid
+        td[tid, _TC] = cols
+        td[tid, _TNEXT] = mk[mid, _MTHEAD]
+        mk[mid, _MTHEAD] = tid
+        s = mk[mid, _MHEAD]
+        while s >= 0:
+            for j in range(m):
+                row_vals[j] = codes[s, j]
+            _fill_key(key, tid + 1, row_vals, cols, word_of, mult)
+            _add(ht, meta, key, wt[s], _scaled(pending[s], shares, row_vals, drop))
+            s = rnext[s]
+        _fill_key(key, tid + 1, vals, cols, word_of, mult)
+        _get2(ht, key, out)
+        return True
+    _fill_key(key, tid + 1, vals, cols, word_of, mult)
+    _get2(ht, key, out)
+    return False
+
+
+@numba.njit(cache=True, nogil=True)
+def _support_all(
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    n_masks,
+    a_set,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    shares,
+    word_of,
+    mult,
+    n_tables,
+    out,
+    res,
+    present,
+    morder,
+    stop,
+    mweight,
+    ub,
+):  # pragma: no cover - numba
+    """Probabilistic count of (a_set, vals) into res[0], scaled waiting support into res[1].
+
+    ``present[b, j, v]`` counts the records of mask ``b`` with value v in column j
+    (empty first axis: not used); a mask lacking one of the target's values on
+    the columns both observe is skipped. Masks are visited in the order
+    ``morder``; the walk stops once the count reaches ``stop`` (the waiting
+    support is then partial). With a finite ``stop`` and the tally, each mask's
+    share is first bounded by its fewest records carrying one of the target's
+    values (``mweight[b]``: records of mask b; ``ub``: scratch per mask id), and
+    the walk also stops once the count cannot reach ``stop`` (res[0] then holds
+    a bound below it). Returns the new number of tables.
+    """
+    q = 0.0
+    p = 0.0
+    use_present = present.shape[0] > 0
+    bounded = use_present and stop < np.inf
+    rem = 0.0
+    if bounded:
+        for t in range(n_masks):
+            mid = morder[t]
+            ub[mid] = 0.0
+            if mk[mid, _MROWS] == 0:
+                continue
+            b = mk[mid, _MVAL]
+            common = a_set & b
+            lim = mweight[b]
+            j = 0
+            while common:
+                if common & 1 and present[b, j, vals[j]] < lim:
+                    lim = present[b, j, vals[j]]
+                common >>= 1
+                j += 1
+            if lim > 0:
+                ub[mid] = lim * _share_product(shares, vals, a_set & ~b)
+                rem += ub[mid]
+        if rem < stop - _MARGIN:
+            res[0] = rem
+            res[1] = 0.0
+            return n_tables
+    for t in range(n_masks):
+        if q >= stop:
+            break
+        mid = morder[t]
+        if mk[mid, _MROWS] == 0:
+            continue
+        b = mk[mid, _MVAL]
+        if bounded:
+            if ub[mid] == 0.0:
+                continue
+            if q + rem < stop - _MARGIN:
+                break
+            rem -= ub[mid]
+        elif use_present:
+            common = a_set & b
+            j = 0
+            miss = False
+            while common:
+                if common & 1 and present[b, j, vals[j]] == 0:
+                    miss = True
+                    break
+                common >>= 1
+                j += 1
+            if miss:
+                continue
+        if _support_from(
+            ht,
+            meta,
+            reg,
+            key,
+            mk,
+            td,
+            mid,
+            a_set & b,
+            vals,
+            codes,
+            rnext,
+            pending,
+            wt,
+            shares,
+            word_of,
+            mult,
+            n_tables,
+            out,
+        ):
+            n_tables += 1
+        if out[0] > 0:
+            q += out[0] * _share_product(shares, vals, a_set & ~b)
+        p += out[1]
+    res[0] = q
+    res[1] = p
+    return n_tables
+
+
+@numba.njit(cache=True, nogil=True)
+def greedy_probabilistic(
+    codes,
+    order,
+    candidates,
+    cand_class,
+    k,
+    shares,
+    word_of,
+    mult,
+    n_words,
+    weight,
+    wt,
+    select_max,
+):  # pragma: no cover - numba
+    """Blank cells of the rows ``order`` (in that order) until each reaches k.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), int64, C-ordered, -1 = missing; modified in place
+    order : ndarray of shape (r,), int64, rows to process
+    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
+    cand_class : ndarray of shape (c,), int64, interchangeable candidates share a class
+    k : float
+    shares : ndarray of shape (m, max categories), float64, share of each value per column
+    word_of, mult, n_words : see :func:`microsdc.suppression._greedy.key_layout`
+    weight : ndarray of shape (r,), float64, >= 0
+        Weight of each row of ``order`` while it waits (its deficit k - fk times its records).
+    wt : ndarray of shape (n,), int64, >= 1, records each row stands for
+    select_max : int
+        Candidates of a class above this one are taken as soon as one reaches k
+        (no tie-break: a count can then stop as soon as it is decided).
+
+    A row whose count (with the shares given) already reaches k when its turn
+    comes is skipped. Otherwise, among the candidates of the cheapest class
+    that brings it to k, the first (class above ``select_max``) or the one
+    whose new pattern adds the most support to the rows still waiting (ties to
+    the cheaper) is taken; when none does, every observed cell of the row is
+    blanked.
+
+    Returns
+    -------
+    blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
+    """
+    n, m = codes.shape
+    full = (1 << m) - 1
+    key = np.zeros(n_words + 1, dtype=np.int64)
+    vals = np.empty(m, dtype=np.int64)
+    out = np.zeros(2, dtype=np.int64)
+    res = np.zeros(2, dtype=np.float64)
+    pending = np.zeros(n, dtype=np.float64)
+    for oi in range(order.shape[0]):
+        pending[order[oi]] = weight[oi]
+    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
+    td = np.full((64, 3), -1, dtype=np.int64)
+    n_tables = 0
+    tol = 1e-9
+    max_card = shares.shape[1]
+    tally = m <= _PRESENT_BITS and (1 << m) * m * max_card <= _PRESENT_MAX
+    present = np.zeros(((1 << m) if tally else 0, m, max_card), dtype=np.int64)
+    mweight = np.zeros(present.shape[0], dtype=np.int64)
+    ub = np.zeros(present.shape[0], dtype=np.float64)
+    if present.shape[0] > 0:
+        for i in range(n):
+            b = rmask[i]
+            mweight[b] += wt[i]
+            for j in range(m):
+                if codes[i, j] >= 0:
+                    present[b, j, codes[i, j]] += wt[i]
+    blanked = np.zeros(order.shape[0], dtype=np.int64)
+    weigh = candidates.shape[0] > 0 and cand_class[0] <= select_max
+    morder = np.arange(max(n_masks, 1), dtype=np.int64)
+    for oi in range(order.shape[0]):
+        if oi % 64 == 0:  # largest masks first: the walk can stop early
+            morder = np.argsort(-mk[:n_masks, _MROWS], kind="mergesort")
+        r = order[oi]
+        obs = rmask[r]
+        for j in range(m):
+            vals[j] = codes[r, j]
+        _fill_meta_key(key, obs, full + 1)
+        mid1 = _get(ht, key) - 1
+        if pending[r] > 0.0:
+            ht = _reserve(ht, meta, n_tables + 1)
+            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -pending[r], shares, word_of, mult)
+            pending[r] = 0.0
+        if obs == 0:
+            continue
+        chosen = -1
+        best_gain = 0.0
+        best_class = -1
+        p0 = 0.0
+        for ci in range(-1, candidates.shape[0]):
+            s_set = 0 if ci < 0 else candidates[ci]
+            if s_set & ~obs:
+                continue
+            if best_class >= 0 and cand_class[ci] != best_class:
+                break
+            a_set = obs & ~s_set
+            ht = _reserve(ht, meta, n + n_masks + 2)
+            td = _grow2(td, n_tables + n_masks + 1)
+            n_tables = _support_all(
+                ht,
+                meta,
+                reg,
+                key,
+                mk,
+                td,
+                n_masks,
+                a_set,
+                vals,
+                codes,
+                rnext,
+                pending,
+                wt,
+                shares,
+                word_of,
+                mult,
+                n_tables,
+                out,
+                res,
+                present,
+                morder,
+                np.inf if (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max) else k,
+                mweight,
+                ub,
+            )
+            if s_set == 0:
+                p0 = res[1]
+            if res[0] < k - tol:
+                continue
+            if s_set == 0:
+                chosen = 0
+                break
+            if cand_class[ci] > select_max:
+                chosen = s_set
+                break
+            if best_class < 0 or res[1] - p0 > best_gain:
+                best_gain = res[1] - p0
+                chosen = s_set
+                best_class = cand_class[ci]
+        if chosen == 0:
+            continue
+        if chosen < 0:
+            chosen = obs  # no subset reaches k: blank the whole row
+        blanked[oi] = chosen
+        # move row r from mask obs to mask obs & ~chosen (it waits no more: weight 0)
+        ht = _reserve(ht, meta, n_tables + 2)
+        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0.0, shares, word_of, mult)
+        _unlink(mk, rnext, rprev, mid1, r)
+        if present.shape[0] > 0:
+            b2 = obs & ~chosen
+            mweight[obs] -= wt[r]
+            mweight[b2] += wt[r]
+            for j in range(m):
+                if (obs >> j) & 1:
+                    present[obs, j, vals[j]] -= wt[r]
+                    if (b2 >> j) & 1:
+                        present[b2, j, vals[j]] += wt[r]
+        for j in range(m):
+            if (chosen >> j) & 1:
+                codes[r, j] = -1
+                vals[j] = -1
+        b2 = obs & ~chosen
+        rmask[r] = b2
+        mk = _grow2(mk, n_masks + 1)
+        reg = _grow2(reg, n_masks + 1)
+        mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
+        if mid2 >= morder.shape[0]:
+            morder = np.append(morder, mid2)
+        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0.0, shares, word_of, mult)
+        _link(mk, rnext, rprev, mid2, r)
+    return blanked
