@@ -51,6 +51,28 @@ def aggregate(df: Any, cols: Sequence[str], w: str | None, n_name: str, w_name: 
     return df.groupBy(*[F.col(_quote(c)) for c in cols]).agg(*aggs).toArrow()
 
 
+def aggregate_first(df: Any, cols: Sequence[str], n_name: str, first_name: str) -> Any:
+    """Spark's group-by on ``cols`` (nulls and NaN kept as groups) with each tuple's number
+    of records ``n_name`` and the position of its first record ``first_name``, as a
+    pyarrow table.
+
+    Positions come from ``monotonically_increasing_id()``: increasing in the order of
+    the partitions and of the rows within each, the order ``toPandas()`` and
+    ``toArrow()`` collect them in (for a frame read from files, the files' order). They
+    are not consecutive; only their order is used.
+    """
+    from pyspark.sql import functions as F
+
+    keys = [F.col(_quote(c)) for c in cols]
+    row = "__microsdc_row"
+    numbered = df.select(*keys, F.monotonically_increasing_id().alias(row))
+    return (
+        numbered.groupBy(*[F.col(_quote(c)) for c in cols])
+        .agg(F.count(F.lit(1)).alias(n_name), F.min(F.col(row)).alias(first_name))
+        .toArrow()
+    )
+
+
 def join_back(df: Any, cols: Sequence[str], result: Any) -> Any:
     """Left-join ``result`` (pyarrow: the QIs ``cols`` then output columns) onto the
     Spark DataFrame ``df``, missing == missing; ``df``'s columns first, then the outputs."""

@@ -1,4 +1,5 @@
-"""Local suppression of polars ``LazyFrame`` and DuckDB relations, on distinct patterns.
+"""Local suppression of polars ``LazyFrame``, DuckDB relations and Spark DataFrames, on
+distinct patterns.
 
 The engine groups the rows by the strata and quasi-identifiers (missing values
 kept as a group), counts them and notes the position of each pattern's first
@@ -9,11 +10,12 @@ pattern's released values. Rows never enter Python and the result stays lazy.
 
 The greedy is deterministic given the patterns, their numbers of records and,
 to break ties between patterns at risk with the same fk and as many observed
-cells, the position of their first row. polars and DuckDB number the rows in
-the order they yield them (a ``LazyFrame``'s order; a DuckDB scan's insertion
-order), so the decisions are those pandas takes on the same rows in that
-order. An engine without a row order breaks those ties by the patterns'
-values instead: the result still reaches k, with possibly other cells.
+cells, the position of their first row. polars, DuckDB and Spark number the
+rows in the order they yield them (a ``LazyFrame``'s order; a DuckDB scan's
+insertion order; Spark's partitions in order, ``monotonically_increasing_id``),
+so the decisions are those pandas takes on the same rows in that order. An
+engine without a row order breaks those ties by the patterns' values instead:
+the result still reaches k, with possibly other cells.
 """
 
 from __future__ import annotations
@@ -202,6 +204,10 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
         cols = ", ".join(_q(c) for c in keys)
         view = "__microsdc_input"
         numbered = df.query(view, f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM {view}")
+    elif backend.name == "PySpark":
+        from microsdc.backends.spark import aggregate_first
+
+        return aggregate_first(df, keys, _N, _FIRST), True
     else:
         from microsdc.backends.frequencies import _aggregate
 
