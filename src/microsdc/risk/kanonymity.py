@@ -301,25 +301,46 @@ def _rare_masks(
 ) -> np.ndarray:
     """Masks whose patterns are cheaper on bit sets than in mask pairs.
 
-    In mask pairs a mask costs about two passes over all patterns (as target and as
-    source). On bit sets each of its patterns costs a few intersections of
-    n_patterns / 64 words plus one scattered update per compatible pattern (about
-    n_patterns / prod(categories observed)). The bit sets must also fit in memory.
+    In mask pairs an incomplete mask costs one pass over the complete patterns
+    (:func:`~microsdc._kernels.maskpairs.complete_cross`) and about two over the
+    incomplete ones (as target and as source). On bit sets each of its patterns
+    costs a few intersections of n_patterns / 64 words plus one scattered update
+    per compatible pattern (about n_patterns / prod(categories observed)); building
+    the bit sets costs a pass over every pattern and every set, paid once, so masks
+    go to bit sets only when together they save more than that. The bit sets must
+    also fit in memory.
     """
     from microsdc._kernels.bitcount import bitset_bytes
     from microsdc._kernels.route import BITSET_MAX_BYTES
 
+    none = np.zeros(len(mask_count), dtype=bool)
     if bitset_bytes(n_patterns, card) > BITSET_MAX_BYTES:
-        return np.zeros(len(mask_count), dtype=bool)
-    words = (n_patterns + 63) // 64
-    log_card = np.log2(np.maximum(card, 1).astype(np.float64))
+        return none
     m = len(card)
+    full = (1 << m) - 1
+    n_complete = int(mask_count[mask_vals == full].sum())
+    words = (n_patterns + 63) // 64
     observed = (mask_vals[:, None] >> np.arange(m)[None, :]) & 1
-    matches = n_patterns * np.exp2(-(observed * log_card[None, :]).sum(axis=1))
-    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per
-    # pattern, and ~20 ns per scattered update on bit sets
-    per_pattern = 3.0 * 0.4 * words + 20.0 * matches
-    return np.asarray(mask_count * per_pattern < 2.0 * 6.0 * n_patterns)
+    # a pattern matches a value of column j when it has that value or a blank there
+    blank = 1.0 - (observed * mask_count[:, None]).sum(axis=0) / max(n_patterns, 1)
+    p_match = (1.0 - blank) / np.maximum(card, 1) + blank
+    matches = n_patterns * np.exp2((observed * np.log2(p_match)[None, :]).sum(axis=1))
+    # measured on one core at 1M patterns: ~5 ns per complete pattern and mask in
+    # complete_cross, ~6 ns per pattern and side in pairs; ~0.4 ns per word (about
+    # 3 sets per pattern), ~50 ns per scattered update and ~8 ns per pattern and
+    # column or set word to build the bit sets
+    pair_cost = 5.0 * n_complete + 2.0 * 6.0 * (n_patterns - n_complete)
+    bit_cost = mask_count * (3.0 * 0.4 * words + 50.0 * matches)
+    saving = np.where(mask_vals == full, 0.0, pair_cost - bit_cost)
+    rare = saving > 0
+    build = 8.0 * (n_patterns * m + float(np.sum(card)) * words)
+    if saving[rare].sum() <= build:
+        return none
+    return np.asarray(rare)
+
+
+#: Fewest complete patterns for which they meet the incomplete ones in one pass per mask.
+_CROSS_MIN_COMPLETE = 1
 
 
 def _pair_route(
@@ -332,9 +353,51 @@ def _pair_route(
     colw: np.ndarray,
     use_colw: bool,
 ) -> np.ndarray:
-    """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
-    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
+    """Support (n, 4) of patterns by mask pairs (rows in the given order).
 
+    The complete patterns (when there are at least ``_CROSS_MIN_COMPLETE``) meet
+    the incomplete ones in one pass per incomplete mask, both ways
+    (:func:`~microsdc._kernels.maskpairs.complete_cross`); each matches only
+    itself among the complete ones. The incomplete patterns meet each other by
+    mask pairs.
+    """
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, complete_cross, pair_support
+
+    full = (1 << codes.shape[1]) - 1
+    complete = mask == full
+    n_complete = int(np.count_nonzero(complete))
+    if n_complete >= _CROSS_MIN_COMPLETE and n_complete < len(cnt):
+        inc = np.flatnonzero(~complete)
+        inc = inc[np.argsort(mask[inc], kind="stable")]
+        comp = np.flatnonzero(complete)
+        mask_vals, mask_start = np.unique(mask[inc], return_index=True)
+        mask_start = np.append(mask_start, len(inc)).astype(np.int64)
+        out_c = np.zeros((len(comp), 4))
+        out_c[:, 0] = cnt[comp]
+        out_c[:, 2] = weight[comp]
+        out_i = _pair_route(
+            codes[inc], mask[inc], card, cnt[inc], weight[inc], weighted, colw, use_colw
+        )
+        complete_cross(
+            np.ascontiguousarray(codes[comp], dtype=np.int32),
+            np.ascontiguousarray(codes[inc], dtype=np.int32),
+            mask_vals.astype(np.int64),
+            mask_start,
+            card,
+            np.ascontiguousarray(cnt[comp], dtype=np.float64),
+            np.ascontiguousarray(weight[comp], dtype=np.float64),
+            np.ascontiguousarray(cnt[inc], dtype=np.float64),
+            np.ascontiguousarray(weight[inc], dtype=np.float64),
+            colw,
+            use_colw,
+            DIRECT_LIMIT,
+            out_c,
+            out_i,
+        )
+        support = np.empty((len(cnt), 4))
+        support[comp] = out_c
+        support[inc] = out_i
+        return support
     n = len(cnt)
     order = np.argsort(mask, kind="stable")
     mask_vals, mask_start = np.unique(mask[order], return_index=True)
