@@ -125,7 +125,7 @@ def frequencies_from_codes(
         fk = pat.count.astype(np.float64) if policy.fractional else pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
-    n_masks = len(np.unique(pat.mask))
+    n_masks = _n_masks(pat.mask, m)
     if route is None:
         route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
     if route == "dense":
@@ -184,7 +184,7 @@ def share_weighted_support(
     if not np.any(pat.mask != (1 << m) - 1):  # no blank anywhere: identical rows only
         return pat.weight[pat.inverse]
     if route is None:
-        n_masks = len(np.unique(pat.mask))
+        n_masks = _n_masks(pat.mask, m)
         route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
     if route == "dense":
         from microsdc._kernels import dense
@@ -246,15 +246,15 @@ def _support(
         raise ValueError(f"unknown counting route {route!r}")
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
 
-    order = np.argsort(pat.mask, kind="stable")
-    mask_vals, mask_start, mask_count = np.unique(
-        pat.mask[order], return_index=True, return_counts=True
-    )
-    mask_start = np.append(mask_start, p_total).astype(np.int64)
+    blocks = _mask_blocks(pat.mask, len(card))
+    order, mask_vals, mask_start = blocks
+    mask_count = np.diff(mask_start)
     rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
     rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
     if not rare.any() or conservative:
-        support = _pair_route(pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw)
+        support = _pair_route(
+            pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw, blocks
+        )
     else:
         # patterns of rare masks through bit sets (their whole support, and what they
         # add to the others); mask pairs among the other masks only
@@ -343,6 +343,28 @@ def _rare_masks(
 _CROSS_MIN_COMPLETE = 1
 
 
+def _mask_blocks(mask: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Patterns grouped by mask: (stable order by mask, distinct masks ascending,
+    start of each mask's block in that order plus the total), all int64.
+
+    A radix sort when the masks fit in 16 or 32 bits; no second sort for the blocks.
+    """
+    small = np.uint16 if m <= 16 else np.uint32 if m <= 32 else np.int64
+    order = np.argsort(mask.astype(small, copy=False), kind="stable")
+    mask_s = mask[order]
+    edge = np.flatnonzero(mask_s[1:] != mask_s[:-1]) + 1
+    mask_start = np.concatenate([[0], edge, [len(mask)]]).astype(np.int64)
+    mask_vals = mask_s[mask_start[:-1]].astype(np.int64)
+    return order, mask_vals, mask_start
+
+
+def _n_masks(mask: np.ndarray, m: int) -> int:
+    """Number of distinct masks (a bincount when there are at most 2^20 possible)."""
+    if m <= 20:
+        return int(np.count_nonzero(np.bincount(mask, minlength=1)))
+    return len(np.unique(mask))
+
+
 def _pair_route(
     codes: np.ndarray,
     mask: np.ndarray,
@@ -352,72 +374,74 @@ def _pair_route(
     weighted: bool,
     colw: np.ndarray,
     use_colw: bool,
+    blocks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order).
 
-    The complete patterns (when there are at least ``_CROSS_MIN_COMPLETE``) meet
-    the incomplete ones in one pass per incomplete mask, both ways
-    (:func:`~microsdc._kernels.maskpairs.complete_cross`); each matches only
-    itself among the complete ones. The incomplete patterns meet each other by
-    mask pairs.
+    The patterns are sorted by mask once, so that every mask is a contiguous
+    block and the complete patterns (the largest mask) come last. When there are
+    at least ``_CROSS_MIN_COMPLETE`` of them, they meet the incomplete ones in one
+    pass per incomplete mask, both ways
+    (:func:`~microsdc._kernels.maskpairs.complete_cross`), and each matches only
+    itself among the complete ones; the incomplete patterns meet each other by
+    mask pairs (:func:`~microsdc._kernels.maskpairs.pair_support`).
     """
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, complete_cross, pair_support
 
-    full = (1 << codes.shape[1]) - 1
-    complete = mask == full
-    n_complete = int(np.count_nonzero(complete))
-    if n_complete >= _CROSS_MIN_COMPLETE and n_complete < len(cnt):
-        inc = np.flatnonzero(~complete)
-        inc = inc[np.argsort(mask[inc], kind="stable")]
-        comp = np.flatnonzero(complete)
-        mask_vals, mask_start = np.unique(mask[inc], return_index=True)
-        mask_start = np.append(mask_start, len(inc)).astype(np.int64)
-        out_c = np.zeros((len(comp), 4))
-        out_c[:, 0] = cnt[comp]
-        out_c[:, 2] = weight[comp]
-        out_i = _pair_route(
-            codes[inc], mask[inc], card, cnt[inc], weight[inc], weighted, colw, use_colw
-        )
-        complete_cross(
-            np.ascontiguousarray(codes[comp], dtype=np.int32),
-            np.ascontiguousarray(codes[inc], dtype=np.int32),
-            mask_vals.astype(np.int64),
-            mask_start,
-            card,
-            np.ascontiguousarray(cnt[comp], dtype=np.float64),
-            np.ascontiguousarray(weight[comp], dtype=np.float64),
-            np.ascontiguousarray(cnt[inc], dtype=np.float64),
-            np.ascontiguousarray(weight[inc], dtype=np.float64),
-            colw,
-            use_colw,
-            DIRECT_LIMIT,
-            out_c,
-            out_i,
-        )
-        support = np.empty((len(cnt), 4))
-        support[comp] = out_c
-        support[inc] = out_i
-        return support
-    n = len(cnt)
-    order = np.argsort(mask, kind="stable")
-    mask_vals, mask_start = np.unique(mask[order], return_index=True)
-    mask_start = np.append(mask_start, n).astype(np.int64)
+    n, m = codes.shape
+    order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(mask, m)
+    mask_s = mask[order]
+    codes_s = np.ascontiguousarray(codes[order], dtype=np.int32)
+    cnt_s = np.ascontiguousarray(cnt[order], dtype=np.float64)
+    weight_s = np.ascontiguousarray(weight[order], dtype=np.float64)
+    full = (1 << m) - 1
+    cross = len(mask_vals) > 1 and mask_vals[-1] == full
+    n_inc = int(mask_start[-2]) if cross else n
+    cross = cross and n - n_inc >= _CROSS_MIN_COMPLETE
+    if not cross:
+        n_inc = n
     # a direct-lookup scratch table a few times the number of patterns (filled once)
-    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n).bit_length())), -1)
-    # patterns sorted by mask, so that every mask is a contiguous block of rows
-    support_s = pair_support(
-        np.ascontiguousarray(codes[order]),
-        mask[order],
-        mask_vals,
-        mask_start,
+    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n_inc).bit_length())), -1)
+    n_mv = len(mask_vals) - 1 if cross else len(mask_vals)
+    support_i = pair_support(
+        codes_s[:n_inc],
+        mask_s[:n_inc],
+        mask_vals[:n_mv],
+        mask_start[: n_mv + 1],
         card,
-        cnt[order],
-        weight[order],
+        cnt_s[:n_inc],
+        weight_s[:n_inc],
         weighted,
         colw,
         use_colw,
         direct,
     )
+    if cross:
+        support_s = np.empty((n, 4))
+        support_s[:n_inc] = support_i
+        out_c = support_s[n_inc:]
+        out_c[:, 0] = cnt_s[n_inc:]
+        out_c[:, 1] = 0.0
+        out_c[:, 2] = weight_s[n_inc:]
+        out_c[:, 3] = 0.0
+        complete_cross(
+            codes_s[n_inc:],
+            codes_s[:n_inc],
+            mask_vals[:n_mv],
+            mask_start[: n_mv + 1],
+            card,
+            cnt_s[n_inc:],
+            weight_s[n_inc:],
+            cnt_s[:n_inc],
+            weight_s[:n_inc],
+            colw,
+            use_colw,
+            DIRECT_LIMIT,
+            out_c,
+            support_s[:n_inc],
+        )
+    else:
+        support_s = support_i
     support = np.empty_like(support_s)
     support[order] = support_s
     return support
