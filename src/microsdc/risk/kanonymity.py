@@ -127,7 +127,10 @@ def frequencies_from_codes(
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
     n_masks = _n_masks(pat.mask, m)
     if route is None:
-        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+        n_complete = int(np.count_nonzero(pat.mask == full))
+        route = choose_route(
+            len(pat.count), len(pat.count), n_masks, n_categories, n_complete=n_complete
+        )
     if route == "dense":
         from microsdc._kernels import dense
 
@@ -185,7 +188,10 @@ def share_weighted_support(
         return pat.weight[pat.inverse]
     if route is None:
         n_masks = _n_masks(pat.mask, m)
-        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+        n_complete = int(np.count_nonzero(pat.mask == (1 << m) - 1))
+        route = choose_route(
+            len(pat.count), len(pat.count), n_masks, n_categories, n_complete=n_complete
+        )
     if route == "dense":
         from microsdc._kernels import dense
 
