@@ -533,7 +533,8 @@ def complete_cross(
     """
     n_c, m = comp.shape
     n_masks = mask_vals.shape[0]
-    match = np.empty(n_c, dtype=np.int32)
+    hit_r = np.empty(n_c, dtype=np.int64)
+    hit_u = np.empty(n_c, dtype=np.int64)
     for ib in range(n_masks):
         b = mask_vals[ib]
         lo = mask_start[ib]
@@ -556,10 +557,14 @@ def complete_cross(
         # complete patterns before any hashing
         t0 = 0
         pre_span = 1
-        while t0 < q and pre_span * max(card[cols[t0]], 1) <= 65536:
+        while t0 < min(q, 2) and pre_span * max(card[cols[t0]], 1) <= 65536:
             pre_span *= max(card[cols[t0]], 1)
             t0 += 1
-        if exact and log_span <= min(max(np.log2(16.0 * nb), 16.0), np.log2(direct_limit)):
+        c0 = cols[0] if q > 0 else 0
+        c1 = cols[1] if q > 1 else 0
+        r1 = np.int64(max(card[c0], 1))
+        n_hit = 0
+        if exact and log_span <= min(max(np.log2(16.0 * nb), 12.0), np.log2(direct_limit)):
             span = 1
             for t in range(q):
                 span *= max(card[cols[t]], 1)
@@ -573,21 +578,25 @@ def complete_cross(
                 k = np.int64(0)
                 for t in range(q):
                     k += np.int64(comp[r, cols[t]]) * radix[t]
-                match[r] = table[k]
+                u = table[k]
+                if u >= 0:
+                    hit_r[n_hit] = r
+                    hit_u[n_hit] = u
+                    n_hit += 1
         else:
             bits = _bits_for(nb)
             hmask = (1 << bits) - 1
             shift = np.uint64(64 - bits)
             slot = np.full(1 << bits, -1, dtype=np.int32)
             slot_key = np.zeros(1 << bits, dtype=np.int64)
-            present = np.zeros(pre_span, dtype=np.bool_)
+            present = np.zeros((pre_span + 63) // 64, dtype=np.uint64)
             for u in range(nb):
                 k = np.int64(0)
                 w = np.int64(1)
                 for t in range(t0):
                     k += np.int64(inc[lo + u, cols[t]]) * w
                     w *= max(card[cols[t]], 1)
-                present[k] = True
+                present[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
             if exact:
                 for u in range(nb):
                     k = np.int64(0)
@@ -600,17 +609,21 @@ def complete_cross(
                     slot_key[h] = k
                 for r in range(n_c):
                     k = np.int64(0)
-                    for t in range(t0):
-                        k += np.int64(comp[r, cols[t]]) * radix[t]
-                    if not present[k]:
-                        match[r] = -1
+                    if t0 > 0:
+                        k = np.int64(comp[r, c0])
+                        if t0 > 1:
+                            k += np.int64(comp[r, c1]) * r1
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
                     for t in range(t0, q):
                         k += np.int64(comp[r, cols[t]]) * radix[t]
                     h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
                     while slot[h] >= 0 and slot_key[h] != k:
                         h = (h + 1) & hmask
-                    match[r] = slot[h]
+                    if slot[h] >= 0:
+                        hit_r[n_hit] = r
+                        hit_u[n_hit] = slot[h]
+                        n_hit += 1
             else:  # beyond 62 bits: a 64-bit hash of the codes, the codes compared
                 for u in range(nb):
                     x = np.uint64(0x243F6A8885A308D3)
@@ -623,12 +636,11 @@ def complete_cross(
                     slot[h] = u
                 for r in range(n_c):
                     k = np.int64(0)
-                    w = np.int64(1)
-                    for t in range(t0):
-                        k += np.int64(comp[r, cols[t]]) * w
-                        w *= max(card[cols[t]], 1)
-                    if not present[k]:
-                        match[r] = -1
+                    if t0 > 0:
+                        k = np.int64(comp[r, c0])
+                        if t0 > 1:
+                            k += np.int64(comp[r, c1]) * r1
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
                     x = np.uint64(0x243F6A8885A308D3)
                     for t in range(q):
@@ -646,13 +658,14 @@ def complete_cross(
                             break
                         h = (h + 1) & hmask
                         u = slot[h]
-                    match[r] = u
+                    if u >= 0:
+                        hit_r[n_hit] = r
+                        hit_u[n_hit] = u
+                        n_hit += 1
         blank = _columns(((np.int64(1) << m) - 1) & ~b, m)
-        for r in range(n_c):
-            u = match[r]
-            if u < 0:
-                continue
-            p = lo + u
+        for i in range(n_hit):
+            r = hit_r[i]
+            p = lo + hit_u[i]
             f = 1.0
             if use_colw:
                 for e in range(blank.shape[0]):
