@@ -37,7 +37,7 @@ _NS_DENSE_CELL = 1.5  # per cell and axis of the dense transform
 _NS_DENSE_ROW = 15.0  # per row (or pattern) of the dense route: key + bincount + lookup
 _NS_PAIR = 6.0  # per (mask, incomplete pattern) key computation and probe
 _NS_CROSS = 5.0  # per (incomplete mask, complete pattern) lookup
-_NS_WORD = 0.35  # per word AND of the bit sets (bound; intersections shrink early)
+_NS_WORD = 1.5  # per word AND of the bit sets and column (measured, shared machine)
 
 
 def route_costs(
