@@ -101,10 +101,14 @@ def frequencies_from_codes(
     :mod:`microsdc._kernels.route`:
 
     - ``"dense"``: one array over every key combination, transformed axis by axis;
-    - ``"pairs"`` (spec section 3): for each pair of missingness masks, the patterns
-      are grouped on the columns observed in both (direct table, int64-keyed hash,
-      or a hash that compares the codes once the key span passes 62 bits, so that
-      a combined key never overflows). Patterns of rare masks take bit sets instead;
+    - ``"pairs"`` (spec section 3): the complete patterns are looked up, in one pass
+      per incomplete mask, in a table of that mask's patterns (a distinct
+      incomplete pattern is the only one of its mask a complete pattern can match);
+      the incomplete patterns meet each other by pairs of missingness masks,
+      grouped on the columns observed in both. Tables are direct arrays,
+      int64-keyed hashes, or hashes that compare the codes once the key span
+      passes 62 bits, so that a combined key never overflows. Patterns of rare
+      masks take bit sets instead;
     - ``"bitset"``: for each pattern, the intersection of the bit sets of patterns
       compatible with each of its values.
 
