@@ -452,6 +452,7 @@ def _pair_route(
         )
     else:
         support_s = support_i
+    del support_i, codes_s, cnt_s, weight_s, mask_s  # before the (n, 4) copy below
     support = np.empty_like(support_s)
     support[order] = support_s
     return support
