@@ -145,3 +145,72 @@ def test_many_masks_every_route(
     fk, big = _ORACLE[policy]
     np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
     np.testing.assert_allclose(res.row_Fk, big, rtol=1e-9)
+
+
+# --- complete patterns against each incomplete mask -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cards", "direct_limit"),
+    [
+        ([3, 4, 2, 5], 1 << 22),  # small spans: direct tables
+        ([3, 4, 2, 5], 1),  # the same through int64-keyed hash tables
+        ([60, 70, 80, 90], 1 << 22),  # spans beyond 16 entries per pattern: hashed
+        ([5000] * 6, 1 << 22),  # 5000^6 > 2^63: hash of the codes, codes compared
+    ],
+)
+@pytest.mark.parametrize("policy", ["wildcard", "probabilistic", "conservative", 0.3])
+def test_complete_patterns_against_incomplete_masks(
+    cards: list[int], direct_limit: int, policy: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc._kernels.maskpairs as maskpairs
+    import microsdc.risk.kanonymity as kan
+
+    rng = np.random.default_rng(len(cards) * 31 + direct_limit % 7 + cards[0])
+    n = 150
+    # few values in use, so that rows meet; most rows complete
+    used = [rng.choice(c, size=min(c, 3), replace=False) for c in cards]
+    codes = np.column_stack([rng.choice(u, size=n) for u in used]).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.12] = -1
+    codes = np.concatenate([codes, codes[:15]])  # repeated patterns
+    weights = rng.uniform(0.5, 3.0, size=len(codes))
+    pol = Policy("alpha", 0.3) if isinstance(policy, float) else Policy(str(policy))
+    monkeypatch.setattr(maskpairs, "DIRECT_LIMIT", direct_limit)
+    monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: np.zeros(len(count), bool))
+    res = frequencies_from_codes(codes, np.array(cards), policy=pol, weights=weights, route="pairs")
+    assert (res.codes >= 0).all(axis=1).sum() > 10  # the cross kernel has work
+    fk, big = fk_bruteforce(_rows(codes), policy, weights.tolist())
+    np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
+    np.testing.assert_allclose(res.row_Fk, big, rtol=1e-9)
+
+
+def test_complete_cross_direct_by_hand() -> None:
+    from microsdc._kernels.maskpairs import complete_cross
+
+    # complete (0, 1), (1, 1); incomplete (0, -) [mask 1], (-, 1) [mask 2]
+    comp = np.array([[0, 1], [1, 1]], dtype=np.int32)
+    inc = np.array([[0, -1], [-1, 1]], dtype=np.int32)
+    out_c = np.zeros((2, 4))
+    out_i = np.zeros((2, 4))
+    complete_cross(
+        comp,
+        inc,
+        np.array([1, 2], dtype=np.int64),
+        np.array([0, 1, 2], dtype=np.int64),
+        np.array([2, 2], dtype=np.int64),
+        np.array([2.0, 3.0]),
+        np.array([20.0, 30.0]),
+        np.array([5.0, 7.0]),
+        np.array([50.0, 70.0]),
+        np.zeros((1, 1)),
+        False,
+        1 << 22,
+        out_c,
+        out_i,
+    )
+    # (0, 1) meets both incomplete patterns; (1, 1) only (-, 1)
+    assert out_c[:, 1].tolist() == [12.0, 7.0]
+    assert out_c[:, 3].tolist() == [120.0, 70.0]
+    # (0, -) meets (0, 1); (-, 1) meets both complete patterns
+    assert out_i[:, 0].tolist() == [2.0, 5.0]
+    assert out_i[:, 2].tolist() == [20.0, 50.0]

@@ -435,7 +435,15 @@ def test_safe_combinations_bad_sizes(bad: dict[str, int]) -> None:
 
 # --- every counting route gives the same numbers ---------------------------------------------
 
-ROUTES = ["dense kernel", "dense", "pairs", "pairs hashed", "pairs split", "bitset"]
+ROUTES = [
+    "dense kernel",
+    "dense",
+    "pairs",
+    "pairs hashed",
+    "pairs split",
+    "pairs no cross",
+    "bitset",
+]
 
 
 def _route_fk(
@@ -460,7 +468,9 @@ def _route_fk(
         mp.setattr(kan, "_rare_masks", every_other if route == "pairs split" else no_rare)
         if route == "pairs hashed":  # no direct lookup table: every pair hashed
             mp.setattr(maskpairs, "DIRECT_LIMIT", 1)
-        forced = {"pairs hashed": "pairs", "pairs split": "pairs"}.get(route, route)
+        if route == "pairs no cross":  # complete patterns in mask pairs like the others
+            mp.setattr(kan, "_CROSS_MIN_COMPLETE", 1 << 62)
+        forced = route if route in ("dense", "bitset") else "pairs"
         res = kan.frequencies_from_codes(codes, n_cat, policy=pol, weights=w, route=forced)
         row_fk = kan.row_frequencies(codes, n_cat, policy=pol, weights=w, route=forced)[0]
     np.testing.assert_allclose(row_fk, res.row_fk, rtol=1e-12)

@@ -506,3 +506,180 @@ def pair_conservative(
                 codes, cand[:nc].copy(), missing_cols, observed_card, card, values
             )
     return out
+
+
+@numba.njit(cache=True, nogil=True)
+def complete_cross(
+    comp,
+    inc,
+    mask_vals,
+    mask_start,
+    card,
+    cnt_c,
+    w_c,
+    cnt_i,
+    w_i,
+    colw,
+    use_colw,
+    direct_limit,
+    out_c,
+    out_i,
+):  # pragma: no cover - numba
+    """Support between the complete patterns and the incomplete ones, both ways.
+
+    ``comp`` (n_c, m) holds complete patterns; ``inc`` (n_i, m) incomplete ones
+    sorted by mask (those of ``mask_vals[i]`` are rows ``mask_start[i]:mask_start[i + 1]``).
+    An incomplete pattern q of mask b and a complete pattern r are compatible when
+    they agree on b; as the patterns are distinct, at most one q of each mask
+    matches r, so one table per mask, keyed on its observed columns, maps r to q.
+    Each pair (r, q) adds q to r's support (columns 1 and 3; times the shares of
+    r's values where q is blank, under ``use_colw``) and r to q's (columns 0 and 2),
+    in one pass over the complete patterns per mask. The tables are direct arrays
+    when the key span is small (at most ``direct_limit``), int64-keyed hash tables
+    below 2^62, and hash tables that compare the codes beyond (no combined key
+    can overflow). ``out_c`` and ``out_i`` are updated in place.
+    """
+    n_c, m = comp.shape
+    n_masks = mask_vals.shape[0]
+    hit_r = np.empty(n_c, dtype=np.int64)
+    hit_u = np.empty(n_c, dtype=np.int64)
+    for ib in range(n_masks):
+        b = mask_vals[ib]
+        lo = mask_start[ib]
+        nb = mask_start[ib + 1] - lo
+        if nb == 0:
+            continue
+        cols = _columns(b, m)
+        q = cols.shape[0]
+        # columns by decreasing categories: a short prefix spans many keys (filter below)
+        cols = cols[np.argsort(-card[cols], kind="mergesort")]
+        log_span = 0.0
+        for t in range(q):
+            log_span += np.log2(max(card[cols[t]], 1))
+        radix = np.ones(q, dtype=np.int64)
+        exact = log_span < 62.0
+        if exact:
+            for t in range(1, q):
+                radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
+        # a presence table on the first t0 columns (span at most 2^16) rejects most
+        # complete patterns before any hashing
+        t0 = 0
+        pre_span = 1
+        while t0 < min(q, 2) and pre_span * max(card[cols[t0]], 1) <= 65536:
+            pre_span *= max(card[cols[t0]], 1)
+            t0 += 1
+        c0 = cols[0] if q > 0 else 0
+        c1 = cols[1] if q > 1 else 0
+        r1 = np.int64(max(card[c0], 1))
+        n_hit = 0
+        if exact and log_span <= min(max(np.log2(16.0 * nb), 12.0), np.log2(direct_limit)):
+            span = 1
+            for t in range(q):
+                span *= max(card[cols[t]], 1)
+            table = np.full(span, -1, dtype=np.int32)
+            for u in range(nb):
+                k = np.int64(0)
+                for t in range(q):
+                    k += np.int64(inc[lo + u, cols[t]]) * radix[t]
+                table[k] = u
+            for r in range(n_c):
+                k = np.int64(0)
+                for t in range(q):
+                    k += np.int64(comp[r, cols[t]]) * radix[t]
+                u = table[k]
+                if u >= 0:
+                    hit_r[n_hit] = r
+                    hit_u[n_hit] = u
+                    n_hit += 1
+        else:
+            bits = _bits_for(nb)
+            hmask = (1 << bits) - 1
+            shift = np.uint64(64 - bits)
+            slot = np.full(1 << bits, -1, dtype=np.int32)
+            slot_key = np.zeros(1 << bits, dtype=np.int64)
+            present = np.zeros((pre_span + 63) // 64, dtype=np.uint64)
+            for u in range(nb):
+                k = np.int64(0)
+                w = np.int64(1)
+                for t in range(t0):
+                    k += np.int64(inc[lo + u, cols[t]]) * w
+                    w *= max(card[cols[t]], 1)
+                present[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+            if exact:
+                for u in range(nb):
+                    k = np.int64(0)
+                    for t in range(q):
+                        k += np.int64(inc[lo + u, cols[t]]) * radix[t]
+                    h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+                    while slot[h] >= 0:
+                        h = (h + 1) & hmask
+                    slot[h] = u
+                    slot_key[h] = k
+                for r in range(n_c):
+                    k = np.int64(0)
+                    if t0 > 0:
+                        k = np.int64(comp[r, c0])
+                        if t0 > 1:
+                            k += np.int64(comp[r, c1]) * r1
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
+                        continue
+                    for t in range(t0, q):
+                        k += np.int64(comp[r, cols[t]]) * radix[t]
+                    h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+                    while slot[h] >= 0 and slot_key[h] != k:
+                        h = (h + 1) & hmask
+                    if slot[h] >= 0:
+                        hit_r[n_hit] = r
+                        hit_u[n_hit] = slot[h]
+                        n_hit += 1
+            else:  # beyond 62 bits: a 64-bit hash of the codes, the codes compared
+                for u in range(nb):
+                    x = np.uint64(0x243F6A8885A308D3)
+                    for t in range(q):
+                        x = (x ^ np.uint64(inc[lo + u, cols[t]] + 1)) * _GOLDEN
+                        x = x ^ (x >> np.uint64(29))
+                    h = np.int64((x * _GOLDEN) >> shift)
+                    while slot[h] >= 0:
+                        h = (h + 1) & hmask
+                    slot[h] = u
+                for r in range(n_c):
+                    k = np.int64(0)
+                    if t0 > 0:
+                        k = np.int64(comp[r, c0])
+                        if t0 > 1:
+                            k += np.int64(comp[r, c1]) * r1
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
+                        continue
+                    x = np.uint64(0x243F6A8885A308D3)
+                    for t in range(q):
+                        x = (x ^ np.uint64(comp[r, cols[t]] + 1)) * _GOLDEN
+                        x = x ^ (x >> np.uint64(29))
+                    h = np.int64((x * _GOLDEN) >> shift)
+                    u = slot[h]
+                    while u >= 0:
+                        same = True
+                        for t in range(q):
+                            if inc[lo + u, cols[t]] != comp[r, cols[t]]:
+                                same = False
+                                break
+                        if same:
+                            break
+                        h = (h + 1) & hmask
+                        u = slot[h]
+                    if u >= 0:
+                        hit_r[n_hit] = r
+                        hit_u[n_hit] = u
+                        n_hit += 1
+        blank = _columns(((np.int64(1) << m) - 1) & ~b, m)
+        for i in range(n_hit):
+            r = hit_r[i]
+            p = lo + hit_u[i]
+            f = 1.0
+            if use_colw:
+                for e in range(blank.shape[0]):
+                    f *= colw[blank[e], comp[r, blank[e]]]
+            out_c[r, 1] += f * cnt_i[p]
+            out_c[r, 3] += f * w_i[p]
+            out_i[p, 0] += cnt_c[r]
+            out_i[p, 2] += w_c[r]
+    return out_c, out_i

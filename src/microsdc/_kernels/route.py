@@ -7,8 +7,11 @@ Routes (all exact, all policies):
 - ``"dense"``: one array over every key combination (missing as one more value
   per column), transformed axis by axis; cost about ``cells x n_qis``.
 - ``"pairs"``: pairs of missingness masks on distinct patterns; cost about
-  ``n_masks x n_patterns`` key computations (patterns of rare masks are counted
-  on bit sets inside this route, see ``microsdc.risk.kanonymity._rare_masks``).
+  ``n_masks x n_patterns`` key computations: one lookup per complete pattern and
+  incomplete mask (each incomplete mask keeps a table of its patterns), two key
+  computations per incomplete pattern and mask (patterns of rare masks are
+  counted on bit sets inside this route, see
+  ``microsdc.risk.kanonymity._rare_masks``).
 - ``"bitset"``: bit sets of patterns per (column, value); cost at most
   ``n_patterns x n_observed x n_patterns / 64`` word operations, usually far
   less (intersections shrink fast); memory ``sum(categories) x n_patterns / 8`` bytes.
@@ -32,12 +35,18 @@ BITSET_MAX_BYTES = float(1 << 29)
 
 _NS_DENSE_CELL = 1.5  # per cell and axis of the dense transform
 _NS_DENSE_ROW = 15.0  # per row (or pattern) of the dense route: key + bincount + lookup
-_NS_PAIR = 6.0  # per (mask, pattern) key computation and probe
-_NS_WORD = 0.35  # per word AND of the bit sets (bound; intersections shrink early)
+_NS_PAIR = 6.0  # per (mask, incomplete pattern) key computation and probe
+_NS_CROSS = 5.0  # per (incomplete mask, complete pattern) lookup
+_NS_WORD = 1.5  # per word AND of the bit sets and column (measured, shared machine)
 
 
 def route_costs(
-    n_items: int, n_patterns: int, n_masks: int, n_categories: np.ndarray
+    n_items: int,
+    n_patterns: int,
+    n_masks: int,
+    n_categories: np.ndarray,
+    *,
+    n_complete: int = 0,
 ) -> dict[str, float]:
     """Estimated cost of each route with missing values (``inf`` when not allowed).
 
@@ -47,6 +56,7 @@ def route_costs(
     n_patterns : distinct (mask, values) patterns
     n_masks : distinct missingness masks
     n_categories : ndarray of shape (n_qis,)
+    n_complete : distinct patterns without a missing value (among ``n_patterns``)
     """
     card = np.asarray(n_categories, dtype=np.float64)
     m = len(card)
@@ -57,7 +67,12 @@ def route_costs(
         costs["dense"] = _NS_DENSE_CELL * cells * max(m, 1) + _NS_DENSE_ROW * n_items
     else:
         costs["dense"] = math.inf
-    costs["pairs"] = _NS_PAIR * n_masks * n_patterns * (1.0 + m / 8.0) + 20.0 * n_patterns
+    n_inc = max(n_patterns - n_complete, 0)
+    costs["pairs"] = (
+        _NS_PAIR * n_masks * n_inc * (1.0 + m / 8.0)
+        + _NS_CROSS * n_masks * n_complete
+        + 20.0 * n_patterns
+    )
     words = (n_patterns + 63) // 64
     bit_bytes = float(np.sum(card)) * words * 8.0
     if bit_bytes <= BITSET_MAX_BYTES:
@@ -75,11 +90,12 @@ def choose_route(
     *,
     has_missing: bool = True,
     kind: str = "wildcard",
+    n_complete: int = 0,
 ) -> str:
     """The cheapest exact route: "groupby", "dense", "pairs" or "bitset".
 
     >>> import numpy as np
-    >>> choose_route(10**6, 5 * 10**5, 64, np.array([100, 2, 400, 6, 8, 50]))
+    >>> choose_route(10**6, 5 * 10**5, 64, np.array([100, 2, 400, 6, 8, 50]), n_complete=3 * 10**5)
     'pairs'
     >>> choose_route(20_000, 20_000, 19_000, np.full(20, 3))
     'bitset'
@@ -88,5 +104,5 @@ def choose_route(
     """
     if not has_missing or kind == "category":
         return "groupby"
-    costs = route_costs(n_items, n_patterns, n_masks, n_categories)
+    costs = route_costs(n_items, n_patterns, n_masks, n_categories, n_complete=n_complete)
     return min(("dense", "pairs", "bitset"), key=lambda r: costs[r])

@@ -101,10 +101,14 @@ def frequencies_from_codes(
     :mod:`microsdc._kernels.route`:
 
     - ``"dense"``: one array over every key combination, transformed axis by axis;
-    - ``"pairs"`` (spec section 3): for each pair of missingness masks, the patterns
-      are grouped on the columns observed in both (direct table, int64-keyed hash,
-      or a hash that compares the codes once the key span passes 62 bits, so that
-      a combined key never overflows). Patterns of rare masks take bit sets instead;
+    - ``"pairs"`` (spec section 3): the complete patterns are looked up, in one pass
+      per incomplete mask, in a table of that mask's patterns (a distinct
+      incomplete pattern is the only one of its mask a complete pattern can match);
+      the incomplete patterns meet each other by pairs of missingness masks,
+      grouped on the columns observed in both. Tables are direct arrays,
+      int64-keyed hashes, or hashes that compare the codes once the key span
+      passes 62 bits, so that a combined key never overflows. Patterns of rare
+      masks take bit sets instead;
     - ``"bitset"``: for each pattern, the intersection of the bit sets of patterns
       compatible with each of its values.
 
@@ -125,9 +129,12 @@ def frequencies_from_codes(
         fk = pat.count.astype(np.float64) if policy.fractional else pat.count.copy()
         big_fk = pat.weight.copy() if weighted else None
         return PatternFrequencies(pat.codes, pat.count, fk, big_fk, pat.inverse)
-    n_masks = len(np.unique(pat.mask))
+    n_masks = _n_masks(pat.mask, m)
     if route is None:
-        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+        n_complete = int(np.count_nonzero(pat.mask == full))
+        route = choose_route(
+            len(pat.count), len(pat.count), n_masks, n_categories, n_complete=n_complete
+        )
     if route == "dense":
         from microsdc._kernels import dense
 
@@ -184,8 +191,11 @@ def share_weighted_support(
     if not np.any(pat.mask != (1 << m) - 1):  # no blank anywhere: identical rows only
         return pat.weight[pat.inverse]
     if route is None:
-        n_masks = len(np.unique(pat.mask))
-        route = choose_route(len(pat.count), len(pat.count), n_masks, n_categories)
+        n_masks = _n_masks(pat.mask, m)
+        n_complete = int(np.count_nonzero(pat.mask == (1 << m) - 1))
+        route = choose_route(
+            len(pat.count), len(pat.count), n_masks, n_categories, n_complete=n_complete
+        )
     if route == "dense":
         from microsdc._kernels import dense
 
@@ -245,15 +255,15 @@ def _support(
         raise ValueError(f"unknown counting route {route!r}")
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
 
-    order = np.argsort(pat.mask, kind="stable")
-    mask_vals, mask_start, mask_count = np.unique(
-        pat.mask[order], return_index=True, return_counts=True
-    )
-    mask_start = np.append(mask_start, p_total).astype(np.int64)
+    blocks = _mask_blocks(pat.mask, len(card))
+    order, mask_vals, mask_start = blocks
+    mask_count = np.diff(mask_start)
     rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
     rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
     if not rare.any() or conservative:
-        support = _pair_route(pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw)
+        support = _pair_route(
+            pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw, blocks
+        )
     else:
         # patterns of rare masks through bit sets (their whole support, and what they
         # add to the others); mask pairs among the other masks only
@@ -299,25 +309,68 @@ def _rare_masks(
 ) -> np.ndarray:
     """Masks whose patterns are cheaper on bit sets than in mask pairs.
 
-    In mask pairs a mask costs about two passes over all patterns (as target and as
-    source). On bit sets each of its patterns costs a few intersections of
-    n_patterns / 64 words plus one scattered update per compatible pattern (about
-    n_patterns / prod(categories observed)). The bit sets must also fit in memory.
+    In mask pairs an incomplete mask costs one pass over the complete patterns
+    (:func:`~microsdc._kernels.maskpairs.complete_cross`) and about two over the
+    incomplete ones (as target and as source). On bit sets each of its patterns
+    costs a few intersections of n_patterns / 64 words plus one scattered update
+    per compatible pattern (about n_patterns / prod(categories observed)); building
+    the bit sets costs a pass over every pattern and every set, paid once, so masks
+    go to bit sets only when together they save more than that. The bit sets must
+    also fit in memory.
     """
     from microsdc._kernels.bitcount import bitset_bytes
     from microsdc._kernels.route import BITSET_MAX_BYTES
 
+    none = np.zeros(len(mask_count), dtype=bool)
     if bitset_bytes(n_patterns, card) > BITSET_MAX_BYTES:
-        return np.zeros(len(mask_count), dtype=bool)
-    words = (n_patterns + 63) // 64
-    log_card = np.log2(np.maximum(card, 1).astype(np.float64))
+        return none
     m = len(card)
+    full = (1 << m) - 1
+    n_complete = int(mask_count[mask_vals == full].sum())
+    words = (n_patterns + 63) // 64
     observed = (mask_vals[:, None] >> np.arange(m)[None, :]) & 1
-    matches = n_patterns * np.exp2(-(observed * log_card[None, :]).sum(axis=1))
-    # ~6 ns per pattern and mask in pairs; ~0.4 ns per word, about 3 sets per
-    # pattern, and ~20 ns per scattered update on bit sets
-    per_pattern = 3.0 * 0.4 * words + 20.0 * matches
-    return np.asarray(mask_count * per_pattern < 2.0 * 6.0 * n_patterns)
+    # a pattern matches a value of column j when it has that value or a blank there
+    blank = 1.0 - (observed * mask_count[:, None]).sum(axis=0) / max(n_patterns, 1)
+    p_match = (1.0 - blank) / np.maximum(card, 1) + blank
+    matches = n_patterns * np.exp2((observed * np.log2(p_match)[None, :]).sum(axis=1))
+    # measured on one core at 1M patterns: ~5 ns per complete pattern and mask in
+    # complete_cross, ~6 ns per pattern and side in pairs; ~0.4 ns per word (about
+    # 3 sets per pattern), ~50 ns per scattered update and ~8 ns per pattern and
+    # column or set word to build the bit sets
+    pair_cost = 5.0 * n_complete + 2.0 * 6.0 * (n_patterns - n_complete)
+    bit_cost = mask_count * (3.0 * 0.4 * words + 50.0 * matches)
+    saving = np.where(mask_vals == full, 0.0, pair_cost - bit_cost)
+    rare = saving > 0
+    build = 8.0 * (n_patterns * m + float(np.sum(card)) * words)
+    if saving[rare].sum() <= build:
+        return none
+    return np.asarray(rare)
+
+
+#: Fewest complete patterns for which they meet the incomplete ones in one pass per mask.
+_CROSS_MIN_COMPLETE = 1
+
+
+def _mask_blocks(mask: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Patterns grouped by mask: (stable order by mask, distinct masks ascending,
+    start of each mask's block in that order plus the total), all int64.
+
+    A radix sort when the masks fit in 16 or 32 bits; no second sort for the blocks.
+    """
+    small = np.uint16 if m <= 16 else np.uint32 if m <= 32 else np.int64
+    order = np.argsort(mask.astype(small, copy=False), kind="stable")
+    mask_s = mask[order]
+    edge = np.flatnonzero(mask_s[1:] != mask_s[:-1]) + 1
+    mask_start = np.concatenate([[0], edge, [len(mask)]]).astype(np.int64)
+    mask_vals = mask_s[mask_start[:-1]].astype(np.int64)
+    return order, mask_vals, mask_start
+
+
+def _n_masks(mask: np.ndarray, m: int) -> int:
+    """Number of distinct masks (a bincount when there are at most 2^20 possible)."""
+    if m <= 20:
+        return int(np.count_nonzero(np.bincount(mask, minlength=1)))
+    return len(np.unique(mask))
 
 
 def _pair_route(
@@ -329,32 +382,77 @@ def _pair_route(
     weighted: bool,
     colw: np.ndarray,
     use_colw: bool,
+    blocks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Support (n, 4) of patterns by mask pairs (rows in the given order)."""
-    from microsdc._kernels.hashing import log2_span
-    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_support
+    """Support (n, 4) of patterns by mask pairs (rows in the given order).
 
-    n = len(cnt)
-    order = np.argsort(mask, kind="stable")
-    mask_vals, mask_start = np.unique(mask[order], return_index=True)
-    mask_start = np.append(mask_start, n).astype(np.int64)
+    The patterns are sorted by mask once, so that every mask is a contiguous
+    block and the complete patterns (the largest mask) come last. When there are
+    at least ``_CROSS_MIN_COMPLETE`` of them, they meet the incomplete ones in one
+    pass per incomplete mask, both ways
+    (:func:`~microsdc._kernels.maskpairs.complete_cross`), and each matches only
+    itself among the complete ones; the incomplete patterns meet each other by
+    mask pairs (:func:`~microsdc._kernels.maskpairs.pair_support`).
+    """
+    from microsdc._kernels.hashing import log2_span
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, complete_cross, pair_support
+
+    n, m = codes.shape
+    order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(mask, m)
+    mask_s = mask[order]
+    codes_s = np.ascontiguousarray(codes[order], dtype=np.int32)
+    cnt_s = np.ascontiguousarray(cnt[order], dtype=np.float64)
+    weight_s = np.ascontiguousarray(weight[order], dtype=np.float64)
+    full = (1 << m) - 1
+    cross = len(mask_vals) > 1 and mask_vals[-1] == full
+    n_inc = int(mask_start[-2]) if cross else n
+    cross = cross and n - n_inc >= _CROSS_MIN_COMPLETE
+    if not cross:
+        n_inc = n
     # a direct-lookup scratch table a few times the number of patterns (filled once)
-    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n).bit_length())), -1)
-    # patterns sorted by mask, so that every mask is a contiguous block of rows
-    support_s = pair_support(
-        np.ascontiguousarray(codes[order]),
-        mask[order],
-        mask_vals,
-        mask_start,
+    direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n_inc).bit_length())), -1)
+    n_mv = len(mask_vals) - 1 if cross else len(mask_vals)
+    support_i = pair_support(
+        codes_s[:n_inc],
+        mask_s[:n_inc],
+        mask_vals[:n_mv],
+        mask_start[: n_mv + 1],
         card,
-        cnt[order],
-        weight[order],
+        cnt_s[:n_inc],
+        weight_s[:n_inc],
         weighted,
         colw,
         use_colw,
         direct,
         None if log2_span(card) < 60.0 else True,  # generic grouping compiled only if needed
     )
+    if cross:
+        support_s = np.empty((n, 4))
+        support_s[:n_inc] = support_i
+        out_c = support_s[n_inc:]
+        out_c[:, 0] = cnt_s[n_inc:]
+        out_c[:, 1] = 0.0
+        out_c[:, 2] = weight_s[n_inc:]
+        out_c[:, 3] = 0.0
+        complete_cross(
+            codes_s[n_inc:],
+            codes_s[:n_inc],
+            mask_vals[:n_mv],
+            mask_start[: n_mv + 1],
+            card,
+            cnt_s[n_inc:],
+            weight_s[n_inc:],
+            cnt_s[:n_inc],
+            weight_s[:n_inc],
+            colw,
+            use_colw,
+            DIRECT_LIMIT,
+            out_c,
+            support_s[:n_inc],
+        )
+    else:
+        support_s = support_i
+    del support_i, codes_s, cnt_s, weight_s, mask_s  # before the (n, 4) copy below
     support = np.empty_like(support_s)
     support[order] = support_s
     return support
