@@ -18,7 +18,7 @@ pa = pytest.importorskip("pyarrow")
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("narwhals")
 
-POLICIES = ["wildcard", "category", "conservative", 0.5]
+POLICIES = ["wildcard", "category", "conservative", "probabilistic", 0.5]
 
 
 @st.composite
@@ -73,6 +73,7 @@ def test_fk_equal_on_every_backend(df: pd.DataFrame, policy: object, k: int) -> 
     got_lazy = lazy.collect().to_pandas()  # polars keeps the input's order
     np.testing.assert_allclose(got_lazy["fk"], want["fk"])
     np.testing.assert_allclose(got_lazy["Fk"], want["Fk"])
+    assert got_lazy["at_risk"].tolist() == want["at_risk"].tolist()
     rel = duckdb.from_arrow(pa.Table.from_pandas(df, preserve_index=False))
     got_db = _by_rid(microsdc.sample_frequencies(rel, qi, k=k, missing=policy, weights="w").df())
     np.testing.assert_allclose(got_db["fk"], want["fk"])

@@ -22,7 +22,7 @@ from oracles.kanon import fk_bruteforce, rows_of
 
 pa = pytest.importorskip("pyarrow")
 
-POLICIES = ["wildcard", "category", "conservative", 0.5]
+POLICIES = ["wildcard", "category", "conservative", "probabilistic", 0.5]
 CODE = -9  # a declared missing code in the integer columns
 FEW = settings(
     max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

@@ -135,16 +135,11 @@ def _pattern_frequencies(
 
     enc = encode_qis(patterns, qi, missing_values=missing_values, func=func)
     n = patterns[_N].to_numpy(dtype=np.float64)
-    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=n)
-    assert res.Fk is not None
-    fk = res.Fk if policy.kind == "alpha" else np.rint(res.Fk).astype(np.int64)
-    count = np.bincount(res.inverse, weights=n, minlength=len(res.codes))
-    count = np.rint(count).astype(np.int64)
-    big: np.ndarray | None = None
-    if weighted:
-        w = patterns[_W].to_numpy(dtype=np.float64)
-        big = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w).Fk
-    return enc, count, fk, big, res.inverse
+    w = patterns[_W].to_numpy(dtype=np.float64) if weighted else None
+    # each row is a pattern standing for n records: fk counts records (and the
+    # probabilistic shares are shares of records), Fk sums their weights
+    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w, counts=n)
+    return enc, res.count, res.fk, res.Fk, res.inverse
 
 
 def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:

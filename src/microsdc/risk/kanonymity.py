@@ -8,7 +8,7 @@ for comparison with other tools; see :func:`sample_frequencies`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -66,6 +66,7 @@ def frequencies_from_codes(
     policy: Policy | None = None,
     weights: np.ndarray | None = None,
     route: str | None = None,
+    counts: np.ndarray | None = None,
 ) -> PatternFrequencies:
     """Sample (and weighted) frequencies from an integer code matrix.
 
@@ -84,6 +85,11 @@ def frequencies_from_codes(
         model of :func:`microsdc._kernels.route.choose_route` picks it. Data
         without missing values (and the category policy) are always counted by
         group.
+    counts : ndarray of shape (n_rows,), integer >= 0, optional
+        How many records each row stands for (rows that are already key
+        patterns with their numbers of records, as an engine's group-by gives
+        them); by default 1 each. fk, the shares of the ``"probabilistic"``
+        policy and alpha's exact-pattern matches count records.
 
     Returns
     -------
@@ -122,6 +128,11 @@ def frequencies_from_codes(
     policy = policy or Policy("wildcard")
     weighted = weights is not None
     pat = distinct_patterns(codes, n_categories, weights)
+    if counts is not None:
+        records = np.bincount(pat.inverse, weights=counts, minlength=len(pat.count))
+        pat = replace(pat, count=np.rint(records).astype(np.int64))
+        if not weighted:
+            pat = replace(pat, weight=pat.count.astype(np.float64))
     m = pat.codes.shape[1]
     full = (1 << m) - 1
     has_missing = bool(np.any(pat.mask != full))

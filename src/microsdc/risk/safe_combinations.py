@@ -155,10 +155,8 @@ def _search(
         if enc.n_rows == 0:
             return True
         idx = list(cols)
-        res = frequencies_from_codes(enc.codes[:, idx], n_cat[idx], policy=policy, weights=counts)
-        fk = res.fk if counts is None else res.Fk
-        assert fk is not None
-        return bool(np.all(fk >= k - 1e-9))
+        res = frequencies_from_codes(enc.codes[:, idx], n_cat[idx], policy=policy, counts=counts)
+        return bool(np.all(res.fk >= k - 1e-9))
 
     safe_by_size: dict[int, list[tuple[int, ...]]] = {}
     level: list[tuple[int, ...]] = [(j,) for j in range(m)]
