@@ -178,3 +178,42 @@ def test_all_zero_weights_refused_on_lazy_frames() -> None:
         microsdc.sample_frequencies(
             pd.DataFrame({"a": [1, 2], "w": [0.0, 0.0]}), ["a"], weights="w"
         )
+
+
+def test_duckdb_awkward_names_and_shadowing_tables() -> None:
+    # dots, spaces, quotes and SQL-ish names (k, t) in the key variables; tables of the
+    # caller's connection named like microsdc's join tables must not leak into results
+    con = duckdb.connect()
+    con.execute("CREATE TABLE microsdc_patterns AS SELECT 1 AS a, 99 AS __microsdc_out0")
+    con.execute("CREATE TABLE t AS SELECT 5 AS x")
+    rng = np.random.default_rng(0)
+    n = 120
+    df = pd.DataFrame(
+        {
+            "id": np.arange(n),
+            "s.ex": rng.choice(["m", "f"], n),
+            "re g": rng.integers(0, 5, n),
+            "k": rng.integers(0, 3, n),
+            'q"x': rng.integers(0, 4, n).astype(float),
+            "w.t": rng.random(n) + 1,
+        }
+    )
+    df.loc[rng.random(n) < 0.1, 'q"x'] = np.nan
+    con.register("people_df", df)
+    con.execute("CREATE TABLE people AS SELECT * FROM people_df")
+    rel = con.table("people")
+    qi = ["s.ex", "re g", "k", 'q"x']
+    want = microsdc.sample_frequencies(df, qi, k=3, weights="w.t")
+    got = microsdc.sample_frequencies(rel, qi, k=3, weights="w.t").df().sort_values("id")
+    assert got["fk"].tolist() == want["fk"].tolist()
+    np.testing.assert_allclose(got["Fk_pop"], want["Fk"])
+    assert microsdc.check_k_anonymity(rel, qi, k=3)[0] == microsdc.check_k_anonymity(df, qi, k=3)[0]
+    assert microsdc.safe_combinations(rel, qi, 3) == microsdc.safe_combinations(df, qi, 3)
+    lazy, eager = microsdc.local_suppression(rel, qi, k=3), microsdc.local_suppression(df, qi, k=3)
+    assert lazy.n_cells == eager.n_cells > 0
+    out = lazy.data.df().sort_values("id").reset_index(drop=True)
+    for c in qi:
+        assert out[c].isna().tolist() == eager.data[c].isna().tolist()
+    # integer key variables of small range take the combined-key route
+    keyed = microsdc.sample_frequencies(rel, ["re g", "k"], k=3).df().sort_values("id")
+    assert keyed["fk"].tolist() == microsdc.sample_frequencies(df, ["re g", "k"])["fk"].tolist()

@@ -81,6 +81,40 @@ def _is_spark(nwf: Any) -> bool:
     return bool(impl.is_pyspark() or impl.is_pyspark_connect())
 
 
+def _is_duckdb(nwf: Any) -> bool:
+    return bool(nwf.implementation.is_duckdb())
+
+
+def sql_name(name: str) -> str:
+    """A column name quoted for SQL (dots, spaces and quotes kept as they are)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+#: The view name of the caller's relation in microsdc's queries (no table of the
+#: user's connection shadows it; DuckDB resolves the view before the catalog).
+DUCKDB_VIEW = "__microsdc_input"
+
+
+def duckdb_arrow(rel: Any) -> Any:
+    """A DuckDB relation's rows as a pyarrow table (DuckDB 1.x and 2.x)."""
+    fetch = getattr(rel, "to_arrow_table", None) or rel.fetch_arrow_table
+    return fetch()
+
+
+def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | None = None) -> Any:
+    """DuckDB's ``GROUP BY`` of ``keys`` (NULL is a group) with the SQL ``aggregates``, as
+    pyarrow; ``inner`` is an optional subquery over the view to group instead of it.
+
+    Written in SQL rather than through narwhals, which reads a dot in a column name
+    as a struct field.
+    """
+    cols = ", ".join(sql_name(c) for c in keys)
+    source = f"({inner})" if inner is not None else DUCKDB_VIEW
+    return duckdb_arrow(
+        rel.query(DUCKDB_VIEW, f"SELECT {cols}, {aggregates} FROM {source} GROUP BY {cols}")
+    )
+
+
 def _check_weights(nwf: Any, w: str, func: str) -> None:
     """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
     import narwhals as nw
@@ -89,6 +123,19 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
         from microsdc.backends.spark import weight_stats
 
         bad, neg, nonzero, n = weight_stats(nwf.to_native(), w)
+    elif _is_duckdb(nwf):
+        x = f"CAST({sql_name(w)} AS DOUBLE)"
+        row = (
+            nwf.to_native()
+            .query(
+                DUCKDB_VIEW,
+                f"SELECT count(*) FILTER (WHERE {x} IS NULL OR isnan({x}) OR isinf({x})), "
+                f"count(*) FILTER (WHERE {x} < 0), count(*) FILTER (WHERE {x} <> 0), count(*) "
+                f"FROM {DUCKDB_VIEW}",
+            )
+            .fetchall()[0]
+        )
+        bad, neg, nonzero, n = (int(v or 0) for v in row)
     else:
         col = nw.col(w).cast(nw.Float64)
         stats = nwf.select(
@@ -150,6 +197,9 @@ def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
         from microsdc.backends.spark import aggregate
 
         return aggregate(nwf.to_native(), [str(c) for c in qi], w, _N, _W)
+    if _is_duckdb(nwf):
+        sums = "" if w is None else f", sum(CAST({sql_name(w)} AS DOUBLE)) AS {sql_name(_W)}"
+        return duckdb_group(nwf.to_native(), [str(c) for c in qi], f"count(*) AS {_N}{sums}")
 
     aggs = [nw.len().alias(_N)]
     if w is not None:
@@ -192,21 +242,20 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
         assert isinstance(right, pl.DataFrame)
         return df.join(right.lazy(), on=cols, how="left", nulls_equal=True, maintain_order="left")
     if backend.name == "DuckDB":
-
-        def q(name: str) -> str:
-            return '"' + name.replace('"', '""') + '"'
-
+        q = sql_name
         on = " AND ".join(f"t.{q(c)} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
         # DuckDB resolves names case-insensitively ("fk" and "Fk" would clash): the
         # output columns travel under positional names and get theirs back in SELECT
         outputs = [c for c in result.column_names if c not in cols]
-        microsdc_patterns = result.rename_columns(  # noqa: F841 - read by the replacement scan
+        __microsdc_patterns = result.rename_columns(  # read by DuckDB's replacement scan
             cols + [f"__microsdc_out{i}" for i in range(len(outputs))]
         )
         extra = ", ".join(f"p.__microsdc_out{i} AS {q(c)}" for i, c in enumerate(outputs))
-        return df.query(  # a view name no table of the user's connection shadows
-            "__microsdc_input",
-            f"SELECT t.*, {extra} FROM __microsdc_input AS t LEFT JOIN microsdc_patterns AS p "
+        # a table of the user's connection named like the replacement scan would shadow
+        # it: the name is reserved (double underscore, microsdc's prefix)
+        return df.query(
+            DUCKDB_VIEW,
+            f"SELECT t.*, {extra} FROM {DUCKDB_VIEW} AS t LEFT JOIN __microsdc_patterns AS p "
             f"ON {on}",
         )
     if backend.name == "PySpark":

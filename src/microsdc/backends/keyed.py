@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from microsdc.backends.frequencies import DUCKDB_VIEW
 from microsdc.encode import HIGH_CARDINALITY, MissingValues, _canon, _missing_values_for
 
 __all__ = ["CELLS_PER_ROW", "MAX_CELLS", "KeyPlan", "keyed_fk", "plan_keys"]
@@ -107,7 +108,8 @@ def plan_keys(
         miss = _missing_ints(missing_values, c)
         keep = f" FILTER (WHERE {_q(str(c))} NOT IN ({', '.join(map(str, miss))}))" if miss else ""
         terms.append(f"min({_q(str(c))}){keep}, max({_q(str(c))}){keep}")
-    row = rel.query("t", f"SELECT count(*), {', '.join(terms)} FROM t").fetchall()[0]
+    view = DUCKDB_VIEW
+    row = rel.query(view, f"SELECT count(*), {', '.join(terms)} FROM {view}").fetchall()[0]
     n_rows = int(row[0])
     lows, highs = row[1::2], row[2::2]
     base = np.array(
@@ -144,7 +146,7 @@ def _counts(rel: Any, plan: KeyPlan) -> np.ndarray:
 
     table = zeros(plan.n_cells, np.int32 if plan.n_rows < 2**31 else np.int64)
     table.fill(0)  # fault the pages in order: faster than at random below
-    keys = rel.query("t", f"SELECT {plan.key_sql} AS k FROM t")
+    keys = rel.query(DUCKDB_VIEW, f"SELECT {plan.key_sql} AS k FROM {DUCKDB_VIEW}")
     # DuckDB 1.x names it fetch_arrow_reader (a deprecated alias from 1.5 on)
     open_reader = getattr(keys, "to_arrow_reader", None) or keys.fetch_arrow_reader
     with open_reader(BATCH_ROWS) as reader:  # closed even on error: the connection is freed
@@ -171,13 +173,16 @@ def keyed_fk(rel: Any, plan: KeyPlan, policy: Any, k: int | None) -> Any:
     fk = table[present]
     del table
     index_type = np.int32 if plan.n_cells < 2**31 else np.int64
-    microsdc_fk_keys = pa.table(  # noqa: F841 - read by DuckDB's replacement scan
+    __microsdc_fk_keys = pa.table(  # read by DuckDB's replacement scan
         {"k": present.astype(index_type), "fk": fk}
     )
     del present, fk
     extra = "" if k is None else f", (p.fk < {int(k)}) AS at_risk"
+    # the key is computed where only the caller's columns are in scope (a key
+    # variable may be called k or fk)
+    keyed = f"SELECT *, {plan.key_sql} AS __microsdc_key FROM {DUCKDB_VIEW}"
     return rel.query(
-        "t",
-        f"SELECT t.*, CAST(p.fk AS BIGINT) AS fk{extra} FROM t "
-        f"LEFT JOIN microsdc_fk_keys AS p ON {plan.key_sql} = p.k",
+        DUCKDB_VIEW,
+        f"SELECT t.* EXCLUDE (__microsdc_key), CAST(p.fk AS BIGINT) AS fk{extra} "
+        f"FROM ({keyed}) AS t LEFT JOIN __microsdc_fk_keys AS p ON t.__microsdc_key = p.k",
     )

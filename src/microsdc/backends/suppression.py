@@ -200,10 +200,13 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
     if backend.name == "polars":
         numbered: Any = df.select(keys).with_row_index(_ROW)
     elif backend.name == "DuckDB":
+        from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_group
+
         # a scan yields its rows in insertion order; row_number() OVER () follows it
         cols = ", ".join(_q(c) for c in keys)
-        view = "__microsdc_input"
-        numbered = df.query(view, f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM {view}")
+        inner = f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM {DUCKDB_VIEW}"
+        table = duckdb_group(df, keys, f"count(*) AS {_N}, min({_ROW}) AS {_FIRST}", inner)
+        return table, True
     elif backend.name == "PySpark":
         from microsdc.backends.spark import aggregate_first
 
