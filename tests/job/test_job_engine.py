@@ -286,7 +286,7 @@ def test_options_that_need_the_records_are_refused(
         ('parts"\ntable = "people', "duckdb", "", "input.table", "is for a DuckDB database file"),
         ("nowhere", "duckdb", "", "input.path", "does not exist"),
         ("parts/*.csv", "duckdb", "", "input.path", "matches no file"),
-        ('parts"\nsep = ";', "duckdb", "", "input.sep", "for CSV files read by pandas"),
+        ('parts"\nsep = ";', "duckdb", "", "input.sep", "is for CSV files"),
     ],
 )
 def test_engine_inputs_and_outputs_checked_at_parse_time(
