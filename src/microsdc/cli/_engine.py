@@ -22,8 +22,9 @@ engine_option = click.option(
     default="pandas",
     show_default=True,
     help="Who holds the rows: pandas (in memory) or duckdb / polars / spark (out of core; FILE "
-    "may be a folder or glob of Parquet files, or a .duckdb file with --table). spark uses the "
-    "active Spark session, or starts a local one.",
+    "may be a folder or glob of Parquet files with the same columns, a UTF-8 CSV file (not on "
+    "spark), or a .duckdb file with --table). spark uses the active Spark session, or starts "
+    "a local one.",
 )
 table_option = click.option(
     "--table", "db_table", default=None, help="Table to read from a DuckDB database file."

@@ -122,7 +122,7 @@ def risk(
         return
     if os.path.isdir(file) or "*" in file:
         raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
         )
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)

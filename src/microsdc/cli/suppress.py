@@ -236,7 +236,7 @@ def suppress(
 
     if os.path.isdir(file) or "*" in file:
         raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
         )
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
