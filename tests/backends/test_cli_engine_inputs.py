@@ -82,6 +82,10 @@ def test_other_encodings_refused_with_the_option_named(
         assert "Parquet" in err and "Traceback" not in err
     else:
         assert "--encoding latin-1" in err and "Parquet" in err
+        # without --encoding: the first byte that is not UTF-8 is named
+        code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
+        text = " ".join(err.split())
+        assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
 
 
 def test_spark_refuses_csv_before_starting(

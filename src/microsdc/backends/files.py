@@ -221,6 +221,36 @@ def check_csv_options(encoding: str | None, what: str = "--encoding") -> None:
         )
 
 
+def check_utf8(path: str) -> None:
+    """A CSV file an engine reads is UTF-8 (read once, in chunks of 1 MiB).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first byte that is not UTF-8 and its position.
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                where = done + exc.start
+                raise InvalidParameterError(
+                    f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
+                    f"position {where}): the engines read CSV as UTF-8 only. Convert the file "
+                    "to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
+                    "encoding='latin-1').to_parquet('data.parquet')), or leave out the engine"
+                ) from None
+            if not chunk:
+                return
+            done += len(chunk)
+
+
 def scan(
     path: str,
     engine: str,
@@ -253,6 +283,7 @@ def scan(
         from microsdc.io import detect_separator
 
         check_csv_options(encoding)
+        check_utf8(path)
         if lower.endswith(".tsv"):
             sep = "\t"
         elif sep is None:
