@@ -220,3 +220,11 @@ def test_weight_message_names_the_columns_written(
     written = list(pd.read_parquet(out).columns)
     assert written == ["A", "w", "fk", fk_name, "at_risk"]
     assert f"columns fk, {fk_name}, at_risk appended" in " ".join(stdout.split())
+
+
+def test_missing_texts_are_those_of_pandas() -> None:
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    from microsdc.backends.files import NA_VALUES
+
+    assert set(NA_VALUES) == set(STR_NA_VALUES)
