@@ -286,7 +286,7 @@ def test_options_that_need_the_records_are_refused(
         ('parts"\ntable = "people', "duckdb", "", "input.table", "is for a DuckDB database file"),
         ("nowhere", "duckdb", "", "input.path", "does not exist"),
         ("parts/*.csv", "duckdb", "", "input.path", "matches no file"),
-        ('parts"\nsep = ";', "duckdb", "", "input.sep", "for CSV files read by pandas"),
+        ('parts"\nsep = ";', "duckdb", "", "input.sep", "is for CSV files"),
     ],
 )
 def test_engine_inputs_and_outputs_checked_at_parse_time(
@@ -381,3 +381,69 @@ def test_default_title_and_output_names(
     assert job.title == title
     assert job.output.data == data / data_name
     assert job.output.report.name == data_name.replace("anonymised.parquet", "report.html")
+
+
+def _csv_with_missing_texts(path: Path) -> None:
+    """``_frame`` as a ';'-separated CSV whose missing cells read NA, NULL or nothing."""
+    df = _frame(120).drop(columns=["hid", "income", "zone"])
+    df.loc[::7, "sex"] = None
+    text = df.to_csv(sep=";", index=False, na_rep="NA").splitlines()
+    out = [text[0]]
+    for i, line in enumerate(text[1:]):
+        out.append(line.replace(";NA;", [";NA;", ";NULL;", ";;"][i % 3]))
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_reads_csv_missing_texts_and_sep_as_pandas(tmp_path: Path, engine: str) -> None:
+    _csv_with_missing_texts(tmp_path / "d.csv")
+    text = (tmp_path / "d.csv").read_text()
+    assert ";NULL;" in text and ";;" in text and ";NA;" in text
+    path = 'd.csv"\nsep = ";'
+    kw: dict[str, Any] = {"steps": '["risk"]', "sections": ""}
+    want = run_job(_job(tmp_path, "p", path, **kw), write=False).audit
+    got = run_job(_job(tmp_path, engine, path, f'engine = "{engine}"', **kw), write=False).audit
+    assert want["risk"]["before"]["missing_qi_cells"] > 0
+    _close(got["risk"]["before"], want["risk"]["before"])
+    _close(got["key_variables"], want["key_variables"])
+
+
+def test_engine_job_refuses_other_encodings_and_outputs_the_glob_reads(
+    data: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "d.csv").write_text("age,sex,region,w,code\n", encoding="utf-8")
+    job = _job(tmp_path, "e", 'd.csv"\nencoding = "latin-1', 'engine = "duckdb"')
+    with pytest.raises(JobFileError, match="UTF-8 only") as info:
+        parse_job(job.read_text(), job)
+    assert info.value.key == "input.encoding"
+    body = _job(data, "g", "parts/*.parquet", 'engine = "polars"').read_text()
+    body = body.replace('directory = "out_g"', 'directory = "parts"')
+    with pytest.raises(JobFileError, match="would be read by the input pattern") as info:
+        parse_job(body, data / "g.toml")
+    assert info.value.key == "output"
+
+
+@pytest.mark.parametrize("case", ["differ", "empty"])
+def test_engine_job_parquet_folder_checked(tmp_path: Path, case: str) -> None:
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    if case == "differ":
+        _frame(20).to_parquet(folder / "a.parquet", index=False)
+        _frame(20).drop(columns=["zone"]).to_parquet(folder / "b.parquet", index=False)
+    job = _job(tmp_path, case, "parts", 'engine = "duckdb"')
+    message = "'zone'" if case == "differ" else "holds no Parquet file"
+    with pytest.raises(JobFileError, match=message) as info:
+        run_job(job)
+    assert info.value.key == "input.path"
+    assert not (tmp_path / f"out_{case}").exists()
+
+
+def test_engine_job_without_narwhals_gives_the_install_command(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "narwhals", None)
+    with pytest.raises(JobFileError, match=r'pip install "microsdc\[duckdb\]"') as info:
+        run_job(_job(data, "nw", "parts", 'engine = "duckdb"'), write=False)
+    assert info.value.key == "input.engine"

@@ -7,6 +7,7 @@ input), how the engine opens the input lazily and writes Parquet (streaming).
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 from typing import Any
@@ -14,13 +15,40 @@ from typing import Any
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = [
+    "NA_VALUES",
     "check_output_location",
+    "check_parquet_schemas",
     "input_files",
     "is_database",
     "is_pattern",
     "scan",
     "write_parquet",
 ]
+
+
+#: The texts a CSV cell reads as missing, on every engine: pandas' defaults
+#: (``pandas.read_csv``), so that an engine counts the same fk as the default reader.
+NA_VALUES = (
+    "",
+    "#N/A",
+    "#N/A N/A",
+    "#NA",
+    "-1.#IND",
+    "-1.#QNAN",
+    "-NaN",
+    "-nan",
+    "1.#IND",
+    "1.#QNAN",
+    "<NA>",
+    "N/A",
+    "NA",
+    "NULL",
+    "NaN",
+    "None",
+    "n/a",
+    "nan",
+    "null",
+)
 
 
 def is_pattern(path: str) -> bool:
@@ -83,23 +111,185 @@ def check_output_location(out: str, source: str, what: str) -> None:
                 f"{what} is one of the input files: write the result to a new file, so "
                 "that the original is kept"
             )
+    if is_pattern(source):
+        base, rest = _split_pattern(source)
+        root = os.path.realpath(base)
+        if os.path.commonpath([root, target]) == root and (
+            "**" in rest or _matches(os.path.relpath(target, root), rest)
+        ):
+            raise InvalidParameterError(
+                f"{what} would be read by the input pattern {source} (it lies in "
+                f"{base or '.'}): write it elsewhere, so that it does not join the data set "
+                "the next time the pattern is read"
+            )
 
 
-def scan(path: str, engine: str, table: str | None) -> Any:
+def _split_pattern(pattern: str) -> tuple[str, str]:
+    """The folder a glob starts from (its leading parts without wildcards) and the rest."""
+    parts = pattern.split(os.sep)
+    i = next(j for j, part in enumerate(parts) if is_pattern(part))
+    base = os.sep.join(parts[:i]) or (os.sep if pattern.startswith(os.sep) else "")
+    return base, os.sep.join(parts[i:])
+
+
+def _matches(relative: str, pattern: str) -> bool:
+    """Whether a path matches a glob without ``**``, part by part (as :func:`glob.glob`)."""
+    names, parts = relative.split(os.sep), pattern.split(os.sep)
+    return len(names) == len(parts) and all(
+        fnmatch.fnmatchcase(n, p) for n, p in zip(names, parts, strict=True)
+    )
+
+
+def parquet_files(path: str) -> list[str]:
+    """The Parquet files a folder or glob argument reads (the engines read ``*.parquet``
+    below a folder), in name order."""
+    if os.path.isdir(path):
+        found = [f for f in input_files(path) if f.lower().endswith(".parquet")]
+    else:
+        found = [f for f in input_files(path) if os.path.isfile(f)]
+    return sorted(found)
+
+
+def check_parquet_schemas(path: str) -> None:
+    """Before any row is read: a Parquet folder or glob holds files, all with the same
+    columns of the same types (read from the files' metadata only).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the folder or glob holds no Parquet file, or two files differ in a
+        column or its type (both files and the column are named).
+    """
+    if not (os.path.isdir(path) or is_pattern(path)):
+        return
+    files = parquet_files(path)
+    if not files:
+        where = f"the folder {path}" if os.path.isdir(path) else f"the pattern {path}"
+        raise InvalidParameterError(f"{where} holds no Parquet file (*.parquet)")
+    if len(files) == 1:
+        return
+    import pyarrow.parquet as pq
+
+    def schema(f: str) -> Any:
+        try:
+            return pq.read_schema(f)
+        except Exception as exc:
+            raise InvalidParameterError(
+                f"{f} is not a Parquet file that can be read ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''})"
+            ) from exc
+
+    first = schema(files[0])
+    types = {name: first.field(name).type for name in first.names}
+    for f in files[1:]:
+        other = schema(f)
+        if other.names == first.names and other.equals(first, check_metadata=False):
+            continue
+        for name in first.names:
+            if name not in other.names:
+                raise InvalidParameterError(
+                    f"the Parquet files differ in their columns: {files[0]} has the column "
+                    f"{name!r}, {f} has not; give files with the same columns"
+                )
+        for name in other.names:
+            if name not in types:
+                raise InvalidParameterError(
+                    f"the Parquet files differ in their columns: {f} has the column {name!r}, "
+                    f"{files[0]} has not; give files with the same columns"
+                )
+            if other.field(name).type != types[name]:
+                raise InvalidParameterError(
+                    f"the Parquet files differ in the type of the column {name!r}: "
+                    f"{types[name]} in {files[0]}, {other.field(name).type} in {f}; give "
+                    "files with the same column types"
+                )
+
+
+def check_csv_options(encoding: str | None, what: str = "--encoding") -> None:
+    """An engine reads CSV as UTF-8 only.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``encoding`` is another encoding (``what`` names the option).
+    """
+    if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise InvalidParameterError(
+            f"{what} {encoding}: the engines read CSV as UTF-8 only. Convert the file to "
+            "Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
+            f"encoding={encoding!r}).to_parquet('data.parquet')), or leave out the engine"
+        )
+
+
+def check_utf8(path: str) -> None:
+    """A CSV file an engine reads is UTF-8 (read once, in chunks of 1 MiB).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first byte that is not UTF-8 and its position.
+    """
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = 0
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                where = done + exc.start
+                raise InvalidParameterError(
+                    f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
+                    f"position {where}): the engines read CSV as UTF-8 only. Convert the file "
+                    "to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
+                    "encoding='latin-1').to_parquet('data.parquet')), or leave out the engine"
+                ) from None
+            if not chunk:
+                return
+            done += len(chunk)
+
+
+def scan(
+    path: str,
+    engine: str,
+    table: str | None,
+    sep: str | None = None,
+    encoding: str | None = None,
+) -> Any:
     """A lazy frame over ``path``: a polars ``LazyFrame`` or a DuckDB relation.
 
     ``path`` exists (checked by the caller); a DuckDB database needs ``table``
-    and ``engine="duckdb"`` (checked by the caller, who names its options).
+    and ``engine="duckdb"`` (checked by the caller, who names its options). A
+    CSV file is read with the separator ``sep`` (default: detected from the
+    header line, as pandas does) and the missing-value texts of pandas
+    (:data:`NA_VALUES`); a Parquet folder or glob is checked first
+    (:func:`check_parquet_schemas`).
 
     Raises
     ------
     InvalidParameterError
         If the engine is not installed (the message gives the extra to
-        install) or the database holds no such table.
+        install), the database holds no such table, ``encoding`` is not UTF-8,
+        the CSV file cannot be read, or the Parquet files hold nothing or
+        differ in their columns.
     """
     from microsdc.backends import install_hint
 
     lower = path.lower()
+    csv = lower.endswith((".csv", ".txt", ".tsv"))
+    if csv:
+        from microsdc.io import detect_separator
+
+        check_csv_options(encoding)
+        check_utf8(path)
+        if lower.endswith(".tsv"):
+            sep = "\t"
+        elif sep is None:
+            sep = detect_separator(path)
+    elif not is_database(path):
+        check_parquet_schemas(path)
     if engine == "duckdb":
         try:
             import duckdb
@@ -113,8 +303,14 @@ def scan(path: str, engine: str, table: str | None) -> Any:
                 return con.table(str(table))
             except duckdb.Error as exc:
                 raise InvalidParameterError(f"no table {table!r} in {path}") from exc
-        if lower.endswith(".csv"):
-            return duckdb.read_csv(path)
+        if csv:
+            try:
+                return duckdb.read_csv(path, sep=sep, na_values=list(NA_VALUES))
+            except duckdb.Error as exc:
+                first = str(exc).strip().splitlines()[0]
+                raise InvalidParameterError(
+                    f"DuckDB cannot read {path} as CSV (UTF-8, separator {sep!r}): {first}"
+                ) from exc
         return duckdb.read_parquet(parquet_source(path), hive_partitioning=os.path.isdir(path))
     try:
         import polars as pl
@@ -122,8 +318,8 @@ def scan(path: str, engine: str, table: str | None) -> Any:
         raise InvalidParameterError(
             f"the polars engine needs polars: {install_hint('polars')}"
         ) from exc
-    if lower.endswith(".csv"):
-        return pl.scan_csv(path)
+    if csv:
+        return pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES))
     return pl.scan_parquet(parquet_source(path))
 
 
@@ -131,13 +327,18 @@ def write_parquet(frame: Any, out: str) -> None:
     """Write a lazy frame to Parquet by its own engine (streaming), through ``out.partial``
     renamed into place."""
     tmp = out + ".partial"
-    if hasattr(frame, "sink_parquet"):
-        frame.sink_parquet(tmp)
-    elif hasattr(frame, "write_parquet"):
-        frame.write_parquet(tmp)
-    else:
-        _write_spark(frame, tmp)
-    os.replace(tmp, out)
+    try:
+        if hasattr(frame, "sink_parquet"):
+            frame.sink_parquet(tmp)
+        elif hasattr(frame, "write_parquet"):
+            frame.write_parquet(tmp)
+        else:
+            _write_spark(frame, tmp)
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def _write_spark(frame: Any, path: str) -> None:

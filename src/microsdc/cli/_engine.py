@@ -22,25 +22,50 @@ engine_option = click.option(
     default="pandas",
     show_default=True,
     help="Who holds the rows: pandas (in memory) or duckdb / polars / spark (out of core; FILE "
-    "may be a folder or glob of Parquet files, or a .duckdb file with --table). spark uses the "
-    "active Spark session, or starts a local one.",
+    "may be a folder or glob of Parquet files with the same columns, a UTF-8 CSV file (not on "
+    "spark), or a .duckdb file with --table). spark uses the active Spark session, or starts "
+    "a local one.",
 )
 table_option = click.option(
     "--table", "db_table", default=None, help="Table to read from a DuckDB database file."
 )
 
 
-def open_lazy(path: str, engine: str, table: str | None) -> Any:
+def open_lazy(
+    path: str,
+    engine: str,
+    table: str | None,
+    sep: str | None = None,
+    encoding: str | None = None,
+) -> Any:
     """A lazy frame over ``path`` (polars ``LazyFrame``, DuckDB relation or Spark DataFrame).
+
+    A CSV file is read with ``--sep`` (default: detected from the header line)
+    and the missing-value texts of the pandas reader; a Parquet folder or glob
+    is checked for files with the same columns first.
 
     Raises
     ------
     click.UsageError
         For a missing extra, a file that does not exist, a DuckDB file without
-        ``--table``, or a format the engine cannot scan.
+        ``--table``, a format the engine cannot scan, an ``--encoding`` other
+        than UTF-8, a CSV file on Spark, an empty folder, or Parquet files
+        that differ in their columns.
     """
+    from microsdc.backends import install_hint
+    from microsdc.backends.files import check_csv_options, check_parquet_schemas
+    from microsdc.exceptions import InvalidParameterError
 
+    try:
+        import narwhals  # noqa: F401
+    except ImportError as exc:
+        extra = "spark" if engine == "spark" else engine
+        raise click.UsageError(f"--engine {engine} needs narwhals: {install_hint(extra)}") from exc
     lower = path.lower()
+    is_csv = lower.endswith((".csv", ".txt", ".tsv"))
+    if not is_csv and (sep is not None or encoding is not None):
+        given = "--sep" if sep is not None else "--encoding"
+        raise click.UsageError(f"{given} is for a CSV file; {path} is not one")
     is_db = lower.endswith((".duckdb", ".db"))
     if table is not None and not is_db:
         raise click.UsageError("--table is for a DuckDB database file (.duckdb)")
@@ -53,15 +78,23 @@ def open_lazy(path: str, engine: str, table: str | None) -> Any:
     if is_db and table is None:
         raise click.UsageError(f"{path} is a DuckDB database: name the table with --table")
     if engine == "spark":
-        spark = spark_session()
-        if lower.endswith(".csv"):
-            return spark.read.csv(path, header=True, inferSchema=True)
-        return spark.read.parquet(path)
+        if is_csv:
+            raise click.UsageError(
+                "--engine spark does not read CSV files here: Spark's reader takes a single "
+                "missing-value text, while pandas reads NA, NULL, empty cells and others as "
+                "missing, so the counts could differ. Convert the file to Parquet first (e.g. "
+                "pd.read_csv(path).to_parquet('data.parquet')), or use --engine duckdb or polars"
+            )
+        try:
+            check_parquet_schemas(path)
+        except InvalidParameterError as exc:
+            raise click.UsageError(str(exc)) from exc
+        return spark_session().read.parquet(path)
     from microsdc.backends.files import scan
-    from microsdc.exceptions import InvalidParameterError
 
     try:
-        return scan(path, engine, table)
+        check_csv_options(encoding)
+        return scan(path, engine, table, sep=sep, encoding=encoding)
     except InvalidParameterError as exc:
         message = str(exc).replace("the duckdb engine", "--engine duckdb")
         raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc

@@ -16,6 +16,7 @@ from microsdc.cli._common import (
     missing_values_option,
     parse_list,
     parse_missing_values,
+    parse_sep,
     policy_value,
     progress,
     qi_option,
@@ -103,11 +104,25 @@ def risk(
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
     if engine != "pandas":
-        _risk_lazy(file, engine, db_table, qis, k, ks, missing, weight, missing_values, top, out)
+        _risk_lazy(
+            file,
+            engine,
+            db_table,
+            qis,
+            k,
+            ks,
+            missing,
+            weight,
+            missing_values,
+            top,
+            out,
+            parse_sep(sep),
+            encoding,
+        )
         return
     if os.path.isdir(file) or "*" in file:
         raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
         )
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
@@ -250,6 +265,8 @@ def _risk_lazy(
     missing_values: str | None,
     top: int,
     out: str | None,
+    sep: str | None = None,
+    encoding: str | None = None,
 ) -> None:
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
     from rich.table import Table
@@ -263,7 +280,7 @@ def _risk_lazy(
 
         check_lazy_output(out, file)
         check_output_path(out)
-    frame = open_lazy(file, engine, db_table)
+    frame = open_lazy(file, engine, db_table, sep, encoding)
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task(f"grouping by the key variables ({engine})", total=None)
         _n, summary, with_fk = risk_frame(
@@ -303,7 +320,16 @@ def _risk_lazy(
             task = bar.add_task(f"writing {out} ({engine})", total=None)
             write_lazy(with_fk, out)
             bar.update(task, completed=1)
-        con.print(f"Wrote {out} ({n:,} rows, columns fk and at_risk appended).")
+        added = _appended(frame, with_fk)
+        con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
+
+
+def _appended(before: Any, after: Any) -> list[str]:
+    """The columns ``after`` has and ``before`` has not (from the schemas), in order."""
+    import narwhals as nw
+
+    old = {str(c).lower() for c in nw.from_native(before).collect_schema().names()}
+    return [str(c) for c in nw.from_native(after).collect_schema().names() if c.lower() not in old]
 
 
 def _isna(v: Any) -> bool:

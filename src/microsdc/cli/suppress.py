@@ -14,6 +14,7 @@ from microsdc.cli._common import (
     missing_values_option,
     parse_list,
     parse_missing_values,
+    parse_sep,
     policy_value,
     progress,
     qi_option,
@@ -227,13 +228,15 @@ def suppress(
             drop,
             out,
             options,
+            parse_sep(sep),
+            encoding,
         )
         return
     import os
 
     if os.path.isdir(file) or "*" in file:
         raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars)"
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
         )
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
@@ -309,6 +312,8 @@ def _suppress_lazy(
     drop: str | None,
     out: str,
     options: dict[str, Any],
+    sep: str | None = None,
+    encoding: str | None = None,
 ) -> None:
     """The suppress command on a lazy engine: the engine groups the rows by the key
     variables, the greedy decides on the patterns, the engine writes the Parquet file."""
@@ -335,7 +340,7 @@ def _suppress_lazy(
         )
     check_lazy_output(out, file)
     check_output_path(out)
-    frame = open_lazy(file, engine, db_table)
+    frame = open_lazy(file, engine, db_table, sep, encoding)
     dropped = parse_list(drop)
     both = [c for c in dropped if c in qis]
     if both:

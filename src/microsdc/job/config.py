@@ -317,7 +317,9 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "input.engine": (
         "none (pandas, in memory)",
         'Who holds the rows: `"duckdb"` or `"polars"` read `path` lazily (a Parquet file, '
-        "a folder or glob of Parquet files, or with `table` a DuckDB database file), group "
+        "a folder or glob of Parquet files, a CSV file (UTF-8; cells such as `NA`, `NULL` or "
+        "empty read as missing, as pandas reads them), or with `table` a DuckDB database "
+        "file), group "
         "the records by the key variables and write the anonymised data as Parquet "
         "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
         '`risk.missing = "wildcard"`); swapping, `[recode]`, `suppression.linked` and '
@@ -1000,13 +1002,22 @@ def _check_engine(
                 ("input", "path"),
                 f"key 'input.path' names a file or folder that does not exist: {input_path}",
             )
+    is_csv = path.lower().endswith((".csv", ".txt", ".tsv"))
     for key in ("sep", "encoding"):
-        if key in inp:
+        if key in inp and not is_csv:
             raise fail(
                 ("input", key),
-                f"key 'input.{key}' is for CSV files read by pandas; with 'input.engine' the "
-                "engine reads the file (leave the key out).",
+                f"key 'input.{key}' is for CSV files; input.path is {input_path.name}, "
+                "which the engine reads without it (leave the key out).",
             )
+    if "encoding" in inp:
+        from microsdc.backends.files import check_csv_options
+        from microsdc.exceptions import InvalidParameterError
+
+        try:
+            check_csv_options(inp["encoding"], "key 'input.encoding' =")
+        except InvalidParameterError as exc:
+            raise fail(("input", "encoding"), f"{exc}.") from None
     rows = "needs the records in memory; with 'input.engine' the rows stay in the engine"
     if "swapping" in steps:
         raise fail(

@@ -46,19 +46,32 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
     Raises
     ------
     JobFileError
-        If the engine is not installed, the table does not exist, or a column
+        If the engine or narwhals is not installed, the table does not exist,
+        the Parquet files hold nothing or differ in their columns, or a column
         named by the job is not in the input.
     """
-    import narwhals as nw
-
+    from microsdc.backends import install_hint
     from microsdc.backends.files import scan
     from microsdc.exceptions import InvalidParameterError
 
     assert cfg.engine is not None
     try:
-        frame = scan(str(cfg.input_path), cfg.engine, cfg.table)
+        import narwhals as nw
+    except ImportError:
+        raise cfg.error(
+            "input.engine",
+            f"cannot be used: the engine needs narwhals: {install_hint(cfg.engine)}.",
+        ) from None
+    try:
+        frame = scan(str(cfg.input_path), cfg.engine, cfg.table, cfg.sep, cfg.encoding)
     except InvalidParameterError as exc:
-        key = "input.table" if "no table" in str(exc) else "input.engine"
+        text = str(exc)
+        if "no table" in text:
+            key = "input.table"
+        elif "pip install" in text:
+            key = "input.engine"
+        else:
+            key = "input.path"
         raise cfg.error(key, f"cannot be used: {exc}.") from None
     columns = columns_of(frame)
     _check_columns_named(cfg, columns)

@@ -1,0 +1,230 @@
+"""What an engine (``--engine duckdb|polars|spark``, ``[input] engine``) reads: CSV cells
+the pandas reader takes as missing, ``--sep`` and ``--encoding``, Parquet files that
+differ, empty folders, outputs a glob would read back, and the messages."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from microsdc.backends.files import check_output_location, write_parquet
+from microsdc.cli import main
+from microsdc.exceptions import InvalidParameterError
+
+pytest.importorskip("duckdb")
+pl = pytest.importorskip("polars")
+pytest.importorskip("narwhals")
+
+# A numeric and a text column with NA, NULL and empty cells (pandas reads all as missing).
+CSV_ROWS = [
+    ("1", "x"),
+    ("2", "NA"),
+    ("NA", "y"),
+    ("", "x"),
+    ("NULL", ""),
+    ("1", "x"),
+    ("2", "NULL"),
+    ("1", "y"),
+]
+
+
+def write_csv(path: Path, sep: str = ",") -> Path:
+    lines = [sep.join(["A", "B", "rid"])]
+    lines += [sep.join([a, b, str(i)]) for i, (a, b) in enumerate(CSV_ROWS)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+        raise SystemExit(0)
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+def fk_of(args: list[str], out: Path, capsys: pytest.CaptureFixture[str]) -> list[int]:
+    code, _, err = run([*args, "--out", str(out)], capsys)
+    assert code == 0, err
+    return [int(v) for v in pd.read_parquet(out).sort_values("rid")["fk"]]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("sep", [",", ";"])
+@pytest.mark.parametrize("give_sep", [True, False])
+def test_csv_missing_cells_and_separator_as_pandas(
+    tmp_path: Path, engine: str, sep: str, give_sep: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = write_csv(tmp_path / "d.csv", sep)
+    flags = ["--sep", sep] if give_sep else []
+    base = ["risk", str(csv), "--qi", "A,B", "-k", "2", *flags]
+    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
+    # hand-computed: a missing A or B matches any value (e.g. (2, ?) meets rows 1-4 and 6)
+    assert want == [4, 5, 5, 6, 8, 4, 5, 3]
+    got = fk_of([*base, "--engine", engine], tmp_path / f"{engine}.parquet", capsys)
+    assert got == want
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_other_encodings_refused_with_the_option_named(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "l.csv"
+    csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
+    code, _, err = run(
+        ["risk", str(csv), "--qi", "A", "--engine", engine, "--encoding", "latin-1"], capsys
+    )
+    assert code == 2, err
+    if engine == "spark":  # CSV is refused on spark whatever the encoding
+        assert "Parquet" in err and "Traceback" not in err
+    else:
+        assert "--encoding latin-1" in err and "Parquet" in err
+        # without --encoding: the first byte that is not UTF-8 is named
+        code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
+        text = " ".join(err.split())
+        assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
+
+
+def test_spark_refuses_csv_before_starting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = write_csv(tmp_path / "d.csv")
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(csv), "--qi", "A,B", "--engine", "spark"]
+        code, _, err = run([*args, "--out", str(tmp_path / "o.parquet")], capsys)
+        assert code == 2 and "convert the file to parquet" in " ".join(err.lower().split())
+
+
+def test_sep_on_parquet_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pd.DataFrame({"A": [1]}).to_parquet(tmp_path / "a.parquet")
+    code, _, err = run(
+        ["risk", str(tmp_path / "a.parquet"), "--qi", "A", "--engine", "duckdb", "--sep", ";"],
+        capsys,
+    )
+    assert code == 2 and "--sep is for a CSV file" in err
+
+
+@pytest.fixture
+def parts(tmp_path: Path) -> Path:
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    pd.DataFrame({"A": [1, 1, 2], "B": ["x", "x", "y"]}).to_parquet(folder / "a.parquet")
+    pd.DataFrame({"A": [2, 3], "B": ["y", "z"]}).to_parquet(folder / "b.parquet")
+    return folder
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_output_the_glob_would_read_is_refused(
+    parts: Path, tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (parts / "sub").mkdir()
+    for source, out in (
+        (parts / "*.parquet", parts / "z.parquet"),
+        (tmp_path / "pq*" / "*.parquet", parts / "z.parquet"),
+        (parts / "**" / "*.parquet", parts / "sub" / "z.parquet"),
+    ):
+        code, _, err = run(
+            ["suppress", str(source), "--qi", "A,B", "--engine", engine, "--out", str(out)],
+            capsys,
+        )
+        assert code == 2 and "would be read by the input pattern" in " ".join(err.split())
+        assert not out.exists()
+    # outside the pattern: accepted
+    beside = str(parts / "sub" / "fk.parquet")
+    code, _, err = run(
+        ["risk", str(parts / "*.parquet"), "--qi", "A,B", "--engine", engine, "--out", beside],
+        capsys,
+    )
+    assert code == 0, err
+
+
+def test_check_output_location_on_patterns(tmp_path: Path) -> None:
+    pq = str(tmp_path / "pq")
+    check_output_location(f"{tmp_path}/other/z.parquet", f"{pq}/*.parquet", "out")
+    check_output_location(f"{pq}/z.csv.parquet.bak.parquet", f"{pq}/a*.parquet", "out")
+    for out, pattern in (
+        (f"{pq}/z.parquet", f"{pq}/*.parquet"),
+        (f"{pq}/x/y/z.parquet", f"{pq}/**/*.parquet"),
+        (f"{pq}/part-9.parquet", f"{pq}/part-?.parquet"),
+    ):
+        with pytest.raises(InvalidParameterError, match="would be read by the input pattern"):
+            check_output_location(out, pattern, "out")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("change", ["column", "type"])
+def test_parquet_files_that_differ_are_refused_before_any_work(
+    parts: Path, tmp_path: Path, engine: str, change: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    odd = (
+        pd.DataFrame({"A": [4], "C": ["w"]})
+        if change == "column"
+        else pd.DataFrame({"A": ["4"], "B": ["w"]})
+    )
+    odd.to_parquet(parts / "c.parquet")
+    out = tmp_path / "o.parquet"
+    for cmd in ("risk", "suppress"):
+        code, stdout, err = run(
+            [cmd, str(parts), "--qi", "A", "--engine", engine, "--out", str(out)], capsys
+        )
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert "a.parquet" in text and "c.parquet" in text
+        assert ("'B'" if change == "column" else "'A'") in text
+        assert "records" not in stdout and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pq"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_empty_folder_is_a_usage_error(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(["risk", str(tmp_path / "empty"), "--qi", "A", "--engine", engine], capsys)
+    assert code == 2 and "holds no Parquet file" in err
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
+    out = tmp_path / "o.parquet"
+    bad = pl.LazyFrame({"a": ["x"]}).select(pl.col("a").cast(pl.Int64, strict=True))
+    with pytest.raises(pl.exceptions.InvalidOperationError):
+        write_parquet(bad, str(out))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_narwhals_gives_the_install_command(
+    parts: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "narwhals", None)
+    code, _, err = run(["risk", str(parts), "--qi", "A", "--engine", "polars"], capsys)
+    text = " ".join(err.split())
+    assert code == 2 and 'pip install "microsdc[polars]"' in text
+    assert "to_pandas" not in text
+
+
+@pytest.mark.parametrize(("engine", "fk_name"), [("duckdb", "Fk_pop"), ("polars", "Fk")])
+def test_weight_message_names_the_columns_written(
+    tmp_path: Path, engine: str, fk_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "w.parquet"
+    pd.DataFrame({"A": [1, 1, 2], "w": [2.0, 3.0, 4.0]}).to_parquet(src)
+    out = tmp_path / "o.parquet"
+    code, stdout, err = run(
+        ["risk", str(src), "--qi", "A", "--weight", "w", "--engine", engine, "--out", str(out)],
+        capsys,
+    )
+    assert code == 0, err
+    written = list(pd.read_parquet(out).columns)
+    assert written == ["A", "w", "fk", fk_name, "at_risk"]
+    assert f"columns fk, {fk_name}, at_risk appended" in " ".join(stdout.split())
+
+
+def test_missing_texts_are_those_of_pandas() -> None:
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    from microsdc.backends.files import NA_VALUES
+
+    assert set(NA_VALUES) == set(STR_NA_VALUES)
