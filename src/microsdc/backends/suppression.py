@@ -106,7 +106,8 @@ def _schema(nwf: Any) -> Any:
 def _refuse(option: str, why: str) -> InvalidParameterError:
     return InvalidParameterError(
         f"The '{option}' parameter of {_FUNC} is not supported on a lazy frame: {why}. "
-        "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df()) to use it."
+        "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
+        ".toPandas(), or .toArrow() for a pyarrow table) to use it."
     )
 
 
