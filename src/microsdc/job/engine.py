@@ -368,19 +368,18 @@ def run_engine_job(
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
     import json
     import time
-    import warnings
     from datetime import UTC, datetime
 
     from microsdc.backends.files import check_output_location, write_parquet
-    from microsdc.exceptions import InvalidParameterError, SDCError, SDCWarning
+    from microsdc.exceptions import InvalidParameterError
     from microsdc.job.runner import (
         AUDIT_SCHEMA_VERSION,
         JobResult,
         _json_default,
         _progress,
         _sha256,
+        _step_timer,
         _versions,
-        _with_job_keys,
         _write_atomic,
     )
 
@@ -396,29 +395,7 @@ def run_engine_job(
     n_steps = 4 + (1 if suppress else 0) + (1 if write else 0)
     engine = cfg.engine
     with _progress(progress, n_steps, console) as step:
-
-        def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
-            step(desc)
-            t0 = time.perf_counter()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    value = fn()
-                except SDCError as exc:
-                    raise _with_job_keys(exc, cfg, name) from exc.__cause__
-            timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
-            for w in caught:
-                if issubclass(w.category, SDCWarning):
-                    entry = {
-                        "step": name,
-                        "category": w.category.__name__,
-                        "message": str(w.message),
-                    }
-                    if all(e["message"] != entry["message"] for e in notes):
-                        notes.append(entry)
-                else:  # not ours: pass it on
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            return value
+        timed = _step_timer(step, cfg, timings, notes)
 
         frame, all_columns = timed(
             "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)

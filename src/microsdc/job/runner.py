@@ -736,6 +736,35 @@ def _progress(enabled: bool, total: int, console: Any) -> Iterator[_Steps]:
             bar.update(steps.task, completed=total, description="done")
 
 
+def _step_timer(
+    step: _Steps, cfg: JobConfig, timings: list[dict[str, Any]], notes: list[dict[str, str]]
+) -> Callable[[str, str, Callable[[], Any]], Any]:
+    """``timed(name, description, fn)``: run one step of a job under the progress
+    display, appending its seconds to ``timings`` and the microsdc warnings it
+    raised to ``notes`` (each message once); errors name the job keys of the step."""
+
+    def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
+        step(desc)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value = fn()
+            except SDCError as exc:
+                raise _with_job_keys(exc, cfg, name) from exc.__cause__
+        timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
+        for w in caught:
+            if issubclass(w.category, SDCWarning):
+                entry = {"step": name, "category": w.category.__name__, "message": str(w.message)}
+                if all(e["message"] != entry["message"] for e in notes):
+                    notes.append(entry)
+            else:  # not ours: pass it on
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return value
+
+    return timed
+
+
 def _write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
@@ -832,29 +861,7 @@ def run_job(
     n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
 
     with _progress(progress, n_steps, console) as step:
-
-        def timed(name: str, desc: str, fn: Callable[[], Any]) -> Any:
-            step(desc)
-            t0 = time.perf_counter()
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    value = fn()
-                except SDCError as exc:
-                    raise _with_job_keys(exc, cfg, name) from exc.__cause__
-            timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
-            for w in caught:
-                if issubclass(w.category, SDCWarning):
-                    entry = {
-                        "step": name,
-                        "category": w.category.__name__,
-                        "message": str(w.message),
-                    }
-                    if all(e["message"] != entry["message"] for e in notes):
-                        notes.append(entry)
-                else:  # not ours: pass it on
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-            return value
+        timed = _step_timer(step, cfg, timings, notes)
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read_checked(cfg))
         read = raw
