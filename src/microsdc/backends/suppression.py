@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_one_of, param_error
+from microsdc._validation import check_columns
 from microsdc.backends import Backend
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import Policy, parse_policy
+from microsdc.risk._policy import Policy
 from microsdc.suppression.local import SuppressionResult
 
 __all__ = ["LazySuppressionResult", "local_suppression_lazy"]
@@ -127,34 +127,24 @@ def _check(
 ) -> tuple[Policy, list[Hashable], list[tuple[int, int]], Any, Any, list[Hashable]]:
     """The checks of the pandas route against the schema, in the same order, then the
     options that need the records. No row is read."""
-    import numbers
-
-    from microsdc.suppression.local import (
-        METHODS,
-        _check_importance,
-        _check_k_combs,
-        _check_linked,
-        check_guarantee,
-    )
+    from microsdc.suppression.local import check_call
 
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
-    policy = parse_policy(missing, _FUNC)
-    check_guarantee(policy, _FUNC)
-    method = check_one_of(method, "method", _FUNC, METHODS)
-    cols = check_columns(stand_in, qi, "quasi_identifiers", _FUNC)
-    if len(cols) > 62:
-        raise param_error("qi", _FUNC, "a list of at most 62 columns", f"{len(cols)} columns")
-    jobs_spec, k_report = _check_k_combs(k, combs, len(cols), _FUNC)
-    imp = _check_importance(importance, cols, stand_in, _FUNC)
-    strata_cols = check_columns(stand_in, strata, "strata", _FUNC, allow_empty=True)
-    for c in strata_cols:
-        if c in set(cols):
-            raise InvalidParameterError(
-                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}."
-            )
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
-        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
-    _check_linked(linked, cols, stand_in, [*strata_cols, subject_id], _FUNC)
+    checked = check_call(
+        stand_in,
+        qi,
+        k,
+        importance,
+        combs,
+        strata,
+        missing,
+        method,
+        time_limit,
+        linked,
+        subject_id,
+        values=False,
+    )
+    policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
     if subject_id is not None:
         check_columns(stand_in, [subject_id], "subject_id", _FUNC)
     if isinstance(missing_values, Mapping):

@@ -545,24 +545,10 @@ def local_suppression(
         return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
-    policy = parse_policy(missing, _FUNC, suppression=True)
-    check_guarantee(policy, _FUNC)
-    method = check_one_of(method, "method", _FUNC, METHODS)
-    cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
-    if len(cols) > 62:
-        raise param_error("qi", _FUNC, "a list of at most 62 columns", f"{len(cols)} columns")
-    jobs_spec, k_report = _check_k_combs(k, combs, len(cols), _FUNC)
-    imp = _check_importance(importance, cols, df, _FUNC)
-    strata_cols = check_columns(df, strata, "strata", _FUNC, allow_empty=True)
-    for c in strata_cols:
-        if c in set(cols):
-            raise InvalidParameterError(
-                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}."
-            )
-        _no_missing(df, c, "strata", _FUNC)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
-        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
-    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
+    checked = check_call(
+        df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
+    )
+    policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     if method == "random":
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
@@ -670,7 +656,7 @@ def local_suppression(
     blank = (codes < 0) & (codes0 >= 0)
     data = _blank_frame(df, cols, blank)
     true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
-    pros = _prosecutor(codes0, codes, groups, ncat, risk_before.any())
+    pros = _prosecutor(codes0, codes, groups, ncat, bool(risk_before.any()))
     res = _result(
         df,
         data,
@@ -854,6 +840,51 @@ def _prosecutor(
             prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
         )
     return before, after
+
+
+def check_call(
+    df: pd.DataFrame,
+    qi: Any,
+    k: Any,
+    importance: Any,
+    combs: Any,
+    strata: Any,
+    missing: Any,
+    method: Any,
+    time_limit: Any,
+    linked: Any,
+    subject_id: Any,
+    *,
+    values: bool = True,
+) -> tuple[Policy, str, list[Hashable], Any, Any, Any, list[Hashable], Any]:
+    """The parameter checks of :func:`local_suppression`, in their order: policy,
+    method, key variables, k and combs, importance, strata, time limit, linked
+    columns. With ``values=False`` (an empty frame standing for a lazy frame's
+    schema) the strata are not checked for missing values.
+
+    Returns the policy, method, key variables, k per subset size, k as reported,
+    the importance, the strata columns and the linked columns.
+    """
+    policy = parse_policy(missing, _FUNC, suppression=True)
+    check_guarantee(policy, _FUNC)
+    method = check_one_of(method, "method", _FUNC, METHODS)
+    cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
+    if len(cols) > 62:
+        raise param_error("qi", _FUNC, "a list of at most 62 columns", f"{len(cols)} columns")
+    jobs_spec, k_report = _check_k_combs(k, combs, len(cols), _FUNC)
+    imp = _check_importance(importance, cols, df, _FUNC)
+    strata_cols = check_columns(df, strata, "strata", _FUNC, allow_empty=True)
+    for c in strata_cols:
+        if c in set(cols):
+            raise InvalidParameterError(
+                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}."
+            )
+        if values:
+            _no_missing(df, c, "strata", _FUNC)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
+        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
+    return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
 
 
 def check_guarantee(policy: Policy, func: str) -> None:
