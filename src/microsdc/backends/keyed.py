@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from microsdc.backends.frequencies import DUCKDB_VIEW
+from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
 from microsdc.encode import HIGH_CARDINALITY, MissingValues, _canon, _missing_values_for
 
 __all__ = ["CELLS_PER_ROW", "MAX_CELLS", "KeyPlan", "keyed_fk", "plan_keys"]
@@ -48,10 +48,6 @@ _INTEGER_TYPES = {
     "UINTEGER",
     "UBIGINT",
 }
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 @dataclass(frozen=True)
@@ -106,8 +102,9 @@ def plan_keys(
     terms = []
     for c in cols:
         miss = _missing_ints(missing_values, c)
-        keep = f" FILTER (WHERE {_q(str(c))} NOT IN ({', '.join(map(str, miss))}))" if miss else ""
-        terms.append(f"min({_q(str(c))}){keep}, max({_q(str(c))}){keep}")
+        name = sql_name(str(c))
+        keep = f" FILTER (WHERE {name} NOT IN ({', '.join(map(str, miss))}))" if miss else ""
+        terms.append(f"min({name}){keep}, max({name}){keep}")
     view = DUCKDB_VIEW
     row = rel.query(view, f"SELECT count(*), {', '.join(terms)} FROM {view}").fetchall()[0]
     n_rows = int(row[0])
@@ -127,7 +124,7 @@ def plan_keys(
     radix = 1
     for c, lo, b in zip(cols, lows, base, strict=True):
         if lo is not None:
-            name = _q(str(c))
+            name = sql_name(str(c))
             listed = ", ".join(map(str, _missing_ints(missing_values, c)))
             gone = f"{name} IS NULL" + (f" OR {name} IN ({listed})" if listed else "")
             parts.append(

@@ -31,6 +31,7 @@ import pandas as pd
 
 from microsdc._validation import check_columns
 from microsdc.backends import Backend
+from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import Policy
@@ -177,10 +178,6 @@ def _check(
 # --------------------------------------------------------------------------- engine side
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, bool]:
     """One row per distinct key tuple (missing kept): its records and first row position.
 
@@ -194,7 +191,7 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
         from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_group
 
         # a scan yields its rows in insertion order; row_number() OVER () follows it
-        cols = ", ".join(_q(c) for c in keys)
+        cols = ", ".join(sql_name(c) for c in keys)
         inner = f"SELECT {cols}, row_number() OVER () - 1 AS {_ROW} FROM {DUCKDB_VIEW}"
         table = duckdb_group(df, keys, f"count(*) AS {_N}, min({_ROW}) AS {_FIRST}", inner)
         return table, True
