@@ -135,6 +135,9 @@ def test_multisets_and_household_integrity(df, carry, similar, rate, k, seed):
         carry_along=carry,
         return_swapped_id=True,
         seed=seed,
+        # district nests in region (a finer geography); this test is about the
+        # multisets, so it is accepted as checked where it is not carried
+        checked_columns=[] if "district" in carry else ["district"],
     )
     out = res.data
     varies = [c for c in carry if (df.groupby("hid")[c].nunique() > 1).any()]
