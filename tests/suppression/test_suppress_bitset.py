@@ -18,7 +18,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 from oracles.kanon import fk_bruteforce, rows_of
 
 WILDCARD = Policy("wildcard")
@@ -56,7 +56,21 @@ def test_bitset_kernel_makes_the_same_choices_as_the_hash_kernel(
     word_of, mult, n_words = key_layout(card)
     ones = np.ones(len(codes), dtype=np.int64)
     ba = greedy_suppress(
-        a, card, order, cand, klass, float(k), 0, 1.0, word_of, mult, n_words, select, deficit, ones
+        a,
+        card,
+        order,
+        cand,
+        klass,
+        float(k),
+        0,
+        1.0,
+        word_of,
+        mult,
+        n_words,
+        select,
+        deficit,
+        ones,
+        *NO_BACKGROUND,
     )
     bb = greedy_bitset(b, card, order, cand, klass, float(k), select, deficit, ones)
     assert np.array_equal(ba, bb)

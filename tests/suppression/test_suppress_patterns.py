@@ -27,7 +27,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 from oracles.kanon import fk_bruteforce, rows_of
 
 POLICIES = ["wildcard", "category", "conservative", 0.5]
@@ -167,7 +167,7 @@ def test_kernels_agree_with_multiplicities(
     word_of, mult, n_words = key_layout(card)
     ba = greedy_suppress(
         a, card, order, cand, klass, float(k), 0, 1.0, word_of, mult, n_words, select, deficit,
-        counts,
+        counts, *NO_BACKGROUND,
     )  # fmt: skip
     bb = greedy_bitset(b, card, order, cand, klass, float(k), select, deficit, counts)
     assert np.array_equal(ba, bb)

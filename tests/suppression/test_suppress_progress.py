@@ -19,7 +19,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 
 WILDCARD = Policy("wildcard")
 
@@ -54,7 +54,20 @@ def test_kernels_count_the_records_handled(kernel: str) -> None:
     else:
         word_of, mult, n_words = key_layout(card)
         ones = np.ones(len(a), dtype=np.int64)
-        args = (cand, klass, float(k), 0, 1.0, word_of, mult, n_words, 1, deficit, ones)
+        args = (
+            cand,
+            klass,
+            float(k),
+            0,
+            1.0,
+            word_of,
+            mult,
+            n_words,
+            1,
+            deficit,
+            ones,
+            *NO_BACKGROUND,
+        )
         ba = greedy_suppress(a, card, order, *args)
         bb = greedy_suppress(b, card, order, *args, counter)
     assert counter[0] == len(order) - 1  # index of the last record handled

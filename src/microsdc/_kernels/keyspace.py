@@ -14,7 +14,15 @@ import mmap
 import numba
 import numpy as np
 
-__all__ = ["add_keys", "wildcard_sums_inplace", "zeros"]
+__all__ = [
+    "add_keys",
+    "add_keys_noting_first",
+    "decode_keys",
+    "keys_below",
+    "occupied",
+    "wildcard_sums_inplace",
+    "zeros",
+]
 
 
 def zeros(n: int, dtype: type) -> np.ndarray:
@@ -106,3 +114,129 @@ def wildcard_sums_inplace(table: np.ndarray, base: np.ndarray) -> None:
     if int(np.prod(base)) != table.shape[0]:
         raise ValueError("table size must be the product of base")
     _transform(table, base)
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan(
+    table: np.ndarray, base: np.ndarray, bits: np.ndarray, marg: np.ndarray
+) -> None:  # pragma: no cover - numba
+    m = base.shape[0]
+    slots = np.zeros(m, dtype=np.int64)
+    for idx in range(table.shape[0]):
+        v = table[idx]
+        if v != 0:
+            bits[idx >> 6] |= np.int64(1) << (idx & 63)
+            for j in range(m):
+                marg[j, slots[j]] += v
+        j = 0
+        while j < m:  # the slots of the next cell
+            slots[j] += 1
+            if slots[j] < base[j]:
+                break
+            slots[j] = 0
+            j += 1
+
+
+def occupied(table: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The keys that occur (a bit set) and the records per slot of each column.
+
+    Parameters
+    ----------
+    table : ndarray of shape (prod(base),), records per key
+    base : ndarray of shape (n_qis,), int64, slots per column (slot 0 = missing)
+
+    Returns
+    -------
+    bits : ndarray of shape (ceil(prod(base) / 64),), int64
+        Bit ``key % 64`` of word ``key // 64`` is set when ``table[key] > 0``.
+    margins : ndarray of shape (n_qis, max(base)), int64
+        ``margins[j, s]`` records whose column j is in slot s.
+
+    >>> bits, margins = occupied(np.array([0, 2, 1, 0], dtype=np.int32), np.array([2, 2]))
+    >>> int(bits[0]), margins.tolist()
+    (6, [[1, 2], [2, 1]])
+    """
+    base = np.asarray(base, dtype=np.int64)
+    bits = np.zeros((table.shape[0] + 63) // 64, dtype=np.int64)
+    margins = np.zeros((base.shape[0], int(base.max(initial=1))), dtype=np.int64)
+    _scan(table, base, bits, margins)
+    return bits, margins
+
+
+@numba.njit(cache=True, nogil=True)
+def _below(table: np.ndarray, bits: np.ndarray, k: int) -> np.ndarray:  # pragma: no cover - numba
+    n = 0
+    for idx in range(table.shape[0]):
+        if table[idx] < k and (bits[idx >> 6] >> (idx & 63)) & 1:
+            n += 1
+    out = np.empty(n, dtype=np.int64)
+    n = 0
+    for idx in range(table.shape[0]):
+        if table[idx] < k and (bits[idx >> 6] >> (idx & 63)) & 1:
+            out[n] = idx
+            n += 1
+    return out
+
+
+def keys_below(table: np.ndarray, bits: np.ndarray, k: int) -> np.ndarray:
+    """Keys set in ``bits`` whose entry of ``table`` is below ``k``, ascending.
+
+    >>> keys_below(np.array([5, 1, 0, 2]), np.array([0b1011]), 3).tolist()
+    [1, 3]
+    """
+    return _below(table, bits, int(k))
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_first(table, keys, offset, bits, sorted_keys, first):  # pragma: no cover - numba
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        table[key] += 1
+        if (bits[key >> 6] >> (key & 63)) & 1:
+            at = np.searchsorted(sorted_keys, key)
+            if first[at] < 0:
+                first[at] = offset + i
+
+
+def add_keys_noting_first(
+    table: np.ndarray,
+    keys: np.ndarray,
+    offset: int,
+    bits: np.ndarray,
+    sorted_keys: np.ndarray,
+    first: np.ndarray,
+) -> None:
+    """:func:`add_keys`, and note the position of the first record of each key of
+    ``sorted_keys`` (those set in ``bits``).
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_cells,), modified in place
+    keys : ndarray of shape (n,), int64, the keys of records ``offset`` to ``offset + n - 1``
+    offset : int, position of the first of ``keys`` among all records
+    bits : ndarray of int64, bit set of ``sorted_keys`` (see :func:`occupied`)
+    sorted_keys : ndarray of shape (r,), int64, ascending
+    first : ndarray of shape (r,), int64, -1 until a record is seen; modified in place
+
+    >>> t = np.zeros(4, dtype=np.int32)
+    >>> first = np.full(1, -1, dtype=np.int64)
+    >>> add_keys_noting_first(t, np.array([1, 3, 3]), 10, np.array([0b1000]), np.array([3]), first)
+    >>> t.tolist(), first.tolist()
+    ([0, 1, 0, 2], [11])
+    """
+    _add_first(table, np.require(keys, np.int64, ["C", "W"]), int(offset), bits, sorted_keys, first)
+
+
+def decode_keys(keys: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Codes (slot - 1, so -1 = missing) of each key, one column per QI.
+
+    >>> decode_keys(np.array([0, 5]), np.array([2, 3])).tolist()
+    [[-1, -1], [0, 1]]
+    """
+    base = np.asarray(base, dtype=np.int64)
+    out = np.empty((len(keys), len(base)), dtype=np.int64)
+    rest = np.asarray(keys, dtype=np.int64).copy()
+    for j, b in enumerate(base):
+        out[:, j] = rest % b - 1
+        rest //= b
+    return out

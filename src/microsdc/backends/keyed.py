@@ -62,11 +62,15 @@ class KeyPlan:
         Slots per column: range of the observed values + 1 (slot 0 = missing).
     n_rows : int
         Records in the relation.
+    lows : ndarray of shape (n_qis,), int64
+        Value of slot 1 of each column (its smallest observed value; 0 when
+        the column has no observed value).
     """
 
     key_sql: str
     base: np.ndarray
     n_rows: int
+    lows: np.ndarray
 
     @property
     def n_cells(self) -> int:
@@ -134,7 +138,12 @@ def plan_keys(
         radix *= int(b)
     key_sql = " + ".join(parts) if parts else "0"
     key_type = "INTEGER" if n_cells < 2**31 else "BIGINT"
-    return KeyPlan(key_sql=f"CAST({key_sql} AS {key_type})", base=base, n_rows=n_rows)
+    return KeyPlan(
+        key_sql=f"CAST({key_sql} AS {key_type})",
+        base=base,
+        n_rows=n_rows,
+        lows=np.array([0 if lo is None else int(lo) for lo in lows], dtype=np.int64),
+    )
 
 
 def _counts(rel: Any, plan: KeyPlan) -> np.ndarray:

@@ -62,7 +62,14 @@ class LazySuppressionResult(SuppressionResult):
         One row per distinct (strata and) QI tuple the engine reported: the
         strata and QI values as given, ``records`` (how many records carry
         it), ``fk_before``, ``fk_after`` and ``cells`` (cells blanked in each
-        of its records).
+        of its records). On the combined-key route (a DuckDB relation with
+        integer QIs of small range, see :mod:`microsdc.backends.keyed`) only
+        the patterns at risk before suppression are listed, a missing value
+        shown as missing whatever its code; every other pattern keeps its
+        cells and reaches k.
+    n_patterns : int
+        Distinct QI tuples in the input (all of them, also when ``patterns``
+        lists only those at risk).
     cells_per_row, fk_before, fk_after : pandas.Series, indexed like ``patterns``
         Per pattern (each stands for ``patterns["records"]`` records).
     true_fk : pandas.Series of int, indexed by the suppressed patterns
@@ -74,11 +81,20 @@ class LazySuppressionResult(SuppressionResult):
     """
 
     patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    n_records_total: int | None = None
+    n_patterns_total: int | None = None
 
     @property
     def n_rows(self) -> int:
         """Number of records of the input."""
+        if self.n_records_total is not None:
+            return self.n_records_total
         return int(self.patterns["records"].sum()) if len(self.patterns) else 0
+
+    @property
+    def n_patterns(self) -> int:
+        """Number of distinct QI tuples (and strata) of the input."""
+        return len(self.patterns) if self.n_patterns_total is None else self.n_patterns_total
 
     @property
     def n_rows_suppressed(self) -> int:
@@ -424,6 +440,10 @@ def local_suppression_lazy(
         time_limit,
         linked,
     )
+    if backend.name == "DuckDB" and not strata_cols and combs is None:
+        keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
+        if keyed is not None:
+            return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
     table, ordered = _aggregate_first(df, backend, keys)
     from microsdc.backends.frequencies import to_pandas
@@ -509,6 +529,37 @@ def local_suppression_lazy(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
     )
+
+
+def _keyed(
+    rel: Any,
+    names: list[str],
+    cols: list[Hashable],
+    missing_values: MissingValues,
+    policy: Policy,
+    k: int,
+    imp: Any,
+    progress: Callable[[int, int], None] | None,
+    t0: float,
+) -> LazySuppressionResult | None:
+    """The combined-key route (:mod:`microsdc.backends.keyed_suppression`) when it
+    applies: wildcard policy, integer QIs of small range, no strata or combs."""
+    if policy.kind != "wildcard":
+        return None
+    from microsdc.backends.keyed import plan_keys
+    from microsdc.backends.keyed_suppression import keyed_suppression
+
+    plan = plan_keys(rel, cols, missing_values, policy, False)
+    if plan is None:
+        return None
+    if plan.n_rows < k:
+        raise InvalidParameterError(
+            f"The 'k' parameter of {_FUNC} must be at most the number of records: "
+            f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it."
+        )
+    result = keyed_suppression(rel, plan, names, cols, k, imp, policy, progress, t0)
+    assert result is None or isinstance(result, LazySuppressionResult)
+    return result
 
 
 def _lazy_result(

@@ -383,7 +383,7 @@ def _suppress_lazy(
     con = console()
     con.print(render_suppression_summary(result))
     con.print(
-        f"{result.n_rows:,} records in {len(result.patterns):,} distinct key combinations "
+        f"{result.n_rows:,} records in {result.n_patterns:,} distinct key combinations "
         f"({engine}). Not checked here: whether other columns give blanked values back "
         "(that needs the records; see microsdc.risk.linked.recoverable_cells)."
     )

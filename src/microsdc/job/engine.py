@@ -317,7 +317,10 @@ def suppress_engine(
         for c in cfg.quasi_identifiers
     }
     total = sum(per_variable.values())
-    by_count = res.patterns.groupby("cells")["records"].sum().sort_index()
+    hit = res.patterns[res.patterns["cells"] > 0]
+    by_count = hit.groupby("cells")["records"].sum()
+    by_count[0] = res.n_rows - res.n_rows_suppressed
+    by_count = by_count[by_count > 0].sort_index()
     figures: dict[str, Any] = {
         "total": total,
         "share": total / sum(observed.values()) if sum(observed.values()) else 0.0,

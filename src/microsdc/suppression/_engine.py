@@ -358,18 +358,27 @@ def _reach_k_units(
     fk_start: np.ndarray | None,
     restore: bool,
     progress: ProgressCallback | None = None,
+    background: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[bool, np.ndarray]:
     """One job on distinct patterns: blank cells of ``units`` (in place) until every unit,
     counted ``counts`` times, reaches k; with ``restore`` (wildcard only), give back the
-    cells not needed. Returns (anything blanked, fk of each unit)."""
+    cells not needed. Returns (anything blanked, fk of each unit).
+
+    ``background`` (wildcard only): (wildcard sums over a combined key, radix of
+    each column) of the records that are not among ``units`` and never change;
+    they count in every fk (see ``greedy_suppress``). The hash-table kernel is
+    used then, and nothing is given back."""
     from microsdc.suppression._bitset import greedy_bitset, improve_cells, restore_cells
-    from microsdc.suppression._greedy import KIND, greedy_suppress, key_layout
+    from microsdc.suppression._greedy import KIND, NO_BACKGROUND, greedy_suppress, key_layout
 
     kind = KIND[policy.kind]
     u, m = units.shape
     cand, klass = candidate_subsets(costs)
     word_of, mult, n_words = key_layout(nc)
-    use_bitset = kind == 0 and bitset_fits(u, nc)
+    if background is not None and kind != 0:
+        raise ValueError("a background of fixed records needs the wildcard policy")
+    bg, bg_radix = NO_BACKGROUND if background is None else background
+    use_bitset = kind == 0 and background is None and bitset_fits(u, nc)
     changed = False
     original = units.copy()
     first_order: np.ndarray | None = None
@@ -377,6 +386,8 @@ def _reach_k_units(
     for _ in range(int(counts.sum()) * m + 2):
         if fk is None:
             fk = fk_of_units(units, nc, policy, counts)
+            if background is not None:
+                fk = fk + background_fk(units, bg, bg_radix)
         at_risk = fk < k
         if not at_risk.any():
             break
@@ -419,6 +430,8 @@ def _reach_k_units(
                 select,
                 deficit,
                 counts,
+                bg,
+                bg_radix,
             )
             _with_progress(greedy_suppress, args, len(order), report)
         if int(np.count_nonzero(units < 0)) == before:
@@ -444,6 +457,20 @@ def _reach_k_units(
                 break
         fk = np.rint(fk_f).astype(np.int64)
     return changed, fk
+
+
+def background_fk(units: np.ndarray, bg: np.ndarray, radix: np.ndarray) -> np.ndarray:
+    """Each unit's entry of the wildcard sums ``bg`` over the combined key (blank = slot 0).
+
+    >>> background_fk(np.array([[0, -1], [1, 2]]), np.arange(12), np.array([1, 3])).tolist()
+    [1, 11]
+    """
+    if not len(units):
+        return np.zeros(0, dtype=np.int64)
+    cells = ((np.asarray(units, dtype=np.int64) + 1) * np.asarray(radix, dtype=np.int64)).sum(
+        axis=1
+    )
+    return np.asarray(bg[cells], dtype=np.int64)
 
 
 def _records_progress(progress: ProgressCallback, done: np.ndarray) -> ProgressCallback:

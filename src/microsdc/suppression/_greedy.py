@@ -31,10 +31,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["KIND", "greedy_suppress", "key_layout", "wildcard_support_of"]
+__all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "key_layout", "wildcard_support_of"]
 
 #: Policy codes understood by the kernels.
 KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
+
+#: ``bg`` and ``bg_radix`` of :func:`greedy_suppress` when no record lies outside ``codes``.
+NO_BACKGROUND = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64))
 
 #: Up to this many columns the (mask, column set) -> table registry is a dense array.
 DENSE_BITS = 10
@@ -580,6 +583,8 @@ def greedy_suppress(
     select,
     weight,
     wt,
+    bg,
+    bg_radix,
     progress=None,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
@@ -606,6 +611,12 @@ def greedy_suppress(
         Number of identical records each row of ``codes`` stands for (all ones
         for plain records). Counts are sums of ``wt``; a row's blanks apply to
         all its records.
+    bg : ndarray of shape (0,) or (prod(bg_radix-wise slots),), int32 or int64
+        Records outside ``codes`` that never change (kind 0 only), as wildcard
+        sums over a combined key (see :mod:`microsdc._kernels.keyspace`): the fk
+        of a candidate pattern is its support among ``codes`` plus ``bg`` at its
+        key ``sum_j (code_j + 1) * bg_radix[j]`` (0 for a blank). Empty: none.
+    bg_radix : ndarray of shape (0,) or (m,), int64
     progress : ndarray of shape (1,), int64, optional
         Set to the number of rows of ``order`` handled so far, for a thread
         that reports progress while this kernel runs without the GIL.
@@ -727,6 +738,12 @@ def greedy_suppress(
                     fk = qc + alpha * (q - qc) if a_set == full else alpha * q
                 else:
                     fk = q
+                    if bg.shape[0] > 0:
+                        cell = 0
+                        for j in range(m):
+                            if (a_set >> j) & 1:
+                                cell += (vals[j] + 1) * bg_radix[j]
+                        fk += float(bg[cell])
             if s_set == 0:
                 p0 = p
             if fk < k:
