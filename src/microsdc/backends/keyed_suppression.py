@@ -20,10 +20,10 @@ the hash-table greedy would see on all the patterns, hence the same cells. The
 engine blanks the cells by a join on the one key, for the changed patterns
 only.
 
-When every pattern reaches k the relation is returned unchanged. When the
-pattern table is small enough for the bit-set greedy (which also gives back the
-cells not needed), the caller takes the pattern route instead, so the cells are
-those of pandas.
+When every pattern reaches k the relation is returned unchanged. The route is
+taken only when the patterns are too many for the bit-set greedy (which also
+gives back the cells not needed); below that the pattern route runs, so the
+cells are those of pandas.
 """
 
 from __future__ import annotations

@@ -549,9 +549,11 @@ def _keyed(
     from microsdc.backends.keyed import plan_keys
     from microsdc.backends.keyed_suppression import keyed_suppression
 
+    from microsdc.suppression._engine import bitset_fits
+
     plan = plan_keys(rel, cols, missing_values, policy, False)
-    if plan is None:
-        return None
+    if plan is None or bitset_fits(plan.n_rows, plan.base - 1):
+        return None  # no key route, or few enough patterns for the bit-set greedy
     if plan.n_rows < k:
         raise InvalidParameterError(
             f"The 'k' parameter of {_FUNC} must be at most the number of records: "
