@@ -255,7 +255,8 @@ def main() -> None:
             made = "reused"
         shape = "uniform" if args.skew == 1 else f"skew {args.skew:g}"
         print(
-            f"{args.rows:,} rows x 6 QIs (100/2/400/6/8/50, {shape}), {100 * args.missing:g} % missing; "
+            f"{args.rows:,} rows x 6 QIs (100/2/400/6/8/50, {shape}), "
+            f"{100 * args.missing:g} % missing; "
         )
         print(f"file {made}, {src.stat().st_size / 2**20:.0f} MiB; cores: {os.cpu_count()}; ")
         limit = args.duckdb_memory_limit or "DuckDB's default"
