@@ -228,3 +228,66 @@ def test_missing_texts_are_those_of_pandas() -> None:
     from microsdc.backends.files import NA_VALUES
 
     assert set(NA_VALUES) == set(STR_NA_VALUES)
+
+
+def _engine_fixtures(request: pytest.FixtureRequest, engine: str) -> None:
+    """The shared local Spark session for ``engine == "spark"`` (skipped without Java)."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("source", ["file", "folder", "glob"])
+def test_input_without_records_is_refused_as_on_pandas(
+    tmp_path: Path,
+    engine: str,
+    source: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _engine_fixtures(request, engine)
+    empty = pd.DataFrame({"A": pd.Series([], dtype="int64"), "B": pd.Series([], dtype=object)})
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    empty.to_parquet(folder / "a.parquet")
+    empty.to_parquet(folder / "b.parquet")
+    path = {
+        "file": folder / "a.parquet",
+        "folder": folder,
+        "glob": folder / "*.parquet",
+    }[source]
+    code, _, err = run(["risk", str(folder / "a.parquet"), "--qi", "A,B"], capsys)  # pandas
+    assert code == 2 and "a.parquet has a header (2 column(s)) but no records" in err
+    out = tmp_path / "o.parquet"
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(path), "--qi", "A,B", "--engine", engine, "--out", str(out)]
+        code, stdout, err = run(args, capsys)
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert f"{path} has a header (2 column(s)) but no records; nothing to do." in text
+        assert "records at risk" not in stdout.lower() and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("A,B\n", "has a header (2 column(s)) but no records; nothing to do."),
+        ("", "is empty: it has no header line and no records."),
+        ("\n\r\n", "is empty: it has no header line and no records."),
+    ],
+)
+def test_empty_csv_is_refused_as_on_pandas(
+    tmp_path: Path, engine: str, content: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_bytes(content.encode("utf-8"))
+    code, _, err = run(["risk", str(csv), "--qi", "A,B"], capsys)  # pandas
+    assert code == 2 and message in " ".join(err.split())
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(csv), "--qi", "A,B", "--engine", engine]
+        code, _, err = run([*args, "--out", str(tmp_path / "o.parquet")], capsys)
+        assert code == 2, err
+        assert f"d.csv {message}" in " ".join(err.split())
+        assert "column0" not in err and "Traceback" not in err

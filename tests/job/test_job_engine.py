@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc.exceptions import DataValidationError
 from microsdc.job import run_job
 from microsdc.job.config import JobFileError, parse_job
 
@@ -447,3 +448,23 @@ def test_engine_job_without_narwhals_gives_the_install_command(
     with pytest.raises(JobFileError, match=r'pip install "microsdc\[duckdb\]"') as info:
         run_job(_job(data, "nw", "parts", 'engine = "duckdb"'), write=False)
     assert info.value.key == "input.engine"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_without_records_is_refused_as_on_pandas(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "parts").mkdir()
+    _frame(0).to_parquet(tmp_path / "parts" / "a.parquet", index=False)
+    _frame(0).to_parquet(tmp_path / "none.parquet", index=False)
+    message = r"none\.parquet has a header \(9 column\(s\)\) but no records; nothing to anonymise"
+    with pytest.raises(DataValidationError, match=message):
+        run_job(_job(tmp_path, "p", "none.parquet"), write=False)  # pandas
+    for path, name in (("none.parquet", "none.parquet"), ("parts/*.parquet", r"\*\.parquet")):
+        job = _job(tmp_path, engine, path, f'engine = "{engine}"')
+        with pytest.raises(DataValidationError, match=f"{name} has a header .* but no records"):
+            run_job(job)
+        assert not (tmp_path / f"out_{engine}").exists()
+    (tmp_path / "d.csv").write_text("", encoding="utf-8")
+    job = _job(tmp_path, "csv", "d.csv", f'engine = "{engine}"', steps='["risk"]', sections="")
+    with pytest.raises(JobFileError, match=r"d\.csv is empty: it has no header line") as info:
+        run_job(job)
+    assert info.value.key == "input.path"

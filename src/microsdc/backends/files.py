@@ -18,6 +18,7 @@ __all__ = [
     "NA_VALUES",
     "check_output_location",
     "check_parquet_schemas",
+    "check_records",
     "input_files",
     "is_database",
     "is_pattern",
@@ -251,6 +252,57 @@ def check_utf8(path: str) -> None:
             done += len(chunk)
 
 
+def check_not_blank(path: str) -> None:
+    """A CSV file an engine reads has a header line (as the pandas reader requires).
+
+    Raises
+    ------
+    DataValidationError
+        If the file holds nothing but line breaks, with the message of
+        :func:`microsdc.io.read_table` (the engines would invent a column or fail).
+    """
+    from microsdc.exceptions import DataValidationError
+
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if chunk.strip(b"\r\n"):
+                return
+    raise DataValidationError(
+        f"{os.path.basename(path)} is empty: it has no header line and no records."
+    )
+
+
+def check_records(frame: Any, name: str, then: str = "nothing to do.") -> None:
+    """An input with columns but no records is refused, as the pandas route refuses it.
+
+    Only the first record is asked for (the engine stops there), so this costs
+    no pass over the data. An empty input would otherwise give an empty output
+    and a table of zeros, which reads like "no record at risk".
+
+    Parameters
+    ----------
+    frame : polars LazyFrame, DuckDB relation or Spark DataFrame
+    name : str
+        How the message names the input (the path as given).
+    then : str, default "nothing to do."
+        The end of the message.
+
+    Raises
+    ------
+    DataValidationError
+        If ``frame`` has no rows: "<name> has a header (<n> column(s)) but no
+        records; <then>".
+    """
+    import narwhals as nw
+
+    from microsdc.exceptions import DataValidationError
+
+    lazy = nw.from_native(frame)
+    if len(lazy.head(1).collect()) == 0:
+        n = len(lazy.collect_schema())
+        raise DataValidationError(f"{name} has a header ({n} column(s)) but no records; {then}")
+
+
 def scan(
     path: str,
     engine: str,
@@ -274,6 +326,8 @@ def scan(
         install), the database holds no such table, ``encoding`` is not UTF-8,
         the CSV file cannot be read, or the Parquet files hold nothing or
         differ in their columns.
+    DataValidationError
+        If the CSV file is empty (no header line).
     """
     from microsdc.backends import install_hint
 
@@ -283,6 +337,7 @@ def scan(
         from microsdc.io import detect_separator
 
         check_csv_options(encoding)
+        check_not_blank(path)
         check_utf8(path)
         if lower.endswith(".tsv"):
             sep = "\t"

@@ -51,9 +51,12 @@ def open_lazy(
         ``--table``, a format the engine cannot scan, an ``--encoding`` other
         than UTF-8, a CSV file on Spark, an empty folder, or Parquet files
         that differ in their columns.
+    DataValidationError
+        For an input without records, or a CSV file without a header line (the
+        errors of the pandas route).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_csv_options, check_parquet_schemas
+    from microsdc.backends.files import check_csv_options, check_parquet_schemas, check_records
     from microsdc.exceptions import InvalidParameterError
 
     try:
@@ -89,15 +92,18 @@ def open_lazy(
             check_parquet_schemas(path)
         except InvalidParameterError as exc:
             raise click.UsageError(str(exc)) from exc
-        return spark_session().read.parquet(path)
-    from microsdc.backends.files import scan
+        frame = spark_session().read.parquet(path)
+    else:
+        from microsdc.backends.files import scan
 
-    try:
-        check_csv_options(encoding)
-        return scan(path, engine, table, sep=sep, encoding=encoding)
-    except InvalidParameterError as exc:
-        message = str(exc).replace("the duckdb engine", "--engine duckdb")
-        raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc
+        try:
+            check_csv_options(encoding)
+            frame = scan(path, engine, table, sep=sep, encoding=encoding)
+        except InvalidParameterError as exc:
+            message = str(exc).replace("the duckdb engine", "--engine duckdb")
+            raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc
+    check_records(frame, path)
+    return frame
 
 
 def spark_session() -> Any:
