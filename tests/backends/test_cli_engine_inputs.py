@@ -68,24 +68,75 @@ def test_csv_missing_cells_and_separator_as_pandas(
     assert got == want
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
-def test_other_encodings_refused_with_the_option_named(
-    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+def write_text_csv(path: Path, encoding: str, byte_order_mark: bytes = b"") -> Path:
+    """CSV_ROWS with accented values ('é' and 'è' are distinct: a lossy UTF-8 reading
+    would merge them) in ``encoding``."""
+    rows = [(a, {"x": "é", "y": "è"}.get(b, b)) for a, b in CSV_ROWS]
+    lines = ["A;B;rid"] + [f"{a};{b};{i}" for i, (a, b) in enumerate(rows)]
+    path.write_bytes(byte_order_mark + ("\n".join(lines) + "\n").encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ISO-8859-1", "utf-16", "utf-16-le"])
+def test_duckdb_reads_latin1_and_utf16_as_pandas(
+    tmp_path: Path, encoding: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    csv = tmp_path / "l.csv"
-    csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
+    csv = write_text_csv(tmp_path / "l.csv", encoding)
+    base = ["risk", str(csv), "--qi", "A,B", "-k", "2", "--encoding", encoding]
+    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
+    assert want == [4, 5, 5, 6, 8, 4, 5, 3]  # as the UTF-8 file of the test above
+    got = fk_of([*base, "--engine", "duckdb"], tmp_path / "duckdb.parquet", capsys)
+    assert got == want
+    values = pd.read_parquet(tmp_path / "duckdb.parquet").sort_values("rid")["B"]
+    assert values.tolist() == pd.read_parquet(tmp_path / "pandas.parquet")["B"].tolist()
+    assert set(values.dropna()) == {"é", "è"}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize(
+    ("encoding", "byte_order_mark", "polars_text", "duckdb_text"),
+    [
+        ("latin-1", b"", "use --engine duckdb, which reads latin-1", None),
+        ("utf-16", b"", "use --engine duckdb, which reads utf-16", None),
+        ("cp1252", b"", "UTF-16 little-endian only", "UTF-16 little-endian only"),
+        ("utf-16-be", b"", "UTF-16 little-endian only", "UTF-16 little-endian only"),
+        ("utf-16-be", b"\xfe\xff", "use --engine duckdb, which reads utf-16", "big-endian"),
+    ],
+)
+def test_encodings_an_engine_cannot_read_are_refused_naming_one_that_can(
+    tmp_path: Path,
+    engine: str,
+    encoding: str,
+    byte_order_mark: bytes,
+    polars_text: str,
+    duckdb_text: str | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    csv = write_text_csv(tmp_path / "l.csv", encoding, byte_order_mark)
+    given = "utf-16" if byte_order_mark else encoding  # a big-endian file given as utf-16
+    text = polars_text if engine == "polars" else duckdb_text
+    if text is None:
+        return  # read: see the test above
     code, _, err = run(
-        ["risk", str(csv), "--qi", "A", "--engine", engine, "--encoding", "latin-1"], capsys
+        ["risk", str(csv), "--qi", "A", "--engine", engine, "--encoding", given], capsys
     )
     assert code == 2, err
     if engine == "spark":  # CSV is refused on spark whatever the encoding
         assert "Parquet" in err and "Traceback" not in err
-    else:
-        assert "--encoding latin-1" in err and "Parquet" in err
-        # without --encoding: the first byte that is not UTF-8 is named
-        code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
-        text = " ".join(err.split())
-        assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
+        return
+    assert text in " ".join(err.split()) and "Parquet" in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_bytes_that_are_not_utf8_are_named(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "l.csv"
+    csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
+    code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
+    text = " ".join(err.split())
+    assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
+    assert "--encoding latin-1" in text
 
 
 def test_spark_refuses_csv_before_starting(

@@ -3,6 +3,7 @@ table, in; Parquet written by the engine out; the pandas job's cells and figures
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -409,14 +410,35 @@ def test_engine_job_reads_csv_missing_texts_and_sep_as_pandas(tmp_path: Path, en
     _close(got["key_variables"], want["key_variables"])
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_engine_job_reads_latin1_and_utf16_on_duckdb_as_pandas(
+    tmp_path: Path, encoding: str
+) -> None:
+    df = _frame(120).drop(columns=["hid", "income", "zone"])
+    # 'é' and 'è' are distinct values that a lossy UTF-8 reading would merge
+    df["sex"] = np.where(df["sex"] == "f", "fé", "fè")
+    df.to_csv(tmp_path / "d.csv", sep=";", index=False, encoding=encoding)
+    path = f'd.csv"\nencoding = "{encoding}'
+    kw: dict[str, Any] = {"steps": '["risk"]', "sections": ""}
+    want = run_job(_job(tmp_path, "p", path, **kw), write=False).audit
+    got = run_job(_job(tmp_path, "d", path, 'engine = "duckdb"', **kw), write=False).audit
+    assert want["key_variables"][1]["categories_input"] == 2
+    _close(got["risk"]["before"], want["risk"]["before"])
+    _close(got["key_variables"], want["key_variables"])
+
+
 def test_engine_job_refuses_other_encodings_and_outputs_the_glob_reads(
     data: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "d.csv").write_text("age,sex,region,w,code\n", encoding="utf-8")
-    job = _job(tmp_path, "e", 'd.csv"\nencoding = "latin-1', 'engine = "duckdb"')
-    with pytest.raises(JobFileError, match="UTF-8 only") as info:
-        parse_job(job.read_text(), job)
-    assert info.value.key == "input.encoding"
+    for engine, encoding, text in (
+        ("polars", "latin-1", "the duckdb engine, which reads latin-1"),
+        ("duckdb", "cp1252", "latin-1 (ISO-8859-1) and UTF-16 little-endian only"),
+    ):
+        job = _job(tmp_path, "e", f'd.csv"\nencoding = "{encoding}', f'engine = "{engine}"')
+        with pytest.raises(JobFileError, match=re.escape(text)) as info:
+            parse_job(job.read_text(), job)
+        assert info.value.key == "input.encoding"
     body = _job(data, "g", "parts/*.parquet", 'engine = "polars"').read_text()
     body = body.replace('directory = "out_g"', 'directory = "parts"')
     with pytest.raises(JobFileError, match="would be read by the input pattern") as info:

@@ -206,20 +206,92 @@ def check_parquet_schemas(path: str) -> None:
                 )
 
 
-def check_csv_options(encoding: str | None, what: str = "--encoding") -> None:
-    """An engine reads CSV as UTF-8 only.
+#: The CSV encodings DuckDB's ``read_csv`` reads without an extension (its names), by
+#: the name Python's :mod:`codecs` gives them. ``encodings``, DuckDB's extension for the
+#: others, is downloaded on first use, which an engine here never does.
+DUCKDB_ENCODINGS = {
+    "utf-8": "utf-8",
+    "utf-8-sig": "utf-8",
+    "iso8859-1": "latin-1",
+    "utf-16": "utf-16",
+    "utf-16-le": "utf-16",
+}
+
+_CONVERT = (
+    "convert the file to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
+    "encoding={enc!r}).to_parquet('data.parquet')), or leave out the engine"
+)
+
+
+def check_csv_options(encoding: str | None, engine: str, what: str = "--encoding") -> str:
+    """The encoding in which ``engine`` reads a CSV file, by DuckDB's name for it.
+
+    polars reads UTF-8 only (its ``utf8-lossy`` replaces what is not UTF-8 by
+    U+FFFD, which would merge distinct values and change fk); DuckDB reads
+    UTF-8, latin-1 (ISO-8859-1) and UTF-16 little-endian. Names are compared
+    as Python knows them (``latin1``, ``ISO-8859-1`` and ``l1`` are latin-1;
+    ``utf-8-sig`` is UTF-8, whose byte-order mark both engines skip).
+
+    Parameters
+    ----------
+    encoding : str or None
+        The encoding given (None: UTF-8).
+    engine : str
+        ``"duckdb"``, ``"polars"`` or ``"spark"``.
+    what : str, default "--encoding"
+        How messages name the option.
+
+    Returns
+    -------
+    str
+        ``"utf-8"``, ``"latin-1"`` or ``"utf-16"``.
 
     Raises
     ------
     InvalidParameterError
-        If ``encoding`` is another encoding (``what`` names the option).
+        If ``encoding`` is unknown, or ``engine`` cannot read it (the message
+        says which engine can, if one can).
     """
-    if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+    import codecs
+
+    if encoding is None:
+        return "utf-8"
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise InvalidParameterError(f"{what} {encoding}: not an encoding Python knows") from None
+    duck = DUCKDB_ENCODINGS.get(name)
+    if duck == "utf-8" or (engine == "duckdb" and duck is not None):
+        return str(duck)
+    if duck is not None:
         raise InvalidParameterError(
-            f"{what} {encoding}: the engines read CSV as UTF-8 only. Convert the file to "
-            "Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
-            f"encoding={encoding!r}).to_parquet('data.parquet')), or leave out the engine"
+            f"{what} {encoding}: the {engine} engine reads CSV as UTF-8 only (polars' "
+            "'utf8-lossy' would replace every other character by one sign and merge distinct "
+            f"values): use the duckdb engine, which reads {encoding}, or "
+            + _CONVERT.format(enc=encoding)
         )
+    raise InvalidParameterError(
+        f"{what} {encoding}: the duckdb engine reads CSV in UTF-8, latin-1 (ISO-8859-1) and "
+        "UTF-16 little-endian only, the polars engine in UTF-8 only; "
+        + _CONVERT.format(enc=encoding)
+    )
+
+
+def check_utf16(path: str) -> None:
+    """A CSV file DuckDB reads as UTF-16 is little-endian (DuckDB reads a big-endian file
+    as other characters, without an error).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the file starts with the big-endian byte-order mark.
+    """
+    with open(path, "rb") as fh:
+        if fh.read(2) == b"\xfe\xff":
+            raise InvalidParameterError(
+                f"{path} is UTF-16 big-endian (it starts with the byte-order mark FE FF): the "
+                "duckdb engine reads UTF-16 little-endian only; " + _CONVERT.format(enc="utf-16")
+            )
 
 
 def check_utf8(path: str) -> None:
@@ -243,9 +315,9 @@ def check_utf8(path: str) -> None:
                 where = done + exc.start
                 raise InvalidParameterError(
                     f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
-                    f"position {where}): the engines read CSV as UTF-8 only. Convert the file "
-                    "to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
-                    "encoding='latin-1').to_parquet('data.parquet')), or leave out the engine"
+                    f"position {where}): give its encoding (--encoding latin-1, or "
+                    "input.encoding in a job file; the duckdb engine reads latin-1 and "
+                    "UTF-16, polars UTF-8 only), or " + _CONVERT.format(enc="latin-1")
                 ) from None
             if not chunk:
                 return
@@ -323,11 +395,16 @@ def scan(
     ------
     InvalidParameterError
         If the engine is not installed (the message gives the extra to
-        install), the database holds no such table, ``encoding`` is not UTF-8,
-        the CSV file cannot be read, or the Parquet files hold nothing or
+        install), the database holds no such table, the engine cannot read
+        ``encoding``, the CSV file cannot be read, or the Parquet files hold nothing or
         differ in their columns.
     DataValidationError
         If the CSV file is empty (no header line).
+
+    Notes
+    -----
+    ``encoding`` is honoured where the engine can (see :func:`check_csv_options`):
+    DuckDB reads latin-1 and UTF-16 as well as UTF-8, polars UTF-8 only.
     """
     from microsdc.backends import install_hint
 
@@ -336,13 +413,16 @@ def scan(
     if csv:
         from microsdc.io import detect_separator
 
-        check_csv_options(encoding)
+        charset = check_csv_options(encoding, engine)
         check_not_blank(path)
-        check_utf8(path)
+        if charset == "utf-8":
+            check_utf8(path)
+        elif charset == "utf-16":
+            check_utf16(path)
         if lower.endswith(".tsv"):
             sep = "\t"
         elif sep is None:
-            sep = detect_separator(path)
+            sep = detect_separator(path, encoding=encoding)
     elif not is_database(path):
         check_parquet_schemas(path)
     if engine == "duckdb":
@@ -359,12 +439,19 @@ def scan(
             except duckdb.Error as exc:
                 raise InvalidParameterError(f"no table {table!r} in {path}") from exc
         if csv:
+            # in SQL: DuckDB 2.0's Python read_csv refuses its own 'encoding' option
+            query = "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}])".format(
+                _sql_text(path),
+                _sql_text(str(sep)),
+                _sql_text(charset),
+                ", ".join(_sql_text(v) for v in NA_VALUES),
+            )
             try:
-                return duckdb.read_csv(path, sep=sep, na_values=list(NA_VALUES))
+                return duckdb.sql(query)
             except duckdb.Error as exc:
                 first = str(exc).strip().splitlines()[0]
                 raise InvalidParameterError(
-                    f"DuckDB cannot read {path} as CSV (UTF-8, separator {sep!r}): {first}"
+                    f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
                 ) from exc
         return duckdb.read_parquet(parquet_source(path), hive_partitioning=os.path.isdir(path))
     try:
@@ -376,6 +463,11 @@ def scan(
     if csv:
         return pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES))
     return pl.scan_parquet(parquet_source(path))
+
+
+def _sql_text(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def write_parquet(frame: Any, out: str) -> None:

@@ -22,9 +22,9 @@ engine_option = click.option(
     default="pandas",
     show_default=True,
     help="Who holds the rows: pandas (in memory) or duckdb / polars / spark (out of core; FILE "
-    "may be a folder or glob of Parquet files with the same columns, a UTF-8 CSV file (not on "
-    "spark), or a .duckdb file with --table). spark uses the active Spark session, or starts "
-    "a local one.",
+    "may be a folder or glob of Parquet files with the same columns, a CSV file (not on spark; "
+    "UTF-8, or latin-1 and utf-16 with --encoding on duckdb), or a .duckdb file with --table). "
+    "spark uses the active Spark session, or starts a local one.",
 )
 table_option = click.option(
     "--table", "db_table", default=None, help="Table to read from a DuckDB database file."
@@ -48,15 +48,15 @@ def open_lazy(
     ------
     click.UsageError
         For a missing extra, a file that does not exist, a DuckDB file without
-        ``--table``, a format the engine cannot scan, an ``--encoding`` other
-        than UTF-8, a CSV file on Spark, an empty folder, or Parquet files
+        ``--table``, a format the engine cannot scan, an ``--encoding`` the
+        engine cannot read, a CSV file on Spark, an empty folder, or Parquet files
         that differ in their columns.
     DataValidationError
         For an input without records, or a CSV file without a header line (the
         errors of the pandas route).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_csv_options, check_parquet_schemas, check_records
+    from microsdc.backends.files import check_parquet_schemas, check_records
     from microsdc.exceptions import InvalidParameterError
 
     try:
@@ -97,7 +97,6 @@ def open_lazy(
         from microsdc.backends.files import scan
 
         try:
-            check_csv_options(encoding)
             frame = scan(path, engine, table, sep=sep, encoding=encoding)
         except InvalidParameterError as exc:
             message = str(exc).replace("the duckdb engine", "--engine duckdb")
