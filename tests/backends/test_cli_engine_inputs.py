@@ -342,3 +342,91 @@ def test_empty_csv_is_refused_as_on_pandas(
         assert code == 2, err
         assert f"d.csv {message}" in " ".join(err.split())
         assert "column0" not in err and "Traceback" not in err
+
+
+@pytest.fixture
+def partitioned(tmp_path: Path) -> Path:
+    """A Hive-partitioned folder: ``hive/year=2020/part.parquet`` and ``year=2021``."""
+    rows = {
+        2020: pd.DataFrame({"a": [1, 1, 2], "b": ["x", "y", "x"], "rid": [0, 1, 2]}),
+        2021: pd.DataFrame({"a": [1, 2, 2], "b": ["x", "x", None], "rid": [3, 4, 5]}),
+    }
+    for year, frame in rows.items():
+        (tmp_path / "hive" / f"year={year}").mkdir(parents=True)
+        frame.to_parquet(tmp_path / "hive" / f"year={year}" / "part.parquet", index=False)
+    return tmp_path / "hive"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("source", ["folder", "glob", "deep glob"])
+def test_partition_columns_are_columns_of_the_data_as_pandas_reads_the_folder(
+    partitioned: Path,
+    tmp_path: Path,
+    engine: str,
+    source: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import microsdc
+
+    _engine_fixtures(request, engine)
+    want = pd.read_parquet(partitioned)  # pyarrow: the partition column 'year' comes last
+    assert list(want.columns) == ["a", "b", "rid", "year"]
+    want_fk = microsdc.sample_frequencies(want, ["a", "year"])["fk"].tolist()
+    # hand-computed: (1, 2020) twice, (2, 2020) once, (1, 2021) once, (2, 2021) twice
+    assert want_fk == [2, 2, 1, 1, 2, 2]
+    path = {
+        "folder": partitioned,
+        "glob": partitioned / "*" / "*.parquet",
+        "deep glob": partitioned / "**" / "*.parquet",
+    }[source]
+    out = tmp_path / "o.parquet"
+    args = ["risk", str(path), "--qi", "a,year", "--engine", engine, "--out", str(out)]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out).sort_values("rid")
+    assert list(got.columns) == [*want.columns, "fk", "at_risk"]
+    assert got["fk"].tolist() == want_fk
+    assert got["year"].astype(int).tolist() == want["year"].astype(int).tolist()
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "a,year", "-k", "2", "--engine", engine, "--out", str(out)],
+        capsys,
+    )
+    assert code == 0, err
+    assert list(pd.read_parquet(out).columns) == list(want.columns)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_partition_folder_given_itself_is_not_a_column(
+    partitioned: Path,
+    tmp_path: Path,
+    engine: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _engine_fixtures(request, engine)
+    one = partitioned / "year=2020"
+    assert list(pd.read_parquet(one).columns) == ["a", "b", "rid"]  # as pandas reads it
+    out = tmp_path / "o.parquet"
+    for path in (one, one / "*.parquet"):
+        code, _, err = run(
+            ["risk", str(path), "--qi", "a", "--engine", engine, "--out", str(out)], capsys
+        )
+        assert code == 0, err
+        assert list(pd.read_parquet(out).columns) == ["a", "b", "rid", "fk", "at_risk"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("change", ["unpartitioned file", "column named like a folder"])
+def test_partition_folders_that_differ_are_refused(
+    partitioned: Path, engine: str, change: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if change == "unpartitioned file":
+        pd.DataFrame({"a": [1], "b": ["x"], "rid": [6]}).to_parquet(partitioned / "c.parquet")
+        text = "lie below different partition folders"
+    else:
+        for part in partitioned.glob("*/*.parquet"):
+            pd.read_parquet(part).assign(year=0).to_parquet(part, index=False)
+        text = "the partition folder year= of"
+    code, _, err = run(["risk", str(partitioned), "--qi", "a", "--engine", engine], capsys)
+    assert code == 2 and text in " ".join(err.split()), err

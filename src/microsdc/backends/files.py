@@ -19,9 +19,11 @@ __all__ = [
     "check_output_location",
     "check_parquet_schemas",
     "check_records",
+    "hive_columns",
     "input_files",
     "is_database",
     "is_pattern",
+    "keep_partitions",
     "scan",
     "write_parquet",
 ]
@@ -149,6 +151,70 @@ def parquet_files(path: str) -> list[str]:
     else:
         found = [f for f in input_files(path) if os.path.isfile(f)]
     return sorted(found)
+
+
+def hive_base(path: str) -> str | None:
+    """The folder below which ``key=value`` folders are partition columns: the folder
+    given, or the leading part of a glob without wildcards; None for a single file."""
+    if os.path.isdir(path):
+        return path
+    if is_pattern(path):
+        return _split_pattern(path)[0] or os.curdir
+    return None
+
+
+def _hive_parts(file: str, base: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` folders between ``base`` and ``file``, outermost first."""
+    rel = os.path.relpath(os.path.dirname(file), base)
+    parts = [] if rel == os.curdir else rel.split(os.sep)
+    pairs = [p.partition("=") for p in parts if "=" in p and not p.startswith("=")]
+    return [(key, value) for key, _, value in pairs]
+
+
+def hive_columns(path: str) -> list[str]:
+    """The partition columns of a Parquet folder or glob (Hive layout, ``year=2020/``).
+
+    They are columns of the data, as :func:`pandas.read_parquet` (pyarrow) shows
+    them when it reads the folder: the ``key=value`` folders between
+    :func:`hive_base` and each file, outermost first, after the files' columns
+    (a value ``__HIVE_DEFAULT_PARTITION__`` is missing). A folder such as
+    ``year=2020`` given itself, or in the fixed part of a glob, is not one (as
+    pandas reads ``year=2020/``). A single file has none.
+
+    Raises
+    ------
+    InvalidParameterError
+        If two files lie below different partition folders (``year=`` and
+        ``year=/month=``, or one not partitioned), or a partition column is also a
+        column of the files (both named).
+    """
+    base = hive_base(path)
+    if base is None:
+        return []
+    files = parquet_files(path)
+    if not files:
+        return []
+    first = [k for k, _ in _hive_parts(files[0], base)]
+    for f in files[1:]:
+        keys = [k for k, _ in _hive_parts(f, base)]
+        if keys != first:
+            shown = [
+                " / ".join(f"{k}=" for k in ks) or "no partition folder" for ks in (first, keys)
+            ]
+            raise InvalidParameterError(
+                f"the Parquet files lie below different partition folders: {files[0]} below "
+                f"{shown[0]}, {f} below {shown[1]}; give files with the same partition folders"
+            )
+    if first:
+        import pyarrow.parquet as pq
+
+        both = [k for k in first if k in set(pq.read_schema(files[0]).names)]
+        if both:
+            raise InvalidParameterError(
+                f"the partition folder {both[0]}= of {files[0]} names a column the file also "
+                "holds; rename the folder or the column"
+            )
+    return first
 
 
 def check_parquet_schemas(path: str) -> None:
@@ -410,6 +476,7 @@ def scan(
 
     lower = path.lower()
     csv = lower.endswith((".csv", ".txt", ".tsv"))
+    partitions: list[str] = []
     if csv:
         from microsdc.io import detect_separator
 
@@ -425,6 +492,7 @@ def scan(
             sep = detect_separator(path, encoding=encoding)
     elif not is_database(path):
         check_parquet_schemas(path)
+        partitions = hive_columns(path)
     if engine == "duckdb":
         try:
             import duckdb
@@ -453,7 +521,8 @@ def scan(
                 raise InvalidParameterError(
                     f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
                 ) from exc
-        return duckdb.read_parquet(parquet_source(path), hive_partitioning=os.path.isdir(path))
+        rel = duckdb.read_parquet(parquet_source(path), hive_partitioning=bool(partitions))
+        return keep_partitions(rel, path, partitions)
     try:
         import polars as pl
     except ImportError as exc:
@@ -462,7 +531,23 @@ def scan(
         ) from exc
     if csv:
         return pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES))
-    return pl.scan_parquet(parquet_source(path))
+    lazy = pl.scan_parquet(parquet_source(path), hive_partitioning=bool(partitions))
+    return keep_partitions(lazy, path, partitions)
+
+
+def keep_partitions(frame: Any, path: str, partitions: list[str]) -> Any:
+    """The files' columns and the partition columns below the base only: an engine reading
+    partitions takes every ``key=value`` folder of the path (those of the base too)."""
+    if not partitions:
+        return frame
+    import narwhals as nw
+    import pyarrow.parquet as pq
+
+    wanted = [*pq.read_schema(parquet_files(path)[0]).names, *partitions]
+    lazy = nw.from_native(frame)
+    if lazy.collect_schema().names() == wanted:
+        return frame
+    return lazy.select(wanted).to_native()
 
 
 def _sql_text(text: str) -> str:

@@ -56,7 +56,15 @@ def open_lazy(
         errors of the pandas route).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_parquet_schemas, check_records
+    from microsdc.backends.files import (
+        check_parquet_schemas,
+        check_records,
+        hive_base,
+        hive_columns,
+        is_pattern,
+        keep_partitions,
+        parquet_files,
+    )
     from microsdc.exceptions import InvalidParameterError
 
     try:
@@ -90,9 +98,18 @@ def open_lazy(
             )
         try:
             check_parquet_schemas(path)
+            partitions = hive_columns(path)
         except InvalidParameterError as exc:
             raise click.UsageError(str(exc)) from exc
-        frame = spark_session().read.parquet(path)
+        reader = spark_session().read
+        if is_pattern(path):
+            # the files Python's glob finds (Spark's own globs know no '**'), partition
+            # folders counted below the pattern's fixed part
+            reader = reader.option("basePath", hive_base(path))
+            frame = reader.parquet(*parquet_files(path))
+        else:
+            frame = reader.parquet(path)
+        frame = keep_partitions(frame, path, partitions)
     else:
         from microsdc.backends.files import scan
 
