@@ -430,3 +430,18 @@ def test_partition_folders_that_differ_are_refused(
         text = "the partition folder year= of"
     code, _, err = run(["risk", str(partitioned), "--qi", "a", "--engine", engine], capsys)
     assert code == 2 and text in " ".join(err.split()), err
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_key_variable_missing_in_every_record_is_warned_once(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text("A,B,C\n1,,x\n1,NA,y\n2,,x\n2,NULL,y\n", encoding="utf-8")
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(csv), "--qi", "A,B,C", "-k", "2", "--engine", engine]
+        code, _, err = run([*args, "--out", str(tmp_path / f"{cmd}.parquet")], capsys)
+        assert code == 0, err
+        text = " ".join(err.split())
+        assert text.count("key variable 'B' is missing in every record") == 1, err
+        assert "'A'" not in text and "'C'" not in text

@@ -490,3 +490,18 @@ def test_engine_job_without_records_is_refused_as_on_pandas(tmp_path: Path, engi
     with pytest.raises(JobFileError, match=r"d\.csv is empty: it has no header line") as info:
         run_job(job)
     assert info.value.key == "input.path"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_warns_once_about_a_key_variable_missing_in_every_record(
+    tmp_path: Path, engine: str
+) -> None:
+    df = _frame(60)
+    df["sex"] = None
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    notes = {}
+    for name, line in (("p", ""), (engine, f'engine = "{engine}"')):
+        audit = run_job(_job(tmp_path, name, "d.parquet", line), write=False).audit
+        notes[name] = [w["message"] for w in audit["warnings"] if "every record" in w["message"]]
+    assert notes[engine] == notes["p"]
+    assert len(notes["p"]) == 1 and "key variable 'sex' is missing" in notes["p"][0]
