@@ -77,9 +77,9 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
         else:
             key = "input.path"
         raise cfg.error(key, f"cannot be used: {exc}.") from None
+    check_records(frame, cfg.input_path.name, "nothing to anonymise.")  # first, as on pandas
     columns = columns_of(frame)
     _check_columns_named(cfg, columns)
-    check_records(frame, cfg.input_path.name, "nothing to anonymise.")
     if cfg.drop:
         frame = nw.from_native(frame).drop(*cfg.drop).to_native()
     return frame, columns
