@@ -445,3 +445,37 @@ def test_key_variable_missing_in_every_record_is_warned_once(
         text = " ".join(err.split())
         assert text.count("key variable 'B' is missing in every record") == 1, err
         assert "'A'" not in text and "'C'" not in text
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_file_that_is_not_parquet_is_named_before_any_work(
+    parts: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (parts / "notes.json").write_text("{}\n", encoding="utf-8")
+    for path in (parts / "*", parts / "notes.json"):
+        code, _, err = run(["risk", str(path), "--qi", "A", "--engine", engine], capsys)
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert "notes.json is not a Parquet file that can be read" in text
+        assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_default_partition_is_a_missing_value(
+    tmp_path: Path, engine: str, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _engine_fixtures(request, engine)
+    rows = {"N": ([1, 1], [0, 1]), "__HIVE_DEFAULT_PARTITION__": ([1], [2]), "S": ([2], [3])}
+    for value, (a, rid) in rows.items():
+        (tmp_path / "hive" / f"reg={value}").mkdir(parents=True)
+        pd.DataFrame({"a": a, "rid": rid}).to_parquet(
+            tmp_path / "hive" / f"reg={value}" / "part.parquet", index=False
+        )
+    out = tmp_path / "o.parquet"
+    args = ["risk", str(tmp_path / "hive"), "--qi", "a,reg", "--engine", engine]
+    code, _, err = run([*args, "--out", str(out)], capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out).sort_values("rid")
+    assert got["reg"].isna().tolist() == [False, False, True, False]
+    # hand-computed, missing as a wildcard: (1, N) twice and (1, ?) match each other
+    assert got["fk"].tolist() == [3, 3, 3, 1]

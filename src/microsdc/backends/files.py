@@ -224,17 +224,17 @@ def check_parquet_schemas(path: str) -> None:
     Raises
     ------
     InvalidParameterError
-        If the folder or glob holds no Parquet file, or two files differ in a
-        column or its type (both files and the column are named).
+        If the folder or glob holds no Parquet file, a file is not Parquet (a
+        single file too), or two files differ in a column or its type (both
+        files and the column are named).
     """
-    if not (os.path.isdir(path) or is_pattern(path)):
-        return
-    files = parquet_files(path)
-    if not files:
-        where = f"the folder {path}" if os.path.isdir(path) else f"the pattern {path}"
-        raise InvalidParameterError(f"{where} holds no Parquet file (*.parquet)")
-    if len(files) == 1:
-        return
+    if os.path.isdir(path) or is_pattern(path):
+        files = parquet_files(path)
+        if not files:
+            where = f"the folder {path}" if os.path.isdir(path) else f"the pattern {path}"
+            raise InvalidParameterError(f"{where} holds no Parquet file (*.parquet)")
+    else:
+        files = [path]
     import pyarrow.parquet as pq
 
     def schema(f: str) -> Any:
@@ -247,6 +247,8 @@ def check_parquet_schemas(path: str) -> None:
             ) from exc
 
     first = schema(files[0])
+    if len(files) == 1:
+        return
     types = {name: first.field(name).type for name in first.names}
     for f in files[1:]:
         other = schema(f)
