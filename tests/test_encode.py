@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc import sample_frequencies
-from microsdc.encode import encode_column, missing_mask
+from microsdc import DisclosureRiskWarning, sample_frequencies
+from microsdc.encode import encode_column, encode_qis, missing_mask
 
 
 def test_text_code_read_from_csv_matches_numeric_declaration() -> None:
@@ -58,3 +62,51 @@ def test_per_column_declaration_with_mixed_types() -> None:
     fk = sample_frequencies(df, ["a", "b"], missing_values={"a": [9], "b": ["9"]})
     # (1, .), (., .), (2, 1): rows 0 and 2 differ on a; row 1 matches both
     assert fk["fk"].tolist() == [2, 3, 2]
+
+
+def _all_missing_warnings(fn: Any) -> list[str]:
+    """The messages of the all-missing warnings ``fn()`` raises (every one recorded)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fn()
+    return [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, DisclosureRiskWarning) and "every record" in str(w.message)
+    ]
+
+
+def test_encode_warns_once_per_key_variable_missing_in_every_record() -> None:
+    df = pd.DataFrame(
+        {
+            "a": [1, 2, 2],
+            "nan": [np.nan] * 3,
+            "code": [-9, -9, None],  # missing by a declared code and a null
+            "cat": pd.Categorical([None] * 3, categories=["x"]),  # unused category
+            "some": [None, "x", None],
+        }
+    )
+    got = _all_missing_warnings(
+        lambda: encode_qis(df, ["a", "nan", "code", "cat", "some"], missing_values=[-9])
+    )
+    assert got == [
+        f"key variable {c!r} is missing in every record, so it tells no record apart; check "
+        "the column name, the separator and the missing-value codes."
+        for c in ("nan", "code", "cat")
+    ]
+    assert _all_missing_warnings(lambda: encode_qis(df.iloc[:0], ["nan"])) == []  # no record
+    assert _all_missing_warnings(lambda: encode_qis(df, ["code"])) == []  # -9 is a value here
+
+
+def test_pandas_entry_points_warn_once_naming_the_column() -> None:
+    from microsdc import check_k_anonymity, local_suppression
+
+    df = pd.DataFrame({"a": [1, 1, 2, 2, 3], "x": [None] * 5})
+    message = "key variable 'x' is missing in every record"
+    for fn in (
+        lambda: sample_frequencies(df, ["a", "x"]),
+        lambda: check_k_anonymity(df, ["a", "x"], 2),
+        lambda: local_suppression(df, ["a", "x"], 2),
+    ):
+        got = _all_missing_warnings(fn)
+        assert len(got) == 1 and got[0].startswith(message)

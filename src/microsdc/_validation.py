@@ -306,18 +306,11 @@ def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: A
     Such a column tells no record apart, which is seldom what was meant: a wrong
     column, separator or missing-value code is the usual cause.
     """
-    import warnings
-
     from microsdc.encode import missing_mask
-    from microsdc.exceptions import DisclosureRiskWarning
+    from microsdc.encode import warn_all_missing as warn
 
     if len(df) == 0:
         return
     for col in columns:
         if bool(missing_mask(df[col], missing_values or []).all()):
-            warnings.warn(
-                f"key variable {col!r} is missing in every record, so it tells no record "
-                "apart; check the column name, the separator and the missing-value codes.",
-                DisclosureRiskWarning,
-                stacklevel=2,
-            )
+            warn(col, stacklevel=2)  # the message of the encode step

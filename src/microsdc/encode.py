@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_columns, check_frame
-from microsdc.exceptions import HighCardinalityWarning, InvalidParameterError
+from microsdc.exceptions import DisclosureRiskWarning, HighCardinalityWarning, InvalidParameterError
 
 __all__ = [
     "HIGH_CARDINALITY",
@@ -30,6 +30,7 @@ __all__ = [
     "encode_column",
     "encode_qis",
     "missing_mask",
+    "warn_all_missing",
 ]
 
 #: Number of distinct values from which a quasi-identifier is reported as looking continuous.
@@ -83,6 +84,24 @@ class EncodedQIs:
         frame = pd.DataFrame(out, index=self.index)
         frame.columns = pd.Index(self.columns, dtype=object)
         return frame
+
+
+def warn_all_missing(column: Hashable, stacklevel: int = 2) -> None:
+    """Warn (:class:`DisclosureRiskWarning`) that the key variable ``column`` is missing in
+    every record.
+
+    Such a column tells no record apart (it matches every record as a wildcard, or
+    puts all in one category), which is seldom what was meant: a wrong column,
+    separator or missing-value code is the usual cause, and the risk is then
+    measured without a key variable the release may hold. ``stacklevel`` counts
+    from the caller of this function.
+    """
+    warnings.warn(
+        f"key variable {column!r} is missing in every record, so it tells no record apart; "
+        "check the column name, the separator and the missing-value codes.",
+        DisclosureRiskWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def _missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
@@ -254,6 +273,14 @@ def encode_qis(
     -------
     EncodedQIs
 
+    Warns
+    -----
+    DisclosureRiskWarning
+        For each QI missing in every record (of a frame with records), naming
+        it (:func:`warn_all_missing`).
+    HighCardinalityWarning
+        See ``warn_cardinality``.
+
     Raises
     ------
     InvalidParameterError
@@ -286,6 +313,8 @@ def encode_qis(
         col_codes, cats = encode_column(df[c], _missing_values_for(missing_values, c))
         codes[:, j] = col_codes
         categories.append(cats)
+        if n and not (col_codes >= 0).any():
+            warn_all_missing(c, stacklevel=3)
         if warn_cardinality and len(cats) >= HIGH_CARDINALITY:
             warnings.warn(
                 f"Quasi-identifier {c!r} has {len(cats):,} distinct values; it looks continuous "

@@ -68,24 +68,75 @@ def test_csv_missing_cells_and_separator_as_pandas(
     assert got == want
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
-def test_other_encodings_refused_with_the_option_named(
-    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+def write_text_csv(path: Path, encoding: str, byte_order_mark: bytes = b"") -> Path:
+    """CSV_ROWS with accented values ('é' and 'è' are distinct: a lossy UTF-8 reading
+    would merge them) in ``encoding``."""
+    rows = [(a, {"x": "é", "y": "è"}.get(b, b)) for a, b in CSV_ROWS]
+    lines = ["A;B;rid"] + [f"{a};{b};{i}" for i, (a, b) in enumerate(rows)]
+    path.write_bytes(byte_order_mark + ("\n".join(lines) + "\n").encode(encoding))
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ISO-8859-1", "utf-16", "utf-16-le"])
+def test_duckdb_reads_latin1_and_utf16_as_pandas(
+    tmp_path: Path, encoding: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    csv = tmp_path / "l.csv"
-    csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
+    csv = write_text_csv(tmp_path / "l.csv", encoding)
+    base = ["risk", str(csv), "--qi", "A,B", "-k", "2", "--encoding", encoding]
+    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
+    assert want == [4, 5, 5, 6, 8, 4, 5, 3]  # as the UTF-8 file of the test above
+    got = fk_of([*base, "--engine", "duckdb"], tmp_path / "duckdb.parquet", capsys)
+    assert got == want
+    values = pd.read_parquet(tmp_path / "duckdb.parquet").sort_values("rid")["B"]
+    assert values.tolist() == pd.read_parquet(tmp_path / "pandas.parquet")["B"].tolist()
+    assert set(values.dropna()) == {"é", "è"}
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize(
+    ("encoding", "byte_order_mark", "polars_text", "duckdb_text"),
+    [
+        ("latin-1", b"", "use --engine duckdb, which reads latin-1", None),
+        ("utf-16", b"", "use --engine duckdb, which reads utf-16", None),
+        ("cp1252", b"", "UTF-16 little-endian only", "UTF-16 little-endian only"),
+        ("utf-16-be", b"", "UTF-16 little-endian only", "UTF-16 little-endian only"),
+        ("utf-16-be", b"\xfe\xff", "use --engine duckdb, which reads utf-16", "big-endian"),
+    ],
+)
+def test_encodings_an_engine_cannot_read_are_refused_naming_one_that_can(
+    tmp_path: Path,
+    engine: str,
+    encoding: str,
+    byte_order_mark: bytes,
+    polars_text: str,
+    duckdb_text: str | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    csv = write_text_csv(tmp_path / "l.csv", encoding, byte_order_mark)
+    given = "utf-16" if byte_order_mark else encoding  # a big-endian file given as utf-16
+    text = polars_text if engine == "polars" else duckdb_text
+    if text is None:
+        return  # read: see the test above
     code, _, err = run(
-        ["risk", str(csv), "--qi", "A", "--engine", engine, "--encoding", "latin-1"], capsys
+        ["risk", str(csv), "--qi", "A", "--engine", engine, "--encoding", given], capsys
     )
     assert code == 2, err
     if engine == "spark":  # CSV is refused on spark whatever the encoding
         assert "Parquet" in err and "Traceback" not in err
-    else:
-        assert "--encoding latin-1" in err and "Parquet" in err
-        # without --encoding: the first byte that is not UTF-8 is named
-        code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
-        text = " ".join(err.split())
-        assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
+        return
+    assert text in " ".join(err.split()) and "Parquet" in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_bytes_that_are_not_utf8_are_named(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "l.csv"
+    csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
+    code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
+    text = " ".join(err.split())
+    assert code == 2 and "is not UTF-8 (byte b'\\xe9' at position 7)" in text
+    assert "--encoding latin-1" in text
 
 
 def test_spark_refuses_csv_before_starting(
@@ -228,3 +279,203 @@ def test_missing_texts_are_those_of_pandas() -> None:
     from microsdc.backends.files import NA_VALUES
 
     assert set(NA_VALUES) == set(STR_NA_VALUES)
+
+
+def _engine_fixtures(request: pytest.FixtureRequest, engine: str) -> None:
+    """The shared local Spark session for ``engine == "spark"`` (skipped without Java)."""
+    if engine == "spark":
+        request.getfixturevalue("spark")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("source", ["file", "folder", "glob"])
+def test_input_without_records_is_refused_as_on_pandas(
+    tmp_path: Path,
+    engine: str,
+    source: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _engine_fixtures(request, engine)
+    empty = pd.DataFrame({"A": pd.Series([], dtype="int64"), "B": pd.Series([], dtype=object)})
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    empty.to_parquet(folder / "a.parquet")
+    empty.to_parquet(folder / "b.parquet")
+    path = {
+        "file": folder / "a.parquet",
+        "folder": folder,
+        "glob": folder / "*.parquet",
+    }[source]
+    code, _, err = run(["risk", str(folder / "a.parquet"), "--qi", "A,B"], capsys)  # pandas
+    assert code == 2 and "a.parquet has a header (2 column(s)) but no records" in err
+    out = tmp_path / "o.parquet"
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(path), "--qi", "A,B", "--engine", engine, "--out", str(out)]
+        code, stdout, err = run(args, capsys)
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert f"{path} has a header (2 column(s)) but no records; nothing to do." in text
+        assert "records at risk" not in stdout.lower() and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("A,B\n", "has a header (2 column(s)) but no records; nothing to do."),
+        ("", "is empty: it has no header line and no records."),
+        ("\n\r\n", "is empty: it has no header line and no records."),
+    ],
+)
+def test_empty_csv_is_refused_as_on_pandas(
+    tmp_path: Path, engine: str, content: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_bytes(content.encode("utf-8"))
+    code, _, err = run(["risk", str(csv), "--qi", "A,B"], capsys)  # pandas
+    assert code == 2 and message in " ".join(err.split())
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(csv), "--qi", "A,B", "--engine", engine]
+        code, _, err = run([*args, "--out", str(tmp_path / "o.parquet")], capsys)
+        assert code == 2, err
+        assert f"d.csv {message}" in " ".join(err.split())
+        assert "column0" not in err and "Traceback" not in err
+
+
+@pytest.fixture
+def partitioned(tmp_path: Path) -> Path:
+    """A Hive-partitioned folder: ``hive/year=2020/part.parquet`` and ``year=2021``."""
+    rows = {
+        2020: pd.DataFrame({"a": [1, 1, 2], "b": ["x", "y", "x"], "rid": [0, 1, 2]}),
+        2021: pd.DataFrame({"a": [1, 2, 2], "b": ["x", "x", None], "rid": [3, 4, 5]}),
+    }
+    for year, frame in rows.items():
+        (tmp_path / "hive" / f"year={year}").mkdir(parents=True)
+        frame.to_parquet(tmp_path / "hive" / f"year={year}" / "part.parquet", index=False)
+    return tmp_path / "hive"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("source", ["folder", "glob", "deep glob"])
+def test_partition_columns_are_columns_of_the_data_as_pandas_reads_the_folder(
+    partitioned: Path,
+    tmp_path: Path,
+    engine: str,
+    source: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import microsdc
+
+    _engine_fixtures(request, engine)
+    want = pd.read_parquet(partitioned)  # pyarrow: the partition column 'year' comes last
+    assert list(want.columns) == ["a", "b", "rid", "year"]
+    want_fk = microsdc.sample_frequencies(want, ["a", "year"])["fk"].tolist()
+    # hand-computed: (1, 2020) twice, (2, 2020) once, (1, 2021) once, (2, 2021) twice
+    assert want_fk == [2, 2, 1, 1, 2, 2]
+    path = {
+        "folder": partitioned,
+        "glob": partitioned / "*" / "*.parquet",
+        "deep glob": partitioned / "**" / "*.parquet",
+    }[source]
+    out = tmp_path / "o.parquet"
+    args = ["risk", str(path), "--qi", "a,year", "--engine", engine, "--out", str(out)]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out).sort_values("rid")
+    assert list(got.columns) == [*want.columns, "fk", "at_risk"]
+    assert got["fk"].tolist() == want_fk
+    assert got["year"].astype(int).tolist() == want["year"].astype(int).tolist()
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "a,year", "-k", "2", "--engine", engine, "--out", str(out)],
+        capsys,
+    )
+    assert code == 0, err
+    assert list(pd.read_parquet(out).columns) == list(want.columns)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_partition_folder_given_itself_is_not_a_column(
+    partitioned: Path,
+    tmp_path: Path,
+    engine: str,
+    request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _engine_fixtures(request, engine)
+    one = partitioned / "year=2020"
+    assert list(pd.read_parquet(one).columns) == ["a", "b", "rid"]  # as pandas reads it
+    out = tmp_path / "o.parquet"
+    for path in (one, one / "*.parquet"):
+        code, _, err = run(
+            ["risk", str(path), "--qi", "a", "--engine", engine, "--out", str(out)], capsys
+        )
+        assert code == 0, err
+        assert list(pd.read_parquet(out).columns) == ["a", "b", "rid", "fk", "at_risk"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+@pytest.mark.parametrize("change", ["unpartitioned file", "column named like a folder"])
+def test_partition_folders_that_differ_are_refused(
+    partitioned: Path, engine: str, change: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if change == "unpartitioned file":
+        pd.DataFrame({"a": [1], "b": ["x"], "rid": [6]}).to_parquet(partitioned / "c.parquet")
+        text = "lie below different partition folders"
+    else:
+        for part in partitioned.glob("*/*.parquet"):
+            pd.read_parquet(part).assign(year=0).to_parquet(part, index=False)
+        text = "the partition folder year= of"
+    code, _, err = run(["risk", str(partitioned), "--qi", "a", "--engine", engine], capsys)
+    assert code == 2 and text in " ".join(err.split()), err
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_key_variable_missing_in_every_record_is_warned_once(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text("A,B,C\n1,,x\n1,NA,y\n2,,x\n2,NULL,y\n", encoding="utf-8")
+    for cmd in ("risk", "suppress"):
+        args = [cmd, str(csv), "--qi", "A,B,C", "-k", "2", "--engine", engine]
+        code, _, err = run([*args, "--out", str(tmp_path / f"{cmd}.parquet")], capsys)
+        assert code == 0, err
+        text = " ".join(err.split())
+        assert text.count("key variable 'B' is missing in every record") == 1, err
+        assert "'A'" not in text and "'C'" not in text
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_file_that_is_not_parquet_is_named_before_any_work(
+    parts: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (parts / "notes.json").write_text("{}\n", encoding="utf-8")
+    for path in (parts / "*", parts / "notes.json"):
+        code, _, err = run(["risk", str(path), "--qi", "A", "--engine", engine], capsys)
+        text = " ".join(err.split())
+        assert code == 2, err
+        assert "notes.json is not a Parquet file that can be read" in text
+        assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
+def test_default_partition_is_a_missing_value(
+    tmp_path: Path, engine: str, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _engine_fixtures(request, engine)
+    rows = {"N": ([1, 1], [0, 1]), "__HIVE_DEFAULT_PARTITION__": ([1], [2]), "S": ([2], [3])}
+    for value, (a, rid) in rows.items():
+        (tmp_path / "hive" / f"reg={value}").mkdir(parents=True)
+        pd.DataFrame({"a": a, "rid": rid}).to_parquet(
+            tmp_path / "hive" / f"reg={value}" / "part.parquet", index=False
+        )
+    out = tmp_path / "o.parquet"
+    args = ["risk", str(tmp_path / "hive"), "--qi", "a,reg", "--engine", engine]
+    code, _, err = run([*args, "--out", str(out)], capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out).sort_values("rid")
+    assert got["reg"].isna().tolist() == [False, False, True, False]
+    # hand-computed, missing as a wildcard: (1, N) twice and (1, ?) match each other
+    assert got["fk"].tolist() == [3, 3, 3, 1]

@@ -3,6 +3,7 @@ table, in; Parquet written by the engine out; the pandas job's cells and figures
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc.exceptions import DataValidationError
 from microsdc.job import run_job
 from microsdc.job.config import JobFileError, parse_job
 
@@ -408,14 +410,35 @@ def test_engine_job_reads_csv_missing_texts_and_sep_as_pandas(tmp_path: Path, en
     _close(got["key_variables"], want["key_variables"])
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_engine_job_reads_latin1_and_utf16_on_duckdb_as_pandas(
+    tmp_path: Path, encoding: str
+) -> None:
+    df = _frame(120).drop(columns=["hid", "income", "zone"])
+    # 'é' and 'è' are distinct values that a lossy UTF-8 reading would merge
+    df["sex"] = np.where(df["sex"] == "f", "fé", "fè")
+    df.to_csv(tmp_path / "d.csv", sep=";", index=False, encoding=encoding)
+    path = f'd.csv"\nencoding = "{encoding}'
+    kw: dict[str, Any] = {"steps": '["risk"]', "sections": ""}
+    want = run_job(_job(tmp_path, "p", path, **kw), write=False).audit
+    got = run_job(_job(tmp_path, "d", path, 'engine = "duckdb"', **kw), write=False).audit
+    assert want["key_variables"][1]["categories_input"] == 2
+    _close(got["risk"]["before"], want["risk"]["before"])
+    _close(got["key_variables"], want["key_variables"])
+
+
 def test_engine_job_refuses_other_encodings_and_outputs_the_glob_reads(
     data: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "d.csv").write_text("age,sex,region,w,code\n", encoding="utf-8")
-    job = _job(tmp_path, "e", 'd.csv"\nencoding = "latin-1', 'engine = "duckdb"')
-    with pytest.raises(JobFileError, match="UTF-8 only") as info:
-        parse_job(job.read_text(), job)
-    assert info.value.key == "input.encoding"
+    for engine, encoding, text in (
+        ("polars", "latin-1", "the duckdb engine, which reads latin-1"),
+        ("duckdb", "cp1252", "latin-1 (ISO-8859-1) and UTF-16 little-endian only"),
+    ):
+        job = _job(tmp_path, "e", f'd.csv"\nencoding = "{encoding}', f'engine = "{engine}"')
+        with pytest.raises(JobFileError, match=re.escape(text)) as info:
+            parse_job(job.read_text(), job)
+        assert info.value.key == "input.encoding"
     body = _job(data, "g", "parts/*.parquet", 'engine = "polars"').read_text()
     body = body.replace('directory = "out_g"', 'directory = "parts"')
     with pytest.raises(JobFileError, match="would be read by the input pattern") as info:
@@ -447,3 +470,38 @@ def test_engine_job_without_narwhals_gives_the_install_command(
     with pytest.raises(JobFileError, match=r'pip install "microsdc\[duckdb\]"') as info:
         run_job(_job(data, "nw", "parts", 'engine = "duckdb"'), write=False)
     assert info.value.key == "input.engine"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_without_records_is_refused_as_on_pandas(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "parts").mkdir()
+    _frame(0).to_parquet(tmp_path / "parts" / "a.parquet", index=False)
+    _frame(0).to_parquet(tmp_path / "none.parquet", index=False)
+    message = r"none\.parquet has a header \(9 column\(s\)\) but no records; nothing to anonymise"
+    with pytest.raises(DataValidationError, match=message):
+        run_job(_job(tmp_path, "p", "none.parquet"), write=False)  # pandas
+    for path, name in (("none.parquet", "none.parquet"), ("parts/*.parquet", r"\*\.parquet")):
+        job = _job(tmp_path, engine, path, f'engine = "{engine}"')
+        with pytest.raises(DataValidationError, match=f"{name} has a header .* but no records"):
+            run_job(job)
+        assert not (tmp_path / f"out_{engine}").exists()
+    (tmp_path / "d.csv").write_text("", encoding="utf-8")
+    job = _job(tmp_path, "csv", "d.csv", f'engine = "{engine}"', steps='["risk"]', sections="")
+    with pytest.raises(JobFileError, match=r"d\.csv is empty: it has no header line") as info:
+        run_job(job)
+    assert info.value.key == "input.path"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_warns_once_about_a_key_variable_missing_in_every_record(
+    tmp_path: Path, engine: str
+) -> None:
+    df = _frame(60)
+    df["sex"] = None
+    df.to_parquet(tmp_path / "d.parquet", index=False)
+    notes = {}
+    for name, line in (("p", ""), (engine, f'engine = "{engine}"')):
+        audit = run_job(_job(tmp_path, name, "d.parquet", line), write=False).audit
+        notes[name] = [w["message"] for w in audit["warnings"] if "every record" in w["message"]]
+    assert notes[engine] == notes["p"]
+    assert len(notes["p"]) == 1 and "key variable 'sex' is missing" in notes["p"][0]

@@ -18,9 +18,12 @@ __all__ = [
     "NA_VALUES",
     "check_output_location",
     "check_parquet_schemas",
+    "check_records",
+    "hive_columns",
     "input_files",
     "is_database",
     "is_pattern",
+    "keep_partitions",
     "scan",
     "write_parquet",
 ]
@@ -150,6 +153,70 @@ def parquet_files(path: str) -> list[str]:
     return sorted(found)
 
 
+def hive_base(path: str) -> str | None:
+    """The folder below which ``key=value`` folders are partition columns: the folder
+    given, or the leading part of a glob without wildcards; None for a single file."""
+    if os.path.isdir(path):
+        return path
+    if is_pattern(path):
+        return _split_pattern(path)[0] or os.curdir
+    return None
+
+
+def _hive_parts(file: str, base: str) -> list[tuple[str, str]]:
+    """The ``(key, value)`` folders between ``base`` and ``file``, outermost first."""
+    rel = os.path.relpath(os.path.dirname(file), base)
+    parts = [] if rel == os.curdir else rel.split(os.sep)
+    pairs = [p.partition("=") for p in parts if "=" in p and not p.startswith("=")]
+    return [(key, value) for key, _, value in pairs]
+
+
+def hive_columns(path: str) -> list[str]:
+    """The partition columns of a Parquet folder or glob (Hive layout, ``year=2020/``).
+
+    They are columns of the data, as :func:`pandas.read_parquet` (pyarrow) shows
+    them when it reads the folder: the ``key=value`` folders between
+    :func:`hive_base` and each file, outermost first, after the files' columns
+    (a value ``__HIVE_DEFAULT_PARTITION__`` is missing). A folder such as
+    ``year=2020`` given itself, or in the fixed part of a glob, is not one (as
+    pandas reads ``year=2020/``). A single file has none.
+
+    Raises
+    ------
+    InvalidParameterError
+        If two files lie below different partition folders (``year=`` and
+        ``year=/month=``, or one not partitioned), or a partition column is also a
+        column of the files (both named).
+    """
+    base = hive_base(path)
+    if base is None:
+        return []
+    files = parquet_files(path)
+    if not files:
+        return []
+    first = [k for k, _ in _hive_parts(files[0], base)]
+    for f in files[1:]:
+        keys = [k for k, _ in _hive_parts(f, base)]
+        if keys != first:
+            shown = [
+                " / ".join(f"{k}=" for k in ks) or "no partition folder" for ks in (first, keys)
+            ]
+            raise InvalidParameterError(
+                f"the Parquet files lie below different partition folders: {files[0]} below "
+                f"{shown[0]}, {f} below {shown[1]}; give files with the same partition folders"
+            )
+    if first:
+        import pyarrow.parquet as pq
+
+        both = [k for k in first if k in set(pq.read_schema(files[0]).names)]
+        if both:
+            raise InvalidParameterError(
+                f"the partition folder {both[0]}= of {files[0]} names a column the file also "
+                "holds; rename the folder or the column"
+            )
+    return first
+
+
 def check_parquet_schemas(path: str) -> None:
     """Before any row is read: a Parquet folder or glob holds files, all with the same
     columns of the same types (read from the files' metadata only).
@@ -157,17 +224,17 @@ def check_parquet_schemas(path: str) -> None:
     Raises
     ------
     InvalidParameterError
-        If the folder or glob holds no Parquet file, or two files differ in a
-        column or its type (both files and the column are named).
+        If the folder or glob holds no Parquet file, a file is not Parquet (a
+        single file too), or two files differ in a column or its type (both
+        files and the column are named).
     """
-    if not (os.path.isdir(path) or is_pattern(path)):
-        return
-    files = parquet_files(path)
-    if not files:
-        where = f"the folder {path}" if os.path.isdir(path) else f"the pattern {path}"
-        raise InvalidParameterError(f"{where} holds no Parquet file (*.parquet)")
-    if len(files) == 1:
-        return
+    if os.path.isdir(path) or is_pattern(path):
+        files = parquet_files(path)
+        if not files:
+            where = f"the folder {path}" if os.path.isdir(path) else f"the pattern {path}"
+            raise InvalidParameterError(f"{where} holds no Parquet file (*.parquet)")
+    else:
+        files = [path]
     import pyarrow.parquet as pq
 
     def schema(f: str) -> Any:
@@ -180,6 +247,8 @@ def check_parquet_schemas(path: str) -> None:
             ) from exc
 
     first = schema(files[0])
+    if len(files) == 1:
+        return
     types = {name: first.field(name).type for name in first.names}
     for f in files[1:]:
         other = schema(f)
@@ -205,20 +274,92 @@ def check_parquet_schemas(path: str) -> None:
                 )
 
 
-def check_csv_options(encoding: str | None, what: str = "--encoding") -> None:
-    """An engine reads CSV as UTF-8 only.
+#: The CSV encodings DuckDB's ``read_csv`` reads without an extension (its names), by
+#: the name Python's :mod:`codecs` gives them. ``encodings``, DuckDB's extension for the
+#: others, is downloaded on first use, which an engine here never does.
+DUCKDB_ENCODINGS = {
+    "utf-8": "utf-8",
+    "utf-8-sig": "utf-8",
+    "iso8859-1": "latin-1",
+    "utf-16": "utf-16",
+    "utf-16-le": "utf-16",
+}
+
+_CONVERT = (
+    "convert the file to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
+    "encoding={enc!r}).to_parquet('data.parquet')), or leave out the engine"
+)
+
+
+def check_csv_options(encoding: str | None, engine: str, what: str = "--encoding") -> str:
+    """The encoding in which ``engine`` reads a CSV file, by DuckDB's name for it.
+
+    polars reads UTF-8 only (its ``utf8-lossy`` replaces what is not UTF-8 by
+    U+FFFD, which would merge distinct values and change fk); DuckDB reads
+    UTF-8, latin-1 (ISO-8859-1) and UTF-16 little-endian. Names are compared
+    as Python knows them (``latin1``, ``ISO-8859-1`` and ``l1`` are latin-1;
+    ``utf-8-sig`` is UTF-8, whose byte-order mark both engines skip).
+
+    Parameters
+    ----------
+    encoding : str or None
+        The encoding given (None: UTF-8).
+    engine : str
+        ``"duckdb"``, ``"polars"`` or ``"spark"``.
+    what : str, default "--encoding"
+        How messages name the option.
+
+    Returns
+    -------
+    str
+        ``"utf-8"``, ``"latin-1"`` or ``"utf-16"``.
 
     Raises
     ------
     InvalidParameterError
-        If ``encoding`` is another encoding (``what`` names the option).
+        If ``encoding`` is unknown, or ``engine`` cannot read it (the message
+        says which engine can, if one can).
     """
-    if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+    import codecs
+
+    if encoding is None:
+        return "utf-8"
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        raise InvalidParameterError(f"{what} {encoding}: not an encoding Python knows") from None
+    duck = DUCKDB_ENCODINGS.get(name)
+    if duck == "utf-8" or (engine == "duckdb" and duck is not None):
+        return str(duck)
+    if duck is not None:
         raise InvalidParameterError(
-            f"{what} {encoding}: the engines read CSV as UTF-8 only. Convert the file to "
-            "Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
-            f"encoding={encoding!r}).to_parquet('data.parquet')), or leave out the engine"
+            f"{what} {encoding}: the {engine} engine reads CSV as UTF-8 only (polars' "
+            "'utf8-lossy' would replace every other character by one sign and merge distinct "
+            f"values): use the duckdb engine, which reads {encoding}, or "
+            + _CONVERT.format(enc=encoding)
         )
+    raise InvalidParameterError(
+        f"{what} {encoding}: the duckdb engine reads CSV in UTF-8, latin-1 (ISO-8859-1) and "
+        "UTF-16 little-endian only, the polars engine in UTF-8 only; "
+        + _CONVERT.format(enc=encoding)
+    )
+
+
+def check_utf16(path: str) -> None:
+    """A CSV file DuckDB reads as UTF-16 is little-endian (DuckDB reads a big-endian file
+    as other characters, without an error).
+
+    Raises
+    ------
+    InvalidParameterError
+        If the file starts with the big-endian byte-order mark.
+    """
+    with open(path, "rb") as fh:
+        if fh.read(2) == b"\xfe\xff":
+            raise InvalidParameterError(
+                f"{path} is UTF-16 big-endian (it starts with the byte-order mark FE FF): the "
+                "duckdb engine reads UTF-16 little-endian only; " + _CONVERT.format(enc="utf-16")
+            )
 
 
 def check_utf8(path: str) -> None:
@@ -242,13 +383,64 @@ def check_utf8(path: str) -> None:
                 where = done + exc.start
                 raise InvalidParameterError(
                     f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
-                    f"position {where}): the engines read CSV as UTF-8 only. Convert the file "
-                    "to Parquet or to UTF-8 first (e.g. with pandas: pd.read_csv(path, "
-                    "encoding='latin-1').to_parquet('data.parquet')), or leave out the engine"
+                    f"position {where}): give its encoding (--encoding latin-1, or "
+                    "input.encoding in a job file; the duckdb engine reads latin-1 and "
+                    "UTF-16, polars UTF-8 only), or " + _CONVERT.format(enc="latin-1")
                 ) from None
             if not chunk:
                 return
             done += len(chunk)
+
+
+def check_not_blank(path: str) -> None:
+    """A CSV file an engine reads has a header line (as the pandas reader requires).
+
+    Raises
+    ------
+    DataValidationError
+        If the file holds nothing but line breaks, with the message of
+        :func:`microsdc.io.read_table` (the engines would invent a column or fail).
+    """
+    from microsdc.exceptions import DataValidationError
+
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if chunk.strip(b"\r\n"):
+                return
+    raise DataValidationError(
+        f"{os.path.basename(path)} is empty: it has no header line and no records."
+    )
+
+
+def check_records(frame: Any, name: str, then: str = "nothing to do.") -> None:
+    """An input with columns but no records is refused, as the pandas route refuses it.
+
+    Only the first record is asked for (the engine stops there), so this costs
+    no pass over the data. An empty input would otherwise give an empty output
+    and a table of zeros, which reads like "no record at risk".
+
+    Parameters
+    ----------
+    frame : polars LazyFrame, DuckDB relation or Spark DataFrame
+    name : str
+        How the message names the input (the path as given).
+    then : str, default "nothing to do."
+        The end of the message.
+
+    Raises
+    ------
+    DataValidationError
+        If ``frame`` has no rows: "<name> has a header (<n> column(s)) but no
+        records; <then>".
+    """
+    import narwhals as nw
+
+    from microsdc.exceptions import DataValidationError
+
+    lazy = nw.from_native(frame)
+    if len(lazy.head(1).collect()) == 0:
+        n = len(lazy.collect_schema())
+        raise DataValidationError(f"{name} has a header ({n} column(s)) but no records; {then}")
 
 
 def scan(
@@ -271,25 +463,38 @@ def scan(
     ------
     InvalidParameterError
         If the engine is not installed (the message gives the extra to
-        install), the database holds no such table, ``encoding`` is not UTF-8,
-        the CSV file cannot be read, or the Parquet files hold nothing or
+        install), the database holds no such table, the engine cannot read
+        ``encoding``, the CSV file cannot be read, or the Parquet files hold nothing or
         differ in their columns.
+    DataValidationError
+        If the CSV file is empty (no header line).
+
+    Notes
+    -----
+    ``encoding`` is honoured where the engine can (see :func:`check_csv_options`):
+    DuckDB reads latin-1 and UTF-16 as well as UTF-8, polars UTF-8 only.
     """
     from microsdc.backends import install_hint
 
     lower = path.lower()
     csv = lower.endswith((".csv", ".txt", ".tsv"))
+    partitions: list[str] = []
     if csv:
         from microsdc.io import detect_separator
 
-        check_csv_options(encoding)
-        check_utf8(path)
+        charset = check_csv_options(encoding, engine)
+        check_not_blank(path)
+        if charset == "utf-8":
+            check_utf8(path)
+        elif charset == "utf-16":
+            check_utf16(path)
         if lower.endswith(".tsv"):
             sep = "\t"
         elif sep is None:
-            sep = detect_separator(path)
+            sep = detect_separator(path, encoding=encoding)
     elif not is_database(path):
         check_parquet_schemas(path)
+        partitions = hive_columns(path)
     if engine == "duckdb":
         try:
             import duckdb
@@ -304,14 +509,22 @@ def scan(
             except duckdb.Error as exc:
                 raise InvalidParameterError(f"no table {table!r} in {path}") from exc
         if csv:
+            # in SQL: DuckDB 2.0's Python read_csv refuses its own 'encoding' option
+            query = "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}])".format(
+                _sql_text(path),
+                _sql_text(str(sep)),
+                _sql_text(charset),
+                ", ".join(_sql_text(v) for v in NA_VALUES),
+            )
             try:
-                return duckdb.read_csv(path, sep=sep, na_values=list(NA_VALUES))
+                return duckdb.sql(query)
             except duckdb.Error as exc:
                 first = str(exc).strip().splitlines()[0]
                 raise InvalidParameterError(
-                    f"DuckDB cannot read {path} as CSV (UTF-8, separator {sep!r}): {first}"
+                    f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
                 ) from exc
-        return duckdb.read_parquet(parquet_source(path), hive_partitioning=os.path.isdir(path))
+        rel = duckdb.read_parquet(parquet_source(path), hive_partitioning=bool(partitions))
+        return keep_partitions(rel, path, partitions)
     try:
         import polars as pl
     except ImportError as exc:
@@ -320,7 +533,28 @@ def scan(
         ) from exc
     if csv:
         return pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES))
-    return pl.scan_parquet(parquet_source(path))
+    lazy = pl.scan_parquet(parquet_source(path), hive_partitioning=bool(partitions))
+    return keep_partitions(lazy, path, partitions)
+
+
+def keep_partitions(frame: Any, path: str, partitions: list[str]) -> Any:
+    """The files' columns and the partition columns below the base only: an engine reading
+    partitions takes every ``key=value`` folder of the path (those of the base too)."""
+    if not partitions:
+        return frame
+    import narwhals as nw
+    import pyarrow.parquet as pq
+
+    wanted = [*pq.read_schema(parquet_files(path)[0]).names, *partitions]
+    lazy = nw.from_native(frame)
+    if lazy.collect_schema().names() == wanted:
+        return frame
+    return lazy.select(wanted).to_native()
+
+
+def _sql_text(text: str) -> str:
+    """A SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def write_parquet(frame: Any, out: str) -> None:

@@ -352,6 +352,11 @@ def sample_frequencies_frame(
 
         plan = plan_keys(df, cols, missing_values, policy, w is not None)
         if plan is not None:
+            from microsdc.encode import warn_all_missing
+
+            for c, slots in zip(cols, plan.base, strict=True):
+                if slots == 1:  # no value observed: as the encode step of the other routes
+                    warn_all_missing(c, stacklevel=3)
             return keyed_fk(df, plan, policy, k)
     table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _with_fk(df, backend, cols, table, freqs, k)

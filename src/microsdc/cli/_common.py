@@ -308,7 +308,8 @@ def progress(label: str) -> _Progress:
 
 
 class report_warnings:
-    """Print microsdc's warnings raised inside the block as one yellow line each on stderr."""
+    """Print microsdc's warnings raised inside the block as one yellow line each on stderr
+    (a message raised twice is printed once)."""
 
     def __enter__(self) -> None:
         import warnings
@@ -322,8 +323,10 @@ class report_warnings:
         from microsdc.exceptions import SDCWarning
 
         err = console(stderr=True)
+        shown = set()
         for w in self._log:
-            if issubclass(w.category, SDCWarning):
+            if issubclass(w.category, SDCWarning) and str(w.message) not in shown:
+                shown.add(str(w.message))  # each once (reading and counting both check)
                 err.print(f"[yellow]Warning:[/yellow] {w.message}")
 
 

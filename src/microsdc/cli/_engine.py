@@ -22,9 +22,9 @@ engine_option = click.option(
     default="pandas",
     show_default=True,
     help="Who holds the rows: pandas (in memory) or duckdb / polars / spark (out of core; FILE "
-    "may be a folder or glob of Parquet files with the same columns, a UTF-8 CSV file (not on "
-    "spark), or a .duckdb file with --table). spark uses the active Spark session, or starts "
-    "a local one.",
+    "may be a folder or glob of Parquet files with the same columns, a CSV file (not on spark; "
+    "UTF-8, or latin-1 and utf-16 with --encoding on duckdb), or a .duckdb file with --table). "
+    "spark uses the active Spark session, or starts a local one.",
 )
 table_option = click.option(
     "--table", "db_table", default=None, help="Table to read from a DuckDB database file."
@@ -48,12 +48,23 @@ def open_lazy(
     ------
     click.UsageError
         For a missing extra, a file that does not exist, a DuckDB file without
-        ``--table``, a format the engine cannot scan, an ``--encoding`` other
-        than UTF-8, a CSV file on Spark, an empty folder, or Parquet files
+        ``--table``, a format the engine cannot scan, an ``--encoding`` the
+        engine cannot read, a CSV file on Spark, an empty folder, or Parquet files
         that differ in their columns.
+    DataValidationError
+        For an input without records, or a CSV file without a header line (the
+        errors of the pandas route).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_csv_options, check_parquet_schemas
+    from microsdc.backends.files import (
+        check_parquet_schemas,
+        check_records,
+        hive_base,
+        hive_columns,
+        is_pattern,
+        keep_partitions,
+        parquet_files,
+    )
     from microsdc.exceptions import InvalidParameterError
 
     try:
@@ -87,17 +98,28 @@ def open_lazy(
             )
         try:
             check_parquet_schemas(path)
+            partitions = hive_columns(path)
         except InvalidParameterError as exc:
             raise click.UsageError(str(exc)) from exc
-        return spark_session().read.parquet(path)
-    from microsdc.backends.files import scan
+        reader = spark_session().read
+        if is_pattern(path):
+            # the files Python's glob finds (Spark's own globs know no '**'), partition
+            # folders counted below the pattern's fixed part
+            reader = reader.option("basePath", hive_base(path))
+            frame = reader.parquet(*parquet_files(path))
+        else:
+            frame = reader.parquet(path)
+        frame = keep_partitions(frame, path, partitions)
+    else:
+        from microsdc.backends.files import scan
 
-    try:
-        check_csv_options(encoding)
-        return scan(path, engine, table, sep=sep, encoding=encoding)
-    except InvalidParameterError as exc:
-        message = str(exc).replace("the duckdb engine", "--engine duckdb")
-        raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc
+        try:
+            frame = scan(path, engine, table, sep=sep, encoding=encoding)
+        except InvalidParameterError as exc:
+            message = str(exc).replace("the duckdb engine", "--engine duckdb")
+            raise click.UsageError(message.replace("the polars engine", "--engine polars")) from exc
+    check_records(frame, path)
+    return frame
 
 
 def spark_session() -> Any:

@@ -317,7 +317,8 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "input.engine": (
         "none (pandas, in memory)",
         'Who holds the rows: `"duckdb"` or `"polars"` read `path` lazily (a Parquet file, '
-        "a folder or glob of Parquet files, a CSV file (UTF-8; cells such as `NA`, `NULL` or "
+        "a folder or glob of Parquet files, a CSV file (UTF-8, or latin-1 and UTF-16 with "
+        '`encoding` on `"duckdb"`; cells such as `NA`, `NULL` or '
         "empty read as missing, as pandas reads them), or with `table` a DuckDB database "
         "file), group "
         "the records by the key variables and write the anonymised data as Parquet "
@@ -1015,7 +1016,7 @@ def _check_engine(
         from microsdc.exceptions import InvalidParameterError
 
         try:
-            check_csv_options(inp["encoding"], "key 'input.encoding' =")
+            check_csv_options(inp["encoding"], engine, "key 'input.encoding' =")
         except InvalidParameterError as exc:
             raise fail(("input", "encoding"), f"{exc}.") from None
     rows = "needs the records in memory; with 'input.engine' the rows stay in the engine"

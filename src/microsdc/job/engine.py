@@ -47,12 +47,14 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
     ------
     JobFileError
         If the engine or narwhals is not installed, the table does not exist,
-        the Parquet files hold nothing or differ in their columns, or a column
-        named by the job is not in the input.
+        the Parquet files hold nothing or differ in their columns, the CSV file
+        is empty, or a column named by the job is not in the input.
+    DataValidationError
+        If the input has no records (as the pandas job).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import scan
-    from microsdc.exceptions import InvalidParameterError
+    from microsdc.backends.files import check_records, scan
+    from microsdc.exceptions import DataValidationError, InvalidParameterError
 
     assert cfg.engine is not None
     try:
@@ -64,6 +66,8 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
         ) from None
     try:
         frame = scan(str(cfg.input_path), cfg.engine, cfg.table, cfg.sep, cfg.encoding)
+    except DataValidationError as exc:  # as the pandas job words it
+        raise cfg.error("input.path", f"names a file that cannot be read: {exc}") from None
     except InvalidParameterError as exc:
         text = str(exc)
         if "no table" in text:
@@ -73,6 +77,7 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
         else:
             key = "input.path"
         raise cfg.error(key, f"cannot be used: {exc}.") from None
+    check_records(frame, cfg.input_path.name, "nothing to anonymise.")  # first, as on pandas
     columns = columns_of(frame)
     _check_columns_named(cfg, columns)
     if cfg.drop:
@@ -408,12 +413,6 @@ def run_engine_job(
             f"grouping by the key variables ({engine})",
             lambda: Patterns(frame, cfg),
         )
-        if start.n_records == 0:
-            from microsdc.exceptions import DataValidationError
-
-            raise DataValidationError(
-                f"{cfg.input_path.name} has no records; nothing to anonymise."
-            )
         before = measure_risk_engine(start, cfg)
         final = frame
         sup_fig = None
