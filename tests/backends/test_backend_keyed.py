@@ -226,3 +226,18 @@ def test_keyed_suppression_small_inputs_take_the_bitset_greedy_as_pandas() -> No
     got = microsdc.local_suppression(_relation(df), qi, 4)
     assert want.n_cells > 0 and "route" not in got.details
     assert rows_of(_released(got.data), df.columns) == rows_of(want.data, df.columns)
+
+
+def test_keyed_suppression_warns_about_a_key_variable_missing_everywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    df = pd.DataFrame(
+        {"a": pd.array([1, 1, 2, 2, 3], dtype="Int64"), "b": pd.array([None] * 5, dtype="Int64")}
+    )
+    monkeypatch.setattr(_engine, "bitset_fits", lambda *a: False)
+    with pytest.warns(microsdc.DisclosureRiskWarning, match="'b' is missing in every record"):
+        res = microsdc.local_suppression(_relation(df), ["a", "b"], 2)
+    assert res.details == {"route": "combined key"}
+    released = res.data.order("a").fetchall()
+    assert released == [(1, None), (1, None), (2, None), (2, None), (None, None)]
+    assert res.n_cells == 1  # the lone 3 loses its value; b matches everything already

@@ -559,6 +559,11 @@ def _keyed(
             f"The 'k' parameter of {_FUNC} must be at most the number of records: "
             f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it."
         )
+    from microsdc.encode import warn_all_missing
+
+    for c, slots in zip(cols, plan.base, strict=True):
+        if slots == 1:  # no value observed: as the encode step of the pattern route
+            warn_all_missing(c, stacklevel=4)
     result = keyed_suppression(rel, plan, names, cols, k, imp, policy, progress, t0)
     assert result is None or isinstance(result, LazySuppressionResult)
     return result
