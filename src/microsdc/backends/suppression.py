@@ -548,7 +548,6 @@ def _keyed(
         return None
     from microsdc.backends.keyed import plan_keys
     from microsdc.backends.keyed_suppression import keyed_suppression
-
     from microsdc.suppression._engine import bitset_fits
 
     plan = plan_keys(rel, cols, missing_values, policy, False)
