@@ -207,6 +207,7 @@ def test_complete_cross_direct_by_hand() -> None:
         1 << 22,
         out_c,
         out_i,
+        None,
     )
     # (0, 1) meets both incomplete patterns; (1, 1) only (-, 1)
     assert out_c[:, 1].tolist() == [12.0, 7.0]
