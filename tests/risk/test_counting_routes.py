@@ -91,8 +91,11 @@ def test_group_count_by_hand() -> None:
     assert fk.tolist() == [3, 3, 1, 3, 1]
     assert big is not None and big.tolist() == [7.0, 7.0, 3.0, 7.0, 5.0]
     # a key span far beyond the rows takes the hash table: same answer
-    fk2, _ = group_count(codes, np.array([10**6, 10**6]))
-    assert fk2.tolist() == [3, 3, 1, 3, 1]
+    fk2, none = group_count(codes, np.array([10**6, 10**6]))
+    assert fk2.tolist() == [3, 3, 1, 3, 1] and none is None
+    fk3, big3 = group_count(codes, np.array([10**6, 10**6]), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert fk3.tolist() == [3, 3, 1, 3, 1]
+    assert big3 is not None and big3.tolist() == [7.0, 7.0, 3.0, 7.0, 5.0]
 
 
 def test_hash_groups_first_appearance_order() -> None:
