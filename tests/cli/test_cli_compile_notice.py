@@ -49,6 +49,27 @@ def test_warm_when_one_kernel_is_cached(
     assert capsys.readouterr().err == ""
 
 
+def test_a_part_is_compiled_once_one_of_its_route_modules_is(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # two alternative routes of one part: a run that took one leaves the other cold
+    used, unused, other = (types.ModuleType(n) for n in ("used_route", "unused_route", "other"))
+    used.a = _dispatcher({("sig",): "entry"})
+    unused.a = _dispatcher({})
+    other.a = _dispatcher({})
+    for module in (used, unused, other):
+        monkeypatch.setitem(sys.modules, module.__name__, module)
+    parts = {"routes": ("used_route", "unused_route"), "other": ("other",)}
+    monkeypatch.setattr(_common, "KERNEL_MODULES", parts)
+    assert _common.cold_kernels(("routes",)) == ["unused_route"]
+    assert _common.announce_compile("routes") is False
+    assert capsys.readouterr().err == ""
+    # a part none of whose modules is compiled yet is announced
+    assert _common.announce_compile("routes", "other") is True
+    assert _common.announce_compile() is True
+    assert capsys.readouterr().err.count("compiling microsdc's numerical kernels") == 2
+
+
 def test_real_kernels_cold_in_an_empty_cache(tmp_path: Path) -> None:
     # a fresh numba cache folder is what a new installation has; nothing is compiled here
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}

@@ -7,7 +7,7 @@ import pytest
 
 from microsdc._kernels.hashing import group_count, hash_groups
 from microsdc._kernels.maskpairs import group_ids
-from microsdc._kernels.route import choose_route, route_costs
+from microsdc._kernels.route import SMALL_NS, choose_route, route_costs
 from microsdc.risk._policy import Policy
 from microsdc.risk.kanonymity import frequencies_from_codes, row_frequencies
 from oracles.kanon import fk_bruteforce
@@ -31,8 +31,11 @@ def _rows(codes: np.ndarray) -> list[tuple[object, ...]]:
         # small key space, many rows: one dense array
         ((10**6, 10**5, 64, [18, 2, 7, 16, 41, 14]), "dense"),
         ((5_000, 3_000, 8, [2, 3, 4]), "dense"),
-        # few patterns in a huge key space, few masks
-        ((300, 300, 4, [5000] * 8), "pairs"),
+        # many patterns in a huge key space, few masks
+        ((30_000, 30_000, 4, [5000] * 8), "pairs"),
+        # small inputs: the bit sets, one kernel to compile for every policy
+        ((300, 300, 4, [5000] * 8), "bitset"),
+        ((10_000, 5_600, 5, [15, 2, 5, 7, 16, 40, 8, 13]), "bitset"),
     ],
 )
 def test_choose_route_on_representative_shapes(
@@ -40,6 +43,23 @@ def test_choose_route_on_representative_shapes(
 ) -> None:
     n, p, masks, cards = shape
     assert choose_route(n, p, masks, np.array(cards)) == expected
+
+
+def test_small_inputs_take_the_bitset_route_unless_dense_is_cheaper() -> None:
+    # the Adult sample shipped with microsdc: mask pairs would be cheaper, but the
+    # whole count is milliseconds and the bit sets are one kernel to compile
+    cards = np.array([15, 2, 5, 7, 16, 40, 8, 13])
+    costs = route_costs(5_600, 5_600, 5, cards, n_complete=5_100)
+    assert costs["pairs"] < costs["bitset"] <= SMALL_NS
+    assert choose_route(5_600, 5_600, 5, cards, n_complete=5_100) == "bitset"
+    # ten times the patterns: beyond the small budget, the cheapest route again
+    costs = route_costs(56_000, 56_000, 5, cards, n_complete=51_000)
+    assert costs["bitset"] > SMALL_NS
+    assert choose_route(56_000, 56_000, 5, cards, n_complete=51_000) == "pairs"
+    # a small key space: the dense array is cheaper still
+    costs = route_costs(5_000, 3_000, 8, np.array([2, 3, 4]))
+    assert costs["dense"] < costs["bitset"] <= SMALL_NS
+    assert choose_route(5_000, 3_000, 8, np.array([2, 3, 4])) == "dense"
 
 
 def test_no_missing_and_category_are_group_counts() -> None:
@@ -71,8 +91,11 @@ def test_group_count_by_hand() -> None:
     assert fk.tolist() == [3, 3, 1, 3, 1]
     assert big is not None and big.tolist() == [7.0, 7.0, 3.0, 7.0, 5.0]
     # a key span far beyond the rows takes the hash table: same answer
-    fk2, _ = group_count(codes, np.array([10**6, 10**6]))
-    assert fk2.tolist() == [3, 3, 1, 3, 1]
+    fk2, none = group_count(codes, np.array([10**6, 10**6]))
+    assert fk2.tolist() == [3, 3, 1, 3, 1] and none is None
+    fk3, big3 = group_count(codes, np.array([10**6, 10**6]), np.array([1.0, 2.0, 3.0, 4.0, 5.0]))
+    assert fk3.tolist() == [3, 3, 1, 3, 1]
+    assert big3 is not None and big3.tolist() == [7.0, 7.0, 3.0, 7.0, 5.0]
 
 
 def test_hash_groups_first_appearance_order() -> None:
@@ -207,6 +230,7 @@ def test_complete_cross_direct_by_hand() -> None:
         1 << 22,
         out_c,
         out_i,
+        None,
     )
     # (0, 1) meets both incomplete patterns; (1, 1) only (-, 1)
     assert out_c[:, 1].tolist() == [12.0, 7.0]

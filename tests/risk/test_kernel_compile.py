@@ -64,6 +64,40 @@ def test_bitset_support_without_observed_card_skips_the_conservative_count() -> 
     assert np.isnan(cons2[0, 0])
 
 
+def test_bitset_support_complete_targets_on_the_incomplete_patterns_alone() -> None:
+    # four complete patterns and one incomplete: complete targets are intersected on
+    # the bit sets of (0, -) alone, and meet themselves
+    codes = np.array([[0, 0], [0, 1], [1, 1], [1, 0], [0, -1]], dtype=np.int32)
+    mask = np.array([3, 3, 3, 3, 1], dtype=np.int64)
+    card = np.array([2, 2], dtype=np.int64)
+    cnt = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    wsum = 10.0 * cnt
+    out, cons = bitset_support(
+        codes,
+        mask,
+        card,
+        cnt,
+        wsum,
+        True,
+        np.zeros((1, 1)),
+        False,
+        np.array([2, 2], dtype=np.int64),
+        np.arange(5),
+        np.zeros(5, dtype=np.bool_),
+    )
+    # columns: count from complete, from incomplete; weight from complete, from incomplete
+    assert out.tolist() == [
+        [1.0, 5.0, 10.0, 50.0],
+        [2.0, 5.0, 20.0, 50.0],
+        [3.0, 0.0, 30.0, 0.0],
+        [4.0, 0.0, 40.0, 0.0],
+        [3.0, 5.0, 30.0, 50.0],
+    ]
+    # conservative, (0, -): completed as (0, 0) it meets (0, 0) and itself: 6 (weight 60)
+    assert cons[4].tolist() == [6.0, 60.0]
+    assert np.isnan(cons[:4]).all()
+
+
 def test_pair_support_without_wide_refuses_a_span_beyond_62_bits() -> None:
     from microsdc._kernels.maskpairs import pair_support
 

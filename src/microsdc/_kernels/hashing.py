@@ -62,25 +62,6 @@ def hash_groups(key: np.ndarray):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _count_by_group(
-    inverse: np.ndarray, n_groups: int, weights: np.ndarray, weighted: bool
-):  # pragma: no cover
-    cnt = np.zeros(n_groups, dtype=np.int64)
-    wsum = np.zeros(n_groups if weighted else 0, dtype=np.float64)
-    for i in range(inverse.shape[0]):
-        cnt[inverse[i]] += 1
-        if weighted:
-            wsum[inverse[i]] += weights[i]
-    fk = np.empty(inverse.shape[0], dtype=np.int64)
-    big = np.empty(inverse.shape[0] if weighted else 0, dtype=np.float64)
-    for i in range(inverse.shape[0]):
-        fk[i] = cnt[inverse[i]]
-        if weighted:
-            big[i] = wsum[inverse[i]]
-    return fk, big
-
-
-@numba.njit(cache=True, nogil=True)
 def _keys_radix(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     n, m = codes.shape
     key = np.zeros(n, dtype=np.int64)
@@ -121,8 +102,8 @@ def group_count(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Rows of ``codes`` that are identical to each row, and their weight sum.
 
-    A group-by count on the combined key: ``bincount`` when the key span is at
-    most a few times the number of rows, a hash table otherwise.
+    A group-by count on the combined key: ``bincount`` of the key when its span is
+    at most a few times the number of rows, else of group ids from a hash table.
 
     Returns
     -------
@@ -131,13 +112,13 @@ def group_count(
     """
     n = codes.shape[0]
     key, span = row_keys(codes, n_categories)
-    weighted = weights is not None
     if span is not None and span <= max(4 * n, 1 << 16):
-        cnt = np.bincount(key, minlength=span)
-        fk = cnt[key]
-        big = np.bincount(key, weights=weights, minlength=span)[key] if weighted else None
-        return fk.astype(np.int64, copy=False), big
-    inverse, first = hash_groups(key)
-    w = np.asarray(weights, dtype=np.float64) if weighted else np.zeros(0)
-    fk, big_a = _count_by_group(inverse, len(first), w, weighted)
-    return fk, (big_a if weighted else None)
+        n_groups = span
+    else:
+        key, first = hash_groups(key)
+        n_groups = len(first)
+    fk = np.bincount(key, minlength=n_groups)[key].astype(np.int64, copy=False)
+    if weights is None:
+        return fk, None
+    w = np.asarray(weights, dtype=np.float64)
+    return fk, np.bincount(key, weights=w, minlength=n_groups)[key]

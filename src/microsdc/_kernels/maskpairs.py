@@ -524,6 +524,7 @@ def complete_cross(
     direct_limit,
     out_c,
     out_i,
+    wide,
 ):  # pragma: no cover - numba
     """Support between the complete patterns and the incomplete ones, both ways.
 
@@ -538,6 +539,11 @@ def complete_cross(
     when the key span is small (at most ``direct_limit``), int64-keyed hash tables
     below 2^62, and hash tables that compare the codes beyond (no combined key
     can overflow). ``out_c`` and ``out_i`` are updated in place.
+
+    ``wide`` is ``None`` when no set of columns spans 2^62 keys, else True, as
+    in :func:`pair_support`: with ``None`` the tables that compare the codes are
+    pruned before typing and never compiled (a span beyond 62 bits then raises
+    ValueError).
     """
     n_c, m = comp.shape
     n_masks = mask_vals.shape[0]
@@ -551,8 +557,16 @@ def complete_cross(
             continue
         cols = _columns(b, m)
         q = cols.shape[0]
-        # columns by decreasing categories: a short prefix spans many keys (filter below)
-        cols = cols[np.argsort(-card[cols], kind="mergesort")]
+        # columns by decreasing categories, ties in column order (an insertion sort over
+        # the columns: numba's merge sort would be compiled for this alone): a short
+        # prefix spans many keys (filter below)
+        for i in range(1, q):
+            c = cols[i]
+            t = i
+            while t > 0 and card[cols[t - 1]] < card[c]:
+                cols[t] = cols[t - 1]
+                t -= 1
+            cols[t] = c
         log_span = 0.0
         for t in range(q):
             log_span += np.log2(max(card[cols[t]], 1))
@@ -633,6 +647,8 @@ def complete_cross(
                         hit_u[n_hit] = slot[h]
                         n_hit += 1
             else:  # beyond 62 bits: a 64-bit hash of the codes, the codes compared
+                if wide is None:
+                    raise ValueError("key span beyond 62 bits: pass wide=True")
                 for u in range(nb):
                     x = np.uint64(0x243F6A8885A308D3)
                     for t in range(q):

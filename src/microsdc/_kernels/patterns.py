@@ -69,23 +69,6 @@ def _dense_distinct(key: np.ndarray, n_keys: int):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _aggregate(
-    inverse: np.ndarray, weights: np.ndarray, n_pat: int, weighted: bool
-):  # pragma: no cover
-    count = np.zeros(n_pat, dtype=np.int64)
-    wsum = np.zeros(n_pat, dtype=np.float64)
-    for i in range(inverse.shape[0]):
-        p = inverse[i]
-        count[p] += 1
-        if weighted:
-            wsum[p] += weights[i]
-    if not weighted:
-        for p in range(n_pat):
-            wsum[p] = count[p]
-    return count, wsum
-
-
-@numba.njit(cache=True, nogil=True)
 def _masks(codes: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
     p, m = codes.shape
     out = np.zeros(p, dtype=np.int64)
@@ -145,7 +128,13 @@ def distinct_patterns(
     inverse = np.asarray(inverse, dtype=np.int64).reshape(-1)
     first = np.asarray(first, dtype=np.int64)
     pat_codes = np.ascontiguousarray(codes_c[first])
-    count, wsum = _aggregate(inverse, w, len(first), weighted)
+    # rows and weight sums per pattern by bincount (the weights added in row order)
+    count = np.bincount(inverse, minlength=len(first)).astype(np.int64, copy=False)
+    wsum = (
+        np.bincount(inverse, weights=w, minlength=len(first))
+        if weighted
+        else count.astype(np.float64)
+    )
     return Patterns(
         codes=pat_codes, count=count, weight=wsum, inverse=inverse, mask=_masks(pat_codes)
     )

@@ -423,6 +423,7 @@ def _pair_route(
     # a direct-lookup scratch table a few times the number of patterns (filled once)
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n_inc).bit_length())), -1)
     n_mv = len(mask_vals) - 1 if cross else len(mask_vals)
+    wide = None if log2_span(card) < 60.0 else True  # generic grouping compiled only if needed
     support_i = pair_support(
         codes_s[:n_inc],
         mask_s[:n_inc],
@@ -435,7 +436,7 @@ def _pair_route(
         colw,
         use_colw,
         direct,
-        None if log2_span(card) < 60.0 else True,  # generic grouping compiled only if needed
+        wide,
     )
     if cross:
         support_s = np.empty((n, 4))
@@ -460,6 +461,7 @@ def _pair_route(
             DIRECT_LIMIT,
             out_c,
             support_s[:n_inc],
+            wide,
         )
     else:
         support_s = support_i

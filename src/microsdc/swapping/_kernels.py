@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numba
-import numpy as np
 
-__all__ = ["bucket", "find_alive", "kill", "swap_areas"]
-
-
-@numba.njit(cache=True, nogil=True)
-def bucket(order: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[Any, Any]:
-    """Stable counting sort of ``order`` by ``cells[order]``; returns (sorted, pointers)."""
-    ptr = np.zeros(n_cells + 1, dtype=np.int64)
-    for i in range(order.shape[0]):
-        ptr[cells[order[i]] + 1] += 1
-    for c in range(n_cells):
-        ptr[c + 1] += ptr[c]
-    fill = ptr[:-1].copy()
-    out = np.empty(order.shape[0], dtype=np.int64)
-    for i in range(order.shape[0]):
-        c = cells[order[i]]
-        out[fill[c]] = order[i]
-        fill[c] += 1
-    return out, ptr
+__all__ = ["find_alive", "kill", "swap_areas"]
 
 
 @numba.njit(cache=True, nogil=True)

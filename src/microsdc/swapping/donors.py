@@ -68,6 +68,20 @@ def _priority(weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return np.where(weight > 0, weight / e, -e)
 
 
+def _bucket(order: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stable sort of ``order`` by ``cells[order]``; returns (sorted, pointers of each cell).
+
+    numpy's stable sort is a radix sort on keys of 16 bits or fewer, as cell codes
+    usually are; no kernel to compile.
+    """
+    key = cells[order]
+    if n_cells <= 1 << 16:
+        key = key.astype(np.uint16)
+    ptr = np.zeros(n_cells + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key, minlength=n_cells), out=ptr[1:])
+    return order[np.argsort(key, kind="stable")].astype(np.int64, copy=False), ptr
+
+
 def run_levels(
     hh: Households,
     level: np.ndarray,
@@ -119,7 +133,7 @@ def run_levels(
         alive = (used == 0) & (failed == 0)
         if finest:
             skey = _priority(risk[:, h], lrng_sample)
-            members, area_ptr = k.bucket(np.argsort(-skey, kind="stable"), area_of, n_areas)
+            members, area_ptr = _bucket(np.argsort(-skey, kind="stable"), area_of, n_areas)
             charged = np.bincount(area_of[sampled == 1], minlength=n_areas).astype(np.int64)
             lvl_targets = targets.astype(np.int64)
         else:
@@ -129,13 +143,13 @@ def run_levels(
                     on_progress(h, 1.0)
                 continue
             must = must[lrng_order.permutation(len(must))]
-            members, area_ptr = k.bucket(must, area_of, n_areas)
+            members, area_ptr = _bucket(must, area_of, n_areas)
             charged = lvl_targets = np.zeros(n_areas, dtype=np.int64)
         dkey = _priority(risk[:, h], lrng_donor)
         by_key = np.argsort(-dkey, kind="stable")
         orders, ptrs, pcodes, palive, calive = [], [], [], [], []
         for cells, ncell in profiles:
-            o, ptr = k.bucket(by_key, cells, ncell)
+            o, ptr = _bucket(by_key, cells, ncell)
             orders.append(o)
             ptrs.append(ptr)
             pc, npc = combine_codes(cells, ncell, area_of, n_areas)
