@@ -53,10 +53,16 @@ def prosecutor_from_codes(
     # a value that no longer appears can only hide behind blanks: every candidate has
     # the same factor for it, which then cancels; 1 keeps it out of the way
     probs[probs == 0] = 1.0
-    # released records weigh 1, the true tuples are looked up with weight 0
-    both = np.concatenate([rel, orig])
-    w = np.concatenate([np.ones(n), np.zeros(n)])
-    total = share_weighted_support(both, w, n_categories, probs)[n:]
+    # released records weigh 1, the true tuples are looked up with weight 0; a record
+    # released as it was has its true tuple among the released ones already
+    changed = np.flatnonzero((rel != orig).any(axis=1))
+    both = np.concatenate([rel, orig[changed]]) if len(changed) else rel
+    w = np.zeros(len(both))
+    w[:n] = 1.0
+    support = share_weighted_support(both, w, n_categories, probs)
+    total = support[:n]
+    total[changed] = support[n:]
+    del both, support
     own = np.ones(n)
     for j in range(m):
         blank = (rel[:, j] < 0) & (orig[:, j] >= 0)

@@ -830,8 +830,12 @@ def _prosecutor(
     """Prosecutor risk before and after, per stratum."""
     from microsdc.risk.prosecutor import prosecutor_from_codes
 
-    before = np.zeros(len(codes0))
-    after = np.zeros(len(codes0))
+    n = len(codes0)
+    if len(groups) == 1 and np.array_equal(groups[0], np.arange(n)):  # no copies of the codes
+        before = prosecutor_from_codes(codes0, codes0, ncat)
+        return before, (prosecutor_from_codes(codes0, codes, ncat) if changed else before)
+    before = np.zeros(n)
+    after = np.zeros(n)
     for rows in groups:
         if len(rows) == 0:
             continue
