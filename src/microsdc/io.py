@@ -46,6 +46,7 @@ __all__ = [
     "FORMATS",
     "METADATA",
     "check_column_names",
+    "check_csv_header",
     "check_output_path",
     "detect_separator",
     "file_metadata",
@@ -194,7 +195,7 @@ def read_table(
                     missing=missing,
                 )
         if fmt in ("csv", "tsv"):
-            _check_csv_header(path, csv_kwargs["sep"], encoding)
+            check_csv_header(path, csv_kwargs["sep"], encoding)
             return pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **kwargs)
         if fmt == "parquet":
             return pd.read_parquet(path, columns=columns, **kwargs)
@@ -216,11 +217,11 @@ def read_table(
             f"{path.name} is empty: it has no header line and no records."
         ) from None
     except UnicodeDecodeError as exc:
+        guess = likely_encoding(path)
         raise DataValidationError(
             f"Cannot read {path.name}: byte {exc.object[exc.start : exc.start + 1]!r} at position "
-            f"{exc.start} is not {encoding or 'UTF-8'}. Give its encoding (encoding='latin-1'; "
-            "--encoding latin-1 on the command line; input.encoding in a job file) or save it "
-            "as UTF-8."
+            f"{exc.start} is not {encoding or 'UTF-8'}. Give its encoding (encoding={guess!r}; "
+            "input.encoding in a job file) or save it as UTF-8."
         ) from exc
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -456,8 +457,30 @@ def check_column_names(columns: Any, path: str | Path) -> None:
         )
 
 
-def _check_csv_header(path: Path, sep: str, encoding: str | None) -> None:
-    """Refuse a CSV whose header repeats a column name (pandas would rename it silently)."""
+def likely_encoding(path: Path) -> str:
+    """'utf-16' for a file that starts with a UTF-16 byte-order mark, else 'latin-1'."""
+    with open(path, "rb") as fh:
+        start = fh.read(2)
+    return "utf-16" if start in (b"\xff\xfe", b"\xfe\xff") else "latin-1"
+
+
+def check_csv_header(path: Path, sep: str, encoding: str | None) -> None:
+    """Refuse a CSV file whose header line repeats a column name.
+
+    pandas, polars and DuckDB would rename the second column silently (``a.1``,
+    ``a_duplicated_0``, ``a_1``), which would then leave the release unprotected.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+    sep : str, the field separator
+    encoding : str or None, the text encoding (None: UTF-8)
+
+    Raises
+    ------
+    DataValidationError
+        Naming the repeated column names.
+    """
     import pandas as pd
 
     try:

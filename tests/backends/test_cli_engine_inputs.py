@@ -479,3 +479,32 @@ def test_default_partition_is_a_missing_value(
     assert got["reg"].isna().tolist() == [False, False, True, False]
     # hand-computed, missing as a wildcard: (1, N) twice and (1, ?) match each other
     assert got["fk"].tolist() == [3, 3, 3, 1]
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_repeated_column_name_is_refused_on_every_engine(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the engines would rename the second 'a' (a_1, a_duplicated_0) and release it unprotected
+    path = tmp_path / "dup.csv"
+    path.write_text("a,a,b\n1,2,3\n1,2,3\n1,2,3\n4,5,6\n", encoding="utf-8")
+    args = ["suppress", str(path), "--qi", "a,b", "-k", "2"]
+    args += ["--out", str(tmp_path / "out.csv")] if engine == "pandas" else [
+        "--engine", engine, "--out", str(tmp_path / "out.parquet")
+    ]  # fmt: skip
+    code, _, err = run(args, capsys)
+    assert code == 2 and "dup.csv has duplicate column names: 'a'" in err
+    assert not list(tmp_path.glob("out*"))
+
+
+@pytest.mark.parametrize("engine", ["pandas", "polars"])
+def test_utf16_file_read_as_utf8_suggests_utf16(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "wide.csv"
+    path.write_bytes("a,b\n1,x\n".encode("utf-16"))  # with its byte-order mark
+    args = ["risk", str(path), "--qi", "a,b"]
+    args += [] if engine == "pandas" else ["--engine", engine]
+    code, _, err = run(args, capsys)
+    assert code == 2 and "--encoding utf-16" in err and "latin-1;" not in err
+    assert err.count("--encoding") == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 import os
+from pathlib import Path
 from typing import Any
 
 from microsdc.exceptions import InvalidParameterError
@@ -381,11 +382,14 @@ def check_utf8(path: str) -> None:
                 decoder.decode(chunk, final=not chunk)
             except UnicodeDecodeError as exc:
                 where = done + exc.start
+                from microsdc.io import likely_encoding
+
+                guess = likely_encoding(Path(path))
                 raise InvalidParameterError(
                     f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
-                    f"position {where}): give its encoding (--encoding latin-1, or "
+                    f"position {where}): give its encoding (--encoding {guess}, or "
                     "input.encoding in a job file; the duckdb engine reads latin-1 and "
-                    "UTF-16, polars UTF-8 only), or " + _CONVERT.format(enc="latin-1")
+                    "UTF-16, polars UTF-8 only), or " + _CONVERT.format(enc=guess)
                 ) from None
             if not chunk:
                 return
@@ -480,7 +484,7 @@ def scan(
     csv = lower.endswith((".csv", ".txt", ".tsv"))
     partitions: list[str] = []
     if csv:
-        from microsdc.io import detect_separator
+        from microsdc.io import check_csv_header, detect_separator, likely_encoding
 
         charset = check_csv_options(encoding, engine)
         check_not_blank(path)
@@ -492,6 +496,10 @@ def scan(
             sep = "\t"
         elif sep is None:
             sep = detect_separator(path, encoding=encoding)
+        header_charset = charset
+        if charset == "utf-16" and likely_encoding(Path(path)) != "utf-16":
+            header_charset = "utf-16-le"  # no byte-order mark: DuckDB reads little-endian
+        check_csv_header(Path(path), str(sep), header_charset)
     elif not is_database(path):
         check_parquet_schemas(path)
         partitions = hive_columns(path)
