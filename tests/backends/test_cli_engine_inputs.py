@@ -508,3 +508,24 @@ def test_utf16_file_read_as_utf8_suggests_utf16(
     code, _, err = run(args, capsys)
     assert code == 2 and "--encoding utf-16" in err and "latin-1;" not in err
     assert err.count("--encoding") == 1
+
+
+@pytest.mark.parametrize("weighted", [True, False])
+def test_expected_reidentifications_as_on_pandas(
+    tmp_path: Path, weighted: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A = 1 twice (weights 2, 3: Fk 5), A = 2 once (weight 4); without weights 1/fk
+    src = tmp_path / "w.parquet"
+    pd.DataFrame({"A": [1, 1, 2], "w": [2.0, 3.0, 4.0]}).to_parquet(src)
+    lines = {}
+    for engine in ("pandas", "duckdb", "polars"):
+        args = ["risk", str(src), "--qi", "A", "--engine", engine]
+        code, stdout, err = run(args + (["--weight", "w"] if weighted else []), capsys)
+        assert code == 0, err
+        text = " ".join(stdout.split())
+        start = text.index("Expected re-identifications")
+        lines[engine] = text[start : text.index(".", text.index("individual risk ", start) + 16)]
+        assert (" Fk " in text or "┃ Fk" in stdout) == weighted
+    assert lines["duckdb"] == lines["pandas"] == lines["polars"]
+    if not weighted:  # 1/2 + 1/2 + 1/1
+        assert "Expected re-identifications: 2.0;" in lines["pandas"]

@@ -162,21 +162,7 @@ def risk(
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
     if policy.kind != "alpha" and n:
-        from microsdc.report import format_percent
-        from microsdc.risk.individual import risk_from_frequencies
-
-        ir = risk_from_frequencies(fk, res.row_Fk)
-        er = float(ir.sum())
-        how = (
-            f"with the weights in {weight} (Benedetti-Franconi, as sdcMicro's measure_risk)"
-            if weight
-            else "taking the sample as the population (risk 1/fk)"
-        )
-        con.print(
-            f"Expected re-identifications: [bold]{er:,.1f}[/bold]; global risk "
-            f"[bold]{format_percent(er / n, 2)}[/bold] of records; highest individual risk "
-            f"{float(ir.max()):.2g}; individual risk {how}."
-        )
+        con.print(_expected_line(fk, res.row_Fk, None, weight))
     if top and n:
         # positions as column names: a QI called "fk" or "count" cannot clash with the counts
         summary = _summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
@@ -194,6 +180,32 @@ def risk(
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
         write_output(df.assign(**added), out)
         con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
+
+
+def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
+    """Expected re-identifications, global and highest individual risk, as one line.
+
+    ``fk`` and ``Fk`` are per record, or per distinct pattern with ``counts``
+    records each.
+    """
+    import numpy as np
+
+    from microsdc.report import format_percent
+    from microsdc.risk.individual import risk_from_frequencies
+
+    ir = risk_from_frequencies(fk, Fk)
+    n = float(len(ir) if counts is None else np.sum(counts))
+    er = float(ir.sum() if counts is None else np.dot(ir, counts))
+    how = (
+        f"with the weights in {weight} (Benedetti-Franconi, as sdcMicro's measure_risk)"
+        if weight
+        else "taking the sample as the population (risk 1/fk)"
+    )
+    return (
+        f"Expected re-identifications: [bold]{er:,.1f}[/bold]; global risk "
+        f"[bold]{format_percent(er / n, 2)}[/bold] of records; highest individual risk "
+        f"{float(ir.max()):.2g}; individual risk {how}."
+    )
 
 
 def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) -> Any:
@@ -274,6 +286,7 @@ def _risk_lazy(
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import risk_frame, to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
+    from microsdc.risk._policy import parse_policy
 
     if out is not None:
         from microsdc.io import check_output_path
@@ -313,8 +326,14 @@ def _risk_lazy(
             str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style="bold" if kk == k else None
         )
     con.print(t)
+    with_Fk = "Fk" in s.columns
+    if parse_policy(policy_value(missing), "microsdc risk").kind != "alpha" and n:
+        con.print(_expected_line(fk, s["Fk"].to_numpy() if with_Fk else None, counts, weight))
     if top and n:
-        con.print(riskiest_table(head[[*qis, "count", "fk"]], list(qis), False, con.width))
+        if with_Fk:  # among equal fk, the smallest estimated population first
+            head = s.sort_values(["fk", "Fk"], kind="stable").iloc[:top]
+        shown = [*qis, "count", "fk", *(["Fk"] if with_Fk else [])]
+        con.print(riskiest_table(head[shown], list(qis), with_Fk, con.width))
     if out:
         with progress("microsdc risk") as bar:
             task = bar.add_task(f"writing {out} ({engine})", total=None)
