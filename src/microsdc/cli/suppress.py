@@ -158,7 +158,10 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "out",
     required=True,
     type=click.Path(dir_okay=False),
-    help="Where to write the suppressed data (format from the extension).",
+    help=(
+        "Where to write the suppressed data (format from the extension; with --engine, "
+        "a .parquet file)."
+    ),
 )
 @sep_option
 @encoding_option
