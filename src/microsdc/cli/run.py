@@ -113,9 +113,10 @@ def print_result(result: Any, out: Any) -> None:
             out.print(f"[bold]Note:[/bold] {note}")
         out.print(
             "[dim]Swapping moves whole households between areas, so the frequency counts above "
-            "barely change; it protects by making the area of every record uncertain: an "
-            "intruder who finds a rare record cannot tell whether it lives where the file "
-            "says.[/dim]"
+            "barely change, and may even rise: a household moved into an area where its "
+            "combination is rare, or one left behind by those that moved, is rare there. It "
+            "protects by making the area of every record uncertain: an intruder who finds a "
+            "rare record cannot tell whether it lives where the file says.[/dim]"
         )
     sup = audit.get("suppression")
     if sup:
