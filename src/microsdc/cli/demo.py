@@ -147,7 +147,13 @@ def _risk_table(k: int) -> None:
     show_default=True,
     help="Households of the synthetic census.",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=2021, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=2021,
+    show_default=True,
+    help="Seed of the synthetic census and of the swapping (the same seed, the same output).",
+)
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
 @user_errors
 def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool) -> None:
