@@ -508,6 +508,203 @@ def pair_conservative(
     return out
 
 
+#: Most row indexes :func:`complete_cross` builds on the complete patterns.
+CROSS_MAX_INDEXES = 8
+#: Cost of checking one complete pattern of a bucket, in passes over one pattern
+#: (a scattered read against a streamed one).
+_CHECK_COST = 6.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - numba
+    """Which masks meet the complete patterns through a row index rather than a pass.
+
+    An index on a set S of columns buckets the complete patterns by their key on
+    S (span at most ``max(n_c, 2^16)``); a mask that observes S can then check,
+    for each of its patterns, only the complete patterns of its bucket (about
+    ``n_c / span`` of them, each a scattered read costing ``_CHECK_COST``
+    streamed ones) instead of passing over all ``n_c``. The candidate sets are,
+    for each mask, its observed columns taken by decreasing categories (ties:
+    lowest index) while the span fits; indexes are chosen greedily by the passes
+    they save, each having to save more than three passes (its cost), at most
+    ``CROSS_MAX_INDEXES``. Returns (index_of, idx_bits, idx_span): the index of
+    each mask (-1: one pass) and the columns (as bits) and span of each index.
+    """
+    n_masks = mask_vals.shape[0]
+    limit = max(n_c, 65536)
+    cand_bits = np.zeros(n_masks, dtype=np.int64)
+    cand_span = np.ones(n_masks, dtype=np.int64)
+    index_of = np.full(n_masks, -1, dtype=np.int64)
+    idx_bits = np.zeros(CROSS_MAX_INDEXES, dtype=np.int64)
+    idx_span = np.ones(CROSS_MAX_INDEXES, dtype=np.int64)
+    if n_masks > 1024 or n_c < 4096:
+        return index_of, idx_bits[:0], idx_span[:0]
+    for ib in range(n_masks):
+        left = mask_vals[ib]
+        span = 1
+        bits = 0
+        while left:
+            best = -1
+            for j in range(m):
+                if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
+                    best = j
+            left &= ~(np.int64(1) << best)
+            if span * max(card[best], 1) <= limit:
+                span *= max(card[best], 1)
+                bits |= np.int64(1) << best
+        cand_bits[ib] = bits
+        cand_span[ib] = span
+    cost = np.empty(n_masks, dtype=np.float64)
+    for ib in range(n_masks):
+        cost[ib] = float(n_c)
+    n_idx = 0
+    while n_idx < CROSS_MAX_INDEXES:
+        best_gain = 3.0 * n_c
+        best = -1
+        for c in range(n_masks):
+            bits = cand_bits[c]
+            if bits == 0:
+                continue
+            gain = 0.0
+            for ib in range(n_masks):
+                if mask_vals[ib] & bits == bits:
+                    nb = mask_start[ib + 1] - mask_start[ib]
+                    est = _CHECK_COST * nb * (n_c / cand_span[c])
+                    if est < cost[ib]:
+                        gain += cost[ib] - est
+            if gain > best_gain:
+                best_gain = gain
+                best = c
+        if best < 0:
+            break
+        bits = cand_bits[best]
+        for ib in range(n_masks):
+            if mask_vals[ib] & bits == bits:
+                nb = mask_start[ib + 1] - mask_start[ib]
+                est = _CHECK_COST * nb * (n_c / cand_span[best])
+                if est < cost[ib]:
+                    cost[ib] = est
+                    index_of[ib] = n_idx
+        idx_bits[n_idx] = bits
+        idx_span[n_idx] = cand_span[best]
+        n_idx += 1
+    return index_of, idx_bits[:n_idx], idx_span[:n_idx]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
+    """Complete patterns bucketed by their key on ``cols`` (a counting sort, stable):
+    the rows of key k are ``rows[start[k]:start[k + 1]]``, in increasing order."""
+    n_c = comp.shape[0]
+    q = cols.shape[0]
+    key = np.empty(n_c, dtype=np.int64)
+    start = np.zeros(span + 1, dtype=np.int64)
+    for r in range(n_c):
+        k = np.int64(0)
+        for t in range(q):
+            k += np.int64(comp[r, cols[t]]) * radix[t]
+        key[r] = k
+        start[k + 1] += 1
+    for k in range(span):
+        start[k + 1] += start[k]
+    fill = start[:-1].copy()
+    rows = np.empty(n_c, dtype=np.int32)
+    for r in range(n_c):
+        k = key[r]
+        rows[fill[k]] = r
+        fill[k] += 1
+    return start, rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _cross_indexed(
+    comp,
+    inc,
+    lo,
+    nb,
+    b,
+    m,
+    card,
+    bits,
+    span,
+    sl,
+    built,
+    idx_start,
+    idx_rows,
+    cnt_c,
+    w_c,
+    cnt_i,
+    w_i,
+    colw,
+    use_colw,
+    out_c,
+    out_i,
+):  # pragma: no cover - numba
+    """:func:`complete_cross` for one mask through the index ``sl`` of the complete
+    patterns on the columns ``bits`` (built on first use): each pattern of the mask
+    checks the complete patterns of its bucket, in increasing order. Returns False,
+    having added nothing, when checking the buckets of the mask costs more than a
+    pass (see ``_CHECK_COST``)."""
+    n_c = comp.shape[0]
+    # the index columns by decreasing categories (ties: lowest index)
+    q0 = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            q0 += 1
+    pcols = np.empty(q0, dtype=np.int64)
+    left = bits
+    for t in range(q0):
+        best = -1
+        for j in range(m):
+            if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
+                best = j
+        pcols[t] = best
+        left &= ~(np.int64(1) << best)
+    pradix = np.ones(q0, dtype=np.int64)
+    for t in range(1, q0):
+        pradix[t] = pradix[t - 1] * max(card[pcols[t - 1]], 1)
+    if not built[sl]:
+        start, rows = _prefix_index(comp, pcols, pradix, span)
+        idx_start[sl] = start
+        idx_rows[sl] = rows
+        built[sl] = True
+    start = idx_start[sl]
+    rows = idx_rows[sl]
+    key = np.empty(nb, dtype=np.int64)
+    checks = 0
+    for u in range(nb):
+        k = np.int64(0)
+        for t in range(q0):
+            k += np.int64(inc[lo + u, pcols[t]]) * pradix[t]
+        key[u] = k
+        checks += start[k + 1] - start[k]
+    if _CHECK_COST * checks > n_c:
+        return False
+    rest = _columns(b & ~bits, m)
+    blank = _columns(((np.int64(1) << m) - 1) & ~b, m)
+    for u in range(nb):
+        p = lo + u
+        k = key[u]
+        for i in range(start[k], start[k + 1]):
+            r = rows[i]
+            same = True
+            for t in range(rest.shape[0]):
+                if comp[r, rest[t]] != inc[p, rest[t]]:
+                    same = False
+                    break
+            if not same:
+                continue
+            f = 1.0
+            if use_colw:
+                for e in range(blank.shape[0]):
+                    f *= colw[blank[e], comp[r, blank[e]]]
+            out_c[r, 1] += f * cnt_i[p]
+            out_c[r, 3] += f * w_i[p]
+            out_i[p, 0] += cnt_c[r]
+            out_i[p, 2] += w_c[r]
+    return True
+
+
 @numba.njit(cache=True, nogil=True)
 def complete_cross(
     comp,
@@ -535,7 +732,11 @@ def complete_cross(
     matches r, so one table per mask, keyed on its observed columns, maps r to q.
     Each pair (r, q) adds q to r's support (columns 1 and 3; times the shares of
     r's values where q is blank, under ``use_colw``) and r to q's (columns 0 and 2),
-    in one pass over the complete patterns per mask. The tables are direct arrays
+    in one pass over the complete patterns per mask, or, for masks with few
+    patterns, through an index of the complete patterns on some of the columns
+    the mask observes (:func:`_prefix_plan`): each of its patterns then checks
+    only the complete patterns of its bucket (in increasing order, so that every
+    output cell adds the same terms in the same order as a pass). The tables are direct arrays
     when the key span is small (at most ``direct_limit``), int64-keyed hash tables
     below 2^62, and hash tables that compare the codes beyond (no combined key
     can overflow). ``out_c`` and ``out_i`` are updated in place.
@@ -549,11 +750,40 @@ def complete_cross(
     n_masks = mask_vals.shape[0]
     hit_r = np.empty(n_c, dtype=np.int64)
     hit_u = np.empty(n_c, dtype=np.int64)
+    index_of, idx_bits, idx_span = _prefix_plan(mask_vals, mask_start, card, n_c, m)
+    n_slots = idx_bits.shape[0]
+    built = np.zeros(n_slots, dtype=np.bool_)
+    idx_start = [np.zeros(1, dtype=np.int64) for _ in range(n_slots)]
+    idx_rows = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
     for ib in range(n_masks):
         b = mask_vals[ib]
         lo = mask_start[ib]
         nb = mask_start[ib + 1] - lo
         if nb == 0:
+            continue
+        if index_of[ib] >= 0 and _cross_indexed(
+            comp,
+            inc,
+            lo,
+            nb,
+            b,
+            m,
+            card,
+            idx_bits[index_of[ib]],
+            idx_span[index_of[ib]],
+            index_of[ib],
+            built,
+            idx_start,
+            idx_rows,
+            cnt_c,
+            w_c,
+            cnt_i,
+            w_i,
+            colw,
+            use_colw,
+            out_c,
+            out_i,
+        ):
             continue
         cols = _columns(b, m)
         q = cols.shape[0]
