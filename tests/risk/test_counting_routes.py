@@ -168,6 +168,10 @@ def test_many_masks_every_route(
     fk, big = _ORACLE[policy]
     np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
     np.testing.assert_allclose(res.row_Fk, big, rtol=1e-9)
+    # without weights, counts take another split of the work (every rare mask's
+    # patterns meet the complete ones in complete_cross)
+    res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, route=forced)
+    np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
 
 
 # --- complete patterns against each incomplete mask -----------------------------------------

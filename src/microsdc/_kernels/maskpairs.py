@@ -525,15 +525,17 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     ``n_c / span`` of them, each a scattered read costing ``_CHECK_COST``
     streamed ones) instead of passing over all ``n_c``. The candidate sets are,
     for each mask, its observed columns taken by decreasing categories (ties:
-    lowest index) while the span fits; indexes are chosen greedily by the passes
-    they save, each having to save more than three passes (its cost), at most
-    ``CROSS_MAX_INDEXES``. Returns (index_of, idx_bits, idx_span): the index of
-    each mask (-1: one pass) and the columns (as bits) and span of each index.
+    lowest index) while the span fits, and the first one or two of them;
+    indexes are chosen greedily by the passes they save, each having to save
+    more than three passes (its cost), at most ``CROSS_MAX_INDEXES``. Returns
+    (index_of, idx_bits, idx_span): the index of each mask (-1: one pass) and
+    the columns (as bits) and span of each index.
     """
     n_masks = mask_vals.shape[0]
     limit = max(n_c, 65536)
-    cand_bits = np.zeros(n_masks, dtype=np.int64)
-    cand_span = np.ones(n_masks, dtype=np.int64)
+    n_cand = 3 * n_masks
+    cand_bits = np.zeros(n_cand, dtype=np.int64)
+    cand_span = np.ones(n_cand, dtype=np.int64)
     index_of = np.full(n_masks, -1, dtype=np.int64)
     idx_bits = np.zeros(CROSS_MAX_INDEXES, dtype=np.int64)
     idx_span = np.ones(CROSS_MAX_INDEXES, dtype=np.int64)
@@ -543,6 +545,7 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
         left = mask_vals[ib]
         span = 1
         bits = 0
+        n_taken = 0
         while left:
             best = -1
             for j in range(m):
@@ -552,6 +555,10 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
             if span * max(card[best], 1) <= limit:
                 span *= max(card[best], 1)
                 bits |= np.int64(1) << best
+                n_taken += 1
+                if n_taken <= 2:  # the one or two columns of most categories
+                    cand_bits[n_masks * n_taken + ib] = bits
+                    cand_span[n_masks * n_taken + ib] = span
         cand_bits[ib] = bits
         cand_span[ib] = span
     cost = np.empty(n_masks, dtype=np.float64)
@@ -561,7 +568,7 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     while n_idx < CROSS_MAX_INDEXES:
         best_gain = 3.0 * n_c
         best = -1
-        for c in range(n_masks):
+        for c in range(n_cand):
             bits = cand_bits[c]
             if bits == 0:
                 continue
@@ -752,6 +759,10 @@ def complete_cross(
     hit_u = np.empty(n_c, dtype=np.int64)
     index_of, idx_bits, idx_span = _prefix_plan(mask_vals, mask_start, card, n_c, m)
     n_slots = idx_bits.shape[0]
+    last_use = np.full(n_slots, -1, dtype=np.int64)
+    for ib in range(n_masks):
+        if index_of[ib] >= 0:
+            last_use[index_of[ib]] = ib
     built = np.zeros(n_slots, dtype=np.bool_)
     idx_start = [np.zeros(1, dtype=np.int64) for _ in range(n_slots)]
     idx_rows = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
@@ -761,7 +772,8 @@ def complete_cross(
         nb = mask_start[ib + 1] - lo
         if nb == 0:
             continue
-        if index_of[ib] >= 0 and _cross_indexed(
+        sl = index_of[ib]
+        done = sl >= 0 and _cross_indexed(
             comp,
             inc,
             lo,
@@ -769,9 +781,9 @@ def complete_cross(
             b,
             m,
             card,
-            idx_bits[index_of[ib]],
-            idx_span[index_of[ib]],
-            index_of[ib],
+            idx_bits[sl],
+            idx_span[sl],
+            sl,
             built,
             idx_start,
             idx_rows,
@@ -783,7 +795,11 @@ def complete_cross(
             use_colw,
             out_c,
             out_i,
-        ):
+        )
+        if sl >= 0 and last_use[sl] == ib:  # free the index after its last mask
+            idx_start[sl] = np.zeros(1, dtype=np.int64)
+            idx_rows[sl] = np.zeros(1, dtype=np.int32)
+        if done:
             continue
         cols = _columns(b, m)
         q = cols.shape[0]
