@@ -539,7 +539,7 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     index_of = np.full(n_masks, -1, dtype=np.int64)
     idx_bits = np.zeros(CROSS_MAX_INDEXES, dtype=np.int64)
     idx_span = np.ones(CROSS_MAX_INDEXES, dtype=np.int64)
-    if n_masks > 1024 or n_c < 4096:
+    if n_masks > 1024 or n_c < 4096 or n_c >= (1 << 31) - 1:  # int32 rows
         return index_of, idx_bits[:0], idx_span[:0]
     for ib in range(n_masks):
         left = mask_vals[ib]
@@ -604,8 +604,8 @@ def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
     the rows of key k are ``rows[start[k]:start[k + 1]]``, in increasing order."""
     n_c = comp.shape[0]
     q = cols.shape[0]
-    key = np.empty(n_c, dtype=np.int64)
-    start = np.zeros(span + 1, dtype=np.int64)
+    key = np.empty(n_c, dtype=np.int32)
+    start = np.zeros(span + 1, dtype=np.int32)
     for r in range(n_c):
         k = np.int64(0)
         for t in range(q):
@@ -764,7 +764,7 @@ def complete_cross(
         if index_of[ib] >= 0:
             last_use[index_of[ib]] = ib
     built = np.zeros(n_slots, dtype=np.bool_)
-    idx_start = [np.zeros(1, dtype=np.int64) for _ in range(n_slots)]
+    idx_start = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
     idx_rows = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
     for ib in range(n_masks):
         b = mask_vals[ib]
@@ -797,7 +797,7 @@ def complete_cross(
             out_i,
         )
         if sl >= 0 and last_use[sl] == ib:  # free the index after its last mask
-            idx_start[sl] = np.zeros(1, dtype=np.int64)
+            idx_start[sl] = np.zeros(1, dtype=np.int32)
             idx_rows[sl] = np.zeros(1, dtype=np.int32)
         if done:
             continue
