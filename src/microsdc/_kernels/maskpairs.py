@@ -285,6 +285,7 @@ def pair_support(
     full = (np.int64(1) << m) - 1
     out = np.zeros((p_total, 4), dtype=np.float64)
     shared = np.empty(n_masks, dtype=np.int64)
+    present = np.zeros(1024, dtype=np.uint64)  # 2^16 bits
     n_val = 4 if weighted else 2
     for ia in range(n_masks):
         a = mask_vals[ia]
@@ -343,6 +344,24 @@ def pair_support(
                             out[p, c] += f * acc[g, c]
                 lo = hi
                 continue
+            # few targets, many sources: a presence table of the targets on the one or
+            # two shared columns of most categories rejects most sources before their key
+            f0 = 0
+            for t in range(1, q):
+                if card[cols[t]] > card[cols[f0]]:
+                    f0 = t
+            fc0 = cols[f0] if q > 0 else 0
+            fr = np.int64(max(card[fc0], 1)) if q > 0 else np.int64(1)
+            fc1 = -1
+            for t in range(q):
+                if t != f0 and fr * max(card[cols[t]], 1) <= 65536:
+                    if fc1 < 0 or card[cols[t]] > card[fc1]:
+                        fc1 = cols[t]
+            f_span = fr * (max(card[fc1], 1) if fc1 >= 0 else 1)
+            use_filter = q > 0 and not build_sources and 4 * nt <= f_span <= 65536
+            if use_filter:
+                for w in range((f_span + 63) // 64):
+                    present[w] = 0
             bits = _bits_for(nb)
             cap = (1 << bits) if mode == 1 else 1
             hmask = cap - 1
@@ -369,6 +388,14 @@ def pair_support(
                         r_hi = t_hi
                         c0 = 0
                     for p in range(r_lo, r_hi):
+                        if use_filter:
+                            kf = np.int64(codes[p, fc0])
+                            if fc1 >= 0:
+                                kf += np.int64(codes[p, fc1]) * fr
+                            if insert:
+                                present[kf >> 6] |= np.uint64(1) << np.uint64(kf & 63)
+                            elif not (present[kf >> 6] >> np.uint64(kf & 63)) & np.uint64(1):
+                                continue  # no target has these values: no match
                         k = np.int64(0)
                         for t in range(q):
                             k += np.int64(codes[p, cols[t]]) * radix[t]
