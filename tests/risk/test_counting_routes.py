@@ -269,3 +269,29 @@ def test_complete_cross_through_row_indexes_equals_bit_sets(kind: str) -> None:
         assert np.array_equal(got.row_fk, ref.row_fk)
     np.testing.assert_allclose(got.row_fk, ref.row_fk, rtol=1e-12)
     np.testing.assert_allclose(got.row_Fk, ref.row_Fk, rtol=1e-12)
+
+
+@pytest.mark.parametrize("which", ["every incomplete mask", "every other mask"])
+@pytest.mark.parametrize("with_complete", [True, False])
+def test_rare_masks_without_weights(
+    which: str, with_complete: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc.risk.kanonymity as kan
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(300, 5)).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.2] = -1
+    if not with_complete:
+        codes[rng.random(300) < 0.5, 0] = -1
+        codes[codes[:, 0] >= 0, 1] = -1
+    full = (1 << 5) - 1
+    if which == "every incomplete mask":
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: masks != full)
+    else:
+        monkeypatch.setattr(
+            kan, "_rare_masks", lambda masks, count, *a: np.arange(len(masks)) % 2 == 1
+        )
+    res = frequencies_from_codes(codes, np.full(5, 3), policy=Policy("wildcard"), route="pairs")
+    assert ((codes >= 0).all(axis=1).sum() > 0) == with_complete
+    fk, _ = fk_bruteforce(_rows(codes))
+    assert res.row_fk.tolist() == fk

@@ -271,15 +271,17 @@ def _support(
     mask_count = np.diff(mask_start)
     rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
     rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
+    n_complete = int(mask_count[-1]) if mask_vals[-1] == (1 << len(card)) - 1 else 0
     if not rare.any() or conservative:
         support = _pair_route(
             pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw, blocks
         )
-    elif weighted or use_colw:
+    elif weighted or use_colw or 0 < n_complete < _CROSS_MIN_COMPLETE:
         # patterns of rare masks through bit sets (their whole support, and what they
         # add to the others); mask pairs among the other masks only. (Below, the sums
         # of complete patterns would add the same terms in another order: exact for
-        # counts, not for weights or shares.)
+        # counts, not for weights or shares; and the complete patterns must meet the
+        # incomplete ones in complete_cross.)
         from microsdc._kernels.bitcount import bitset_support
 
         common = np.flatnonzero(~rare)
