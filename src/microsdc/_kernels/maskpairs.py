@@ -538,8 +538,9 @@ def pair_conservative(
 #: Most row indexes :func:`complete_cross` builds on the complete patterns.
 CROSS_MAX_INDEXES = 8
 #: Cost of checking one complete pattern of a bucket, in passes over one pattern
-#: (a scattered read against a streamed one).
-_CHECK_COST = 6.0
+#: (a scattered read against a streamed one; of 1.5, 3 and 6, 1.5 was fastest on
+#: the cases of benchmarks/bench_frequencies.py, uniform and Zipf-like).
+_CHECK_COST = 1.5
 
 
 @numba.njit(cache=True, nogil=True)
