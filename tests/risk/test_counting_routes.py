@@ -168,6 +168,10 @@ def test_many_masks_every_route(
     fk, big = _ORACLE[policy]
     np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
     np.testing.assert_allclose(res.row_Fk, big, rtol=1e-9)
+    # without weights, counts take another split of the work (every rare mask's
+    # patterns meet the complete ones in complete_cross)
+    res = frequencies_from_codes(codes, np.full(8, 3), policy=pol, route=forced)
+    np.testing.assert_allclose(res.row_fk, fk, atol=1e-9)
 
 
 # --- complete patterns against each incomplete mask -----------------------------------------
@@ -238,3 +242,56 @@ def test_complete_cross_direct_by_hand() -> None:
     # (0, -) meets (0, 1); (-, 1) meets both complete patterns
     assert out_i[:, 0].tolist() == [2.0, 5.0]
     assert out_i[:, 2].tolist() == [20.0, 50.0]
+
+
+@pytest.mark.parametrize("kind", ["wildcard", "probabilistic"])
+def test_complete_cross_through_row_indexes_equals_bit_sets(kind: str) -> None:
+    from microsdc._kernels.maskpairs import _prefix_plan
+    from microsdc._kernels.patterns import distinct_patterns
+    from microsdc.risk.kanonymity import _mask_blocks
+
+    # enough complete patterns for row indexes; masks with few patterns each
+    rng = np.random.default_rng(7)
+    card = np.array([60, 50, 3, 4, 5], dtype=np.int64)
+    codes = np.stack([rng.integers(0, c, 20_000) for c in card], axis=1).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.08] = -1
+    weights = rng.uniform(0.5, 3.0, len(codes))
+    pat = distinct_patterns(codes, card)
+    _, mask_vals, mask_start = _mask_blocks(pat.mask, len(card))
+    n_c = int(mask_start[-1] - mask_start[-2])
+    index_of, idx_bits, _ = _prefix_plan(mask_vals[:-1], mask_start[:-1], card, n_c, len(card))
+    assert len(idx_bits) >= 1 and (index_of >= 0).sum() >= 3
+    assert (index_of < 0).any()  # and some masks still take a pass
+    policy = Policy(kind)
+    got = frequencies_from_codes(codes, card, policy=policy, weights=weights, route="pairs")
+    ref = frequencies_from_codes(codes, card, policy=policy, weights=weights, route="bitset")
+    if kind == "wildcard":
+        assert np.array_equal(got.row_fk, ref.row_fk)
+    np.testing.assert_allclose(got.row_fk, ref.row_fk, rtol=1e-12)
+    np.testing.assert_allclose(got.row_Fk, ref.row_Fk, rtol=1e-12)
+
+
+@pytest.mark.parametrize("which", ["every incomplete mask", "every other mask"])
+@pytest.mark.parametrize("with_complete", [True, False])
+def test_rare_masks_without_weights(
+    which: str, with_complete: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc.risk.kanonymity as kan
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(300, 5)).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.2] = -1
+    if not with_complete:
+        codes[rng.random(300) < 0.5, 0] = -1
+        codes[codes[:, 0] >= 0, 1] = -1
+    full = (1 << 5) - 1
+    if which == "every incomplete mask":
+        monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: masks != full)
+    else:
+        monkeypatch.setattr(
+            kan, "_rare_masks", lambda masks, count, *a: np.arange(len(masks)) % 2 == 1
+        )
+    res = frequencies_from_codes(codes, np.full(5, 3), policy=Policy("wildcard"), route="pairs")
+    assert ((codes >= 0).all(axis=1).sum() > 0) == with_complete
+    fk, _ = fk_bruteforce(_rows(codes))
+    assert res.row_fk.tolist() == fk

@@ -285,6 +285,7 @@ def pair_support(
     full = (np.int64(1) << m) - 1
     out = np.zeros((p_total, 4), dtype=np.float64)
     shared = np.empty(n_masks, dtype=np.int64)
+    present = np.zeros(1024, dtype=np.uint64)  # 2^16 bits
     n_val = 4 if weighted else 2
     for ia in range(n_masks):
         a = mask_vals[ia]
@@ -343,6 +344,24 @@ def pair_support(
                             out[p, c] += f * acc[g, c]
                 lo = hi
                 continue
+            # few targets, many sources: a presence table of the targets on the one or
+            # two shared columns of most categories rejects most sources before their key
+            f0 = 0
+            for t in range(1, q):
+                if card[cols[t]] > card[cols[f0]]:
+                    f0 = t
+            fc0 = cols[f0] if q > 0 else 0
+            fr = np.int64(max(card[fc0], 1)) if q > 0 else np.int64(1)
+            fc1 = -1
+            for t in range(q):
+                if t != f0 and fr * max(card[cols[t]], 1) <= 65536:
+                    if fc1 < 0 or card[cols[t]] > card[fc1]:
+                        fc1 = cols[t]
+            f_span = fr * (max(card[fc1], 1) if fc1 >= 0 else 1)
+            use_filter = q > 0 and not build_sources and 4 * nt <= f_span <= 65536
+            if use_filter:
+                for w in range((f_span + 63) // 64):
+                    present[w] = 0
             bits = _bits_for(nb)
             cap = (1 << bits) if mode == 1 else 1
             hmask = cap - 1
@@ -369,6 +388,14 @@ def pair_support(
                         r_hi = t_hi
                         c0 = 0
                     for p in range(r_lo, r_hi):
+                        if use_filter:
+                            kf = np.int64(codes[p, fc0])
+                            if fc1 >= 0:
+                                kf += np.int64(codes[p, fc1]) * fr
+                            if insert:
+                                present[kf >> 6] |= np.uint64(1) << np.uint64(kf & 63)
+                            elif not (present[kf >> 6] >> np.uint64(kf & 63)) & np.uint64(1):
+                                continue  # no target has these values: no match
                         k = np.int64(0)
                         for t in range(q):
                             k += np.int64(codes[p, cols[t]]) * radix[t]
@@ -508,6 +535,211 @@ def pair_conservative(
     return out
 
 
+#: Most row indexes :func:`complete_cross` builds on the complete patterns.
+CROSS_MAX_INDEXES = 8
+#: Cost of checking one complete pattern of a bucket, in passes over one pattern
+#: (a scattered read against a streamed one; of 1.5, 3 and 6, 1.5 was fastest on
+#: the cases of benchmarks/bench_frequencies.py, uniform and Zipf-like).
+_CHECK_COST = 1.5
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - numba
+    """Which masks meet the complete patterns through a row index rather than a pass.
+
+    An index on a set S of columns buckets the complete patterns by their key on
+    S (span at most ``max(n_c, 2^16)``); a mask that observes S can then check,
+    for each of its patterns, only the complete patterns of its bucket (about
+    ``n_c / span`` of them, each a scattered read costing ``_CHECK_COST``
+    streamed ones) instead of passing over all ``n_c``. The candidate sets are,
+    for each mask, its observed columns taken by decreasing categories (ties:
+    lowest index) while the span fits, and the first one or two of them;
+    indexes are chosen greedily by the passes they save, each having to save
+    more than three passes (its cost), at most ``CROSS_MAX_INDEXES``. Returns
+    (index_of, idx_bits, idx_span): the index of each mask (-1: one pass) and
+    the columns (as bits) and span of each index.
+    """
+    n_masks = mask_vals.shape[0]
+    limit = max(n_c, 65536)
+    n_cand = 3 * n_masks
+    cand_bits = np.zeros(n_cand, dtype=np.int64)
+    cand_span = np.ones(n_cand, dtype=np.int64)
+    index_of = np.full(n_masks, -1, dtype=np.int64)
+    idx_bits = np.zeros(CROSS_MAX_INDEXES, dtype=np.int64)
+    idx_span = np.ones(CROSS_MAX_INDEXES, dtype=np.int64)
+    if n_masks > 1024 or n_c < 4096 or n_c >= (1 << 31) - 1:  # int32 rows
+        return index_of, idx_bits[:0], idx_span[:0]
+    for ib in range(n_masks):
+        left = mask_vals[ib]
+        span = 1
+        bits = 0
+        n_taken = 0
+        while left:
+            best = -1
+            for j in range(m):
+                if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
+                    best = j
+            left &= ~(np.int64(1) << best)
+            if span * max(card[best], 1) <= limit:
+                span *= max(card[best], 1)
+                bits |= np.int64(1) << best
+                n_taken += 1
+                if n_taken <= 2:  # the one or two columns of most categories
+                    cand_bits[n_masks * n_taken + ib] = bits
+                    cand_span[n_masks * n_taken + ib] = span
+        cand_bits[ib] = bits
+        cand_span[ib] = span
+    cost = np.empty(n_masks, dtype=np.float64)
+    for ib in range(n_masks):
+        cost[ib] = float(n_c)
+    n_idx = 0
+    while n_idx < CROSS_MAX_INDEXES:
+        best_gain = 3.0 * n_c
+        best = -1
+        for c in range(n_cand):
+            bits = cand_bits[c]
+            if bits == 0:
+                continue
+            gain = 0.0
+            for ib in range(n_masks):
+                if mask_vals[ib] & bits == bits:
+                    nb = mask_start[ib + 1] - mask_start[ib]
+                    est = _CHECK_COST * nb * (n_c / cand_span[c])
+                    if est < cost[ib]:
+                        gain += cost[ib] - est
+            if gain > best_gain:
+                best_gain = gain
+                best = c
+        if best < 0:
+            break
+        bits = cand_bits[best]
+        for ib in range(n_masks):
+            if mask_vals[ib] & bits == bits:
+                nb = mask_start[ib + 1] - mask_start[ib]
+                est = _CHECK_COST * nb * (n_c / cand_span[best])
+                if est < cost[ib]:
+                    cost[ib] = est
+                    index_of[ib] = n_idx
+        idx_bits[n_idx] = bits
+        idx_span[n_idx] = cand_span[best]
+        n_idx += 1
+    return index_of, idx_bits[:n_idx], idx_span[:n_idx]
+
+
+@numba.njit(cache=True, nogil=True)
+def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
+    """Complete patterns bucketed by their key on ``cols`` (a counting sort, stable):
+    the rows of key k are ``rows[start[k]:start[k + 1]]``, in increasing order."""
+    n_c = comp.shape[0]
+    q = cols.shape[0]
+    key = np.empty(n_c, dtype=np.int32)
+    start = np.zeros(span + 1, dtype=np.int32)
+    for r in range(n_c):
+        k = np.int64(0)
+        for t in range(q):
+            k += np.int64(comp[r, cols[t]]) * radix[t]
+        key[r] = k
+        start[k + 1] += 1
+    for k in range(span):
+        start[k + 1] += start[k]
+    fill = start[:-1].copy()
+    rows = np.empty(n_c, dtype=np.int32)
+    for r in range(n_c):
+        k = key[r]
+        rows[fill[k]] = r
+        fill[k] += 1
+    return start, rows
+
+
+@numba.njit(cache=True, nogil=True)
+def _cross_indexed(
+    comp,
+    inc,
+    lo,
+    nb,
+    b,
+    m,
+    card,
+    bits,
+    span,
+    sl,
+    built,
+    idx_start,
+    idx_rows,
+    cnt_c,
+    w_c,
+    cnt_i,
+    w_i,
+    colw,
+    use_colw,
+    out_c,
+    out_i,
+):  # pragma: no cover - numba
+    """:func:`complete_cross` for one mask through the index ``sl`` of the complete
+    patterns on the columns ``bits`` (built on first use): each pattern of the mask
+    checks the complete patterns of its bucket, in increasing order. Returns False,
+    having added nothing, when checking the buckets of the mask costs more than a
+    pass (see ``_CHECK_COST``)."""
+    n_c = comp.shape[0]
+    # the index columns by decreasing categories (ties: lowest index)
+    q0 = 0
+    for j in range(m):
+        if (bits >> j) & 1:
+            q0 += 1
+    pcols = np.empty(q0, dtype=np.int64)
+    left = bits
+    for t in range(q0):
+        best = -1
+        for j in range(m):
+            if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
+                best = j
+        pcols[t] = best
+        left &= ~(np.int64(1) << best)
+    pradix = np.ones(q0, dtype=np.int64)
+    for t in range(1, q0):
+        pradix[t] = pradix[t - 1] * max(card[pcols[t - 1]], 1)
+    if not built[sl]:
+        start, rows = _prefix_index(comp, pcols, pradix, span)
+        idx_start[sl] = start
+        idx_rows[sl] = rows
+        built[sl] = True
+    start = idx_start[sl]
+    rows = idx_rows[sl]
+    key = np.empty(nb, dtype=np.int64)
+    checks = 0
+    for u in range(nb):
+        k = np.int64(0)
+        for t in range(q0):
+            k += np.int64(inc[lo + u, pcols[t]]) * pradix[t]
+        key[u] = k
+        checks += start[k + 1] - start[k]
+    if _CHECK_COST * checks > n_c:
+        return False
+    rest = _columns(b & ~bits, m)
+    blank = _columns(((np.int64(1) << m) - 1) & ~b, m)
+    for u in range(nb):
+        p = lo + u
+        k = key[u]
+        for i in range(start[k], start[k + 1]):
+            r = rows[i]
+            same = True
+            for t in range(rest.shape[0]):
+                if comp[r, rest[t]] != inc[p, rest[t]]:
+                    same = False
+                    break
+            if not same:
+                continue
+            f = 1.0
+            if use_colw:
+                for e in range(blank.shape[0]):
+                    f *= colw[blank[e], comp[r, blank[e]]]
+            out_c[r, 1] += f * cnt_i[p]
+            out_c[r, 3] += f * w_i[p]
+            out_i[p, 0] += cnt_c[r]
+            out_i[p, 2] += w_c[r]
+    return True
+
+
 @numba.njit(cache=True, nogil=True)
 def complete_cross(
     comp,
@@ -535,7 +767,11 @@ def complete_cross(
     matches r, so one table per mask, keyed on its observed columns, maps r to q.
     Each pair (r, q) adds q to r's support (columns 1 and 3; times the shares of
     r's values where q is blank, under ``use_colw``) and r to q's (columns 0 and 2),
-    in one pass over the complete patterns per mask. The tables are direct arrays
+    in one pass over the complete patterns per mask, or, for masks with few
+    patterns, through an index of the complete patterns on some of the columns
+    the mask observes (:func:`_prefix_plan`): each of its patterns then checks
+    only the complete patterns of its bucket (in increasing order, so that every
+    output cell adds the same terms in the same order as a pass). The tables are direct arrays
     when the key span is small (at most ``direct_limit``), int64-keyed hash tables
     below 2^62, and hash tables that compare the codes beyond (no combined key
     can overflow). ``out_c`` and ``out_i`` are updated in place.
@@ -549,11 +785,49 @@ def complete_cross(
     n_masks = mask_vals.shape[0]
     hit_r = np.empty(n_c, dtype=np.int64)
     hit_u = np.empty(n_c, dtype=np.int64)
+    index_of, idx_bits, idx_span = _prefix_plan(mask_vals, mask_start, card, n_c, m)
+    n_slots = idx_bits.shape[0]
+    last_use = np.full(n_slots, -1, dtype=np.int64)
+    for ib in range(n_masks):
+        if index_of[ib] >= 0:
+            last_use[index_of[ib]] = ib
+    built = np.zeros(n_slots, dtype=np.bool_)
+    idx_start = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
+    idx_rows = [np.zeros(1, dtype=np.int32) for _ in range(n_slots)]
     for ib in range(n_masks):
         b = mask_vals[ib]
         lo = mask_start[ib]
         nb = mask_start[ib + 1] - lo
         if nb == 0:
+            continue
+        sl = index_of[ib]
+        done = sl >= 0 and _cross_indexed(
+            comp,
+            inc,
+            lo,
+            nb,
+            b,
+            m,
+            card,
+            idx_bits[sl],
+            idx_span[sl],
+            sl,
+            built,
+            idx_start,
+            idx_rows,
+            cnt_c,
+            w_c,
+            cnt_i,
+            w_i,
+            colw,
+            use_colw,
+            out_c,
+            out_i,
+        )
+        if sl >= 0 and last_use[sl] == ib:  # free the index after its last mask
+            idx_start[sl] = np.zeros(1, dtype=np.int32)
+            idx_rows[sl] = np.zeros(1, dtype=np.int32)
+        if done:
             continue
         cols = _columns(b, m)
         q = cols.shape[0]

@@ -271,13 +271,17 @@ def _support(
     mask_count = np.diff(mask_start)
     rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
     rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
+    n_complete = int(mask_count[-1]) if mask_vals[-1] == (1 << len(card)) - 1 else 0
     if not rare.any() or conservative:
         support = _pair_route(
             pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw, blocks
         )
-    else:
+    elif weighted or use_colw or 0 < n_complete < _CROSS_MIN_COMPLETE:
         # patterns of rare masks through bit sets (their whole support, and what they
-        # add to the others); mask pairs among the other masks only
+        # add to the others); mask pairs among the other masks only. (Below, the sums
+        # of complete patterns would add the same terms in another order: exact for
+        # counts, not for weights or shares; and the complete patterns must meet the
+        # incomplete ones in complete_cross.)
         from microsdc._kernels.bitcount import bitset_support
 
         common = np.flatnonzero(~rare)
@@ -303,6 +307,41 @@ def _support(
             weighted,
             colw,
             use_colw,
+        )
+    else:
+        # patterns of rare masks meet the other incomplete patterns on bit sets of the
+        # incomplete patterns (their support from them, and what they add to them); the
+        # complete patterns meet every incomplete mask in complete_cross; the other
+        # incomplete masks meet each other by pairs
+        from microsdc._kernels.bitcount import bitset_support
+
+        inc = np.flatnonzero(pat.mask != (1 << len(card)) - 1)
+        rare_i = rare[inc]
+        support = np.zeros((p_total, 4))
+        support[inc], _ = bitset_support(
+            pat.codes[inc],
+            pat.mask[inc],
+            card,
+            cnt[inc],
+            pat.weight[inc],
+            weighted,
+            colw,
+            use_colw,
+            None,
+            np.flatnonzero(rare_i),
+            ~rare_i,
+        )
+        support += _pair_route(
+            pat.codes,
+            pat.mask,
+            card,
+            cnt,
+            pat.weight,
+            weighted,
+            colw,
+            use_colw,
+            blocks,
+            skip=np.isin(mask_vals, rare_masks),
         )
     if not conservative:
         return support, None
@@ -394,8 +433,14 @@ def _pair_route(
     colw: np.ndarray,
     use_colw: bool,
     blocks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    skip: np.ndarray | None = None,
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order).
+
+    ``skip`` (bool per distinct mask of ``blocks``) leaves the incomplete masks it
+    marks out of the pairs of incomplete masks: their patterns meet only the
+    complete ones here (their rows get that support alone, the rest of theirs is
+    counted elsewhere).
 
     The patterns are sorted by mask once, so that every mask is a contiguous
     block and the complete patterns (the largest mask) come last. When there are
@@ -424,20 +469,41 @@ def _pair_route(
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n_inc).bit_length())), -1)
     n_mv = len(mask_vals) - 1 if cross else len(mask_vals)
     wide = None if log2_span(card) < 60.0 else True  # generic grouping compiled only if needed
-    support_i = pair_support(
-        codes_s[:n_inc],
-        mask_s[:n_inc],
-        mask_vals[:n_mv],
-        mask_start[: n_mv + 1],
-        card,
-        cnt_s[:n_inc],
-        weight_s[:n_inc],
-        weighted,
-        colw,
-        use_colw,
-        direct,
-        wide,
-    )
+    if skip is None or not skip[:n_mv].any():
+        support_i = pair_support(
+            codes_s[:n_inc],
+            mask_s[:n_inc],
+            mask_vals[:n_mv],
+            mask_start[: n_mv + 1],
+            card,
+            cnt_s[:n_inc],
+            weight_s[:n_inc],
+            weighted,
+            colw,
+            use_colw,
+            direct,
+            wide,
+        )
+    else:  # the kept masks' blocks, contiguous
+        keep = np.flatnonzero(~skip[:n_mv])
+        size = np.diff(mask_start[: n_mv + 1])[keep]
+        rows = np.repeat(mask_start[keep] - np.concatenate([[0], np.cumsum(size)[:-1]]), size)
+        rows += np.arange(len(rows))
+        support_i = np.zeros((n_inc, 4))
+        support_i[rows] = pair_support(
+            codes_s[rows],
+            mask_s[rows],
+            mask_vals[keep],
+            np.concatenate([[0], np.cumsum(size)]).astype(np.int64),
+            card,
+            cnt_s[rows],
+            weight_s[rows],
+            weighted,
+            colw,
+            use_colw,
+            direct,
+            wide,
+        )
     if cross:
         support_s = np.empty((n, 4))
         support_s[:n_inc] = support_i
