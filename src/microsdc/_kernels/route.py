@@ -45,7 +45,8 @@ SMALL_NS = 2e7
 _NS_DENSE_CELL = 1.5  # per cell and axis of the dense transform
 _NS_DENSE_ROW = 15.0  # per row (or pattern) of the dense route: key + bincount + lookup
 _NS_PAIR = 6.0  # per (mask, incomplete pattern) key computation and probe
-_NS_CROSS = 5.0  # per (incomplete mask, complete pattern) lookup
+_NS_CROSS = 5.0  # per (incomplete mask, complete pattern) lookup; an upper bound: masks
+# with few patterns use an index of the complete patterns instead of a pass
 _NS_WORD = 1.5  # per word AND of the bit sets and column (measured, shared machine)
 
 

@@ -359,9 +359,10 @@ def _rare_masks(
 ) -> np.ndarray:
     """Masks whose patterns are cheaper on bit sets than in mask pairs.
 
-    In mask pairs an incomplete mask costs one pass over the complete patterns
-    (:func:`~microsdc._kernels.maskpairs.complete_cross`) and about two over the
-    incomplete ones (as target and as source). On bit sets each of its patterns
+    In mask pairs an incomplete mask costs at most one pass over the complete
+    patterns (:func:`~microsdc._kernels.maskpairs.complete_cross`; a mask with few
+    patterns looks them up through an index instead, so this overestimates) and
+    about two over the incomplete ones (as target and as source). On bit sets each of its patterns
     costs a few intersections of n_patterns / 64 words plus one scattered update
     per compatible pattern (about n_patterns / prod(categories observed)); building
     the bit sets costs a pass over every pattern and every set, paid once, so masks
