@@ -92,3 +92,25 @@ def test_demo_releases_nothing_a_column_gives_back(demo_run: tuple[Path, Any]) -
     audit = json.loads((out / "adult_audit.json").read_text())
     assert audit["suppression"]["linked_cells"]["relationship"] > 0
     assert_no_read_back(out / "adult.toml", out / "adult_anonymised.csv")
+
+
+def test_demo_again_keeps_an_edited_job_file(demo_run: tuple[Path, Any], tmp_path: Path) -> None:
+    src, first = demo_run
+    assert first.exit_code == 0
+    out = tmp_path / "demo"
+    shutil.copytree(src, out)
+    edited = (out / "adult.toml").read_text().replace("k = 3", "k = 5")
+    assert edited != (out / "adult.toml").read_text()
+    (out / "adult.toml").write_text(edited)
+    unchanged = (out / "census.toml").read_text()
+    res = CliRunner().invoke(
+        cli,
+        ["demo", "-o", str(out), "--households", "800", "--no-progress"],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0
+    assert (out / "adult.edited-1.toml").read_text() == edited  # nothing lost
+    assert (out / "adult.toml").read_text() == (src / "adult.toml").read_text()
+    assert "adult.toml differed from the demo's: kept as adult.edited-1.toml" in res.stdout
+    assert not list(out.glob("census.edited-*"))  # the same text is simply rewritten
+    assert (out / "census.toml").read_text() == unchanged

@@ -12,6 +12,7 @@ read, changed and run again with ``microsdc run``:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -128,6 +129,20 @@ def _risk_table(k: int) -> None:
     con.print(table)
 
 
+def _write_job(path: Path, text: str, con: Any) -> None:
+    """Write the demo's job file; a file there that differs (edited by the user) is kept
+    under a new name first, so that running the demo again loses nothing."""
+    if path.exists():
+        old = path.read_text(encoding="utf-8", errors="replace")
+        if old != text:
+            n = 1
+            while (kept := path.with_name(f"{path.stem}.edited-{n}{path.suffix}")).exists():
+                n += 1
+            path.rename(kept)
+            con.print(f"{path.name} differed from the demo's: kept as {kept.name}.")
+    path.write_text(text, encoding="utf-8")
+
+
 @click.command()
 @click.option(
     "-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help="k of k-anonymity."
@@ -196,14 +211,15 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
         "occupation",
         "native-country",
     ]
-    (folder / "adult.toml").write_text(
+    _write_job(
+        folder / "adult.toml",
         ADULT_JOB.format(
             input="adult_sample.csv.gz",
             qi=_toml_list(list(ADULT_QUASI_IDENTIFIERS)),
             importance=_toml_list([c for c in importance if c in ADULT_QUASI_IDENTIFIERS]),
             k=k,
         ),
-        encoding="utf-8",
+        con,
     )
     con.print()
     result = run_job(load_job(folder / "adult.toml"), progress=not no_progress, console=err)
@@ -211,7 +227,7 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     reports.append(result.written["report"])
 
     synthetic_census(households, seed=seed).to_csv(folder / "census.csv", index=False)
-    (folder / "census.toml").write_text(CENSUS_JOB.format(k=k, seed=seed + 1), encoding="utf-8")
+    _write_job(folder / "census.toml", CENSUS_JOB.format(k=k, seed=seed + 1), con)
     con.print()
     result = run_job(load_job(folder / "census.toml"), progress=not no_progress, console=err)
     print_result(result, con)
