@@ -348,15 +348,11 @@ def sample_frequencies_frame(
         return _eager_from_pandas(out, nwf)
     _check_output_names(_columns(nwf), func)
     if backend.name == "DuckDB":
-        from microsdc.backends.keyed import keyed_fk, plan_keys
+        from microsdc.backends.keyed import keyed_fk, plan_keys, warn_unobserved
 
         plan = plan_keys(df, cols, missing_values, policy, w is not None)
         if plan is not None:
-            from microsdc.encode import warn_all_missing
-
-            for c, slots in zip(cols, plan.base, strict=True):
-                if slots == 1:  # no value observed: as the encode step of the other routes
-                    warn_all_missing(c, stacklevel=3)
+            warn_unobserved(plan, cols, stacklevel=4)
             return keyed_fk(df, plan, policy, k)
     table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _with_fk(df, backend, cols, table, freqs, k)

@@ -146,18 +146,41 @@ def plan_keys(
     )
 
 
-def _counts(rel: Any, plan: KeyPlan) -> np.ndarray:
-    """Records per key, over the whole key space (int32 while it fits)."""
-    from microsdc._kernels.keyspace import add_keys, zeros
+def warn_unobserved(plan: KeyPlan, cols: list[Hashable], stacklevel: int) -> None:
+    """Warn about each key variable with no observed value, as the encode step of the
+    pattern route does (``stacklevel`` counts from the caller)."""
+    from microsdc.encode import warn_all_missing
+
+    for c, slots in zip(cols, plan.base, strict=True):
+        if slots == 1:
+            warn_all_missing(c, stacklevel=stacklevel)
+
+
+def _counts(
+    rel: Any, plan: KeyPlan, note_first: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
+    """Records per key, over the whole key space (int32 while it fits).
+
+    With ``note_first`` = (bit set, sorted keys, first positions), the position
+    of the first record of each of those keys is noted too (see
+    :func:`microsdc._kernels.keyspace.add_keys_noting_first`).
+    """
+    from microsdc._kernels.keyspace import add_keys, add_keys_noting_first, zeros
 
     table = zeros(plan.n_cells, np.int32 if plan.n_rows < 2**31 else np.int64)
     table.fill(0)  # fault the pages in order: faster than at random below
     keys = rel.query(DUCKDB_VIEW, f"SELECT {plan.key_sql} AS k FROM {DUCKDB_VIEW}")
     # DuckDB 1.x names it fetch_arrow_reader (a deprecated alias from 1.5 on)
     open_reader = getattr(keys, "to_arrow_reader", None) or keys.fetch_arrow_reader
+    offset = 0
     with open_reader(BATCH_ROWS) as reader:  # closed even on error: the connection is freed
-        for batch in reader:
-            add_keys(table, batch.column(0).to_numpy())
+        for batch in reader:  # in scan order
+            k = batch.column(0).to_numpy()
+            if note_first is None:
+                add_keys(table, k)
+            else:
+                add_keys_noting_first(table, k, offset, *note_first)
+            offset += len(k)
     return table
 
 

@@ -36,19 +36,12 @@ import numpy as np
 import pandas as pd
 
 from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
-from microsdc.backends.keyed import BATCH_ROWS, KeyPlan
+from microsdc.backends.keyed import KeyPlan
 from microsdc.risk._policy import Policy
 
 __all__ = ["keyed_suppression"]
 
 _BLANK_KEYS = "__microsdc_blank_keys"
-
-
-def _key_stream(rel: Any, plan: KeyPlan) -> Any:
-    """A reader of the records' keys in scan order (batches of :data:`BATCH_ROWS`)."""
-    keys = rel.query(DUCKDB_VIEW, f"SELECT {plan.key_sql} AS k FROM {DUCKDB_VIEW}")
-    open_reader = getattr(keys, "to_arrow_reader", None) or keys.fetch_arrow_reader
-    return open_reader(BATCH_ROWS)
 
 
 def _first_pass(
@@ -72,19 +65,13 @@ def _second_pass(
     rel: Any, plan: KeyPlan, risky: np.ndarray, bits: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(wildcard sums of the records not at risk, records and first position per risky key)."""
-    from microsdc._kernels.keyspace import add_keys_noting_first, wildcard_sums_inplace, zeros
+    from microsdc._kernels.keyspace import wildcard_sums_inplace
+    from microsdc.backends.keyed import _counts
 
     bits[:] = 0
     np.bitwise_or.at(bits, risky >> 6, np.left_shift(1, risky & 63).astype(np.int64))
-    table = zeros(plan.n_cells, np.int32 if plan.n_rows < 2**31 else np.int64)
-    table.fill(0)
     first = np.full(len(risky), -1, dtype=np.int64)
-    offset = 0
-    with _key_stream(rel, plan) as reader:
-        for batch in reader:
-            keys = batch.column(0).to_numpy()
-            add_keys_noting_first(table, keys, offset, bits, risky, first)
-            offset += len(keys)
+    table = _counts(rel, plan, (bits, risky, first))
     records = np.asarray(table[risky], dtype=np.int64)
     table[risky] = 0
     wildcard_sums_inplace(table, plan.base)
@@ -145,7 +132,6 @@ def keyed_suppression(
     LazySuppressionResult or None
         ``patterns`` lists the patterns at risk before suppression.
     """
-    from microsdc.backends.suppression import LazySuppressionResult
     from microsdc.suppression._engine import _reach_k_units, background_fk, bitset_fits
     from microsdc.suppression.local import _costs
 
@@ -189,35 +175,26 @@ def keyed_suppression(
             mask = (codes[changed] < 0) & (codes0[changed] >= 0)
             data = _blank_back(rel, plan, names, str_cols, (risky[changed], mask))
         del background
-    blank = (codes < 0) & (codes0 >= 0)
-    cells = blank.sum(axis=1).astype(np.int64)
-    table = _values(codes0, plan.lows, str_cols)
-    table["records"] = records
-    table["fk_before"] = fk0
-    table["fk_after"] = np.asarray(fk_after, dtype=np.int64)
-    table["cells"] = cells
-    hit = np.flatnonzero(cells > 0)
-    return LazySuppressionResult(
-        data=data,
-        qi=list(cols),
-        k=k,
-        missing=policy.label,
-        method="greedy",
-        cells_per_qi=pd.Series(
-            (blank * records[:, None]).sum(axis=0).astype(np.int64),
-            index=pd.Index(cols, dtype=object),
-            name="cells",
-        ),
-        cells_per_row=table["cells"].rename("cells"),
-        fk_before=table["fk_before"].rename("fk"),
-        fk_after=table["fk_after"].rename("fk"),
-        true_fk=pd.Series(true_fk[hit], index=table.index[hit], name="true_fk", dtype="int64"),
-        n_at_risk_before=int(records.sum()),
-        n_at_risk_after=int(records[np.asarray(fk_after) < k].sum()),
-        combs=None,
-        seconds=time.perf_counter() - t0,
+    from microsdc.backends.suppression import _lazy_result
+
+    fk_after = np.asarray(fk_after, dtype=np.float64)
+    return _lazy_result(
+        data,
+        _values(codes0, plan.lows, str_cols),
+        str_cols,
+        cols,
+        k,
+        policy,
+        (codes < 0) & (codes0 >= 0),
+        records.astype(np.float64),
+        fk0.astype(np.float64),
+        fk_after,
+        true_fk,
+        np.ones(len(risky), dtype=bool),
+        fk_after < k,
+        None,
+        time.perf_counter() - t0,
         details={"route": "combined key"},
-        patterns=table,
         n_records_total=plan.n_rows,
         n_patterns_total=n_patterns,
     )

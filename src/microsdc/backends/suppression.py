@@ -558,11 +558,9 @@ def _keyed(
             f"The 'k' parameter of {_FUNC} must be at most the number of records: "
             f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it."
         )
-    from microsdc.encode import warn_all_missing
+    from microsdc.backends.keyed import warn_unobserved
 
-    for c, slots in zip(cols, plan.base, strict=True):
-        if slots == 1:  # no value observed: as the encode step of the pattern route
-            warn_all_missing(c, stacklevel=4)
+    warn_unobserved(plan, cols, stacklevel=5)
     result = keyed_suppression(rel, plan, names, cols, k, imp, policy, progress, t0)
     assert result is None or isinstance(result, LazySuppressionResult)
     return result
@@ -584,6 +582,9 @@ def _lazy_result(
     risk_after: np.ndarray,
     combs: list[int] | None,
     seconds: float,
+    details: dict[str, Any] | None = None,
+    n_records_total: int | None = None,
+    n_patterns_total: int | None = None,
 ) -> LazySuppressionResult:
     n = records.astype(np.int64)
     dtype: Any = "float64" if policy.fractional else "int64"
@@ -614,6 +615,8 @@ def _lazy_result(
         n_at_risk_after=int(n[risk_after].sum()),
         combs=combs,
         seconds=seconds,
-        details={},
+        details={} if details is None else details,
         patterns=table,
+        n_records_total=n_records_total,
+        n_patterns_total=n_patterns_total,
     )
