@@ -133,9 +133,7 @@ def probabilistic_suppress(
         at_risk = fk < k - 1e-9
         if not at_risk.any():
             return fk[inverse]
-        # fk to 9 decimals for the order: the counting routes add the shares in different
-        # orders, and the last bits must not decide which of two equal patterns goes first
-        order = processing_order(units, np.round(fk, 9), at_risk, first)
+        order = processing_order(units, fk, at_risk, first)
         wait = (k - fk[order]) * counts[order]
         before = int(np.count_nonzero(units < 0))
         greedy_probabilistic(
