@@ -112,6 +112,7 @@ def risk(
             k,
             ks,
             missing,
+            policy.kind,
             weight,
             missing_values,
             top,
@@ -273,6 +274,7 @@ def _risk_lazy(
     k: int,
     ks: list[int],
     missing: str,
+    policy_kind: str,
     weight: str | None,
     missing_values: str | None,
     top: int,
@@ -286,7 +288,6 @@ def _risk_lazy(
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import risk_frame, to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
-    from microsdc.risk._policy import parse_policy
 
     if out is not None:
         from microsdc.io import check_output_path
@@ -327,7 +328,7 @@ def _risk_lazy(
         )
     con.print(t)
     with_Fk = "Fk" in s.columns
-    if parse_policy(policy_value(missing), "microsdc risk").kind != "alpha" and n:
+    if policy_kind != "alpha" and n:
         con.print(_expected_line(fk, s["Fk"].to_numpy() if with_Fk else None, counts, weight))
     if top and n:
         if with_Fk:  # among equal fk, the smallest estimated population first
