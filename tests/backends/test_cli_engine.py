@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from microsdc.cli import main
+from cli_runner import run_cli
 
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("polars")
@@ -24,11 +24,7 @@ FK = [4, 4, 3, 2, 4, 5, 7]  # the spec's worked example
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(["risk", *args])
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+    return run_cli(["risk", *args], capsys)
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cli_runner import run_cli
 from microsdc.backends.files import check_output_location, write_parquet
-from microsdc.cli import main
 from microsdc.exceptions import InvalidParameterError
 
 pytest.importorskip("duckdb")
@@ -39,11 +39,7 @@ def write_csv(path: Path, sep: str = ",") -> Path:
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+    return run_cli(args, capsys)
 
 
 def fk_of(args: list[str], out: Path, capsys: pytest.CaptureFixture[str]) -> list[int]:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc.cli import main
+from cli_runner import run_cli
 
 duckdb = pytest.importorskip("duckdb")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -34,11 +34,7 @@ def _frame(n: int = 400) -> pd.DataFrame:
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(["suppress", *args])
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+    return run_cli(["suppress", *args], capsys)
 
 
 @pytest.fixture

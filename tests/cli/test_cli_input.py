@@ -7,16 +7,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from microsdc.cli import main
+from cli_runner import run_cli
 from microsdc.io import detect_separator, read_table
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+    return run_cli(args, capsys)
 
 
 def write(path: Path, text: str, encoding: str = "utf-8") -> Path:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc.cli import main
+from cli_runner import run_cli
 
 FRAME = pd.DataFrame(
     {
@@ -26,11 +26,7 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     """``microsdc risk ARGS`` (or ``microsdc ARGS`` when ARGS starts with an option)."""
     if not args[0].startswith("-"):
         args = ["risk", *args]
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return int(exc.value.code or 0), out.out, out.err
+    return run_cli(args, capsys)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".sav", ".dta"])
