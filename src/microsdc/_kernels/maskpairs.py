@@ -209,6 +209,22 @@ def _columns(bits, m):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _columns_by_categories(bits, m, card):  # pragma: no cover - numba
+    """The columns of ``bits`` by decreasing categories, ties in column order (an
+    insertion sort over the columns: numba's merge sort would be compiled for this
+    alone)."""
+    cols = _columns(bits, m)
+    for i in range(1, cols.shape[0]):
+        c = cols[i]
+        t = i
+        while t > 0 and card[cols[t - 1]] < card[c]:
+            cols[t] = cols[t - 1]
+            t -= 1
+        cols[t] = c
+    return cols
+
+
+@numba.njit(cache=True, nogil=True)
 def _side_ids(codes, src, tgt, cols, card, direct):  # pragma: no cover - numba
     """(source ids, target ids, n_groups), the table built on the smaller side."""
     if tgt.shape[0] < src.shape[0]:
@@ -570,16 +586,10 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     if n_masks > 1024 or n_c < 4096 or n_c >= (1 << 31) - 1:  # int32 rows
         return index_of, idx_bits[:0], idx_span[:0]
     for ib in range(n_masks):
-        left = mask_vals[ib]
         span = 1
         bits = 0
         n_taken = 0
-        while left:
-            best = -1
-            for j in range(m):
-                if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
-                    best = j
-            left &= ~(np.int64(1) << best)
+        for best in _columns_by_categories(mask_vals[ib], m, card):
             if span * max(card[best], 1) <= limit:
                 span *= max(card[best], 1)
                 bits |= np.int64(1) << best
@@ -682,19 +692,8 @@ def _cross_indexed(
     pass (see ``_CHECK_COST``)."""
     n_c = comp.shape[0]
     # the index columns by decreasing categories (ties: lowest index)
-    q0 = 0
-    for j in range(m):
-        if (bits >> j) & 1:
-            q0 += 1
-    pcols = np.empty(q0, dtype=np.int64)
-    left = bits
-    for t in range(q0):
-        best = -1
-        for j in range(m):
-            if (left >> j) & 1 and (best < 0 or card[j] > card[best]):
-                best = j
-        pcols[t] = best
-        left &= ~(np.int64(1) << best)
+    pcols = _columns_by_categories(bits, m, card)
+    q0 = pcols.shape[0]
     pradix = np.ones(q0, dtype=np.int64)
     for t in range(1, q0):
         pradix[t] = pradix[t - 1] * max(card[pcols[t - 1]], 1)
@@ -829,18 +828,9 @@ def complete_cross(
             idx_rows[sl] = np.zeros(1, dtype=np.int32)
         if done:
             continue
-        cols = _columns(b, m)
+        # columns by decreasing categories: a short prefix spans many keys (filter below)
+        cols = _columns_by_categories(b, m, card)
         q = cols.shape[0]
-        # columns by decreasing categories, ties in column order (an insertion sort over
-        # the columns: numba's merge sort would be compiled for this alone): a short
-        # prefix spans many keys (filter below)
-        for i in range(1, q):
-            c = cols[i]
-            t = i
-            while t > 0 and card[cols[t - 1]] < card[c]:
-                cols[t] = cols[t - 1]
-                t -= 1
-            cols[t] = c
         log_span = 0.0
         for t in range(q):
             log_span += np.log2(max(card[cols[t]], 1))
