@@ -374,21 +374,16 @@ def run_engine_job(
     started: float,
 ) -> Any:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
-    import json
-    import time
-    from datetime import UTC, datetime
 
     from microsdc.backends.files import check_output_location, write_parquet
     from microsdc.exceptions import InvalidParameterError
     from microsdc.job.runner import (
-        AUDIT_SCHEMA_VERSION,
         JobResult,
-        _json_default,
         _progress,
-        _sha256,
         _step_timer,
-        _versions,
-        _write_atomic,
+        audit_header,
+        audit_outputs,
+        finish_job,
     )
 
     try:  # checked when the job was read; again, for an output folder given since
@@ -429,23 +424,15 @@ def run_engine_job(
         released = columns_of(final)
         variables, key_variables = describe_engine(cfg, all_columns, released, start, end, cells)
         audit: dict[str, Any] = {
-            "schema_version": AUDIT_SCHEMA_VERSION,
-            "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
-            "title": cfg.title,
-            "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
-            if cfg.source.is_file()
-            else {"name": cfg.source.name, "sha256": None},
-            "input": {
-                "path": str(cfg.input_path),
-                "sha256": sha256_input(cfg),
-                "n_records": start.n_records,
-                "n_columns": len(released),
-            },
-            "parameters": cfg.parameters(),
-            "environment": {
-                "packages": _versions(),
-                "platform": __import__("platform").platform(terse=True),
-            },
+            **audit_header(
+                cfg,
+                now,
+                {
+                    "sha256": sha256_input(cfg),
+                    "n_records": start.n_records,
+                    "n_columns": len(released),
+                },
+            ),
             "recode": [],
             "variables": variables,
             "key_variables": key_variables,
@@ -455,38 +442,18 @@ def run_engine_job(
             "not_computed": engine_not_computed(cfg),
             "warnings": notes,
             "timings": timings,
-            "outputs": {
-                "data": str(cfg.output.data),
-                "audit": str(cfg.output.audit),
-                "report": str(cfg.output.report),
-            },
+            "outputs": audit_outputs(cfg),
         }
-
-        def render() -> str:
-            from microsdc.report import render_report
-
-            return render_report(audit)
-
-        html = timed("report", "drawing the report", render)
-        written: dict[str, Path] = {}
-        if write:
-            step(f"writing {cfg.output.data.name} ({engine})")
-            t0 = time.perf_counter()
-            out = cfg.output
-            out.directory.mkdir(parents=True, exist_ok=True)
-            write_parquet(final, str(out.data))
-            timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
-            audit["timings"].append(
-                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
-            )
-            _write_atomic(
-                out.audit,
-                lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
-            )
-            _write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
-            written = {"data": out.data, "audit": out.audit, "report": out.report}
-        else:
-            audit["timings"].append(
-                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
-            )
+        html, written = finish_job(
+            cfg,
+            audit,
+            timed,
+            step,
+            write,
+            (
+                f"writing {cfg.output.data.name} ({engine})",
+                lambda: write_parquet(final, str(cfg.output.data)),
+            ),
+            started,
+        )
     return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)

@@ -780,6 +780,75 @@ def _write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
             tmp_path.unlink()
 
 
+def audit_header(cfg: JobConfig, now: datetime | None, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The first entries of an audit record: schema, time, job file, input, parameters and
+    environment (``inputs``: sha256, n_records, n_columns of the input)."""
+    return {
+        "schema_version": AUDIT_SCHEMA_VERSION,
+        "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        "title": cfg.title,
+        "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
+        if cfg.source.is_file()
+        else {"name": cfg.source.name, "sha256": None},
+        "input": {"path": str(cfg.input_path), **inputs},
+        "parameters": cfg.parameters(),
+        "environment": {
+            "packages": _versions(),
+            "platform": platform.platform(terse=True),
+        },
+    }
+
+
+def audit_outputs(cfg: JobConfig) -> dict[str, str]:
+    """The ``outputs`` entry of an audit record."""
+    return {
+        "data": str(cfg.output.data),
+        "audit": str(cfg.output.audit),
+        "report": str(cfg.output.report),
+    }
+
+
+def finish_job(
+    cfg: JobConfig,
+    audit: dict[str, Any],
+    timed: Callable[[str, str, Callable[[], Any]], Any],
+    step: Any,
+    write: bool,
+    write_data: tuple[str, Callable[[], None]],
+    started: float,
+) -> tuple[str, dict[str, Path]]:
+    """Draw the report and, with ``write``, write the data (``write_data``: the step's
+    label and the writer), the audit record and the report; the total time goes into
+    the audit's timings either way. Returns the report's HTML and the files written."""
+    import json
+
+    def render() -> str:
+        from microsdc.report import render_report
+
+        return render_report(audit)
+
+    html = timed("report", "drawing the report", render)
+    written: dict[str, Path] = {}
+    timings = audit["timings"]
+    if write:
+        label, writer = write_data
+        step(label)
+        t0 = time.perf_counter()
+        out = cfg.output
+        out.directory.mkdir(parents=True, exist_ok=True)
+        writer()
+        timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
+    timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
+    if write:
+        _write_atomic(
+            out.audit,
+            lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
+        )
+        _write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
+        written = {"data": out.data, "audit": out.audit, "report": out.report}
+    return html, written
+
+
 def run_job(
     job: JobConfig | str | Path,
     *,
@@ -888,25 +957,16 @@ def run_job(
         final = current
         after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
         variables, key_variables = describe_variables(cfg, read, data, final)
-        input_sha = _sha256(cfg.input_path)
         audit: dict[str, Any] = {
-            "schema_version": AUDIT_SCHEMA_VERSION,
-            "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
-            "title": cfg.title,
-            "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
-            if cfg.source.is_file()
-            else {"name": cfg.source.name, "sha256": None},
-            "input": {
-                "path": str(cfg.input_path),
-                "sha256": input_sha,
-                "n_records": len(raw),
-                "n_columns": raw.shape[1],
-            },
-            "parameters": cfg.parameters(),
-            "environment": {
-                "packages": _versions(),
-                "platform": platform.platform(terse=True),
-            },
+            **audit_header(
+                cfg,
+                now,
+                {
+                    "sha256": _sha256(cfg.input_path),
+                    "n_records": len(raw),
+                    "n_columns": raw.shape[1],
+                },
+            ),
             "recode": recode_notes,
             "variables": variables,
             "key_variables": key_variables,
@@ -915,44 +975,17 @@ def run_job(
             "swapping": swap_fig,
             "warnings": notes,
             "timings": timings,
-            "outputs": {
-                "data": str(cfg.output.data),
-                "audit": str(cfg.output.audit),
-                "report": str(cfg.output.report),
-            },
+            "outputs": audit_outputs(cfg),
         }
 
-        def render() -> str:
-            from microsdc.report import render_report
-
-            return render_report(audit)
-
-        html = timed("report", "drawing the report", render)
-        written: dict[str, Path] = {}
-        if write:
-            step("writing files")
-            t0 = time.perf_counter()
-            out = cfg.output
-            out.directory.mkdir(parents=True, exist_ok=True)
+        def write_data() -> None:
             from microsdc.io import write_table
 
-            _write_atomic(out.data, lambda p: write_table(final, p))
-            timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
-            audit["timings"].append(
-                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
-            )
-            import json
+            _write_atomic(cfg.output.data, lambda p: write_table(final, p))
 
-            _write_atomic(
-                out.audit,
-                lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
-            )
-            _write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
-            written = {"data": out.data, "audit": out.audit, "report": out.report}
-        else:
-            audit["timings"].append(
-                {"step": "total", "seconds": round(time.perf_counter() - started, 4)}
-            )
+        html, written = finish_job(
+            cfg, audit, timed, step, write, ("writing files", write_data), started
+        )
     return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
 
 
