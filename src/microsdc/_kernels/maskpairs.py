@@ -29,6 +29,9 @@ __all__ = ["DIRECT_LIMIT", "pair_conservative", "pair_support"]
 
 #: Largest key span (entries) looked up in a direct array rather than hashed.
 DIRECT_LIMIT = 1 << 22
+#: Largest span (bits) of the presence table that lets a pass over the complete
+#: patterns skip those whose leading columns no pattern of the mask has (256 KiB).
+PRESENCE_BITS = 1 << 21
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -301,7 +304,7 @@ def pair_support(
     full = (np.int64(1) << m) - 1
     out = np.zeros((p_total, 4), dtype=np.float64)
     shared = np.empty(n_masks, dtype=np.int64)
-    present = np.zeros(1024, dtype=np.uint64)  # 2^16 bits
+    present = np.zeros(PRESENCE_BITS // 64, dtype=np.uint64)
     n_val = 4 if weighted else 2
     for ia in range(n_masks):
         a = mask_vals[ia]
@@ -328,7 +331,7 @@ def pair_support(
                         out[p, c0 + 2] += wsum[p]
                 lo = hi
                 continue
-            cols = _columns(s_bits, m)
+            cols = _columns_by_categories(s_bits, m, card)
             q = cols.shape[0]
             extra = _columns(a & ~s_bits, m) if use_colw else np.zeros(0, dtype=np.int64)
             build_sources = ns <= nt
@@ -360,21 +363,19 @@ def pair_support(
                             out[p, c] += f * acc[g, c]
                 lo = hi
                 continue
-            # few targets, many sources: a presence table of the targets on the one or
-            # two shared columns of most categories rejects most sources before their key
-            f0 = 0
-            for t in range(1, q):
-                if card[cols[t]] > card[cols[f0]]:
-                    f0 = t
-            fc0 = cols[f0] if q > 0 else 0
-            fr = np.int64(max(card[fc0], 1)) if q > 0 else np.int64(1)
-            fc1 = -1
-            for t in range(q):
-                if t != f0 and fr * max(card[cols[t]], 1) <= 65536:
-                    if fc1 < 0 or card[cols[t]] > card[fc1]:
-                        fc1 = cols[t]
-            f_span = fr * (max(card[fc1], 1) if fc1 >= 0 else 1)
-            use_filter = q > 0 and not build_sources and 4 * nt <= f_span <= 65536
+            # a presence table of the build side on the leading shared columns (most
+            # categories first) rejects most probe patterns before their key; its span
+            # stays within 64 bits per build pattern (it is cleared for every group)
+            t0 = 0
+            f_span = np.int64(1)
+            while (
+                t0 < q
+                and f_span * max(card[cols[t0]], 1) <= PRESENCE_BITS
+                and f_span < 64 * nb
+            ):
+                f_span *= max(card[cols[t0]], 1)
+                t0 += 1
+            use_filter = mode == 1 and 4 * nb <= f_span
             if use_filter:
                 for w in range((f_span + 63) // 64):
                     present[w] = 0
@@ -404,16 +405,15 @@ def pair_support(
                         r_hi = t_hi
                         c0 = 0
                     for p in range(r_lo, r_hi):
-                        if use_filter:
-                            kf = np.int64(codes[p, fc0])
-                            if fc1 >= 0:
-                                kf += np.int64(codes[p, fc1]) * fr
-                            if insert:
-                                present[kf >> 6] |= np.uint64(1) << np.uint64(kf & 63)
-                            elif not (present[kf >> 6] >> np.uint64(kf & 63)) & np.uint64(1):
-                                continue  # no target has these values: no match
                         k = np.int64(0)
-                        for t in range(q):
+                        for t in range(t0):
+                            k += np.int64(codes[p, cols[t]]) * radix[t]
+                        if use_filter:
+                            if insert:
+                                present[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
+                            elif not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
+                                continue  # no build pattern has these values: no match
+                        for t in range(t0, q):
                             k += np.int64(codes[p, cols[t]]) * radix[t]
                         if mode == 0:
                             g = direct[k]
@@ -839,16 +839,13 @@ def complete_cross(
         if exact:
             for t in range(1, q):
                 radix[t] = radix[t - 1] * max(card[cols[t - 1]], 1)
-        # a presence table on the first t0 columns (span at most 2^16) rejects most
-        # complete patterns before any hashing
+        # a presence table on the first t0 columns (span at most PRESENCE_BITS) rejects
+        # most complete patterns before any hashing
         t0 = 0
         pre_span = 1
-        while t0 < min(q, 2) and pre_span * max(card[cols[t0]], 1) <= 65536:
+        while t0 < q and pre_span * max(card[cols[t0]], 1) <= PRESENCE_BITS:
             pre_span *= max(card[cols[t0]], 1)
             t0 += 1
-        c0 = cols[0] if q > 0 else 0
-        c1 = cols[1] if q > 1 else 0
-        r1 = np.int64(max(card[c0], 1))
         n_hit = 0
         if exact and log_span <= min(max(np.log2(16.0 * nb), 12.0), np.log2(direct_limit)):
             span = 1
@@ -895,10 +892,10 @@ def complete_cross(
                     slot_key[h] = k
                 for r in range(n_c):
                     k = np.int64(0)
-                    if t0 > 0:
-                        k = np.int64(comp[r, c0])
-                        if t0 > 1:
-                            k += np.int64(comp[r, c1]) * r1
+                    w = np.int64(1)
+                    for t in range(t0):
+                        k += np.int64(comp[r, cols[t]]) * w
+                        w *= max(card[cols[t]], 1)
                     if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
                     for t in range(t0, q):
@@ -924,10 +921,10 @@ def complete_cross(
                     slot[h] = u
                 for r in range(n_c):
                     k = np.int64(0)
-                    if t0 > 0:
-                        k = np.int64(comp[r, c0])
-                        if t0 > 1:
-                            k += np.int64(comp[r, c1]) * r1
+                    w = np.int64(1)
+                    for t in range(t0):
+                        k += np.int64(comp[r, cols[t]]) * w
+                        w *= max(card[cols[t]], 1)
                     if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
                     x = np.uint64(0x243F6A8885A308D3)
