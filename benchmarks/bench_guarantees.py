@@ -19,9 +19,7 @@ released records with fewer than k released records of exactly their tuple
 (blanks included); "max pros.": the highest prosecutor risk after
 suppression (an intruder who knows the true QIs; a blank of another record
 weighs the share of the value). "LB category" is a lower bound on the cells
-any category solution needs: every member of a class below k whose tuple has
-no blank must lose a cell, and a class with blanks needs min(size, k - size)
-cells.
+any category solution needs (see ``category_lower_bound``).
 """
 
 from __future__ import annotations
@@ -60,11 +58,32 @@ def load(data_dir: Path) -> dict[str, pd.DataFrame]:
 
 
 def category_lower_bound(df: pd.DataFrame, qi: list[str], k: int) -> int:
-    counts = df[qi].astype(object).where(df[qi].notna(), None).value_counts(dropna=False)
-    sizes = counts.to_numpy()
-    complete = np.array([all(v is not None and v == v for v in key) for key in counts.index])
+    """Fewest cells any solution under "category" can blank; each cell is counted once,
+    for the record that loses it.
+
+    - A record of a class below k whose tuple has no blank must lose a cell: no other
+      record can become equal to it (blanking never adds a value).
+    - A class B below k whose tuple has blanks either loses a cell of each of its s
+      members, or keeps some of them and gains joiners, records that become equal to
+      its tuple by losing cells. Joiners that are themselves in classes below k may
+      have been counted already; A_B counts those that could join (equal to B on its
+      observed columns, blank at most where B is). So B's own cells number at least
+      min(s, max(0, k - s - A_B)).
+    """
+    codes = np.column_stack(
+        [pd.factorize(df[c], use_na_sentinel=True)[0] for c in qi]
+    ).astype(np.int64)
+    tuples, sizes = np.unique(codes, axis=0, return_counts=True)
     risky = sizes < k
-    return int(np.where(complete, sizes, np.minimum(sizes, k - sizes))[risky].sum())
+    complete = (tuples >= 0).all(axis=1)
+    bound = int(sizes[risky & complete].sum())
+    cand, cand_size = tuples[risky], sizes[risky]
+    for b in np.flatnonzero(risky & ~complete):
+        obs = tuples[b] >= 0
+        fits = (cand[:, obs] == tuples[b, obs]).all(axis=1)
+        others = int(cand_size[fits].sum()) - int(sizes[b])
+        bound += min(int(sizes[b]), max(0, k - int(sizes[b]) - others))
+    return bound
 
 
 def main() -> None:

@@ -284,6 +284,19 @@ def _table_mode(cols, card, direct_size, nb):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _share_factor(colw, codes, p, bits):  # pragma: no cover - numba
+    """Product of ``colw[c, codes[p, c]]`` over the columns ``c`` of the bit set ``bits``."""
+    f = 1.0
+    c = 0
+    while bits:
+        if bits & 1:
+            f *= colw[c, codes[p, c]]
+        bits >>= 1
+        c += 1
+    return f
+
+
+@numba.njit(cache=True, nogil=True)
 def pair_support(
     codes, mask, mask_vals, mask_start, card, cnt, wsum, weighted, colw, use_colw, direct, wide
 ):  # pragma: no cover - numba
@@ -293,6 +306,10 @@ def pair_support(
     The patterns must be sorted by mask: those of ``mask_vals[i]`` are the rows
     ``mask_start[i]:mask_start[i + 1]`` of ``codes``. Keys are computed and looked
     up row by row, without intermediate arrays (one pass over each side).
+
+    Each pair of distinct masks is met once, from the mask with fewer patterns
+    (ties: the lower index): one table on the shared columns gives the support
+    both ways, the sources' to the targets and the targets' to the sources.
 
     ``wide`` is ``None`` when no set of columns spans 2^62 keys (the caller checks
     the span of all columns), else True. With ``None`` the generic grouping that
@@ -304,36 +321,48 @@ def pair_support(
     full = (np.int64(1) << m) - 1
     out = np.zeros((p_total, 4), dtype=np.float64)
     shared = np.empty(n_masks, dtype=np.int64)
+    met = np.empty(n_masks, dtype=np.int64)
     present = np.zeros(PRESENCE_BITS // 64, dtype=np.uint64)
     n_val = 4 if weighted else 2
+    size = np.empty(n_masks, dtype=np.int64)
+    for ib in range(n_masks):
+        size[ib] = mask_start[ib + 1] - mask_start[ib]
     for ia in range(n_masks):
         a = mask_vals[ia]
         t_lo = mask_start[ia]
         t_hi = mask_start[ia + 1]
         nt = t_hi - t_lo
+        ca = 0 if a == full else 1  # the targets' column when they are the sources
+        # the masks met from this one: itself and those with more patterns
+        n_met = 0
         for ib in range(n_masks):
-            shared[ib] = mask_vals[ib] & a
-        ob = stable_order(shared, m)
+            if ib == ia or size[ib] > nt or (size[ib] == nt and ib > ia):
+                met[n_met] = ib
+                shared[n_met] = mask_vals[ib] & a
+                n_met += 1
+        by_shared = stable_order(shared[:n_met], m)
+        ob = np.empty(n_met, dtype=np.int64)
+        for u in range(n_met):
+            ob[u] = met[by_shared[u]]
         lo = np.int64(0)  # not a literal: one compiled _rows
-        while lo < n_masks:
-            s_bits = shared[ob[lo]]
+        while lo < n_met:
+            s_bits = mask_vals[ob[lo]] & a
             hi = lo
             ns = 0
-            while hi < n_masks and shared[ob[hi]] == s_bits:
-                ns += mask_start[ob[hi] + 1] - mask_start[ob[hi]]
+            while hi < n_met and mask_vals[ob[hi]] & a == s_bits:
+                ns += size[ob[hi]]
                 hi += 1
             if hi - lo == 1 and ob[lo] == ia:
                 # the mask with itself alone: distinct patterns match only themselves
-                c0 = 0 if a == full else 1
                 for p in range(t_lo, t_hi):
-                    out[p, c0] += cnt[p]
+                    out[p, ca] += cnt[p]
                     if weighted:
-                        out[p, c0 + 2] += wsum[p]
+                        out[p, ca + 2] += wsum[p]
                 lo = hi
                 continue
             cols = _columns_by_categories(s_bits, m, card)
             q = cols.shape[0]
-            extra = _columns(a & ~s_bits, m) if use_colw else np.zeros(0, dtype=np.int64)
+            extra = a & ~s_bits if use_colw else np.int64(0)
             build_sources = ns <= nt
             nb = ns if build_sources else nt
             mode, radix = _table_mode(cols, card, direct.shape[0], nb)
@@ -344,6 +373,7 @@ def pair_support(
                 tgt = np.arange(t_lo, t_hi)
                 gs, gt, ng = _side_ids(codes, src, tgt, cols, card, direct)
                 acc = np.zeros((max(ng, 1), n_val), dtype=np.float64)
+                acc_t = np.zeros((max(ng, 1), n_val), dtype=np.float64)
                 for t in range(src.shape[0]):
                     g = gs[t]
                     if g >= 0:
@@ -356,11 +386,19 @@ def pair_support(
                     g = gt[t]
                     if g >= 0:
                         p = t_lo + t
-                        f = 1.0
-                        for e in range(extra.shape[0]):
-                            f *= colw[extra[e], codes[p, extra[e]]]
+                        acc_t[g, ca] += cnt[p]
+                        if weighted:
+                            acc_t[g, ca + 2] += wsum[p]
+                        f = _share_factor(colw, codes, p, extra) if use_colw else 1.0
                         for c in range(n_val):
                             out[p, c] += f * acc[g, c]
+                for t in range(src.shape[0]):
+                    g = gs[t]
+                    p = src[t]
+                    if g >= 0 and mask[p] != a:
+                        f = _share_factor(colw, codes, p, mask[p] & ~s_bits) if use_colw else 1.0
+                        for c in range(n_val):
+                            out[p, c] += f * acc_t[g, c]
                 lo = hi
                 continue
             # a presence table of the build side on the leading shared columns (most
@@ -385,8 +423,10 @@ def pair_support(
             shift = np.uint64(64 - bits)
             slot_id = np.full(cap, -1, dtype=np.int64)
             slot_key = np.empty(cap, dtype=np.int64)
-            acc = np.zeros((max(nb, 1), n_val), dtype=np.float64)
+            acc = np.zeros((max(nb, 1), n_val), dtype=np.float64)  # sources by group
+            acc_t = np.zeros((max(nb, 1), n_val), dtype=np.float64)  # targets by group
             gt = np.empty(nt if not build_sources else 0, dtype=np.int64)
+            gs = np.empty(ns if build_sources else 0, dtype=np.int64)
             ng = 0
             # pass 1: the build side; pass 2: the probe side
             for side in range(2):
@@ -394,16 +434,21 @@ def pair_support(
                 insert = side == 0
                 u_lo = lo if on_sources else 0
                 u_hi = hi if on_sources else 1
+                i_s = 0  # position among the sources (build side)
                 for u in range(u_lo, u_hi):
                     if on_sources:
                         ib = ob[u]
                         r_lo = mask_start[ib]
                         r_hi = mask_start[ib + 1]
                         c0 = 0 if mask_vals[ib] == full else 1
+                        back = ib != ia  # the sources get the targets' support
+                        rest = mask_vals[ib] & ~s_bits
                     else:
                         r_lo = t_lo
                         r_hi = t_hi
-                        c0 = 0
+                        c0 = ca
+                        back = False
+                        rest = np.int64(0)
                     for p in range(r_lo, r_hi):
                         k = np.int64(0)
                         for t in range(t0):
@@ -436,26 +481,46 @@ def pair_support(
                                     break
                                 h = (h + 1) & hmask
                         if on_sources:
+                            if insert:
+                                gs[i_s] = g
+                                i_s += 1
                             if g >= 0:
                                 acc[g, c0] += cnt[p]
                                 if weighted:
                                     acc[g, c0 + 2] += wsum[p]
-                        elif insert:
-                            gt[p - t_lo] = g
-                        elif g >= 0:
-                            f = 1.0
-                            for e in range(extra.shape[0]):
-                                f *= colw[extra[e], codes[p, extra[e]]]
-                            for c in range(n_val):
-                                out[p, c] += f * acc[g, c]
-            if not build_sources:
+                                if back and not insert:  # the targets' table is complete
+                                    f = _share_factor(colw, codes, p, rest) if use_colw else 1.0
+                                    for c in range(n_val):
+                                        out[p, c] += f * acc_t[g, c]
+                        else:
+                            if g >= 0:
+                                acc_t[g, c0] += cnt[p]
+                                if weighted:
+                                    acc_t[g, c0 + 2] += wsum[p]
+                            if insert:
+                                gt[p - t_lo] = g
+                            elif g >= 0:
+                                f = _share_factor(colw, codes, p, extra) if use_colw else 1.0
+                                for c in range(n_val):
+                                    out[p, c] += f * acc[g, c]
+            if not build_sources:  # the targets were built: their support from the sources
                 for p in range(t_lo, t_hi):
                     g = gt[p - t_lo]
-                    f = 1.0
-                    for e in range(extra.shape[0]):
-                        f *= colw[extra[e], codes[p, extra[e]]]
+                    f = _share_factor(colw, codes, p, extra) if use_colw else 1.0
                     for c in range(n_val):
                         out[p, c] += f * acc[g, c]
+            else:  # the sources were built: their support from the targets
+                i_s = 0
+                for u in range(lo, hi):
+                    ib = ob[u]
+                    rest = mask_vals[ib] & ~s_bits
+                    for p in range(mask_start[ib], mask_start[ib + 1]):
+                        g = gs[i_s]
+                        i_s += 1
+                        if ib != ia:
+                            f = _share_factor(colw, codes, p, rest) if use_colw else 1.0
+                            for c in range(n_val):
+                                out[p, c] += f * acc_t[g, c]
             if mode == 0:  # leave the direct table empty for the next group
                 for u in range(lo, hi) if build_sources else range(1):
                     if build_sources:
