@@ -362,8 +362,9 @@ def _rare_masks(
     In mask pairs an incomplete mask costs at most one pass over the complete
     patterns (:func:`~microsdc._kernels.maskpairs.complete_cross`; a mask with few
     patterns looks them up through an index instead, so this overestimates) and
-    about two over the incomplete ones (as target and as source). On bit sets each of its patterns
-    costs a few intersections of n_patterns / 64 words plus one scattered update
+    about one over the incomplete ones (each pair of masks is met once). On bit
+    sets each of its patterns intersects the sets of its observed values, n_patterns
+    / 64 words each while words stay nonzero, plus one scattered update
     per compatible pattern (about n_patterns / prod(categories observed)); building
     the bit sets costs a pass over every pattern and every set, paid once, so masks
     go to bit sets only when together they save more than that. The bit sets must
@@ -384,12 +385,19 @@ def _rare_masks(
     blank = 1.0 - (observed * mask_count[:, None]).sum(axis=0) / max(n_patterns, 1)
     p_match = (1.0 - blank) / np.maximum(card, 1) + blank
     matches = n_patterns * np.exp2((observed * np.log2(p_match)[None, :]).sum(axis=1))
+    # the sets a pattern intersects, smallest first: the first is copied whole, each
+    # further one visits the words still nonzero (a word of 64 patterns stays nonzero
+    # while 64 x the density of the intersection so far is above 1)
+    dens = np.sort(np.where(observed == 1, p_match[None, :], np.inf), axis=1)
+    prefix = np.cumprod(np.where(np.isinf(dens), 1.0, dens), axis=1)[:, :-1]
+    later = np.where(np.isinf(dens[:, 1:]), 0.0, np.minimum(1.0, 64.0 * prefix))
+    set_words = words * (1.0 + later.sum(axis=1))
     # measured on one core at 1M patterns: ~5 ns per complete pattern and mask in
-    # complete_cross, ~6 ns per pattern and side in pairs; ~0.4 ns per word (about
-    # 3 sets per pattern), ~50 ns per scattered update and ~8 ns per pattern and
-    # column or set word to build the bit sets
-    pair_cost = 5.0 * n_complete + 2.0 * 6.0 * (n_patterns - n_complete)
-    bit_cost = mask_count * (3.0 * 0.4 * words + 50.0 * matches)
+    # complete_cross, ~6 ns per pattern in pairs (each pair of masks is met once);
+    # ~0.4 ns per set word visited, ~50 ns per scattered update and ~8 ns per
+    # pattern and column or set word to build the bit sets
+    pair_cost = 5.0 * n_complete + 6.0 * (n_patterns - n_complete)
+    bit_cost = mask_count * (0.4 * set_words + 50.0 * matches)
     saving = np.where(mask_vals == full, 0.0, pair_cost - bit_cost)
     rare = saving > 0
     build = 8.0 * (n_patterns * m + float(np.sum(card)) * words)
