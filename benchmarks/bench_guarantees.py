@@ -70,9 +70,7 @@ def category_lower_bound(df: pd.DataFrame, qi: list[str], k: int) -> int:
       observed columns, blank at most where B is). So B's own cells number at least
       min(s, max(0, k - s - A_B)).
     """
-    codes = np.column_stack(
-        [pd.factorize(df[c], use_na_sentinel=True)[0] for c in qi]
-    ).astype(np.int64)
+    codes = np.column_stack([pd.factorize(df[c])[0] for c in qi]).astype(np.int64)
     tuples, sizes = np.unique(codes, axis=0, return_counts=True)
     risky = sizes < k
     complete = (tuples >= 0).all(axis=1)

@@ -406,11 +406,7 @@ def pair_support(
             # stays within 64 bits per build pattern (it is cleared for every group)
             t0 = 0
             f_span = np.int64(1)
-            while (
-                t0 < q
-                and f_span * max(card[cols[t0]], 1) <= PRESENCE_BITS
-                and f_span < 64 * nb
-            ):
+            while t0 < q and f_span * max(card[cols[t0]], 1) <= PRESENCE_BITS and f_span < 64 * nb:
                 f_span *= max(card[cols[t0]], 1)
                 t0 += 1
             use_filter = mode == 1 and 4 * nb <= f_span
