@@ -147,7 +147,7 @@ def _many_masks() -> tuple[np.ndarray, np.ndarray]:
 _ORACLE: dict[object, tuple[list[float], list[float]]] = {}
 
 
-@pytest.mark.parametrize("route", ["pairs", "pairs split", "bitset", "dense"])
+@pytest.mark.parametrize("route", ["pairs", "pairs split", "bitset", "dense", "split"])
 @pytest.mark.parametrize("policy", ["wildcard", "conservative", "probabilistic", 0.4])
 def test_many_masks_every_route(
     route: str, policy: object, monkeypatch: pytest.MonkeyPatch
@@ -156,6 +156,10 @@ def test_many_masks_every_route(
 
     codes, weights = _many_masks()
     pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))
+    if route == "split" and pol.kind not in ("wildcard", "alpha"):  # not its policies
+        with pytest.raises(ValueError, match="split route counts the wildcard and alpha"):
+            frequencies_from_codes(codes, np.full(8, 3), policy=pol, route="split")
+        return
     if route == "pairs":  # every mask in mask pairs
         monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: np.zeros(len(count), bool))
     if route == "pairs split":  # masks with fewer than 3 patterns on bit sets
@@ -319,3 +323,64 @@ def test_presence_filters_on_hashed_pairs_equal_bit_sets(
     assert got.row_fk.min() <= 5 and got.row_fk.max() > 15  # rare and common patterns
     np.testing.assert_allclose(got.row_fk, ref.row_fk, rtol=1e-12)
     np.testing.assert_allclose(got.row_Fk, ref.row_Fk, rtol=1e-12)
+
+
+# --- splitting on one column at a time ------------------------------------------------------
+
+
+def test_split_support_by_hand() -> None:
+    from microsdc._kernels.colsplit import split_support
+
+    # (0, 1), (0, -), (1, 1), (-, -): (0, -) meets (0, 1); (-, -) meets everything;
+    # (1, 1) meets (-, -) only; each pattern meets itself
+    codes = np.array([[0, 1], [0, -1], [1, 1], [-1, -1]], dtype=np.int32)
+    values = np.array([[1.0, 10.0], [2.0, 20.0], [4.0, 40.0], [8.0, 80.0]])
+    sums = split_support(codes, np.array([2, 2], dtype=np.int64), values)
+    assert sums[:, 0].tolist() == [11.0, 11.0, 12.0, 15.0]
+    assert sums[:, 1].tolist() == [110.0, 110.0, 120.0, 150.0]
+
+
+@pytest.mark.parametrize("policy", ["wildcard", 0.25])
+@pytest.mark.parametrize("shape", ["wide categories", "many blanks", "one column"])
+def test_split_route_equals_bit_sets(policy: object, shape: str) -> None:
+    # larger than the hypothesis frames: nodes split by counting sort and by insertion
+    # sort, pairs compared directly, the stack grown
+    rng = np.random.default_rng(23)
+    card = {
+        "wide categories": np.array([700, 300, 40, 5, 2]),
+        "many blanks": np.array([3, 4, 2, 3, 5, 2, 3, 4]),
+        "one column": np.array([9]),
+    }[shape]
+    n = 6000
+    used = [rng.choice(c, size=min(c, 20), replace=False) for c in card]
+    codes = np.column_stack([rng.choice(u, size=n) for u in used]).astype(np.int32)
+    codes[rng.random(codes.shape) < (0.4 if shape == "many blanks" else 0.1)] = -1
+    weights = rng.uniform(0.5, 3.0, n)
+    pol = Policy("alpha", policy) if isinstance(policy, float) else Policy(str(policy))
+    got = frequencies_from_codes(codes, card, policy=pol, weights=weights, route="split")
+    ref = frequencies_from_codes(codes, card, policy=pol, weights=weights, route="bitset")
+    if pol.kind == "wildcard":
+        assert np.array_equal(got.row_fk, ref.row_fk)
+    np.testing.assert_allclose(got.row_fk, ref.row_fk, rtol=1e-12)
+    np.testing.assert_allclose(got.row_Fk, ref.row_Fk, rtol=1e-9)
+    assert 2 * got.row_fk.min() < got.row_fk.max()  # not every pattern alike
+
+
+def test_choose_route_takes_split_where_masks_are_many() -> None:
+    cards = np.array([2, 3, 4, 6, 8, 10, 12, 16, 20, 30, 45, 60])
+    # 1M patterns, 12 QIs at 20 % missing: thousands of masks
+    shape = (10**6, 10**6, 3686, cards)
+    assert choose_route(*shape, n_complete=68_000, blank_share=np.full(12, 0.2)) == "split"
+    # the same without the shares (the probabilistic and conservative policies)
+    assert choose_route(*shape, n_complete=68_000) == "pairs"
+    assert choose_route(*shape, kind="conservative", blank_share=np.full(12, 0.2)) == "pairs"
+    # 6 QIs at 5 % missing: few masks, mask pairs are cheaper
+    six = (10**6, 10**6, 59, np.array([100, 2, 400, 6, 8, 50]))
+    assert choose_route(*six, n_complete=733_000, blank_share=np.full(6, 0.05)) == "pairs"
+
+
+@pytest.mark.parametrize("policy", ["probabilistic", "conservative"])
+def test_split_route_refuses_other_policies(policy: str) -> None:
+    codes = np.array([[0, -1], [0, 1], [1, 1]], dtype=np.int32)
+    with pytest.raises(ValueError, match="split route counts the wildcard and alpha"):
+        frequencies_from_codes(codes, np.array([2, 2]), policy=Policy(policy), route="split")

@@ -447,6 +447,7 @@ ROUTES = [
     "pairs split, no weights",
     "pairs no cross",
     "bitset",
+    "split",
 ]
 
 
@@ -470,6 +471,8 @@ def _route_fk(
     if route == "pairs split, no weights":  # counts alone take another split (_support)
         w = None
         route = "pairs split"
+    if route == "split" and pol.kind not in ("wildcard", "alpha"):  # not its policies
+        route = "bitset"
 
     with pytest.MonkeyPatch.context() as mp:
         # pairs: every mask in mask pairs; split: every other mask on bit sets
@@ -478,7 +481,7 @@ def _route_fk(
             mp.setattr(maskpairs, "DIRECT_LIMIT", 1)
         if route == "pairs no cross":  # complete patterns in mask pairs like the others
             mp.setattr(kan, "_CROSS_MIN_COMPLETE", 1 << 62)
-        forced = route if route in ("dense", "bitset") else "pairs"
+        forced = route if route in ("dense", "bitset", "split") else "pairs"
         res = kan.frequencies_from_codes(codes, n_cat, policy=pol, weights=w, route=forced)
         row_fk = kan.row_frequencies(codes, n_cat, policy=pol, weights=w, route=forced)[0]
     np.testing.assert_allclose(row_fk, res.row_fk, rtol=1e-12)

@@ -80,11 +80,11 @@ def frequencies_from_codes(
     policy : Policy, default wildcard
     weights : ndarray of shape (n_rows,), float, optional
         Sampling weights (non-negative, no missing values; not re-checked here).
-    route : {"dense", "pairs", "bitset"}, optional
+    route : {"dense", "pairs", "bitset", "split"}, optional
         Force a counting route (for tests and benchmarks); by default the cost
         model of :func:`microsdc._kernels.route.choose_route` picks it. Data
         without missing values (and the category policy) are always counted by
-        group.
+        group. "split" counts the wildcard and alpha policies only.
     counts : ndarray of shape (n_rows,), integer >= 0, optional
         How many records each row stands for (rows that are already key
         patterns with their numbers of records, as an engine's group-by gives
@@ -98,7 +98,7 @@ def frequencies_from_codes(
     Raises
     ------
     ValueError
-        For an unknown ``route``.
+        For an unknown ``route``, or "split" with another policy.
 
     Notes
     -----
@@ -116,7 +116,11 @@ def frequencies_from_codes(
       passes 62 bits, so that a combined key never overflows. Patterns of rare
       masks take bit sets instead;
     - ``"bitset"``: for each pattern, the intersection of the bit sets of patterns
-      compatible with each of its values.
+      compatible with each of its values;
+    - ``"split"`` (wildcard and alpha): the patterns split on one column at a time,
+      a blank going with every value of its column, until the members of a node
+      are all compatible (:mod:`microsdc._kernels.colsplit`); its cost follows
+      the patterns and the share of blanks, not the number of masks.
 
     Every route gives the same numbers for every policy. Conservative minima are
     searched over the compatible patterns of each incomplete pattern
@@ -144,7 +148,13 @@ def frequencies_from_codes(
     if route is None:
         n_complete = int(np.count_nonzero(pat.mask == full))
         route = choose_route(
-            len(pat.count), len(pat.count), n_masks, n_categories, n_complete=n_complete
+            len(pat.count),
+            len(pat.count),
+            n_masks,
+            n_categories,
+            kind=policy.kind,
+            n_complete=n_complete,
+            blank_share=(pat.codes < 0).mean(axis=0),
         )
     if route == "dense":
         from microsdc._kernels import dense
@@ -262,6 +272,38 @@ def _support(
             np.zeros(p_total, dtype=np.bool_),
         )
         return support, (cons if conservative else None)
+    if route == "split":
+        if policy.kind not in ("wildcard", "alpha"):
+            raise ValueError(
+                f"the split route counts the wildcard and alpha policies, not {policy.kind!r}"
+            )
+        from microsdc._kernels.colsplit import split_support
+
+        by_categories = np.argsort(-card, kind="stable")  # the most selective splits first
+        incomplete = pat.mask != (1 << len(card)) - 1
+        # what each pattern adds: its count and weight, and for alpha the same again
+        # from incomplete patterns only (alpha weighs them apart)
+        parts = [cnt] + ([pat.weight] if weighted else [])
+        if policy.kind == "alpha":
+            parts += [p * incomplete for p in parts]
+        sums = split_support(
+            np.ascontiguousarray(pat.codes[:, by_categories], dtype=np.int32),
+            np.ascontiguousarray(card[by_categories]),
+            np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
+        )
+        k = 2 if weighted else 1
+        support = np.zeros((len(cnt), 4))
+        if policy.kind == "alpha":  # from complete, from incomplete patterns
+            support[:, 0] = sums[:, 0] - sums[:, k]
+            support[:, 1] = sums[:, k]
+            if weighted:
+                support[:, 2] = sums[:, 1] - sums[:, 3]
+                support[:, 3] = sums[:, 3]
+        else:  # the wildcard count needs the sums only
+            support[:, 0] = sums[:, 0]
+            if weighted:
+                support[:, 2] = sums[:, 1]
+        return support, None
     if route != "pairs":
         raise ValueError(f"unknown counting route {route!r}")
     from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative

@@ -1,0 +1,274 @@
+"""Wildcard support of distinct patterns by splitting on one column at a time.
+
+Two patterns are compatible when they agree on every column both observe. The
+kernel finds every compatible pair without any combined key, by recursion over
+the columns (in a fixed order). A node is a set X whose members agree on the
+columns already split, or a pair of disjoint sets (A, B) of which only the
+pairs across the two are wanted. Splitting a node on the next column c:
+
+- a set X falls into its groups X_v by value at c and X_* (blank at c): the
+  pairs inside each X_v, the pairs inside X_*, and the pairs across (X_*, the
+  union of the X_v), since a blank matches every value;
+- a pair (A, B) gives the pairs (A_v, B_v) for each value v on both sides,
+  (A_*, B) and (A minus A_*, B_*).
+
+Each compatible pair is met exactly once. Once every column is split, all
+members of a node are compatible with each other (or with every member of the
+other side), and each gets the sum of their values; small nodes compare their
+members directly. Nodes whose sides have no value in common end there, which
+is what keeps the work near the number of patterns times the number of
+columns when the files are sparse; a blank makes its pattern travel with every
+value of its column, so the work grows with the share of blanks (not with the
+number of missingness masks, nor with the volume of the key space: no key is
+ever formed, so nothing can overflow).
+
+The members of a node are a contiguous range of one permutation of the
+patterns; splitting reorders the range in place (blanks first, then by value,
+a stable counting sort or, for a few members, an insertion sort). Children that
+use finer ranges run before those that use coarser ones, so every range a node
+was given still holds the same members when it runs. The loop is one function
+with no calls inside: a call that passes arrays costs two atomic reference
+count updates per array in numba, more than the work of a small node.
+
+This module imports numba; import it only inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["split_support"]
+
+#: Nodes with at most this many members on a side (or pairs) compare them directly.
+DIRECT_MEMBERS = 4
+
+
+@numba.njit(cache=True, nogil=True)
+def split_support(codes, card, values):  # pragma: no cover - numba
+    """For each pattern, the sums of ``values`` over the patterns compatible with it
+    (itself included), shape (n_patterns, n_values).
+
+    ``codes`` (n, m) holds distinct patterns (-1 = blank), columns in the order
+    of the splits (columns of many categories first end nodes soonest); ``card``
+    (m,) their categories; ``values`` (n, n_values), float64, what each pattern
+    adds to those compatible with it (its count, its weight, ...).
+    """
+    n_rows, m = codes.shape
+    nv = values.shape[1]
+    if n_rows == 0:
+        return np.zeros((0, nv), dtype=np.float64)
+    # the patterns in lexicographic order of the columns (blanks first), so that the
+    # rows of a node lie near each other: a least-significant-digit radix sort, each
+    # digit a run of columns spanning at most 2^16 keys
+    perm = np.arange(n_rows)
+    other = np.empty(n_rows, dtype=np.int64)
+    digit = np.empty(n_rows, dtype=np.int64)
+    bucket = np.empty((1 << 16) + 1, dtype=np.int64)
+    hi_col = m
+    while hi_col > 0:
+        lo_col = hi_col - 1
+        span = card[lo_col] + 1
+        while lo_col > 0 and span * (card[lo_col - 1] + 1) <= 1 << 16:
+            lo_col -= 1
+            span *= card[lo_col] + 1
+        for v in range(span + 1):
+            bucket[v] = 0
+        for i in range(n_rows):
+            x = perm[i]
+            k = 0
+            for j in range(lo_col, hi_col):
+                k = k * (card[j] + 1) + codes[x, j] + 1
+            digit[i] = k
+            bucket[k + 1] += 1
+        for v in range(span):
+            bucket[v + 1] += bucket[v]
+        for i in range(n_rows):
+            k = digit[i]
+            other[bucket[k]] = perm[i]
+            bucket[k] += 1
+        perm, other = other, perm
+        hi_col = lo_col
+    codes = codes[perm]
+    values = values[perm]
+    n = n_rows
+    acc = np.zeros((n, nv), dtype=np.float64)
+    idx = np.arange(n)
+    tmp = np.empty(n, dtype=np.int64)
+    top = 1
+    for j in range(m):
+        top = max(top, card[j])
+    counts = np.empty(top + 3, dtype=np.int64)
+    vals = np.empty((2, top + 1), dtype=np.int64)  # per side: the values present ...
+    starts = np.empty((2, top + 2), dtype=np.int64)  # ... and where their groups start
+    n_blank = np.zeros(2, dtype=np.int64)
+    n_groups = np.zeros(2, dtype=np.int64)
+    sa = np.empty(nv)
+    sb = np.empty(nv)
+    # the stack of nodes: (kind, column, a_lo, a_hi, b_lo, b_hi); kind 0 = a set, 1 = a pair
+    st = np.empty((1024, 6), dtype=np.int64)
+    st[0, 0] = 0
+    st[0, 1] = 0
+    st[0, 2] = 0
+    st[0, 3] = n
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        if sp + top + 3 > st.shape[0]:  # room for every child of this node
+            grown = np.empty((2 * st.shape[0] + top + 3, 6), dtype=np.int64)
+            grown[: sp + 1] = st[: sp + 1]
+            st = grown
+        kind = st[sp, 0]
+        c = st[sp, 1]
+        alo = st[sp, 2]
+        ahi = st[sp, 3]
+        blo = st[sp, 4]
+        bhi = st[sp, 5]
+        na = ahi - alo
+        nb = bhi - blo
+        if kind == 1 and (na == 0 or nb == 0):
+            continue
+        if c == m or (kind == 0 and na == 1):  # all compatible: sums
+            for t in range(nv):
+                sa[t] = 0.0
+            for i in range(alo, ahi):
+                for t in range(nv):
+                    sa[t] += values[idx[i], t]
+            if kind == 0:
+                for i in range(alo, ahi):
+                    for t in range(nv):
+                        acc[idx[i], t] += sa[t]
+            else:
+                for t in range(nv):
+                    sb[t] = 0.0
+                for i in range(blo, bhi):
+                    for t in range(nv):
+                        sb[t] += values[idx[i], t]
+                for i in range(alo, ahi):
+                    for t in range(nv):
+                        acc[idx[i], t] += sb[t]
+                for i in range(blo, bhi):
+                    for t in range(nv):
+                        acc[idx[i], t] += sa[t]
+            continue
+        if (kind == 0 and na <= DIRECT_MEMBERS) or (
+            kind == 1 and na * nb <= DIRECT_MEMBERS * (na + nb)
+        ):  # compare the members directly on the columns not split yet
+            for i in range(alo, ahi):
+                x = idx[i]
+                if kind == 0:
+                    for t in range(nv):
+                        acc[x, t] += values[x, t]
+                    j_lo = i + 1
+                    j_hi = ahi
+                else:
+                    j_lo = blo
+                    j_hi = bhi
+                for jj in range(j_lo, j_hi):
+                    y = idx[jj]
+                    ok = True
+                    for col in range(c, m):
+                        u = codes[x, col]
+                        w = codes[y, col]
+                        if u >= 0 and w >= 0 and u != w:
+                            ok = False
+                            break
+                    if ok:
+                        for t in range(nv):
+                            acc[x, t] += values[y, t]
+                            acc[y, t] += values[x, t]
+            continue
+        # split each side on column c: blanks first, then the groups of each value
+        cc = card[c]
+        for side in range(kind + 1):
+            lo = alo if side == 0 else blo
+            hi = ahi if side == 0 else bhi
+            size = hi - lo
+            if size <= 24 or size * 4 < cc:  # insertion sort (stable)
+                for i in range(lo + 1, hi):
+                    x = idx[i]
+                    kx = codes[x, c]
+                    j = i
+                    while j > lo and codes[idx[j - 1], c] > kx:
+                        idx[j] = idx[j - 1]
+                        j -= 1
+                    idx[j] = x
+                nbl = 0
+                while nbl < size and codes[idx[lo + nbl], c] < 0:
+                    nbl += 1
+                ng = 0
+                prev = -2
+                for i in range(lo + nbl, hi):
+                    k = codes[idx[i], c]
+                    if k != prev:
+                        vals[side, ng] = k
+                        starts[side, ng] = i
+                        ng += 1
+                        prev = k
+            else:  # counting sort (stable)
+                for v in range(cc + 2):
+                    counts[v] = 0
+                for i in range(lo, hi):
+                    counts[codes[idx[i], c] + 2] += 1
+                for v in range(cc + 1):
+                    counts[v + 1] += counts[v]
+                for i in range(lo, hi):
+                    k = codes[idx[i], c] + 1
+                    tmp[counts[k]] = idx[i]
+                    counts[k] += 1
+                for i in range(size):
+                    idx[lo + i] = tmp[i]
+                nbl = counts[0]
+                ng = 0
+                for v in range(cc):
+                    if counts[v + 1] > counts[v]:
+                        vals[side, ng] = v
+                        starts[side, ng] = lo + counts[v]
+                        ng += 1
+            starts[side, ng] = hi
+            n_blank[side] = nbl
+            n_groups[side] = ng
+        # the children, coarse ranges first so that the finer ones run first
+        if kind == 0:
+            nbl = n_blank[0]
+            if 0 < nbl < na:  # blanks at c against the rest
+                st[sp] = (1, c + 1, alo, alo + nbl, alo + nbl, ahi)
+                sp += 1
+            if nbl > 0:  # blanks at c among themselves
+                st[sp] = (0, c + 1, alo, alo + nbl, 0, 0)
+                sp += 1
+            for g in range(n_groups[0]):  # each value among itself
+                st[sp] = (0, c + 1, starts[0, g], starts[0, g + 1], 0, 0)
+                sp += 1
+        else:
+            nba = n_blank[0]
+            nbb = n_blank[1]
+            if nba > 0:  # A blank at c against all of B
+                st[sp] = (1, c + 1, alo, alo + nba, blo, bhi)
+                sp += 1
+            if nbb > 0 and nba < na:  # the rest of A against B blank at c
+                st[sp] = (1, c + 1, alo + nba, ahi, blo, blo + nbb)
+                sp += 1
+            i = 0
+            j = 0
+            while i < n_groups[0] and j < n_groups[1]:  # each value on both sides
+                if vals[0, i] == vals[1, j]:
+                    st[sp] = (
+                        1,
+                        c + 1,
+                        starts[0, i],
+                        starts[0, i + 1],
+                        starts[1, j],
+                        starts[1, j + 1],
+                    )
+                    sp += 1
+                    i += 1
+                    j += 1
+                elif vals[0, i] < vals[1, j]:
+                    i += 1
+                else:
+                    j += 1
+    out = np.empty((n, nv), dtype=np.float64)
+    for i in range(n):
+        out[perm[i]] = acc[i]
+    return out
