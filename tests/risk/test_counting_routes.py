@@ -341,7 +341,9 @@ def test_split_support_by_hand() -> None:
 
 
 @pytest.mark.parametrize("policy", ["wildcard", 0.25])
-@pytest.mark.parametrize("shape", ["wide categories", "many blanks", "one column"])
+@pytest.mark.parametrize(
+    "shape", ["wide categories", "many blanks", "one column", "a column beyond 2^16"]
+)
 def test_split_route_equals_bit_sets(policy: object, shape: str) -> None:
     # larger than the hypothesis frames: nodes split by counting sort and by insertion
     # sort, pairs compared directly, the stack grown
@@ -350,6 +352,7 @@ def test_split_route_equals_bit_sets(policy: object, shape: str) -> None:
         "wide categories": np.array([700, 300, 40, 5, 2]),
         "many blanks": np.array([3, 4, 2, 3, 5, 2, 3, 4]),
         "one column": np.array([9]),
+        "a column beyond 2^16": np.array([100_000, 3, 2]),
     }[shape]
     n = 6000
     used = [rng.choice(c, size=min(c, 20), replace=False) for c in card]

@@ -61,10 +61,13 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     # the patterns in lexicographic order of the columns (blanks first), so that the
     # rows of a node lie near each other: a least-significant-digit radix sort, each
     # digit a run of columns spanning at most 2^16 keys
+    top = 1
+    for j in range(m):
+        top = max(top, card[j])
     perm = np.arange(n_rows)
     other = np.empty(n_rows, dtype=np.int64)
     digit = np.empty(n_rows, dtype=np.int64)
-    bucket = np.empty((1 << 16) + 1, dtype=np.int64)
+    bucket = np.empty(max(1 << 16, top + 1) + 1, dtype=np.int64)  # one column may span more
     hi_col = m
     while hi_col > 0:
         lo_col = hi_col - 1
@@ -95,9 +98,6 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     acc = np.zeros((n, nv), dtype=np.float64)
     idx = np.arange(n)
     tmp = np.empty(n, dtype=np.int64)
-    top = 1
-    for j in range(m):
-        top = max(top, card[j])
     counts = np.empty(top + 3, dtype=np.int64)
     vals = np.empty((2, top + 1), dtype=np.int64)  # per side: the values present ...
     starts = np.empty((2, top + 2), dtype=np.int64)  # ... and where their groups start
