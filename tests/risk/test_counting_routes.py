@@ -387,3 +387,34 @@ def test_split_route_refuses_other_policies(policy: str) -> None:
     codes = np.array([[0, -1], [0, 1], [1, 1]], dtype=np.int32)
     with pytest.raises(ValueError, match="split route counts the wildcard and alpha"):
         frequencies_from_codes(codes, np.array([2, 2]), policy=Policy(policy), route="split")
+
+
+def test_split_support_kernel_on_a_column_beyond_2_16() -> None:
+    from microsdc._kernels.colsplit import split_support
+
+    # the kernel's radix presort must bucket one column of more than 2^16 codes
+    rng = np.random.default_rng(29)
+    codes = np.column_stack(
+        [rng.integers(0, 70_000, 3000), rng.integers(0, 3, 3000), rng.integers(0, 2, 3000)]
+    ).astype(np.int32)
+    codes[:1500, 0] = rng.integers(0, 40, 1500)  # some values shared
+    codes[rng.random(codes.shape) < 0.3] = -1
+    codes = np.unique(codes, axis=0)  # the kernel takes distinct patterns
+    values = rng.uniform(0.5, 2.0, (len(codes), 1))
+    sums = split_support(codes, np.array([70_000, 3, 2], dtype=np.int64), values)
+    obs = codes >= 0
+    for r in rng.choice(len(codes), 200, replace=False):
+        ok = ((codes == codes[r]) | ~obs | ~obs[r]).all(axis=1)
+        assert sums[r, 0] == pytest.approx(values[ok, 0].sum(), rel=1e-12)
+
+
+def test_split_route_ranks_sparse_codes() -> None:
+    # categories declared by the billion but few in use: the route counts on their ranks
+    rng = np.random.default_rng(31)
+    codes = rng.integers(0, 5, (2000, 3)).astype(np.int32) * 100_000_000
+    codes[rng.random(codes.shape) < 0.2] = -1
+    card = np.full(3, 2**31 - 1)
+    got = frequencies_from_codes(codes, card, route="split")
+    ref = frequencies_from_codes(codes, card, route="pairs")
+    assert np.array_equal(got.row_fk, ref.row_fk)
+    assert got.row_fk.min() < got.row_fk.max()

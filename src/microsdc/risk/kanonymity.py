@@ -279,7 +279,19 @@ def _support(
             )
         from microsdc._kernels.colsplit import split_support
 
-        by_categories = np.argsort(-card, kind="stable")  # the most selective splits first
+        # the codes in use (a category declared but never observed needs no bucket);
+        # codes far sparser than the patterns are replaced by their ranks
+        codes_u = pat.codes
+        used = np.maximum(codes_u.max(axis=0).astype(np.int64) + 1, 1)
+        sparse = np.flatnonzero(used > max(1 << 16, 2 * len(cnt)))
+        if len(sparse):
+            codes_u = codes_u.copy()
+            for j in sparse:
+                col = codes_u[:, j]
+                obs = col >= 0
+                ranks, col[obs] = np.unique(col[obs], return_inverse=True)
+                used[j] = max(len(ranks), 1)
+        by_categories = np.argsort(-used, kind="stable")  # the most selective splits first
         incomplete = pat.mask != (1 << len(card)) - 1
         # what each pattern adds: its count and weight, and for alpha the same again
         # from incomplete patterns only (alpha weighs them apart)
@@ -287,8 +299,8 @@ def _support(
         if policy.kind == "alpha":
             parts += [p * incomplete for p in parts]
         sums = split_support(
-            np.ascontiguousarray(pat.codes[:, by_categories], dtype=np.int32),
-            np.ascontiguousarray(card[by_categories]),
+            np.ascontiguousarray(codes_u[:, by_categories], dtype=np.int32),
+            np.ascontiguousarray(used[by_categories]),
             np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
         )
         k = 2 if weighted else 1
