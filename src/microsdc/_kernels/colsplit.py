@@ -45,29 +45,15 @@ DIRECT_MEMBERS = 4
 
 
 @numba.njit(cache=True, nogil=True)
-def split_support(codes, card, values):  # pragma: no cover - numba
-    """For each pattern, the sums of ``values`` over the patterns compatible with it
-    (itself included), shape (n_patterns, n_values).
-
-    ``codes`` (n, m) holds distinct patterns (-1 = blank), columns in the order
-    of the splits (columns of many categories first end nodes soonest); ``card``
-    (m,) their categories; ``values`` (n, n_values), float64, what each pattern
-    adds to those compatible with it (its count, its weight, ...).
-    """
+def _lex_order(codes, card, top):  # pragma: no cover - numba
+    """The patterns in lexicographic order of the columns (blanks first): a
+    least-significant-digit radix sort, each digit a run of columns spanning at
+    most 2^16 keys (or one column of more, ``top`` being the most categories)."""
     n_rows, m = codes.shape
-    nv = values.shape[1]
-    if n_rows == 0:
-        return np.zeros((0, nv), dtype=np.float64)
-    # the patterns in lexicographic order of the columns (blanks first), so that the
-    # rows of a node lie near each other: a least-significant-digit radix sort, each
-    # digit a run of columns spanning at most 2^16 keys
-    top = 1
-    for j in range(m):
-        top = max(top, card[j])
     perm = np.arange(n_rows)
     other = np.empty(n_rows, dtype=np.int64)
     digit = np.empty(n_rows, dtype=np.int64)
-    bucket = np.empty(max(1 << 16, top + 1) + 1, dtype=np.int64)  # one column may span more
+    bucket = np.empty(max(1 << 16, top + 1) + 1, dtype=np.int64)
     hi_col = m
     while hi_col > 0:
         lo_col = hi_col - 1
@@ -92,6 +78,28 @@ def split_support(codes, card, values):  # pragma: no cover - numba
             bucket[k] += 1
         perm, other = other, perm
         hi_col = lo_col
+    return perm
+
+
+@numba.njit(cache=True, nogil=True)
+def split_support(codes, card, values):  # pragma: no cover - numba
+    """For each pattern, the sums of ``values`` over the patterns compatible with it
+    (itself included), shape (n_patterns, n_values).
+
+    ``codes`` (n, m) holds distinct patterns (-1 = blank), columns in the order
+    of the splits (columns of many categories first end nodes soonest); ``card``
+    (m,) their categories; ``values`` (n, n_values), float64, what each pattern
+    adds to those compatible with it (its count, its weight, ...).
+    """
+    n_rows, m = codes.shape
+    nv = values.shape[1]
+    if n_rows == 0:
+        return np.zeros((0, nv), dtype=np.float64)
+    top = 1
+    for j in range(m):
+        top = max(top, card[j])
+    # the patterns in lexicographic order, so that the rows of a node lie near each other
+    perm = _lex_order(codes, card, top)
     codes = codes[perm]
     values = values[perm]
     n = n_rows
