@@ -418,3 +418,49 @@ def test_split_route_ranks_sparse_codes() -> None:
     ref = frequencies_from_codes(codes, card, route="pairs")
     assert np.array_equal(got.row_fk, ref.row_fk)
     assert got.row_fk.min() < got.row_fk.max()
+
+
+@pytest.mark.parametrize("route", ["split", "pairs", "bitset"])
+def test_alpha_weights_of_complete_and_incomplete_records_kept_apart(route: str) -> None:
+    # alpha = 0: the incomplete record adds nothing to the complete one, however heavy;
+    # a difference of sums would lose the complete record's own weight of 1
+    codes = np.array([[0, 0], [0, -1]], dtype=np.int32)
+    res = frequencies_from_codes(
+        codes,
+        np.array([1, 1]),
+        policy=Policy("alpha", 0.0),
+        weights=np.array([1.0, 1e17]),
+        route=route,
+    )
+    assert res.row_fk.tolist() == [1.0, 2.0]
+    assert res.row_Fk is not None and res.row_Fk.tolist() == [1.0, 1e17 + 1.0]
+
+
+def test_every_mask_rare_with_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    import microsdc.risk.kanonymity as kan
+
+    # no complete pattern, every mask on bit sets: nothing left for mask pairs
+    rng = np.random.default_rng(37)
+    codes = rng.integers(0, 3, size=(40, 10)).astype(np.int32)
+    codes[rng.random(codes.shape) < 0.3] = -1
+    codes[:, 0] = -1
+    weights = rng.uniform(0.5, 2.0, 40)
+    monkeypatch.setattr(kan, "_rare_masks", lambda masks, count, *a: np.ones(len(count), bool))
+    got = frequencies_from_codes(codes, np.full(10, 3), weights=weights, route="pairs")
+    fk, big = fk_bruteforce(_rows(codes), "wildcard", weights.tolist())
+    assert got.row_fk.tolist() == fk
+    np.testing.assert_allclose(got.row_Fk, big, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("route", "policy", "message"),
+    [
+        ("nope", "wildcard", "unknown counting route 'nope'"),
+        ("split", "category", "split route counts the wildcard and alpha"),
+        ("split", "conservative", "split route counts the wildcard and alpha"),
+    ],
+)
+def test_forced_route_checked_whatever_the_data(route: str, policy: str, message: str) -> None:
+    complete = np.array([[0, 1], [0, 1], [1, 0]], dtype=np.int32)  # no blank: group counts
+    with pytest.raises(ValueError, match=message):
+        frequencies_from_codes(complete, np.array([2, 2]), policy=Policy(policy), route=route)

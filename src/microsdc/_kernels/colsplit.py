@@ -192,15 +192,25 @@ def split_support(codes, card, values):  # pragma: no cover - numba
             lo = alo if side == 0 else blo
             hi = ahi if side == 0 else bhi
             size = hi - lo
-            if size <= 24 or size * 4 < cc:  # insertion sort (stable)
-                for i in range(lo + 1, hi):
-                    x = idx[i]
-                    kx = codes[x, c]
-                    j = i
-                    while j > lo and codes[idx[j - 1], c] > kx:
-                        idx[j] = idx[j - 1]
-                        j -= 1
-                    idx[j] = x
+            if size <= 24 or size * 4 < cc:
+                if size <= 24:  # insertion sort (stable)
+                    for i in range(lo + 1, hi):
+                        x = idx[i]
+                        kx = codes[x, c]
+                        j = i
+                        while j > lo and codes[idx[j - 1], c] > kx:
+                            idx[j] = idx[j - 1]
+                            j -= 1
+                        idx[j] = x
+                else:  # far fewer members than values: a merge sort, not a count
+                    keys = np.empty(size, dtype=np.int64)
+                    for i in range(size):
+                        keys[i] = codes[idx[lo + i], c]
+                    by_key = np.argsort(keys, kind="mergesort")
+                    for i in range(size):
+                        tmp[i] = idx[lo + by_key[i]]
+                    for i in range(size):
+                        idx[lo + i] = tmp[i]
                 nbl = 0
                 while nbl < size and codes[idx[lo + nbl], c] < 0:
                     nbl += 1

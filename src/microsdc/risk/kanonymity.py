@@ -130,6 +130,7 @@ def frequencies_from_codes(
     from microsdc._kernels.route import choose_route
 
     policy = policy or Policy("wildcard")
+    _check_route(route, policy.kind)
     weighted = weights is not None
     pat = distinct_patterns(codes, n_categories, weights)
     if counts is not None:
@@ -173,6 +174,15 @@ def frequencies_from_codes(
     return PatternFrequencies(pat.codes, pat.count, fk_out, big_out, pat.inverse)
 
 
+def _check_route(route: str | None, kind: str) -> None:
+    """Refuse an unknown forced route, or "split" with a policy it does not count,
+    whatever the data (before any counting)."""
+    if route is not None and route not in ("dense", "pairs", "bitset", "split"):
+        raise ValueError(f"unknown counting route {route!r}")
+    if route == "split" and kind not in ("wildcard", "alpha"):
+        raise ValueError(f"the split route counts the wildcard and alpha policies, not {kind!r}")
+
+
 def share_weighted_support(
     codes: np.ndarray,
     weights: np.ndarray,
@@ -203,10 +213,16 @@ def share_weighted_support(
     Returns
     -------
     ndarray of shape (n_rows,), float64
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``route``, or "split" (which does not weigh blanks by shares).
     """
     from microsdc._kernels.patterns import distinct_patterns
     from microsdc._kernels.route import choose_route
 
+    _check_route(route, "probabilistic")
     pat = distinct_patterns(codes, n_categories, weights)
     m = pat.codes.shape[1]
     if not np.any(pat.mask != (1 << m) - 1):  # no blank anywhere: identical rows only
@@ -293,24 +309,20 @@ def _support(
                 used[j] = max(len(ranks), 1)
         by_categories = np.argsort(-used, kind="stable")  # the most selective splits first
         incomplete = pat.mask != (1 << len(card)) - 1
-        # what each pattern adds: its count and weight, and for alpha the same again
-        # from incomplete patterns only (alpha weighs them apart)
+        # what each pattern adds: its count (and weight); for alpha, apart for complete
+        # and incomplete patterns (no difference of sums: a large weight would swamp
+        # a small one)
         parts = [cnt] + ([pat.weight] if weighted else [])
         if policy.kind == "alpha":
-            parts += [p * incomplete for p in parts]
+            parts = [q for p in parts for q in (p * ~incomplete, p * incomplete)]
         sums = split_support(
             np.ascontiguousarray(codes_u[:, by_categories], dtype=np.int32),
             np.ascontiguousarray(used[by_categories]),
             np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
         )
-        k = 2 if weighted else 1
         support = np.zeros((len(cnt), 4))
         if policy.kind == "alpha":  # from complete, from incomplete patterns
-            support[:, 0] = sums[:, 0] - sums[:, k]
-            support[:, 1] = sums[:, k]
-            if weighted:
-                support[:, 2] = sums[:, 1] - sums[:, 3]
-                support[:, 3] = sums[:, 3]
+            support[:, : sums.shape[1]] = sums
         else:  # the wildcard count needs the sums only
             support[:, 0] = sums[:, 0]
             if weighted:
@@ -352,16 +364,17 @@ def _support(
             np.flatnonzero(rare),
             ~rare,
         )
-        support[common] += _pair_route(
-            pat.codes[common],
-            pat.mask[common],
-            card,
-            cnt[common],
-            pat.weight[common],
-            weighted,
-            colw,
-            use_colw,
-        )
+        if len(common):  # every mask may be rare
+            support[common] += _pair_route(
+                pat.codes[common],
+                pat.mask[common],
+                card,
+                cnt[common],
+                pat.weight[common],
+                weighted,
+                colw,
+                use_colw,
+            )
     else:
         # patterns of rare masks meet the other incomplete patterns on bit sets of the
         # incomplete patterns (their support from them, and what they add to them); the
@@ -649,8 +662,9 @@ def row_frequencies(
     n_categories : ndarray of shape (n_qis,)
     policy : Policy, default wildcard
     weights : ndarray of shape (n_rows,), optional
-    route : {"dense", "pairs", "bitset"}, optional
-        Force a route, as in :func:`frequencies_from_codes`.
+    route : {"dense", "pairs", "bitset", "split"}, optional
+        Force a route, as in :func:`frequencies_from_codes` (which raises
+        ValueError for an unknown one).
 
     Returns
     -------
