@@ -200,3 +200,16 @@ def test_all_zero_weights_are_refused(tmp_path: Path, capsys: pytest.CaptureFixt
     FRAME.assign(w=0.0).to_csv(src, index=False)
     code, _, err = run([str(src), "--qi", "A,B", "--weight", "w"], capsys)
     assert code == 2 and "0 for every record" in err
+
+
+def test_risk_probabilistic_prints_expected_reidentifications(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # fractional fk: the individual risk takes the whole matches it holds
+    path = tmp_path / "p.csv"
+    path.write_text("a,b\n1,x\n1,x\n2,\n2,y\n3,y\n1,\n")
+    code, out, err = run_cli(
+        ["risk", str(path), "--qi", "a,b", "-k", "2", "--missing", "probabilistic"], capsys
+    )
+    assert code == 0, err
+    assert "expected" in out.lower()
