@@ -288,11 +288,7 @@ def _support(
             np.zeros(p_total, dtype=np.bool_),
         )
         return support, (cons if conservative else None)
-    if route == "split":
-        if policy.kind not in ("wildcard", "alpha"):
-            raise ValueError(
-                f"the split route counts the wildcard and alpha policies, not {policy.kind!r}"
-            )
+    if route == "split":  # wildcard or alpha: the callers check it (_check_route)
         from microsdc._kernels.colsplit import split_support
 
         # the codes in use (a category declared but never observed needs no bucket);
