@@ -75,6 +75,53 @@ def test_latin1_readable_with_encoding(tmp_path: Path) -> None:
     assert read_table(path, encoding="latin-1")["b"].tolist() == ["été"]
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_a_byte_that_is_not_utf8_is_placed_in_the_file(tmp_path: Path, suffix: str) -> None:
+    # pandas decodes by blocks and reports a position within its block; the message
+    # gives the offset and the line in the file (here past the first MiB)
+    import gzip
+
+    lines = ["a,b"] + [f"{i},x{i:07d}" for i in range(120_000)] + ["1,caf\xe9"]
+    raw = "\n".join(lines).encode("latin-1")
+    path = tmp_path / f"late{suffix}"
+    path.write_bytes(gzip.compress(raw) if suffix.endswith(".gz") else raw)
+    offset = raw.index(b"\xe9") + 1
+    assert offset > 1 << 20
+    with pytest.raises(DataValidationError) as err:
+        read_table(path)
+    assert f"the byte 0xe9 at offset {offset:,} (line 120,002) is not UTF-8" in str(err.value)
+
+
+def test_first_undecodable_across_blocks(tmp_path: Path) -> None:
+    from microsdc.io import first_undecodable
+
+    path = tmp_path / "t.csv"
+    # a two-byte UTF-8 letter split by the 1 MiB block boundary is fine; a stray
+    # continuation byte on line 3 is not
+    body = b"a" * ((1 << 20) - 1) + "\u00e9".encode() + b"\nok\n\x80\n"
+    path.write_bytes(body)
+    assert first_undecodable(path, "utf-8") == (len(body) - 1, 3, 0x80)
+    path.write_bytes(b"all fine\n")
+    assert first_undecodable(path, "utf-8") is None
+
+
+def test_csv_written_in_the_encoding_asked(tmp_path: Path) -> None:
+    df = pd.DataFrame({"town": ["Liège", "Namur"], "n": [1, 2]})
+    path = tmp_path / "out.csv"
+    write_table(df, path, encoding="latin-1")
+    assert path.read_bytes() == "town,n\nLiège,1\nNamur,2\n".encode("latin-1")
+    write_table(df, path)  # UTF-8 by default
+    assert path.read_bytes() == "town,n\nLiège,1\nNamur,2\n".encode()
+
+
+def test_a_value_the_encoding_cannot_hold_is_named(tmp_path: Path) -> None:
+    df = pd.DataFrame({"town": ["Namur", "Łódź"], "n": [1, 2]})
+    path = tmp_path / "out.csv"
+    with pytest.raises(DataValidationError, match="the value 'Łódź' of column 'town'"):
+        write_table(df, path, encoding="latin-1")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("suffix", [".sav", ".dta"])
 def test_names_the_format_cannot_hold_are_an_error_and_nothing_is_written(
     tmp_path: Path, suffix: str

@@ -218,9 +218,13 @@ def read_table(
         ) from None
     except UnicodeDecodeError as exc:
         guess = likely_encoding(path)
+        # the reader decodes by blocks, so its position is within a block: find the
+        # byte in the file
+        where = first_undecodable(path, encoding or "utf-8")
+        place = f" at offset {where[0]:,} (line {where[1]:,})" if where else ""
         raise DataValidationError(
-            f"Cannot read {path.name}: byte {exc.object[exc.start : exc.start + 1]!r} at position "
-            f"{exc.start} is not {encoding or 'UTF-8'}. Give its encoding (encoding={guess!r}; "
+            f"Cannot read {path.name}: the byte 0x{exc.object[exc.start]:02x}{place} "
+            f"is not {encoding or 'UTF-8'}. Give its encoding (encoding={guess!r}; "
             "input.encoding in a job file) or save it as UTF-8."
         ) from exc
     except Exception as exc:
@@ -386,11 +390,20 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
     return path
 
 
-def write_table(df: pd.DataFrame, path: str | Path) -> None:
+def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = None) -> None:
     """Write ``df`` in the format given by the extension of ``path``.
 
     The file is written under a temporary name in the same folder and moved
     into place, so a failed write leaves nothing behind.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    path : str or pathlib.Path
+    encoding : str, optional
+        Text encoding of a CSV or TSV file (default UTF-8); give the input's, so
+        that a file read as latin-1 is released as latin-1. Other formats
+        ignore it.
 
     Raises
     ------
@@ -398,7 +411,8 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
         If the extension is not one of the supported formats.
     DataValidationError
         If a column name cannot be stored in an SPSS or Stata file (all such
-        names are listed).
+        names are listed), or a value or column name has no code in
+        ``encoding`` (the first such is named).
     FileNotFoundError
         If the folder does not exist.
     """
@@ -412,10 +426,15 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
     )
     os.close(fd)
     try:
-        if fmt == "csv":
-            df.to_csv(tmp, index=False)
-        elif fmt == "tsv":
-            df.to_csv(tmp, index=False, sep="\t")
+        if fmt in ("csv", "tsv"):
+            try:
+                df.to_csv(tmp, index=False, sep="\t" if fmt == "tsv" else ",", encoding=encoding)
+            except UnicodeEncodeError as exc:
+                raise DataValidationError(
+                    f"Cannot write {path.name} in {encoding}: "
+                    f"{_unencodable(df, encoding or 'utf-8')} has no code in it. Write "
+                    "UTF-8 (leave the encoding out) or Parquet."
+                ) from exc
         elif fmt == "parquet":
             df.to_parquet(tmp, index=False)
         elif fmt == "spss":
@@ -455,6 +474,70 @@ def check_column_names(columns: Any, path: str | Path) -> None:
             ". Rename them, or write .parquet or .csv.",
             failure_cases=bad,
         )
+
+
+def _unencodable(df: pd.DataFrame, encoding: str) -> str:
+    """The first column name or value of ``df`` that ``encoding`` cannot encode, described."""
+    for name in df.columns:
+        try:
+            str(name).encode(encoding)
+        except UnicodeEncodeError:
+            return f"the column name {str(name)!r}"
+    for name in df.columns:
+        col = df[name]
+        if col.dtype.kind not in "OSU" and str(col.dtype) not in ("string", "category"):
+            continue
+        for value in col.dropna().astype(str).unique():
+            try:
+                value.encode(encoding)
+            except UnicodeEncodeError:
+                return f"the value {value!r} of column {str(name)!r}"
+    return "a value"
+
+
+def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
+    """Where a text file first breaks ``encoding``: (byte offset, line, byte), the
+    offset and line counted from 1, in the decompressed bytes; None if it does not.
+
+    Readers decode by blocks and report a position within their block; this reads
+    the file once, in blocks of 1 MiB, to give the position in the file.
+    """
+    import bz2
+    import codecs
+    import gzip
+    import lzma
+    import zipfile
+
+    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    suffix = path.suffix.lower()
+    try:
+        decoder = codecs.getincrementaldecoder(encoding)()
+        if suffix == ".zip":
+            zf = zipfile.ZipFile(path)
+            names = zf.namelist()
+            if not names:
+                return None
+            fh = zf.open(names[0])
+        else:
+            fh = openers.get(suffix, open)(path, "rb")
+    except (OSError, EOFError, LookupError, zipfile.BadZipFile, lzma.LZMAError):
+        return None
+    offset = 0
+    lines = 1
+    with fh:
+        while True:
+            chunk = fh.read(1 << 20)
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                # the decoder may hold up to a few bytes of the previous chunk
+                held = len(exc.object) - len(chunk)
+                lines += exc.object[held : exc.start].count(b"\n")
+                return offset - held + exc.start + 1, lines, exc.object[exc.start]
+            if not chunk:
+                return None
+            lines += chunk.count(b"\n")
+            offset += len(chunk)
 
 
 def likely_encoding(path: Path) -> str:

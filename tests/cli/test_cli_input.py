@@ -65,7 +65,19 @@ def test_latin1_needs_and_takes_encoding(
         capsys,
     )
     assert code == 0, err
-    assert pd.read_csv(out_file)["town"].tolist() == ["Béziers", "Béziers"]
+    # released in the encoding it came in
+    assert "Béziers".encode("latin-1") in out_file.read_bytes()
+    assert pd.read_csv(out_file, encoding="latin-1")["town"].tolist() == ["Béziers", "Béziers"]
+    safe = tmp_path / "safe.csv"
+    code, _, err = run(
+        [
+            *("suppress", str(path), "--qi", "town,sex", "-k", "2"),
+            *("--encoding", "latin-1", "--out", str(safe)),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert safe.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("latin-1")
 
 
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -131,3 +143,30 @@ def test_ctrl_c_exits_130_and_leaves_no_file(
     assert code == 130
     assert "Interrupted" in err
     assert list(out.parent.iterdir()) == []
+
+
+def test_a_key_variable_whose_name_holds_a_comma(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "d.csv", 'age,"income, net",sex\n30,low,m\n30,low,m\n40,high,f\n')
+    out = tmp_path / "safe.csv"
+    qi = 'age, "income, net",sex'
+    code, _, err = run(["suppress", str(path), "--qi", qi, "-k", "2", "--out", str(out)], capsys)
+    assert code == 0, err
+    safe = pd.read_csv(out)
+    assert safe.columns.tolist() == ["age", "income, net", "sex"]
+    assert safe.iloc[2].isna().sum() >= 1 and safe.iloc[:2].notna().all().all()
+    code, _, err = run(["risk", str(path), "--qi", 'age,"income'], capsys)
+    assert code == 2 and 'a name that holds a comma in double quotes: A,"B, C"' in err
+
+
+def test_suppress_help_offers_only_the_policies_it_takes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(["suppress", "--help"], capsys)
+    assert code == 0
+    text = " ".join(out.split())
+    assert "Missing-value policy: wildcard, probabilistic, category, or alpha in [0, 1]" in text
+    assert "conservative" not in text
+    code, out, _ = run(["risk", "--help"], capsys)
+    assert "conservative (a measure only)" in " ".join(out.split())

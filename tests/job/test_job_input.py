@@ -40,6 +40,13 @@ def test_job_reads_latin1_semicolon_file(tmp_path: Path) -> None:
     assert res.audit["risk"]["before"]["n_unique"] == 1
 
 
+def test_job_writes_a_latin1_input_as_latin1(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\nBéziers,m\nBéziers,m\n", "latin-1", 'encoding = "latin-1"')
+    res = run_job(job, write=True)
+    out = res.config.output.data
+    assert out.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("latin-1")
+
+
 def test_job_rejects_unknown_encoding(tmp_path: Path) -> None:
     job = _job(tmp_path, "town,sex\na,m\n", "utf-8", 'encoding = "latin-42"')
     with pytest.raises(JobFileError, match=r"input\.encoding"):

@@ -371,29 +371,18 @@ def check_utf8(path: str) -> None:
     InvalidParameterError
         Naming the first byte that is not UTF-8 and its position.
     """
-    import codecs
+    from microsdc.io import first_undecodable, likely_encoding
 
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    done = 0
-    with open(path, "rb") as fh:
-        while True:
-            chunk = fh.read(1 << 20)
-            try:
-                decoder.decode(chunk, final=not chunk)
-            except UnicodeDecodeError as exc:
-                where = done + exc.start
-                from microsdc.io import likely_encoding
-
-                guess = likely_encoding(Path(path))
-                raise InvalidParameterError(
-                    f"{path} is not UTF-8 (byte {exc.object[exc.start : exc.start + 1]!r} at "
-                    f"position {where}): give its encoding (--encoding {guess}, or "
-                    "input.encoding in a job file; the duckdb engine reads latin-1 and "
-                    "UTF-16, polars UTF-8 only), or " + _CONVERT.format(enc=guess)
-                ) from None
-            if not chunk:
-                return
-            done += len(chunk)
+    where = first_undecodable(Path(path), "utf-8")
+    if where is None:
+        return
+    guess = likely_encoding(Path(path))
+    raise InvalidParameterError(
+        f"{path} is not UTF-8 (the byte 0x{where[2]:02x} at offset {where[0]:,}, line "
+        f"{where[1]:,}): give its encoding (--encoding {guess}, or input.encoding in a job "
+        "file; the duckdb engine reads latin-1 and UTF-16, polars UTF-8 only), or "
+        + _CONVERT.format(enc=guess)
+    )
 
 
 def check_not_blank(path: str) -> None:

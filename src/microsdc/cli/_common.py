@@ -26,6 +26,7 @@ __all__ = [
     "qi_option",
     "read_input",
     "records_callback",
+    "release_missing_option",
     "report_warnings",
     "sep_option",
     "user_errors",
@@ -107,10 +108,23 @@ def _typed_names(message: str) -> str:
 
 
 def parse_list(value: str | None) -> list[str]:
-    """Split ``"a,b, c"`` into ``["a", "b", "c"]``; ``None`` or ``""`` gives ``[]``."""
+    """Split ``"a,b, c"`` into ``["a", "b", "c"]``; ``None`` or ``""`` gives ``[]``.
+
+    A name that holds a comma is given in double quotes, as in a CSV header:
+    ``'age,"income, net"'`` gives ``["age", "income, net"]``.
+    """
+    import csv
+
     if not value:
         return []
-    return [part.strip() for part in value.split(",") if part.strip()]
+    try:
+        parts = next(csv.reader([value], skipinitialspace=True, strict=True))
+    except csv.Error as exc:
+        raise click.BadParameter(
+            f"cannot split {value!r} into names ({exc}); give them comma separated, a name "
+            'that holds a comma in double quotes: A,"B, C".'
+        ) from None
+    return [part.strip() for part in parts if part.strip()]
 
 
 def read_input(
@@ -175,19 +189,25 @@ encoding_option = click.option(
     "--encoding",
     "encoding",
     default=None,
-    help="Text encoding of a CSV file, e.g. latin-1 or cp1252 (default: UTF-8).",
+    help="Text encoding of a CSV file, e.g. latin-1 or cp1252 (default: UTF-8). A CSV "
+    "output is written in it too.",
 )
 
 
-def write_output(df: Any, path: str) -> None:
-    """Write a frame in the format given by the file extension."""
+def write_output(df: Any, path: str, encoding: str | None = None) -> None:
+    """Write a frame in the format given by the file extension; a CSV file in
+    ``encoding`` (the input's: a latin-1 file is released as latin-1)."""
     from microsdc.io import write_table
 
-    write_table(df, path)
+    write_table(df, path, encoding=encoding)
 
 
 qi_option = click.option(
-    "--qi", "qi", required=True, help="Quasi-identifiers, comma separated: A,B,C."
+    "--qi",
+    "qi",
+    required=True,
+    help="Quasi-identifiers, comma separated: A,B,C (a name with a comma in double quotes: "
+    'A,"B, C").',
 )
 missing_option = click.option(
     "--missing",
@@ -198,6 +218,14 @@ missing_option = click.option(
         "Missing-value policy: wildcard, probabilistic, category, conservative (a measure "
         "only), or alpha in [0, 1]."
     ),
+)
+#: ``--missing`` of the commands that release data (no "conservative": it guarantees nothing).
+release_missing_option = click.option(
+    "--missing",
+    "missing",
+    default="wildcard",
+    show_default=True,
+    help="Missing-value policy: wildcard, probabilistic, category, or alpha in [0, 1].",
 )
 
 missing_values_option = click.option(

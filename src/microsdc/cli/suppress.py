@@ -10,7 +10,6 @@ from microsdc.cli._common import (
     announce_compile,
     console,
     encoding_option,
-    missing_option,
     missing_values_option,
     parse_list,
     parse_missing_values,
@@ -20,6 +19,7 @@ from microsdc.cli._common import (
     qi_option,
     read_input,
     records_callback,
+    release_missing_option,
     report_warnings,
     sep_option,
     user_errors,
@@ -112,7 +112,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     help="greedy (fast, few cells), exact (integer program, small files), or random "
     "(the kanonymity baseline: equal share of random blanks in every QI; many more cells).",
 )
-@missing_option
+@release_missing_option
 @missing_values_option
 @click.option(
     "--subject-id",
@@ -286,7 +286,7 @@ def suppress(
         )
         data = result.data
         bar.update(task, advance=1)
-    write_output(data, out)
+    write_output(data, out, encoding)
     con = console()
     from microsdc.suppression.demo import render_suppression_summary
 

@@ -463,7 +463,8 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
     "output.data": (
         "`<input>_anonymised.<ext>`",
-        "The anonymised data; the format follows the extension.",
+        "The anonymised data; the format follows the extension (a CSV file in the "
+        "input's `encoding`).",
     ),
     "output.audit": ("`<input>_audit.json`", "The audit record (JSON)."),
     "output.report": ("`<input>_report.html`", "The HTML report."),

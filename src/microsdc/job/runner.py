@@ -981,7 +981,7 @@ def run_job(
         def write_data() -> None:
             from microsdc.io import write_table
 
-            _write_atomic(cfg.output.data, lambda p: write_table(final, p))
+            _write_atomic(cfg.output.data, lambda p: write_table(final, p, encoding=cfg.encoding))
 
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
