@@ -464,3 +464,18 @@ def test_forced_route_checked_whatever_the_data(route: str, policy: str, message
     complete = np.array([[0, 1], [0, 1], [1, 0]], dtype=np.int32)  # no blank: group counts
     with pytest.raises(ValueError, match=message):
         frequencies_from_codes(complete, np.array([2, 2]), policy=Policy(policy), route=route)
+
+
+def test_split_support_same_for_every_code_width() -> None:
+    from microsdc._kernels.colsplit import split_support
+
+    # the route passes the narrowest codes that hold the categories
+    rng = np.random.default_rng(37)
+    card = np.array([120, 7, 3, 2], dtype=np.int64)
+    codes = np.column_stack([rng.integers(0, c, 4000) for c in card])
+    codes[rng.random(codes.shape) < 0.2] = -1
+    codes = np.unique(codes, axis=0)
+    values = rng.uniform(0.5, 2.0, (len(codes), 1))
+    sums = [split_support(codes.astype(t), card, values) for t in (np.int8, np.int16, np.int32)]
+    assert np.array_equal(sums[0], sums[1]) and np.array_equal(sums[0], sums[2])
+    assert sums[0].min() < sums[0].max()

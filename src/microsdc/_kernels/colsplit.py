@@ -86,10 +86,11 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     """For each pattern, the sums of ``values`` over the patterns compatible with it
     (itself included), shape (n_patterns, n_values).
 
-    ``codes`` (n, m) holds distinct patterns (-1 = blank), columns in the order
-    of the splits (columns of many categories first end nodes soonest); ``card``
-    (m,) their categories; ``values`` (n, n_values), float64, what each pattern
-    adds to those compatible with it (its count, its weight, ...).
+    ``codes`` (n, m), int8, int16 or int32, holds distinct patterns (-1 = blank),
+    columns in the order of the splits (columns of many categories first end
+    nodes soonest); ``card`` (m,) their categories; ``values`` (n, n_values),
+    float64, what each pattern adds to those compatible with it (its count, its
+    weight, ...).
     """
     n_rows, m = codes.shape
     nv = values.shape[1]

@@ -18,8 +18,9 @@ Routes (all exact, all policies):
 - ``"split"`` (wildcard and alpha policies): the patterns split on one column at
   a time (:mod:`microsdc._kernels.colsplit`); a blank travels with every value
   of its column, so the cost grows as ``n_patterns x prod(1 + blank share of
-  column j)``, whatever the number of masks (measured: 0.4 to 0.7 us per pattern and
-  unit of that product on one core, 1M patterns).
+  column j)``, whatever the number of masks (measured: 0.35 to 0.45 us per pattern
+  and unit of that product on one core, 1M patterns, codes of 8 bits; more with
+  wider codes).
 
 Small inputs (the bit-set route estimated at ``SMALL_NS`` or less, a few thousand
 patterns) take the bit-set route even where mask pairs would be a few
@@ -53,7 +54,7 @@ _NS_PAIR = 6.0  # per (mask, incomplete pattern) key computation and probe
 _NS_CROSS = 5.0  # per (incomplete mask, complete pattern) lookup; an upper bound: masks
 # with few patterns use an index of the complete patterns instead of a pass
 _NS_WORD = 1.5  # per word AND of the bit sets and column (measured, shared machine)
-_NS_SPLIT = 500.0  # per pattern and unit of prod(1 + blank share) in the split route
+_NS_SPLIT = 400.0  # per pattern and unit of prod(1 + blank share) in the split route
 
 
 def route_costs(

