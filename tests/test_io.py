@@ -149,3 +149,20 @@ def test_output_may_not_replace_the_input(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterError, match="is the input file"):
         check_output_path(src, src)
     assert check_output_path(tmp_path / "out.csv", src) == tmp_path / "out.csv"
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_byte_order_mark_is_named(tmp_path: Path, codec: str) -> None:
+    from microsdc.io import utf16_without_bom
+
+    path = tmp_path / "w.csv"
+    path.write_bytes("town,sex\nBéziers,m\nSète,f\n".encode(codec))
+    assert utf16_without_bom(path) == codec
+    for encoding in (None, "latin-1", "utf-16"):
+        with pytest.raises(DataValidationError, match=f"encoding='{codec}'"):
+            read_table(path, encoding=encoding)
+    assert read_table(path, encoding=codec)["town"].tolist() == ["Béziers", "Sète"]
+    path.write_bytes("town,sex\nBéziers,m\n".encode("utf-16"))  # with the mark
+    assert utf16_without_bom(path) is None
+    path.write_bytes(b"a,b\n1,\x00\x00\n")  # a few zero bytes are not UTF-16
+    assert utf16_without_bom(path) is None

@@ -174,6 +174,8 @@ def read_table(
         raise FileNotFoundError(2, "No such file", str(path))
     csv_kwargs: dict[str, Any] = {}
     if fmt in ("csv", "tsv"):
+        if path.suffix.lower() in (".csv", ".tsv", ".txt"):  # not compressed
+            check_utf16_text(path, encoding)
         if fmt == "tsv":
             sep = "\t"
         elif sep is None:
@@ -540,11 +542,59 @@ def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
             offset += len(chunk)
 
 
+def utf16_without_bom(path: Path) -> str | None:
+    """'utf-16-le' or 'utf-16-be' for a file that reads as UTF-16 text without a
+    byte-order mark (its first 4 KiB: at least a quarter of the bytes are zero,
+    nine in ten of them on one side of each byte pair), else None."""
+    with open(path, "rb") as fh:
+        start = fh.read(4096)
+    if len(start) < 4 or start[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return None
+    even = start[0::2].count(0)
+    odd = start[1::2].count(0)
+    if even + odd < len(start) // 4:
+        return None
+    if even >= 9 * odd:
+        return "utf-16-be"
+    if odd >= 9 * even:
+        return "utf-16-le"
+    return None
+
+
 def likely_encoding(path: Path) -> str:
-    """'utf-16' for a file that starts with a UTF-16 byte-order mark, else 'latin-1'."""
+    """'utf-16' for a file that starts with a UTF-16 byte-order mark, 'utf-16-le' or
+    'utf-16-be' for one that reads as UTF-16 without it, else 'latin-1'."""
     with open(path, "rb") as fh:
         start = fh.read(2)
-    return "utf-16" if start in (b"\xff\xfe", b"\xfe\xff") else "latin-1"
+    if start in (b"\xff\xfe", b"\xfe\xff"):
+        return "utf-16"
+    return utf16_without_bom(path) or "latin-1"
+
+
+def check_utf16_text(path: Path, encoding: str | None) -> None:
+    """Refuse to read as UTF-8, latin-1 (or UTF-16 with a byte-order mark) a file
+    that is UTF-16 without one: its zero bytes would become characters of the
+    column names and values.
+
+    Raises
+    ------
+    DataValidationError
+        Naming the encoding to give.
+    """
+    import codecs
+
+    found = utf16_without_bom(path)
+    if found is None:
+        return
+    asked = codecs.lookup(encoding or "utf-8").name
+    if asked in ("utf-16-le", "utf-16-be"):
+        return
+    side = "little" if found == "utf-16-le" else "big"
+    raise DataValidationError(
+        f"{path.name} looks like UTF-16 text ({side}-endian) without a byte-order mark, "
+        f"not {encoding or 'UTF-8'}: give its encoding (encoding={found!r}; "
+        "input.encoding in a job file) or save it as UTF-8."
+    )
 
 
 def check_csv_header(path: Path, sep: str, encoding: str | None) -> None:

@@ -66,9 +66,9 @@ def test_duckdb_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     # one record (1, 1) has fk = 2 < 3
     assert "│ 3 │               1 │ 14.29% │" in stdout.replace("┃", "│")
     code, _, err = run([str(db), "--qi", "A,B", "--engine", "duckdb"], capsys)
-    assert code == 2 and "--table" in err
+    assert code == 2 and "--table (its tables: 'persons')" in " ".join(err.split())
     code, _, err = run([str(db), "--table", "nope", "--qi", "A", "--engine", "duckdb"], capsys)
-    assert code == 2 and "no table 'nope'" in err
+    assert code == 2 and "no table 'nope'" in err and "its tables: 'persons'" in err
 
 
 def test_bad_engine_inputs(parts: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -525,3 +525,25 @@ def test_expected_reidentifications_as_on_pandas(
     assert lines["duckdb"] == lines["pandas"] == lines["polars"]
     if not weighted:  # 1/2 + 1/2 + 1/1
         assert "Expected re-identifications: 2.0;" in lines["pandas"]
+
+
+@pytest.mark.parametrize(
+    ("codec", "encoding", "text"),
+    [
+        ("utf-16-le", None, "give --encoding utf-16-le"),
+        ("utf-16-be", None, "encoding='utf-16-be').to_parquet"),
+        ("utf-16-be", "utf-16", "reads UTF-16 little-endian only"),
+    ],
+)
+def test_utf16_without_byte_order_mark_on_duckdb(
+    tmp_path: Path, codec: str, encoding: str | None, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "w.csv"
+    csv.write_bytes("A,B\n1,2\n1,2\n".encode(codec))
+    args = ["risk", str(csv), "--qi", "A,B", "--engine", "duckdb"]
+    code, _, err = run(args + (["--encoding", encoding] if encoding else []), capsys)
+    flat = " ".join(err.split())
+    assert code == 2 and "without a byte-order mark" in flat and text in flat, flat
+    if codec == "utf-16-le":  # read once the encoding is given
+        code, _, err = run([*args, "--encoding", "utf-16-le"], capsys)
+        assert code == 0, err

@@ -277,7 +277,13 @@ def test_options_that_need_the_records_are_refused(
             "one of the input files",
         ),
         ("parts", "duckdb", 'data = "safe.csv"', "output.data", "must be a .parquet file"),
-        ("db.duckdb", "duckdb", "", "input.path", "name the table to read with 'input.table'"),
+        (
+            "db.duckdb",
+            "duckdb",
+            "",
+            "input.path",
+            r"name the table to read with 'input.table' \(its tables: 'people'\)",
+        ),
         (
             'db.duckdb"\ntable = "people',
             "polars",
@@ -325,7 +331,7 @@ def test_table_without_engine_is_refused(data: Path) -> None:
 
 def test_unknown_table_and_column_named_by_key(data: Path) -> None:
     job = _job(data, "t", "db.duckdb", 'engine = "duckdb"\ntable = "nobody"')
-    with pytest.raises(JobFileError, match="no table 'nobody'") as info:
+    with pytest.raises(JobFileError, match=r"no table 'nobody' .*; its tables: 'people'") as info:
         run_job(job)
     assert info.value.key == "input.table"
     job = _job(data, "c", "parts", 'engine = "polars"', extra='sensitive = ["salary"]')

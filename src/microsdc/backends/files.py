@@ -65,6 +65,33 @@ def is_database(path: str) -> bool:
     return path.lower().endswith((".duckdb", ".db"))
 
 
+def database_tables(path: str) -> str:
+    """The tables of a DuckDB database file, as a phrase for a message ("its tables:
+    'a', 'b'", "it holds no table", or "" when the file cannot be opened)."""
+    try:
+        import duckdb
+
+        con = duckdb.connect(path, read_only=True)
+    except Exception:  # DuckDB missing, or not a database: the caller says what is wrong
+        return ""
+    try:
+        names = sorted(
+            str(row[0])
+            for row in con.execute(
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_schema = current_schema()"
+            ).fetchall()
+        )
+    except Exception:
+        return ""
+    finally:
+        con.close()
+    if not names:
+        return "it holds no table"
+    shown = ", ".join(repr(n) for n in names[:20])
+    return f"its tables: {shown}{' ...' if len(names) > 20 else ''}"
+
+
 def parquet_source(path: str) -> str:
     """What the engine scans for ``path``: every Parquet file below a folder, else ``path``."""
     if os.path.isdir(path):
@@ -346,6 +373,38 @@ def check_csv_options(encoding: str | None, engine: str, what: str = "--encoding
     )
 
 
+def check_utf16_side(path: str, charset: str, engine: str) -> None:
+    """Refuse a CSV file that is UTF-16 without a byte-order mark when the engine
+    would read it otherwise: as UTF-8 or latin-1 (its zero bytes would become
+    characters of the names and values), or, big-endian, as UTF-16 (DuckDB reads
+    little-endian only).
+
+    Raises
+    ------
+    InvalidParameterError
+        Saying what the file looks like and what to do.
+    """
+    from microsdc.io import utf16_without_bom
+
+    found = utf16_without_bom(Path(path))
+    if found is None or (charset == "utf-16" and found == "utf-16-le"):
+        return
+    side = "little" if found == "utf-16-le" else "big"
+    if found == "utf-16-le" and engine == "duckdb":
+        what = (
+            "give --encoding utf-16-le (input.encoding in a job file), which the duckdb "
+            "engine reads"
+        )
+    elif charset == "utf-16":
+        what = "the duckdb engine reads UTF-16 little-endian only; " + _CONVERT.format(enc=found)
+    else:
+        what = _CONVERT.format(enc=found)
+    raise InvalidParameterError(
+        f"{path} looks like UTF-16 text ({side}-endian) without a byte-order mark, not "
+        f"{charset}: {what}"
+    )
+
+
 def check_utf16(path: str) -> None:
     """A CSV file DuckDB reads as UTF-16 is little-endian (DuckDB reads a big-endian file
     as other characters, without an error).
@@ -476,6 +535,7 @@ def scan(
         from microsdc.io import check_csv_header, detect_separator, likely_encoding
 
         charset = check_csv_options(encoding, engine)
+        check_utf16_side(path, charset, engine)
         check_not_blank(path)
         if charset == "utf-8":
             check_utf8(path)
@@ -504,7 +564,11 @@ def scan(
             try:
                 return con.table(str(table))
             except duckdb.Error as exc:
-                raise InvalidParameterError(f"no table {table!r} in {path}") from exc
+                con.close()
+                listed = database_tables(path)
+                raise InvalidParameterError(
+                    f"no table {table!r} in {path}" + (f"; {listed}" if listed else "")
+                ) from exc
         if csv:
             # in SQL: DuckDB 2.0's Python read_csv refuses its own 'encoding' option
             query = "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}])".format(

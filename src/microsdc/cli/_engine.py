@@ -87,7 +87,13 @@ def open_lazy(
     if is_db and engine != "duckdb":
         raise click.UsageError("a DuckDB database file needs --engine duckdb")
     if is_db and table is None:
-        raise click.UsageError(f"{path} is a DuckDB database: name the table with --table")
+        from microsdc.backends.files import database_tables
+
+        listed = database_tables(path)
+        raise click.UsageError(
+            f"{path} is a DuckDB database: name the table with --table"
+            + (f" ({listed})" if listed else "")
+        )
     if engine == "spark":
         if is_csv:
             raise click.UsageError(

@@ -984,10 +984,13 @@ def _check_engine(
                 f'not "{engine}".',
             )
         if "table" not in inp:
+            from microsdc.backends.files import database_tables
+
+            listed = database_tables(str(input_path)) if input_path.exists() else ""
             raise fail(
                 ("input", "path"),
                 "key 'input.path' is a DuckDB database file: name the table to read with "
-                "'input.table'.",
+                "'input.table'" + (f" ({listed})." if listed else "."),
             )
     elif "table" in inp:
         raise fail(
