@@ -735,7 +735,43 @@ def greedy_suppress(
                 qc = float(out3[1])
                 p = out3[2]
                 if kind == 1:
-                    fk = qc + alpha * (q - qc) if a_set == full else alpha * q
+                    # sdcMicro freqCalc: complete records and the pattern's own exact
+                    # matches (row r included, once moved) count 1, the other
+                    # compatible records with a missing value count alpha. Row r is
+                    # counted in q (and in qc when complete) at its current mask.
+                    if a_set == full:
+                        fk = qc + alpha * (q - qc)
+                    else:
+                        own = 0.0
+                        _fill_meta_key(key, a_set, full + 1)
+                        tmid = _get(ht, key) - 1
+                        if tmid >= 0 and mk[tmid, _MROWS] > 0:
+                            if _support_from(
+                                ht,
+                                meta,
+                                reg,
+                                key,
+                                mk,
+                                td,
+                                tmid,
+                                a_set,
+                                vals,
+                                codes,
+                                rnext,
+                                pending,
+                                wt,
+                                word_of,
+                                mult,
+                                n_tables,
+                                out,
+                            ):
+                                n_tables += 1
+                            own = float(out[0])
+                        if s_set != 0:
+                            own += float(wt[r])  # row r joins the pattern
+                            if obs == full:
+                                qc -= float(wt[r])  # and is no longer complete
+                        fk = qc + own + alpha * (q - qc - own)
                 else:
                     fk = q
                     if bg.shape[0] > 0:

@@ -605,7 +605,7 @@ def local_suppression(
             )
 
     from microsdc.suppression._category import category_fits, category_suppress
-    from microsdc.suppression._engine import fk_of, reach_k, risk_mask
+    from microsdc.suppression._engine import category_if_cheaper, fk_of, reach_k, risk_mask
 
     fk_before = np.zeros(n)
     fk_after = np.zeros(n)
@@ -650,6 +650,10 @@ def local_suppression(
                     progress=progress,
                 )
                 fka = done if done is not None else fk_of(sub, ncat, policy)
+                if policy.kind == "alpha" and category_if_cheaper(
+                    codes0[rows], sub, ncat, jobs, costs, policy
+                ):
+                    fka = fk_of(sub, ncat, policy)
             codes[rows] = sub
         fk_after[rows] = fka
         risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
