@@ -78,6 +78,9 @@ class SuppressionResult:
         found nothing cheaper within the time limit; ``"mixed"`` over strata),
         ``optimal`` (proved by the solver) and ``strata`` (per stratum:
         ``cells``, ``greedy_cells``, ``solver_cells``, ``objective``, ``status``).
+        With alpha < 1 and records at risk: ``solution``, ``"greedy"`` or
+        ``"category"`` (the ``missing="category"`` solution, released when it
+        passes the alpha check and costs less; ``"mixed"`` over strata).
         Further figures: ``linked_cells`` ({linked column: cells blanked with
         its key variable}, when ``linked`` is given) and ``recoverable`` (the
         (key variable, column) pairs through which blanked values can still be
@@ -503,6 +506,16 @@ def local_suppression(
     k. With wildcards (the default) blanking never lowers any count, so records
     already safe stay safe.
 
+    Under alpha < 1 a blank does lower counts: the blanked record now counts
+    only alpha for the complete records it matched, so blanks can cascade (with
+    alpha = 0 on skewed data, far beyond what is needed). A class of k identical
+    released tuples counts 1 per member under every alpha, so the
+    ``"category"`` solution satisfies the alpha guarantee too: it is computed
+    as well, re-checked with the alpha count, and released instead of the
+    greedy's when it costs less (``details["solution"]``). The result thus
+    never blanks more cells than ``missing="category"`` on the same data (with
+    a dict ``importance``: never costs more). A lazy frame runs the greedy only.
+
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
 
@@ -613,6 +626,7 @@ def local_suppression(
     risk_after = np.zeros(n, dtype=bool)
     single = len(jobs) == 1 and len(jobs[0][0]) == m
     exact_info: list[dict[str, Any]] = []
+    alpha_sources: set[str] = set()
     for rows in groups:
         sub = np.ascontiguousarray(codes[rows])
         fkb = fk_of(sub, ncat, policy)
@@ -650,10 +664,11 @@ def local_suppression(
                     progress=progress,
                 )
                 fka = done if done is not None else fk_of(sub, ncat, policy)
-                if policy.kind == "alpha" and category_if_cheaper(
-                    codes0[rows], sub, ncat, jobs, costs, policy
-                ):
-                    fka = fk_of(sub, ncat, policy)
+                if policy.kind == "alpha":
+                    took = category_if_cheaper(codes0[rows], sub, ncat, jobs, costs, policy)
+                    alpha_sources.add("category" if took else "greedy")
+                    if took:
+                        fka = fk_of(sub, ncat, policy)
             codes[rows] = sub
         fk_after[rows] = fka
         risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
@@ -676,7 +691,7 @@ def local_suppression(
         int(risk_after.sum()),
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
-        _exact_details(exact_info) if method == "exact" else {},
+        _exact_details(exact_info) if method == "exact" else _alpha_details(alpha_sources),
         (
             pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
             pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
@@ -822,6 +837,13 @@ def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
         "optimal": all(i["optimal"] for i in infos),
         "strata": infos,
     }
+
+
+def _alpha_details(sources: set[str]) -> dict[str, Any]:
+    """Which solution the alpha greedy released: ``greedy``, ``category`` or ``mixed``."""
+    if not sources:
+        return {}
+    return {"solution": sources.pop() if len(sources) == 1 else "mixed"}
 
 
 def _prosecutor(
