@@ -153,3 +153,20 @@ def test_alpha_reaches_k_and_never_more_cells_than_category(
     cat = microsdc.local_suppression(df, qi, k, missing="category")
     if _reaches(cat.data, qi, k, alpha):
         assert res.n_cells <= cat.n_cells
+
+
+@settings(max_examples=40, deadline=None)
+@given(df=small_frames(), k=st.integers(2, 3))
+def test_alpha_zero_counts_like_the_general_alpha_count(df: pd.DataFrame, k: int) -> None:
+    # at alpha = 0 the greedy counts with two lookups (complete records, own pattern)
+    # instead of one per missingness mask; alpha = 1e-300 takes the general count, whose
+    # extra terms vanish against whole counts: the same blanks, pass after pass
+    qi = [c for c in df.columns if c != "other"]
+    if len(df) < k:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_engine, "category_if_cheaper", lambda *a, **kw: False)
+        fast = microsdc.local_suppression(df, qi, k, missing=0.0)
+        general = microsdc.local_suppression(df, qi, k, missing=1e-300)
+    pd.testing.assert_frame_equal(fast.data, general.data)
+    assert _reaches(fast.data, qi, k, 0.0)
