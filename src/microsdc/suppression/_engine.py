@@ -467,6 +467,7 @@ def category_if_cheaper(
     jobs: Sequence[tuple[tuple[int, ...], int]],
     costs: Costs,
     policy: Policy,
+    improve: Callable[[np.ndarray, np.ndarray], object] | None = None,
 ) -> bool:
     """Replace the alpha greedy's ``codes`` by the ``"category"`` solution when cheaper.
 
@@ -489,6 +490,9 @@ def category_if_cheaper(
     jobs : list of (column subset, k)
     costs : Costs
     policy : Policy, alpha < 1
+    improve : callable, optional
+        ``improve(original, alt)`` gives back cells of the category solution
+        ``alt`` (in place) before the check, as was done to ``codes``.
 
     Returns
     -------
@@ -504,6 +508,8 @@ def category_if_cheaper(
         category_suppress(alt, n_categories, jobs[0][1], costs.weight)
     else:
         reach_k(alt, n_categories, jobs, costs, cat)
+    if improve is not None:
+        improve(original, alt)
     if risk_mask(alt, n_categories, policy, jobs).any():
         return False
 

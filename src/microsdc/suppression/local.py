@@ -514,7 +514,12 @@ def local_suppression(
     as well, re-checked with the alpha count, and released instead of the
     greedy's when it costs less (``details["solution"]``). The result thus
     never blanks more cells than ``missing="category"`` on the same data (with
-    a dict ``importance``: never costs more). A lazy frame runs the greedy only.
+    a dict ``importance``: never costs more). With alpha = 0 (and no ``combs``)
+    both solutions first give back blanked cells, the most important column
+    first: the records of one pattern that would take back the same value
+    move together when their new pattern and the one they leave keep fk >= k
+    (at alpha = 0 nothing else changes; a full count checks the result). A
+    lazy frame runs the greedy only.
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
@@ -665,7 +670,12 @@ def local_suppression(
                 )
                 fka = done if done is not None else fk_of(sub, ncat, policy)
                 if policy.kind == "alpha":
-                    took = category_if_cheaper(codes0[rows], sub, ncat, jobs, costs, policy)
+                    improve = _alpha0_improver(policy, single, ncat, jobs[0][1], costs)
+                    if improve is not None and improve(codes0[rows], sub):
+                        fka = fk_of(sub, ncat, policy)
+                    took = category_if_cheaper(
+                        codes0[rows], sub, ncat, jobs, costs, policy, improve
+                    )
                     alpha_sources.add("category" if took else "greedy")
                     if took:
                         fka = fk_of(sub, ncat, policy)
@@ -837,6 +847,22 @@ def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
         "optimal": all(i["optimal"] for i in infos),
         "strata": infos,
     }
+
+
+def _alpha0_improver(
+    policy: Policy, single: bool, ncat: np.ndarray, k: int, costs: Any
+) -> Callable[[np.ndarray, np.ndarray], object] | None:
+    """Under alpha = 0 on all QIs at once: the pass that gives back unneeded blanks."""
+    from microsdc.suppression._category import category_fits
+
+    if policy.alpha != 0.0 or not single or not category_fits(ncat):
+        return None
+    from microsdc.suppression._alpha0 import restore_alpha0_checked
+
+    def improve(original: np.ndarray, codes: np.ndarray) -> int:
+        return restore_alpha0_checked(original, codes, ncat, k, costs.weight, policy)
+
+    return improve
 
 
 def _alpha_details(sources: set[str]) -> dict[str, Any]:
