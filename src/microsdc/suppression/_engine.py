@@ -21,6 +21,7 @@ __all__ = [
     "Costs",
     "ProgressCallback",
     "candidate_subsets",
+    "category_if_cheaper",
     "distinct_patterns",
     "processing_order",
     "reach_k",
@@ -457,6 +458,70 @@ def _reach_k_units(
                 break
         fk = np.rint(fk_f).astype(np.int64)
     return changed, fk
+
+
+def category_if_cheaper(
+    original: np.ndarray,
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    jobs: Sequence[tuple[tuple[int, ...], int]],
+    costs: Costs,
+    policy: Policy,
+    improve: Callable[[np.ndarray, np.ndarray], object] | None = None,
+) -> bool:
+    """Replace the alpha greedy's ``codes`` by the ``"category"`` solution when cheaper.
+
+    Every record of a class of >= k identical released tuples has fk >= k under
+    every alpha (its class counts 1 each: complete records, or its own exact
+    pattern), so the category solution of ``original`` satisfies the alpha
+    guarantee too. Under alpha < 1 a blank lowers other records' counts and the
+    greedy, which blanks one pattern at a time, can cascade far beyond it
+    (alpha = 0 on skewed data). The category solution is computed as
+    :func:`microsdc.local_suppression` computes it for ``missing="category"``,
+    re-checked under ``policy`` with the full fk count, and taken when it costs
+    less: fewer cells (then the cheaper ranking) with ranked costs, a smaller
+    total weight with weights.
+
+    Parameters
+    ----------
+    original : ndarray of shape (n, m), int64, the codes before suppression
+    codes : ndarray of shape (n, m), int64, the greedy's result; replaced in place
+    n_categories : ndarray of shape (m,)
+    jobs : list of (column subset, k)
+    costs : Costs
+    policy : Policy, alpha < 1
+    improve : callable, optional
+        ``improve(original, alt)`` gives back cells of the category solution
+        ``alt`` (in place) before the check, as was done to ``codes``.
+
+    Returns
+    -------
+    bool
+        True when ``codes`` now holds the category solution.
+    """
+    from microsdc.risk._policy import Policy as _Policy
+    from microsdc.suppression._category import category_fits, category_suppress
+
+    alt = original.copy()
+    cat = _Policy("category")
+    if len(jobs) == 1 and len(jobs[0][0]) == codes.shape[1] and category_fits(n_categories):
+        category_suppress(alt, n_categories, jobs[0][1], costs.weight)
+    else:
+        reach_k(alt, n_categories, jobs, costs, cat)
+    if improve is not None:
+        improve(original, alt)
+    if risk_mask(alt, n_categories, policy, jobs).any():
+        return False
+
+    def cost(c: np.ndarray) -> tuple[float, float]:
+        blank = (c < 0) & (original >= 0)
+        total = float((blank * costs.weight).sum())
+        return (float(blank.sum()), total) if costs.ranked else (total, 0.0)
+
+    if cost(alt) < cost(codes):
+        codes[...] = alt
+        return True
+    return False
 
 
 def background_fk(units: np.ndarray, bg: np.ndarray, radix: np.ndarray) -> np.ndarray:

@@ -564,6 +564,58 @@ def _support_all(
     return n_tables
 
 
+@numba.njit(cache=True, nogil=True)
+def _pattern_count(
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    b,
+    cols,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    word_of,
+    mult,
+    n_tables,
+    full,
+    out,
+):  # pragma: no cover - numba
+    """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight),
+    (0, 0) when no row has mask ``b``. Returns the new number of tables."""
+    _fill_meta_key(key, b, full + 1)
+    mid = _get(ht, key) - 1
+    if mid < 0 or mk[mid, _MROWS] == 0:
+        out[0] = 0
+        out[1] = 0
+        return n_tables
+    if _support_from(
+        ht,
+        meta,
+        reg,
+        key,
+        mk,
+        td,
+        mid,
+        cols,
+        vals,
+        codes,
+        rnext,
+        pending,
+        wt,
+        word_of,
+        mult,
+        n_tables,
+        out,
+    ):
+        n_tables += 1
+    return n_tables
+
+
 # --------------------------------------------------------------------------- the greedy
 
 
@@ -710,6 +762,84 @@ def greedy_suppress(
                 if s_set != 0:
                     q += float(wt[r])
                 fk = q
+            elif kind == 1 and alpha == 0.0:
+                # alpha = 0: only the complete records and the pattern's own exact
+                # matches count, two lookups instead of one per mask
+                n_tables = _pattern_count(
+                    ht,
+                    meta,
+                    reg,
+                    key,
+                    mk,
+                    td,
+                    full,
+                    a_set,
+                    vals,
+                    codes,
+                    rnext,
+                    pending,
+                    wt,
+                    word_of,
+                    mult,
+                    n_tables,
+                    full,
+                    out,
+                )
+                qc = float(out[0])
+                if a_set == full:
+                    fk = qc
+                else:
+                    n_tables = _pattern_count(
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        a_set,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        wt,
+                        word_of,
+                        mult,
+                        n_tables,
+                        full,
+                        out,
+                    )
+                    own = float(out[0])
+                    if s_set != 0:
+                        own += float(wt[r])  # row r joins the pattern
+                        if obs == full:
+                            qc -= float(wt[r])  # and is no longer complete
+                    fk = qc + own
+                if s_set == 0 or (fk >= k and select != 0):
+                    # the tie-break weighs the waiting rows compatible with the new
+                    # pattern, as for alpha > 0 (they can join it later); counted
+                    # over every mask, so only for the candidates that reach k
+                    n_tables = _support_all(
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        n_masks,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        wt,
+                        word_of,
+                        mult,
+                        n_tables,
+                        full,
+                        out3,
+                    )
+                    p = out3[2]
             else:
                 n_tables = _support_all(
                     ht,
@@ -735,7 +865,43 @@ def greedy_suppress(
                 qc = float(out3[1])
                 p = out3[2]
                 if kind == 1:
-                    fk = qc + alpha * (q - qc) if a_set == full else alpha * q
+                    # sdcMicro freqCalc: complete records and the pattern's own exact
+                    # matches (row r included, once moved) count 1, the other
+                    # compatible records with a missing value count alpha. Row r is
+                    # counted in q (and in qc when complete) at its current mask.
+                    if a_set == full:
+                        fk = qc + alpha * (q - qc)
+                    else:
+                        own = 0.0
+                        _fill_meta_key(key, a_set, full + 1)
+                        tmid = _get(ht, key) - 1
+                        if tmid >= 0 and mk[tmid, _MROWS] > 0:
+                            if _support_from(
+                                ht,
+                                meta,
+                                reg,
+                                key,
+                                mk,
+                                td,
+                                tmid,
+                                a_set,
+                                vals,
+                                codes,
+                                rnext,
+                                pending,
+                                wt,
+                                word_of,
+                                mult,
+                                n_tables,
+                                out,
+                            ):
+                                n_tables += 1
+                            own = float(out[0])
+                        if s_set != 0:
+                            own += float(wt[r])  # row r joins the pattern
+                            if obs == full:
+                                qc -= float(wt[r])  # and is no longer complete
+                        fk = qc + own + alpha * (q - qc - own)
                 else:
                     fk = q
                     if bg.shape[0] > 0:

@@ -78,6 +78,9 @@ class SuppressionResult:
         found nothing cheaper within the time limit; ``"mixed"`` over strata),
         ``optimal`` (proved by the solver) and ``strata`` (per stratum:
         ``cells``, ``greedy_cells``, ``solver_cells``, ``objective``, ``status``).
+        With alpha < 1 and records at risk: ``solution``, ``"greedy"`` or
+        ``"category"`` (the ``missing="category"`` solution, released when it
+        passes the alpha check and costs less; ``"mixed"`` over strata).
         Further figures: ``linked_cells`` ({linked column: cells blanked with
         its key variable}, when ``linked`` is given) and ``recoverable`` (the
         (key variable, column) pairs through which blanked values can still be
@@ -503,6 +506,21 @@ def local_suppression(
     k. With wildcards (the default) blanking never lowers any count, so records
     already safe stay safe.
 
+    Under alpha < 1 a blank does lower counts: the blanked record now counts
+    only alpha for the complete records it matched, so blanks can cascade (with
+    alpha = 0 on skewed data, far beyond what is needed). A class of k identical
+    released tuples counts 1 per member under every alpha, so the
+    ``"category"`` solution satisfies the alpha guarantee too: it is computed
+    as well, re-checked with the alpha count, and released instead of the
+    greedy's when it costs less (``details["solution"]``). The result thus
+    never blanks more cells than ``missing="category"`` on the same data (with
+    a dict ``importance``: never costs more). With alpha = 0 (and no ``combs``)
+    both solutions first give back blanked cells, the most important column
+    first: the records of one pattern that would take back the same value
+    move together when their new pattern and the one they leave keep fk >= k
+    (at alpha = 0 nothing else changes; a full count checks the result). A
+    lazy frame runs the greedy only.
+
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
 
@@ -605,7 +623,7 @@ def local_suppression(
             )
 
     from microsdc.suppression._category import category_fits, category_suppress
-    from microsdc.suppression._engine import fk_of, reach_k, risk_mask
+    from microsdc.suppression._engine import category_if_cheaper, fk_of, reach_k, risk_mask
 
     fk_before = np.zeros(n)
     fk_after = np.zeros(n)
@@ -613,6 +631,7 @@ def local_suppression(
     risk_after = np.zeros(n, dtype=bool)
     single = len(jobs) == 1 and len(jobs[0][0]) == m
     exact_info: list[dict[str, Any]] = []
+    alpha_sources: set[str] = set()
     for rows in groups:
         sub = np.ascontiguousarray(codes[rows])
         fkb = fk_of(sub, ncat, policy)
@@ -650,6 +669,16 @@ def local_suppression(
                     progress=progress,
                 )
                 fka = done if done is not None else fk_of(sub, ncat, policy)
+                if policy.kind == "alpha":
+                    improve = _alpha0_improver(policy, single, ncat, jobs[0][1], costs)
+                    if improve is not None and improve(codes0[rows], sub):
+                        fka = fk_of(sub, ncat, policy)
+                    took = category_if_cheaper(
+                        codes0[rows], sub, ncat, jobs, costs, policy, improve
+                    )
+                    alpha_sources.add("category" if took else "greedy")
+                    if took:
+                        fka = fk_of(sub, ncat, policy)
             codes[rows] = sub
         fk_after[rows] = fka
         risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
@@ -672,7 +701,7 @@ def local_suppression(
         int(risk_after.sum()),
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
-        _exact_details(exact_info) if method == "exact" else {},
+        _exact_details(exact_info) if method == "exact" else _alpha_details(alpha_sources),
         (
             pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
             pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
@@ -818,6 +847,29 @@ def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
         "optimal": all(i["optimal"] for i in infos),
         "strata": infos,
     }
+
+
+def _alpha0_improver(
+    policy: Policy, single: bool, ncat: np.ndarray, k: int, costs: Any
+) -> Callable[[np.ndarray, np.ndarray], object] | None:
+    """Under alpha = 0 on all QIs at once: the pass that gives back unneeded blanks."""
+    from microsdc.suppression._category import category_fits
+
+    if policy.alpha != 0.0 or not single or not category_fits(ncat):
+        return None
+    from microsdc.suppression._alpha0 import restore_alpha0_checked
+
+    def improve(original: np.ndarray, codes: np.ndarray) -> int:
+        return restore_alpha0_checked(original, codes, ncat, k, costs.weight, policy)
+
+    return improve
+
+
+def _alpha_details(sources: set[str]) -> dict[str, Any]:
+    """Which solution the alpha greedy released: ``greedy``, ``category`` or ``mixed``."""
+    if not sources:
+        return {}
+    return {"solution": sources.pop() if len(sources) == 1 else "mixed"}
 
 
 def _prosecutor(
