@@ -18,6 +18,17 @@ pattern observed on ``C`` would give them. That is what a candidate's new
 pattern adds to the records still at risk, the greedy's tie-break. Weights
 are stored in fixed point (``SCALE``).
 
+Before a candidate is counted, two cheap upper bounds may rule it out. The
+count of a pattern can only fall when a column is added to it (each factor
+of a source is 1, a share or 0), so it is at most the count of any single
+column or pair of columns it keeps, and these are read from tallies kept up
+to date as rows move: per column, the records with each value and the blanks;
+per pair of columns, the records with each pair of values, blanks included
+(a hash table; the caller says whether it fits). A candidate keeping a
+column or a pair whose count is below k cannot reach k and is skipped
+without a walk over the masks; the walks of the candidates left give the
+same answers as before, so the cells blanked do not change.
+
 This module imports numba; import it only inside the functions that need it.
 """
 
@@ -62,6 +73,107 @@ _PRESENT_BITS = 10
 _PRESENT_MAX = 1 << 22
 #: Rounding allowed for a bounded count: the walk stops once it cannot reach k - this.
 _MARGIN = 1e-9
+#: A candidate is skipped when the count of one column or pair it keeps is below k by more
+#: than this (sums in another order than the walk's must not decide).
+_PRUNE_MARGIN = 1e-7
+#: Multiplier of the pair tally's hash (Fibonacci hashing).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_slot(keys, shift, key):  # pragma: no cover - numba
+    """Slot of ``key`` in the open-addressing table ``keys`` (-1 = empty)."""
+    mask = keys.shape[0] - 1
+    i = np.int64((np.uint64(key) * _GOLDEN) >> np.uint64(shift))
+    while keys[i] >= 0 and keys[i] != key:
+        i = (i + 1) & mask
+    return i
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_add(tally, key, d):  # pragma: no cover - numba
+    """Add ``d`` under ``key`` in the pair tally (keys, counts, shift, used); returns it,
+    grown when the load would pass 1/2."""
+    keys, counts, shift, used = tally
+    s = _pair_slot(keys, shift, key)
+    if keys[s] < 0:
+        if 2 * (used + 1) > keys.shape[0]:
+            cap = keys.shape[0] * 2
+            nk = np.full(cap, -1, dtype=np.int64)
+            nc = np.zeros(cap, dtype=np.int64)
+            shift -= 1
+            for i in range(keys.shape[0]):
+                if keys[i] >= 0:
+                    t = _pair_slot(nk, shift, keys[i])
+                    nk[t] = keys[i]
+                    nc[t] = counts[i]
+            keys, counts = nk, nc
+            s = _pair_slot(keys, shift, key)
+        keys[s] = key
+        used += 1
+    counts[s] += d
+    return keys, counts, shift, used
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_get(tally, key):  # pragma: no cover - numba
+    keys, counts, shift, _ = tally
+    s = _pair_slot(keys, shift, key)
+    return counts[s] if keys[s] >= 0 else 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _pair_key(pair, u, w, base):  # pragma: no cover - numba
+    """Key of values u, w (-1 = blank) of the pair of columns number ``pair``."""
+    return (pair * base + u + 1) * base + w + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _tally_row(cnt1, tally, pidx, vals, d, base, pairs):  # pragma: no cover - numba
+    """Add ``d`` records with values ``vals`` to the single-column (and pair) tallies."""
+    m = vals.shape[0]
+    for j in range(m):
+        cnt1[j, vals[j] + 1] += d
+    if pairs:
+        for a in range(m):
+            for b in range(a + 1, m):
+                tally = _pair_add(tally, _pair_key(pidx[a, b], vals[a], vals[b], base), d)
+    return tally
+
+
+@numba.njit(cache=True, nogil=True)
+def _weak_columns(cnt1, tally, pidx, vals, obs, shares, base, pairs, thr, bad):  # pragma: no cover
+    """Columns of ``obs`` whose count alone is below ``thr`` (a bit set), and in ``bad[j]``
+    the columns that count below ``thr`` together with column j."""
+    m = vals.shape[0]
+    weak = 0
+    for j in range(m):
+        bad[j] = 0
+        if (obs >> j) & 1:
+            v = vals[j]
+            if cnt1[j, v + 1] + cnt1[j, 0] * shares[j, v] < thr:
+                weak |= 1 << j
+    if not pairs:
+        return weak
+    for a in range(m):
+        if not (obs >> a) & 1 or (weak >> a) & 1:
+            continue
+        pa = shares[a, vals[a]]
+        for b in range(a + 1, m):
+            if not (obs >> b) & 1 or (weak >> b) & 1:
+                continue
+            pb = shares[b, vals[b]]
+            pi = pidx[a, b]
+            f = (
+                _pair_get(tally, _pair_key(pi, vals[a], vals[b], base))
+                + _pair_get(tally, _pair_key(pi, vals[a], -1, base)) * pb
+                + _pair_get(tally, _pair_key(pi, -1, vals[b], base)) * pa
+                + _pair_get(tally, _pair_key(pi, -1, -1, base)) * pa * pb
+            )
+            if f < thr:
+                bad[a] |= 1 << b
+                bad[b] |= 1 << a
+    return weak
 
 
 @numba.njit(cache=True, nogil=True)
@@ -315,6 +427,8 @@ def greedy_probabilistic(
     weight,
     wt,
     select_max,
+    bounds=2,
+    progress=None,
 ):  # pragma: no cover - numba
     """Blank cells of the rows ``order`` (in that order) until each reaches k.
 
@@ -333,13 +447,23 @@ def greedy_probabilistic(
     select_max : int
         Candidates of a class above this one are taken as soon as one reaches k
         (no tie-break: a count can then stop as soon as it is decided).
+    bounds : int, default 2
+        Skip the candidates that the counts of single columns (1) or of single
+        columns and pairs of columns (2) rule out; 0: count every candidate
+        (the same blanks, more slowly). The pair tally takes up to 32 bytes
+        per row and pair of columns.
+    progress : ndarray of shape (1,), int64, optional
+        Receives the position in ``order`` of the row being handled, for a
+        helper thread that reports progress while this kernel runs without the GIL.
 
     A row whose count (with the shares given) already reaches k when its turn
     comes is skipped. Otherwise, among the candidates of the cheapest class
     that brings it to k, the first (class above ``select_max``) or the one
     whose new pattern adds the most support to the rows still waiting (ties to
     the cheaper) is taken; when none does, every observed cell of the row is
-    blanked.
+    blanked. A candidate that keeps a column, or a pair of columns, whose count
+    alone is below k is skipped uncounted (see the module docstring): it could
+    not reach k.
 
     Returns
     -------
@@ -372,8 +496,28 @@ def greedy_probabilistic(
                     present[b, j, codes[i, j]] += wt[i]
     blanked = np.zeros(order.shape[0], dtype=np.int64)
     weigh = candidates.shape[0] > 0 and cand_class[0] <= select_max
+    # tallies of single columns and pairs of columns: the bounds that skip candidates
+    base = max_card + 1
+    n_pairs = m * (m - 1) // 2
+    pairs = bounds >= 2 and n_pairs > 0 and float(n_pairs) * base * base < 2.0**62
+    pidx = np.zeros((m, m), dtype=np.int64)
+    p_id = 0
+    for a in range(m):
+        for b in range(a + 1, m):
+            pidx[a, b] = p_id
+            p_id += 1
+    cnt1 = np.zeros((m, base), dtype=np.int64)
+    ptab = (np.full(1 << 10, -1, dtype=np.int64), np.zeros(1 << 10, dtype=np.int64), 54, 0)
+    for i in range(n):
+        for j in range(m):
+            vals[j] = codes[i, j]
+        ptab = _tally_row(cnt1, ptab, pidx, vals, wt[i], base, pairs)
+    bad = np.zeros(m, dtype=np.int64)
+    thr = k - tol - _PRUNE_MARGIN
     morder = np.arange(max(n_masks, 1), dtype=np.int64)
     for oi in range(order.shape[0]):
+        if progress is not None:
+            progress[0] = oi
         if oi % 64 == 0:  # largest masks first: the walk can stop early
             morder = np.argsort(-mk[:n_masks, _MROWS], kind="mergesort")
         r = order[oi]
@@ -388,6 +532,9 @@ def greedy_probabilistic(
             pending[r] = 0.0
         if obs == 0:
             continue
+        weak = 0
+        if bounds > 0:
+            weak = _weak_columns(cnt1, ptab, pidx, vals, obs, shares, base, pairs, thr, bad)
         chosen = -1
         best_gain = 0.0
         best_class = -1
@@ -399,6 +546,20 @@ def greedy_probabilistic(
             if best_class >= 0 and cand_class[ci] != best_class:
                 break
             a_set = obs & ~s_set
+            if ci >= 0 or not weigh:
+                if a_set & weak:
+                    continue  # keeps a column whose count alone is below k
+                dead = False
+                rest = a_set
+                j = 0
+                while rest:
+                    if rest & 1 and bad[j] & a_set:
+                        dead = True
+                        break
+                    rest >>= 1
+                    j += 1
+                if dead:
+                    continue  # keeps a pair of columns whose count is below k
             ht = _reserve(ht, meta, n + n_masks + 2)
             td = _grow2(td, n_tables + n_masks + 1)
             n_tables = _support_all(
@@ -450,6 +611,7 @@ def greedy_probabilistic(
         ht = _reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0.0, shares, word_of, mult)
         _unlink(mk, rnext, rprev, mid1, r)
+        ptab = _tally_row(cnt1, ptab, pidx, vals, -wt[r], base, pairs)
         if present.shape[0] > 0:
             b2 = obs & ~chosen
             mweight[obs] -= wt[r]
@@ -463,6 +625,7 @@ def greedy_probabilistic(
             if (chosen >> j) & 1:
                 codes[r, j] = -1
                 vals[j] = -1
+        ptab = _tally_row(cnt1, ptab, pidx, vals, wt[r], base, pairs)
         b2 = obs & ~chosen
         rmask[r] = b2
         mk = _grow2(mk, n_masks + 1)
