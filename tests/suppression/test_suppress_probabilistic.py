@@ -78,6 +78,21 @@ def test_wide_data_with_many_values_same_cells_and_reaches_k() -> None:
     assert 0 < int((bounded.isna() & df.notna()).sum().sum()) < int(df.notna().sum().sum())
 
 
+@pytest.mark.parametrize("max_pairs", [0, 1 << 23])
+def test_few_values_same_cells_and_reaches_k(max_pairs: int) -> None:
+    # 150 records, 6 columns of 3 to 8 values, 20 % missing: most pairs of columns reach
+    # k and larger sets do not, so rows fail several counts and then are counted on the
+    # records compatible with them on two columns or more
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame({f"q{j}": rng.integers(0, j + 3, 150).astype(np.float64) for j in range(6)})
+    df = df.mask(rng.random(df.shape) < 0.2)
+    bounded = _suppress(df, 3, bounds=True, max_pairs=max_pairs)
+    pd.testing.assert_frame_equal(bounded, _suppress(df, 3, bounds=False))
+    fk, _ = fk_bruteforce(rows_of(bounded, list(df.columns)), "probabilistic")
+    assert min(fk) >= 3 - 1e-9
+    assert int((bounded.isna() & df.notna()).sum().sum()) > 0
+
+
 def test_pair_reaching_k_is_kept() -> None:
     # (0, 0, 0), (0, 0, 5), (0, 0, 6) and 6 x (1, 1, 2), k = 3: each of the first three
     # blanks c alone (the column of most categories, blanked first), its pair (a, b) then

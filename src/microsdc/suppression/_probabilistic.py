@@ -18,9 +18,11 @@ already below k is skipped without being counted (a pattern counts no more
 than any part of it): on data with many categories almost every record at
 risk needs most of its cells blanked, and these bounds rule out the many
 cheaper candidates at a few look-ups each instead of a walk over the data
-(see :mod:`microsdc.suppression._prob_kernel`). The cells blanked are the
-same. ``progress`` is reported as for the other policies, in records at risk
-at the start of each pass.
+(see :mod:`microsdc.suppression._prob_kernel`); when a row has failed a few
+counts, the next ones are first made on the records compatible with it on
+two columns or more. The cells blanked are the same. ``progress`` is
+reported as for the other policies, in records at risk at the start of each
+pass.
 """
 
 from __future__ import annotations
@@ -173,9 +175,9 @@ def probabilistic_suppress(
         klass = np.array([bin(int(b)).count("1") for b in cand], dtype=np.int64)
     klass = np.ascontiguousarray(klass, dtype=np.int64)
     word_of, mult, n_words = key_layout(nc)
-    bounds = 0
+    bounds = 0  # bit set, see greedy_probabilistic
     if _BOUNDS:
-        bounds = 2 if _pair_entries(n, nc) <= _PAIR_MAX_ENTRIES else 1
+        bounds = 7 if _pair_entries(n, nc) <= _PAIR_MAX_ENTRIES else 5
     for _ in range(n * m + 2):
         units, inverse, counts, first = distinct_patterns(codes, nc)
         fk, shares = _unit_fk(units, nc, counts)
