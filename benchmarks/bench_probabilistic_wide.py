@@ -18,18 +18,24 @@ rows that loads the compiled kernels, so the peak resident memory
 is the number of records with fk < k after suppression, recounted by
 ``sample_frequencies`` under the same policy (0 expected).
 
-Before and after the single-column and pair bounds of the probabilistic
-greedy (2 cores shared with other work while timing; the same cells blanked,
-no record left at risk):
+Before and after the bounds of the probabilistic greedy (single columns and
+pairs of columns, then a list of the compatible records for a record that
+fails many counts); 2 cores shared with other work while timing, so the
+seconds vary by about a third from run to run. The same cells are blanked
+and no record is left at risk:
 
-    rows     cells blanked   before: s / peak MB   after: s / peak MB
-    2,000         11,942        12.9 / 438              0.2 / 258
-    5,000         29,918       103.9 / 389              0.6 / 267
-    10,000        59,677       342.3 / 531              1.4 / 288
-    30,000       179,681     not run (> 20 min)         5.1 / 384
+    categories   rows     cells blanked   before: s / peak MB   after: s / peak MB
+    500-5,000    2,000         11,942        12.9 / 438              0.3 / 331
+    500-5,000    5,000         29,918       103.9 / 389              0.8 / 268
+    500-5,000    10,000        59,677       342.3 / 531              1.9 / 289
+    500-5,000    30,000       179,681     not run (> 20 min)         7.1 / 385
+    2-20         5,000         16,073        27.0 / 390              6.3 / 272
+    2-20         10,000        29,157        76.1 / 512             19.6 / 393
+    5-50         5,000         21,620        35.2 / 392              9.0 / 275
+    5-50         10,000        41,164        88.3 / 514             24.5 / 339
 
-The wildcard policy on the same files: 0.4, 1.4 and 22.0 s at 5,000, 10,000
-and 30,000 rows.
+The wildcard policy on the files of 500 to 5,000 categories: 0.4, 1.4 and
+22.0 s at 5,000, 10,000 and 30,000 rows.
 """
 
 from __future__ import annotations

@@ -30,10 +30,9 @@ without a walk over the masks. Once the failed counts of a row have read a
 good part of the data (``_LIST_AFTER``), the records compatible with it on
 at least two of its columns are listed once (grouped by their compatible
 and blank columns), and each next candidate is first counted on that list,
-a sum over a few groups instead of a walk. These counts
-only skip candidates (with a margin for rounding); the walks of the
-candidates left give the same answers as before, so the cells blanked do
-not change.
+a sum over a few groups instead of a walk. These counts only skip
+candidates (with a margin for rounding); the walks of the candidates left
+give the same answers as before, so the cells blanked do not change.
 
 This module imports numba; import it only inside the functions that need it.
 """
@@ -85,7 +84,8 @@ _PRUNE_MARGIN = 1e-7
 #: A row's compatible records are listed once the walks of its failed candidates have read
 #: this many rows and masks per row of the data (listing reads each row once). Measured
 #: on adult_missing (8 QIs, k = 3, 5) and on 10 QIs of 2 to 50 values: 1/4 beats 1/16, 1
-#: and the number of columns, and listing after two failures slowed the first 5 times.
+#: and the number of columns; listing after two failed counts made adult_missing 5 times
+#: slower (its failed walks are short, the listing reads every record).
 _LIST_AFTER = 0.25
 #: Multiplier of the pair tally's hash (Fibonacci hashing).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
