@@ -12,6 +12,17 @@ cells (by importance) that brings it to k. A pattern for which no set does is
 blanked entirely (it then matches every record with weight 1).
 Passes repeat until a full count finds no record at risk; cells are only
 ever added, so the loop ends.
+
+A candidate that keeps a column, or a pair of columns, whose count alone is
+already below k is skipped without being counted (a pattern counts no more
+than any part of it): on data with many categories almost every record at
+risk needs most of its cells blanked, and these bounds rule out the many
+cheaper candidates at a few look-ups each instead of a walk over the data
+(see :mod:`microsdc.suppression._prob_kernel`); when a row has failed a few
+counts, the next ones are first made on the records compatible with it on
+two columns or more. The cells blanked are the same. ``progress`` is
+reported as for the other policies, in records at risk at the start of each
+pass.
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ import numpy as np
 
 from microsdc.exceptions import SDCError
 from microsdc.risk._policy import Policy
-from microsdc.suppression._engine import Costs
+from microsdc.suppression._engine import Costs, ProgressCallback
 
 __all__ = ["probabilistic_reach_k", "probabilistic_suppress"]
 
@@ -31,6 +42,16 @@ _POLICY = Policy("probabilistic")
 #: first candidate that reaches k. Weighing the first class saved 0.6 % of the cells over
 #: S1, S2, T1, T2 (k = 3, 5) for about 40 % more time on S2: off by default.
 _TIE_CLASSES = 0
+#: Skip the candidates that a column or a pair of columns they keep rules out (the counts of
+#: single columns and pairs bound the count of any pattern keeping them): same cells, and on
+#: wide data with many categories (10 QIs of 500 to 5,000 values, 5,000 records, k = 3)
+#: 0.8 s instead of 104 s. Off only to check that the cells do not change.
+_BOUNDS = True
+#: The pairs are tallied when they can have at most this many distinct values, summed over
+#: the pairs of columns, each at most the number of records (a hash table of 16 bytes a slot
+#: at load <= 1/2, up to twice as many keys once rows have moved: 512 MB at most); above it
+#: only the single columns bound the counts.
+_PAIR_MAX_ENTRIES = 1 << 23
 
 
 def probabilistic_reach_k(
@@ -38,8 +59,13 @@ def probabilistic_reach_k(
     n_categories: np.ndarray,
     jobs: list[tuple[tuple[int, ...], int]],
     costs: Costs,
+    progress: ProgressCallback | None = None,
 ) -> None:
-    """Run :func:`probabilistic_suppress` on every job (column subset, k) until all hold."""
+    """Run :func:`probabilistic_suppress` on every job (column subset, k) until all hold.
+
+    ``progress(processed, total)`` is called as by the other policies while each
+    greedy pass runs (see :data:`microsdc.suppression._engine.ProgressCallback`).
+    """
     from microsdc.suppression._engine import candidate_subsets, fk_of
 
     n, m = codes.shape
@@ -51,7 +77,9 @@ def probabilistic_reach_k(
             nc = np.asarray(n_categories[cl], dtype=np.int64)
             if (np.asarray(fk_of(sub, nc, _POLICY)) < k - 1e-9).any():
                 all_ok = False
-                probabilistic_suppress(sub, nc, k, *candidate_subsets(costs.subset(cl)))
+                probabilistic_suppress(
+                    sub, nc, k, *candidate_subsets(costs.subset(cl)), progress=progress
+                )
                 codes[:, cl] = sub
         if all_ok:
             return
@@ -72,12 +100,24 @@ def _unit_fk(
     return fk, np.ascontiguousarray(shares[:, 1:])
 
 
+def _pair_entries(n: int, n_categories: np.ndarray) -> int:
+    """Most distinct keys of the pair tally: over the pairs of columns, each at most n
+    and the product of the numbers of categories (blank included).
+
+    >>> _pair_entries(1000, np.array([1, 2, 100]))  # 2 x 3 + 2 x 101 + 3 x 101
+    511
+    """
+    size = [int(c) + 1 for c in n_categories]
+    return sum(min(n, a * b) for i, a in enumerate(size) for b in size[i + 1 :])
+
+
 def probabilistic_suppress(
     codes: np.ndarray,
     n_categories: np.ndarray,
     k: int,
     candidates: np.ndarray,
     klass: np.ndarray | None = None,
+    progress: ProgressCallback | None = None,
 ) -> np.ndarray:
     """Blank cells of ``codes`` (in place) until no record has probabilistic fk < k.
 
@@ -105,6 +145,9 @@ def probabilistic_suppress(
     klass : ndarray of shape (c,), int64, optional
         Interchangeable candidates share a class (the second result of
         ``candidate_subsets``); by default the number of cells.
+    progress : callable, optional
+        ``progress(processed, total)`` in records at risk at the start of each
+        pass (see :data:`microsdc.suppression._engine.ProgressCallback`).
 
     Returns
     -------
@@ -116,7 +159,12 @@ def probabilistic_suppress(
     SDCError
         If the loop does not end (never expected).
     """
-    from microsdc.suppression._engine import distinct_patterns, processing_order
+    from microsdc.suppression._engine import (
+        _records_progress,
+        _with_progress,
+        distinct_patterns,
+        processing_order,
+    )
     from microsdc.suppression._greedy import key_layout
     from microsdc.suppression._prob_kernel import greedy_probabilistic
 
@@ -127,6 +175,9 @@ def probabilistic_suppress(
         klass = np.array([bin(int(b)).count("1") for b in cand], dtype=np.int64)
     klass = np.ascontiguousarray(klass, dtype=np.int64)
     word_of, mult, n_words = key_layout(nc)
+    bounds = 0  # bit set, see greedy_probabilistic
+    if _BOUNDS:
+        bounds = 7 if _pair_entries(n, nc) <= _PAIR_MAX_ENTRIES else 5
     for _ in range(n * m + 2):
         units, inverse, counts, first = distinct_patterns(codes, nc)
         fk, shares = _unit_fk(units, nc, counts)
@@ -136,7 +187,10 @@ def probabilistic_suppress(
         order = processing_order(units, fk, at_risk, first)
         wait = (k - fk[order]) * counts[order]
         before = int(np.count_nonzero(units < 0))
-        greedy_probabilistic(
+        report = None
+        if progress is not None:  # patterns handled -> records handled
+            report = _records_progress(progress, np.concatenate([[0], np.cumsum(counts[order])]))
+        args = (
             units,
             order,
             cand,
@@ -149,7 +203,9 @@ def probabilistic_suppress(
             wait,
             counts,
             int(klass[0]) + _TIE_CLASSES - 1,
+            bounds,
         )
+        _with_progress(greedy_probabilistic, args, len(order), report)
         if int(np.count_nonzero(units < 0)) == before:  # pragma: no cover - never expected
             # the first pattern in order is at risk with the exact count the kernel starts from
             break

@@ -653,7 +653,7 @@ def local_suppression(
             elif policy.kind == "probabilistic":
                 from microsdc.suppression._probabilistic import probabilistic_reach_k
 
-                probabilistic_reach_k(sub, ncat, jobs, costs)
+                probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
                 fka = fk_of(sub, ncat, policy)
             elif policy.kind == "category" and single and category_fits(ncat):
                 category_suppress(sub, ncat, jobs[0][1], costs.weight)
