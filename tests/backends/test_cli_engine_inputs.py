@@ -547,3 +547,28 @@ def test_utf16_without_byte_order_mark_on_duckdb(
     if codec == "utf-16-le":  # read once the encoding is given
         code, _, err = run([*args, "--encoding", "utf-16-le"], capsys)
         assert code == 0, err
+
+
+def test_compressed_csv_on_the_engines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import bz2
+    import gzip
+
+    text = "A,B\n1,2\n1,2\n1,3\n2,\n"
+    gz = tmp_path / "d.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode()))
+    plain = tmp_path / "d.csv"
+    plain.write_text(text)
+    outs = {}
+    for path, engine in ((plain, None), (gz, "duckdb")):
+        out = tmp_path / f"fk_{engine}.parquet"
+        args = ["risk", str(path), "--qi", "A,B", "--out", str(out)]
+        code, _, err = run(args + (["--engine", engine] if engine else []), capsys)
+        assert code == 0, err
+        outs[engine] = pd.read_parquet(out).sort_values(["A", "B"]).reset_index(drop=True)
+    assert outs["duckdb"]["fk"].tolist() == outs[None]["fk"].tolist() == [2, 2, 1, 1]
+    code, _, err = run(["risk", str(gz), "--qi", "A", "--engine", "polars"], capsys)
+    assert code == 2 and "gzip-compressed CSV file" in err and "decompress it first" in err
+    bz = tmp_path / "d.csv.bz2"
+    bz.write_bytes(bz2.compress(text.encode()))
+    code, _, err = run(["risk", str(bz), "--qi", "A", "--engine", "duckdb"], capsys)
+    assert code == 2 and "reads gzip and zstd only" in " ".join(err.split())

@@ -59,3 +59,25 @@ def test_conservative_stays_a_measure(write_job: Callable[..., Path], tmp_path: 
     run_job(_set_missing(write_job(steps='["risk"]'), "conservative"))
     audit = json.loads((tmp_path / "out" / "survey_audit.json").read_text())
     assert audit["parameters"]["missing"] == "conservative"
+
+
+def test_suppression_job_with_a_number_alpha(
+    write_job: Callable[..., Path], tmp_path: Path
+) -> None:
+    # the key reference says "a number alpha in [0, 1]": a job file takes it as a number
+    path = _set_missing(write_job(steps='["risk", "suppression"]'), "X")
+    path.write_text(path.read_text().replace('missing = "X"', "missing = 0.5"))
+    run_job(path)
+    out = tmp_path / "out"
+    audit = json.loads((out / "survey_audit.json").read_text())
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+    assert audit["suppression"]["guarantee"] == 0.5
+    data = pd.read_csv(out / "survey_anonymised.csv")
+    assert (sample_frequencies(data, QI, missing=0.5)["fk"] >= 3 - 1e-9).all()
+    html = (out / "survey_report.html").read_text()
+    assert "as 0.5 of a match (alpha, as sdcMicro&#39;s freqCalc)" in html or (
+        "as 0.5 of a match (alpha, as sdcMicro's freqCalc)" in html
+    )
+    path.write_text(path.read_text().replace("missing = 0.5", "missing = 1.5"))
+    with pytest.raises(JobFileError, match="a number alpha in"):
+        run_job(path)

@@ -65,6 +65,23 @@ def is_database(path: str) -> bool:
     return path.lower().endswith((".duckdb", ".db"))
 
 
+#: Suffixes of compressed files, and the name of their compression.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip", ".zst": "zstd"}
+
+
+def csv_kind(path: str) -> tuple[bool, bool, str | None]:
+    """Whether ``path`` names a CSV file (``.csv``, ``.txt`` or ``.tsv``, optionally
+    compressed), whether it is tab-separated (``.tsv``), and its compression (None)."""
+    lower = path.lower()
+    compression = None
+    for suffix, name in COMPRESSIONS.items():
+        if lower.endswith(suffix):
+            lower = lower[: -len(suffix)]
+            compression = name
+            break
+    return lower.endswith((".csv", ".txt", ".tsv")), lower.endswith(".tsv"), compression
+
+
 def database_tables(path: str) -> str:
     """The tables of a DuckDB database file, as a phrase for a message ("its tables:
     'a', 'b'", "it holds no table", or "" when the file cannot be opened)."""
@@ -305,6 +322,9 @@ def check_parquet_schemas(path: str) -> None:
 #: The CSV encodings DuckDB's ``read_csv`` reads without an extension (its names), by
 #: the name Python's :mod:`codecs` gives them. ``encodings``, DuckDB's extension for the
 #: others, is downloaded on first use, which an engine here never does.
+#: Compressions DuckDB's CSV reader undoes (it tells them by the file's suffix).
+DUCKDB_COMPRESSIONS = ("gzip", "zstd")
+
 DUCKDB_ENCODINGS = {
     "utf-8": "utf-8",
     "utf-8-sig": "utf-8",
@@ -528,12 +548,19 @@ def scan(
     """
     from microsdc.backends import install_hint
 
-    lower = path.lower()
-    csv = lower.endswith((".csv", ".txt", ".tsv"))
+    csv, tsv, compression = csv_kind(path)
     partitions: list[str] = []
     if csv:
         from microsdc.io import check_csv_header, detect_separator, likely_encoding
 
+        if compression is not None and (
+            engine != "duckdb" or compression not in DUCKDB_COMPRESSIONS
+        ):
+            can = "reads none" if engine != "duckdb" else "reads gzip and zstd only"
+            raise InvalidParameterError(
+                f"{path} is a {compression}-compressed CSV file, and the {engine} engine "
+                f"{can}: decompress it first, or leave out the engine (pandas reads it)"
+            )
         charset = check_csv_options(encoding, engine)
         check_utf16_side(path, charset, engine)
         check_not_blank(path)
@@ -541,7 +568,7 @@ def scan(
             check_utf8(path)
         elif charset == "utf-16":
             check_utf16(path)
-        if lower.endswith(".tsv"):
+        if tsv:
             sep = "\t"
         elif sep is None:
             sep = detect_separator(path, encoding=encoding)

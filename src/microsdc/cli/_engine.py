@@ -72,8 +72,10 @@ def open_lazy(
     except ImportError as exc:
         extra = "spark" if engine == "spark" else engine
         raise click.UsageError(f"--engine {engine} needs narwhals: {install_hint(extra)}") from exc
+    from microsdc.backends.files import csv_kind
+
     lower = path.lower()
-    is_csv = lower.endswith((".csv", ".txt", ".tsv"))
+    is_csv = csv_kind(path)[0]
     if not is_csv and (sep is not None or encoding is not None):
         given = "--sep" if sep is not None else "--encoding"
         raise click.UsageError(f"{given} is for a CSV file; {path} is not one")

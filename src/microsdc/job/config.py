@@ -227,7 +227,14 @@ SCHEMA: dict[str, Any] = {
     },
     "risk": {
         "k": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
-        "missing": _one_of(MISSING_POLICIES),
+        "missing": _Key(
+            lambda v: (
+                v in MISSING_POLICIES
+                or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1)
+            ),
+            "one of " + ", ".join(f'"{o}"' for o in MISSING_POLICIES) + " or a number alpha "
+            "in [0, 1]",
+        ),
         "l_diversity": _one_of(LDIV_KINDS),
         "l": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
         "c": _Key(lambda v: _is_num(v) and v > 0, "a number > 0"),
@@ -520,7 +527,7 @@ class JobConfig:
     sensitive: tuple[str, ...]
     recode: tuple[RecodeSpec, ...]
     k: int
-    missing: str
+    missing: str | float
     l_diversity: str
     l: int  # noqa: E741 - the name used in the literature
     c: float | None
@@ -1007,7 +1014,9 @@ def _check_engine(
                 ("input", "path"),
                 f"key 'input.path' names a file or folder that does not exist: {input_path}",
             )
-    is_csv = path.lower().endswith((".csv", ".txt", ".tsv"))
+    from microsdc.backends.files import csv_kind
+
+    is_csv = csv_kind(path)[0]
     for key in ("sep", "encoding"):
         if key in inp and not is_csv:
             raise fail(

@@ -175,7 +175,11 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
             + " No other value was changed."
         )
         guarantee = sup.get("guarantee", "wildcard")
-        out[-1] += " " + GUARANTEE_SENTENCES.get(guarantee, "").format(k=k, km1=k - 1)
+        if isinstance(guarantee, (int, float)):  # alpha, as sdcMicro's freqCalc
+            sentence = ALPHA_SENTENCE.format(k=k, alpha=f"{guarantee:g}")
+        else:
+            sentence = GUARANTEE_SENTENCES.get(guarantee, "").format(k=k, km1=k - 1)
+        out[-1] += " " + sentence
         if sup.get("true_fk_below_k"):
             out[-1] += (
                 f" For {_n(sup['true_fk_below_k'])} of these records, someone who knows the "
@@ -253,6 +257,15 @@ GUARANTEE_SENTENCES = {
         "values faces at least {k} records they cannot tell apart."
     ),
 }
+
+
+#: The guarantee of suppression under a number alpha (sdcMicro's freqCalc), in one sentence.
+ALPHA_SENTENCE = (
+    "Suppression counted a released record that matches only through a blank as {alpha} "
+    "of a match (alpha, as sdcMicro's freqCalc), complete records and records of the same "
+    "pattern in full: every record reaches {k} by that count, but the blanks still make "
+    "up part of it, so this does not stop someone who knows all of a person's key values."
+)
 
 
 #: The three guarantees side by side (guarantee, what a released record is protected
