@@ -85,11 +85,11 @@ def test_a_byte_that_is_not_utf8_is_placed_in_the_file(tmp_path: Path, suffix: s
     raw = "\n".join(lines).encode("latin-1")
     path = tmp_path / f"late{suffix}"
     path.write_bytes(gzip.compress(raw) if suffix.endswith(".gz") else raw)
-    offset = raw.index(b"\xe9") + 1
+    offset = raw.index(b"\xe9")
     assert offset > 1 << 20
     with pytest.raises(DataValidationError) as err:
         read_table(path)
-    assert f"the byte 0xe9 at offset {offset:,} (line 120,002) is not UTF-8" in str(err.value)
+    assert f"the byte 0xe9 at byte offset {offset:,} (line 120,002) is not UTF-8" in str(err.value)
 
 
 def test_first_undecodable_across_blocks(tmp_path: Path) -> None:
@@ -100,7 +100,7 @@ def test_first_undecodable_across_blocks(tmp_path: Path) -> None:
     # continuation byte on line 3 is not
     body = b"a" * ((1 << 20) - 1) + "\u00e9".encode() + b"\nok\n\x80\n"
     path.write_bytes(body)
-    assert first_undecodable(path, "utf-8") == (len(body) - 1, 3, 0x80)
+    assert first_undecodable(path, "utf-8") == (len(body) - 2, 3, 0x80)
     path.write_bytes(b"all fine\n")
     assert first_undecodable(path, "utf-8") is None
 

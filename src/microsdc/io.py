@@ -223,7 +223,7 @@ def read_table(
         # the reader decodes by blocks, so its position is within a block: find the
         # byte in the file
         where = first_undecodable(path, encoding or "utf-8")
-        place = f" at offset {where[0]:,} (line {where[1]:,})" if where else ""
+        place = f" at byte offset {where[0]:,} (line {where[1]:,})" if where else ""
         raise DataValidationError(
             f"Cannot read {path.name}: the byte 0x{exc.object[exc.start]:02x}{place} "
             f"is not {encoding or 'UTF-8'}. Give its encoding (encoding={guess!r}; "
@@ -499,7 +499,8 @@ def _unencodable(df: pd.DataFrame, encoding: str) -> str:
 
 def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
     """Where a text file first breaks ``encoding``: (byte offset, line, byte), the
-    offset and line counted from 1, in the decompressed bytes; None if it does not.
+    offset counted from 0 (as ``xxd`` and ``grep -b`` count) and the line from 1, in
+    the decompressed bytes; None if it does not.
 
     Readers decode by blocks and report a position within their block; this reads
     the file once, in blocks of 1 MiB, to give the position in the file.
@@ -535,7 +536,7 @@ def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
                 # the decoder may hold up to a few bytes of the previous chunk
                 held = len(exc.object) - len(chunk)
                 lines += exc.object[held : exc.start].count(b"\n")
-                return offset - held + exc.start + 1, lines, exc.object[exc.start]
+                return offset - held + exc.start, lines, exc.object[exc.start]
             if not chunk:
                 return None
             lines += chunk.count(b"\n")

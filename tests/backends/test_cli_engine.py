@@ -114,3 +114,20 @@ def test_output_columns_checked_before_any_work(
     )
     assert code == 2 and "'fk'" in err
     assert "records at risk" not in out.lower()  # nothing computed or printed first
+
+
+def test_duckdb_tables_of_every_schema_are_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "survey.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE SCHEMA s")
+    con.execute("CREATE TABLE s.t AS SELECT 1 AS A")
+    con.execute("CREATE VIEW v AS SELECT 1 AS A")
+    con.close()
+    code, _, err = run([str(db), "--qi", "A", "--engine", "duckdb"], capsys)
+    assert code == 2 and "(its tables: 's.t', 'v')" in " ".join(err.split())
+    empty = tmp_path / "e.duckdb"
+    duckdb.connect(str(empty)).close()
+    code, _, err = run([str(empty), "--qi", "A", "--engine", "duckdb"], capsys)
+    assert code == 2 and "(it holds no table)" in " ".join(err.split())

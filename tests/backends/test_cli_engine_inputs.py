@@ -131,7 +131,7 @@ def test_bytes_that_are_not_utf8_are_named(
     csv.write_bytes("A,B\ncaf\xe9,1\n".encode("latin-1"))
     code, _, err = run(["risk", str(csv), "--qi", "A", "--engine", engine], capsys)
     text = " ".join(err.split())
-    assert code == 2 and "is not UTF-8 (the byte 0xe9 at offset 8, line 2)" in text
+    assert code == 2 and "is not UTF-8 (the byte 0xe9 at byte offset 7, line 2)" in text
     assert "--encoding latin-1" in text
 
 

@@ -157,7 +157,30 @@ def test_a_key_variable_whose_name_holds_a_comma(
     assert safe.columns.tolist() == ["age", "income, net", "sex"]
     assert safe.iloc[2].isna().sum() >= 1 and safe.iloc[:2].notna().all().all()
     code, _, err = run(["risk", str(path), "--qi", 'age,"income'], capsys)
-    assert code == 2 and 'a name that holds a comma in double quotes: A,"B, C"' in err
+    flat = " ".join(err.split())
+    assert code == 2 and "'--qi'" in flat
+    assert 'holds a comma goes in double quotes: A,"B, C"' in flat
+    # the options that take NAME=VALUE take the quotes too; spaces after a quote are fine
+    code, _, err = run(
+        [
+            *("suppress", str(path), "--qi", 'age ,"income, net" ', "-k", "2"),
+            *("--importance", '"income, net"=1,age=3', "--out", str(out)),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert pd.read_csv(out)["income, net"].isna().sum() >= 1  # the less important one
+
+
+def test_a_key_variable_whose_name_has_spaces_at_its_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # an exported header such as "age, sex": the second name is " sex"
+    path = write(tmp_path / "d.csv", "age, sex\n30, F\n30, F\n40, M\n")
+    code, _, err = run(["risk", str(path), "--qi", 'age," sex"', "-k", "2"], capsys)
+    assert code == 0, err
+    code, _, err = run(["risk", str(path), "--qi", "age,sex"], capsys)
+    assert code == 2 and "' sex'" in err
 
 
 def test_suppress_help_offers_only_the_policies_it_takes(

@@ -93,10 +93,10 @@ def database_tables(path: str) -> str:
         return ""
     try:
         names = sorted(
-            str(row[0])
-            for row in con.execute(
-                "SELECT table_name FROM information_schema.tables "
-                "WHERE table_schema = current_schema()"
+            str(name) if schema == "main" else f"{schema}.{name}"
+            for schema, name in con.execute(
+                "SELECT table_schema, table_name FROM information_schema.tables "
+                "WHERE table_catalog = current_database()"
             ).fetchall()
         )
     except Exception:
@@ -457,7 +457,7 @@ def check_utf8(path: str) -> None:
         return
     guess = likely_encoding(Path(path))
     raise InvalidParameterError(
-        f"{path} is not UTF-8 (the byte 0x{where[2]:02x} at offset {where[0]:,}, line "
+        f"{path} is not UTF-8 (the byte 0x{where[2]:02x} at byte offset {where[0]:,}, line "
         f"{where[1]:,}): give its encoding (--encoding {guess}, or input.encoding in a job "
         "file; the duckdb engine reads latin-1 and UTF-16, polars UTF-8 only), or "
         + _CONVERT.format(enc=guess)

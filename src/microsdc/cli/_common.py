@@ -29,6 +29,7 @@ __all__ = [
     "release_missing_option",
     "report_warnings",
     "sep_option",
+    "split_name_value",
     "user_errors",
     "write_output",
 ]
@@ -107,24 +108,87 @@ def _typed_names(message: str) -> str:
     return as_user_names(message, names, "Option")
 
 
-def parse_list(value: str | None) -> list[str]:
+def _split_quoted(value: str, option: str | None, on: str = ",") -> list[str]:
+    """``value`` split on ``on`` outside double quotes, the quotes removed: a quoted part
+    keeps its commas and spaces (``""`` in it is a quote); unquoted text at either end
+    of a part is stripped."""
+    parts: list[str] = []
+    segs: list[str] = []  # unquoted, quoted, unquoted, ... segments of the current part
+    cur: list[str] = []
+    quoted = False
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if quoted:
+            if ch == '"' and value[i + 1 : i + 2] == '"':
+                cur.append('"')
+                i += 2
+                continue
+            if ch == '"':
+                quoted = False
+                segs.append("".join(cur))
+                cur = []
+            else:
+                cur.append(ch)
+        elif ch == '"':
+            quoted = True
+            segs.append("".join(cur))
+            cur = []
+        elif ch == on:
+            segs.append("".join(cur))
+            parts.append(_join_segments(segs))
+            segs, cur = [], []
+        else:
+            cur.append(ch)
+        i += 1
+    if quoted:
+        raise click.BadParameter(
+            f"{value!r} opens a double quote it does not close; a name that holds a comma "
+            'goes in double quotes: A,"B, C".',
+            param_hint=f"'{option}'" if option else None,
+        )
+    segs.append("".join(cur))
+    parts.append(_join_segments(segs))
+    return parts
+
+
+def _join_segments(segs: list[str]) -> str:
+    """A part from its segments (even: unquoted, odd: quoted): the unquoted text at its
+    two ends stripped, the rest kept as it is."""
+    if len(segs) == 1:
+        return segs[0].strip()
+    return segs[0].lstrip() + "".join(segs[1:-1]) + segs[-1].rstrip()
+
+
+def parse_list(value: str | None, option: str | None = None) -> list[str]:
     """Split ``"a,b, c"`` into ``["a", "b", "c"]``; ``None`` or ``""`` gives ``[]``.
 
-    A name that holds a comma is given in double quotes, as in a CSV header:
-    ``'age,"income, net"'`` gives ``["age", "income, net"]``.
+    A name that holds a comma, or spaces at either end, is given in double quotes,
+    as in a CSV header: ``'age,"income, net"," sex"'`` gives ``["age", "income, net",
+    " sex"]``. ``option`` names the option in the error for an unclosed quote.
     """
-    import csv
-
     if not value:
         return []
-    try:
-        parts = next(csv.reader([value], skipinitialspace=True, strict=True))
-    except csv.Error as exc:
-        raise click.BadParameter(
-            f"cannot split {value!r} into names ({exc}); give them comma separated, a name "
-            'that holds a comma in double quotes: A,"B, C".'
-        ) from None
-    return [part.strip() for part in parts if part.strip()]
+    return [part for part in _split_quoted(value, option) if part]
+
+
+def split_name_value(spec: str, option: str) -> tuple[str, str, bool]:
+    """``NAME=VALUE`` split at its first ``=`` outside double quotes: (name with its
+    quotes removed, the rest as given, whether there was an ``=``)."""
+    name, *rest = _split_quoted_keep(spec, option)
+    return name, rest[0] if rest else "", bool(rest)
+
+
+def _split_quoted_keep(spec: str, option: str) -> list[str]:
+    """``spec`` cut at its first ``=`` outside double quotes: [name unquoted, rest]."""
+    quoted = False
+    for i, ch in enumerate(spec):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "=" and not quoted:
+            head = _split_quoted(spec[:i], option, on="\0")[0]
+            return [head, spec[i + 1 :]]
+    return [_split_quoted(spec, option, on="\0")[0]]
 
 
 def read_input(

@@ -97,7 +97,7 @@ def risk(
     from microsdc.risk._policy import parse_policy
     from microsdc.risk.kanonymity import _summary, _weights, frequencies_from_codes
 
-    qis = parse_list(qi)
+    qis = parse_list(qi, "--qi")
     if not qis:
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")

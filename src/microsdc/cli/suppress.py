@@ -22,6 +22,7 @@ from microsdc.cli._common import (
     release_missing_option,
     report_warnings,
     sep_option,
+    split_name_value,
     user_errors,
     write_output,
 )
@@ -31,51 +32,74 @@ METHODS = ("greedy", "exact", "random")
 
 
 def _importance(text: str | None) -> Any:
-    """``A,B,C`` (most important first) or ``A=3,B=1,C=1`` (weights)."""
-    items = parse_list(text)
-    if not items:
+    """``A,B,C`` (most important first) or ``A=3,B=1,C=1`` (weights); a name that holds
+    a comma or an ``=`` in double quotes."""
+    specs = [p for p in _split_specs(text, "--importance") if p]
+    if not specs:
         return None
-    if not any("=" in item for item in items):
-        return items
+    split = [split_name_value(spec, "--importance") for spec in specs]
+    if not any(has for _, _, has in split):
+        return [name for name, _, _ in split]
     weights: dict[str, float] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
+    for spec, (name, value, has) in zip(specs, split, strict=True):
         try:
-            if not sep:
+            if not has or not name:
                 raise ValueError
-            weights[name.strip()] = float(value)
+            weights[name] = float(value)
         except ValueError:
             from microsdc.exceptions import InvalidParameterError
 
             raise InvalidParameterError(
-                f"--importance: give either names (A,B,C) or weights (A=3,B=1); got {item!r}."
+                f"--importance: give either names (A,B,C) or weights (A=3,B=1); got {spec!r}."
             ) from None
     return weights
+
+
+def _split_specs(text: str | None, option: str) -> list[str]:
+    """``text`` cut at the commas outside double quotes, each part as given (quotes kept)."""
+    if not text:
+        return []
+    parts: list[str] = []
+    cur: list[str] = []
+    quoted = False
+    for ch in text:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur).strip())
+    if quoted:
+        parse_list(text, option)  # raises, naming the option
+    return parts
 
 
 def _linked(specs: tuple[str, ...]) -> Any:
     """``KEY=COL1,COL2`` (repeatable) as ``{key: [columns]}``."""
     out: dict[str, list[str]] = {}
     for spec in specs:
-        key, sep, cols = spec.partition("=")
-        if not sep or not key.strip() or not parse_list(cols):
+        key, cols, has = split_name_value(spec, "--linked")
+        columns = parse_list(cols, "--linked")
+        if not has or not key or not columns:
             from microsdc.exceptions import InvalidParameterError
 
             raise InvalidParameterError(
                 f"--linked expects KEY=COLUMN[,COLUMN...] (e.g. sex=relationship); got {spec!r}."
             )
-        out.setdefault(key.strip(), []).extend(parse_list(cols))
+        out.setdefault(key, []).extend(columns)
     return out or None
 
 
 def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     out = []
     for spec in specs:
-        name, sep, width = spec.partition("=")
+        name, width, has = split_name_value(spec, "--bin")
         try:
-            if not sep:
+            if not has or not name:
                 raise ValueError
-            out.append((name.strip(), float(width)))
+            out.append((name, float(width)))
         except ValueError:
             from microsdc.exceptions import InvalidParameterError
 
@@ -210,7 +234,7 @@ def suppress(
 
     from microsdc.exceptions import InvalidParameterError
 
-    qis = parse_list(qi)
+    qis = parse_list(qi, "--qi")
     if not qis:
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     mv = parse_missing_values(missing_values)
@@ -245,7 +269,7 @@ def suppress(
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
-        dropped = parse_list(drop)
+        dropped = parse_list(drop, "--drop")
         both = [c for c in dropped if c in qis]
         if both:
             raise click.UsageError(
@@ -274,7 +298,7 @@ def suppress(
             qis,
             k,
             importance=_importance(importance),
-            strata=parse_list(strata) or None,
+            strata=parse_list(strata, "--strata") or None,
             missing=policy,
             method=method,
             subject_id=subject_id,
@@ -344,7 +368,7 @@ def _suppress_lazy(
     check_lazy_output(out, file)
     check_output_path(out)
     frame = open_lazy(file, engine, db_table, sep, encoding)
-    dropped = parse_list(drop)
+    dropped = parse_list(drop, "--drop")
     both = [c for c in dropped if c in qis]
     if both:
         raise click.UsageError(
@@ -372,7 +396,7 @@ def _suppress_lazy(
             qis,
             k,
             importance=_importance(importance),
-            strata=parse_list(strata) or None,
+            strata=parse_list(strata, "--strata") or None,
             missing=policy,
             missing_values=mv,
         )
