@@ -219,50 +219,40 @@ def split_support(codes, card, values):  # pragma: no cover - numba
             lo = alo if side == 0 else blo
             hi = ahi if side == 0 else bhi
             size = hi - lo
-            if kind == 0:  # a set's rows are still in lexicographic order: find the groups
-                nbl = 0
-                while nbl < size and work[lo + nbl, c] < 0:
-                    nbl += 1
-                ng = 0
-                prev = -2
-                for i in range(lo + nbl, hi):
-                    k = work[i, c]
-                    if k != prev:
-                        vals[side, ng] = k
-                        starts[side, ng] = i
-                        ng += 1
-                        prev = k
-            elif size <= 24 or size * 4 < cc:
-                if size <= 24:  # insertion sort (stable)
-                    for i in range(lo + 1, hi):
-                        kx = work[i, c]
-                        j = i
-                        while j > lo and work[j - 1, c] > kx:
-                            j -= 1
-                        if j < i:  # row i moves to j, rows j..i-1 one down
-                            x = rid[i]
-                            for col in range(m):
-                                row[col] = work[i, col]
-                            for q in range(i, j, -1):
-                                rid[q] = rid[q - 1]
-                                for col in range(m):
-                                    work[q, col] = work[q - 1, col]
-                            rid[j] = x
-                            for col in range(m):
-                                work[j, col] = row[col]
-                else:  # far fewer members than values: a merge sort, not a count
-                    keys = np.empty(size, dtype=np.int64)
-                    for i in range(size):
-                        keys[i] = work[lo + i, c]
-                    by_key = np.argsort(keys, kind="mergesort")
-                    for i in range(size):
-                        tmp_rid[i] = rid[lo + by_key[i]]
+            # a set's rows are still in lexicographic order: its groups are read off;
+            # a pair's sides are sorted first, by insertion or merge when small
+            read_off = kind == 0 or size <= 24 or size * 4 < cc
+            if kind == 1 and size <= 24:  # insertion sort (stable)
+                for i in range(lo + 1, hi):
+                    kx = work[i, c]
+                    j = i
+                    while j > lo and work[j - 1, c] > kx:
+                        j -= 1
+                    if j < i:  # row i moves to j, rows j..i-1 one down
+                        x = rid[i]
                         for col in range(m):
-                            tmp[i, col] = work[lo + by_key[i], col]
-                    for i in range(size):
-                        rid[lo + i] = tmp_rid[i]
+                            row[col] = work[i, col]
+                        for q in range(i, j, -1):
+                            rid[q] = rid[q - 1]
+                            for col in range(m):
+                                work[q, col] = work[q - 1, col]
+                        rid[j] = x
                         for col in range(m):
-                            work[lo + i, col] = tmp[i, col]
+                            work[j, col] = row[col]
+            elif kind == 1 and read_off:  # far fewer members than values: merge, not count
+                keys = np.empty(size, dtype=np.int64)
+                for i in range(size):
+                    keys[i] = work[lo + i, c]
+                by_key = np.argsort(keys, kind="mergesort")
+                for i in range(size):
+                    tmp_rid[i] = rid[lo + by_key[i]]
+                    for col in range(m):
+                        tmp[i, col] = work[lo + by_key[i], col]
+                for i in range(size):
+                    rid[lo + i] = tmp_rid[i]
+                    for col in range(m):
+                        work[lo + i, col] = tmp[i, col]
+            if read_off:
                 nbl = 0
                 while nbl < size and work[lo + nbl, c] < 0:
                     nbl += 1
