@@ -47,6 +47,8 @@ def test_suppression_job_under_each_guarantee(
     html = (out / "survey_report.html").read_text()
     assert 'id="table-guarantees"' in html and 'id="table-prosecutor"' in html
     assert f"{missing} (used)" in html
+    rule = {"category": "one more category", "probabilistic": "with that value's share"}
+    assert rule[missing] in html.replace("&#39;", "'")
 
 
 def test_conservative_with_suppression_is_refused(write_job: Callable[..., Path]) -> None:
@@ -78,6 +80,7 @@ def test_suppression_job_with_a_number_alpha(
     assert "as 0.5 of a match (alpha, as sdcMicro&#39;s freqCalc)" in html or (
         "as 0.5 of a match (alpha, as sdcMicro's freqCalc)" in html
     )
+    assert "a match through a missing value counts 0.5" in html  # the chart's caption
     path.write_text(path.read_text().replace("missing = 0.5", "missing = 1.5"))
     with pytest.raises(JobFileError, match="a number alpha in"):
         run_job(path)

@@ -322,8 +322,9 @@ def check_parquet_schemas(path: str) -> None:
 #: The CSV encodings DuckDB's ``read_csv`` reads without an extension (its names), by
 #: the name Python's :mod:`codecs` gives them. ``encodings``, DuckDB's extension for the
 #: others, is downloaded on first use, which an engine here never does.
-#: Compressions DuckDB's CSV reader undoes (it tells them by the file's suffix).
-DUCKDB_COMPRESSIONS = ("gzip", "zstd")
+#: Compressions DuckDB's CSV reader undoes (it tells them by the file's suffix) that
+#: microsdc's own checks of the file (encoding, header) can read too.
+DUCKDB_COMPRESSIONS = ("gzip",)
 
 DUCKDB_ENCODINGS = {
     "utf-8": "utf-8",
@@ -556,10 +557,12 @@ def scan(
         if compression is not None and (
             engine != "duckdb" or compression not in DUCKDB_COMPRESSIONS
         ):
-            can = "reads none" if engine != "duckdb" else "reads gzip and zstd only"
+            can = "reads none" if engine != "duckdb" else "reads gzip only"
+            pandas = compression in ("gzip", "bz2", "xz", "zip")
             raise InvalidParameterError(
                 f"{path} is a {compression}-compressed CSV file, and the {engine} engine "
-                f"{can}: decompress it first, or leave out the engine (pandas reads it)"
+                f"{can}: decompress it first"
+                + (", or leave out the engine (pandas reads it)" if pandas else "")
             )
         charset = check_csv_options(encoding, engine)
         check_utf16_side(path, charset, engine)

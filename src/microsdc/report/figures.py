@@ -121,11 +121,23 @@ def fk_figure(audit: dict[str, Any]) -> Figure:
         title="Group sizes before and after",
         caption=(
             f"Bars left of '>= {k}' are records at risk: fewer than {k} records share their "
-            "combination of key variables (missing values match any value)."
+            f"combination of key variables ({_missing_rule(audit)})."
         ),
         data_uri=_encode(fig),
         alt=f"Bar chart of records by group size fk, before and after; k = {k}.",
     )
+
+
+def _missing_rule(audit: dict[str, Any]) -> str:
+    """How a missing value was counted in the fk of the report, in a few words."""
+    missing = audit.get("parameters", {}).get("missing", "wildcard")
+    if isinstance(missing, (int, float)):
+        return f"a match through a missing value counts {missing:g}, as sdcMicro's alpha"
+    return {
+        "category": "a missing value is one more category",
+        "probabilistic": "a missing value matches a value with that value's share",
+        "conservative": "a missing value takes the completion with the fewest matches",
+    }.get(str(missing), "missing values match any value")
 
 
 def _band_labels(edges: list[float]) -> list[str]:
