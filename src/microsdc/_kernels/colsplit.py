@@ -117,7 +117,9 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     # (padded to whole 64-bit words: a direct comparison tests a word of codes at a time)
     per_word = 8 // codes.itemsize
     work = np.zeros((n, (m + per_word - 1) // per_word * per_word), dtype=codes.dtype)
-    work[:, :m] = codes[perm]
+    for i in range(n):
+        for j in range(m):
+            work[i, j] = codes[perm[i], j]
     words = work.view(np.uint64)
     n_words = words.shape[1]
     # in a word, the lowest bit of each code and the shift to its sign bit: a blank

@@ -155,7 +155,8 @@ def frequencies_from_codes(
             n_categories,
             kind=policy.kind,
             n_complete=n_complete,
-            blank_share=(pat.codes < 0).mean(axis=0),
+            # (on at most 200,000 patterns: the share is for the cost model only)
+            blank_share=(pat.codes[:: max(1, len(pat.count) // 200_000)] < 0).mean(axis=0),
         )
     if route == "dense":
         from microsdc._kernels import dense
@@ -317,7 +318,7 @@ def _support(
         top = int(used.max())
         narrow = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top < np.iinfo(t).max)
         sums = split_support(
-            np.ascontiguousarray(codes_u[:, by_categories], dtype=narrow),
+            np.ascontiguousarray(codes_u.astype(narrow)[:, by_categories]),  # narrowed first
             np.ascontiguousarray(used[by_categories]),
             np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
         )
@@ -619,13 +620,13 @@ def _combine(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """fk and Fk per pattern from the support split of any route."""
     m = pat.codes.shape[1]
-    complete = pat.mask == (1 << m) - 1
     if policy.kind == "probabilistic":
         # rounded so that a count of exactly k is not taken for k - 1e-16
         fk_p = np.round(support[:, 0] + support[:, 1], 9)
         return fk_p, (support[:, 2] + support[:, 3]) if weighted else None
     if policy.kind == "alpha":
         a = policy.alpha
+        complete = pat.mask == (1 << m) - 1
         # sdcMicro freqCalc: records with a missing value add alpha unless they are of
         # the target's exact pattern; complete records and the own pattern add 1
         own = np.where(complete, 0.0, pat.count.astype(np.float64))
@@ -634,12 +635,14 @@ def _combine(
         big = support[:, 2] + w_own + a * (support[:, 3] - w_own)
         return fk_f, (big if weighted else None)
     fk_w = support[:, 0] + support[:, 1]
-    big_w = support[:, 2] + support[:, 3]
+    big_w = support[:, 2] + support[:, 3] if weighted else None
     if cons is not None:
+        complete = pat.mask == (1 << m) - 1
         fk_w = np.where(complete, fk_w, cons[:, 0])
-        big_w = np.where(complete, big_w, cons[:, 1])
-    fk = np.rint(fk_w).astype(np.int64)
-    return fk, (big_w if weighted else None)
+        if big_w is not None:
+            big_w = np.where(complete, big_w, cons[:, 1])
+    fk = np.rint(fk_w, out=fk_w).astype(np.int64)
+    return fk, big_w
 
 
 def row_frequencies(
