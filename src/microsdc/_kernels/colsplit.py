@@ -130,9 +130,11 @@ def split_support(codes, card, values):  # pragma: no cover - numba
         lane_low |= np.uint64(1) << np.uint64(lane * bits)
     lane_shift = np.uint64(bits - 1)
     lane_ones = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - bits)
-    rid = np.arange(n)
+    if n >= 2**31 - 1:
+        raise ValueError("the split route counts fewer than 2^31 - 1 distinct patterns")
+    rid = np.arange(n).astype(np.int32)
     tmp = np.empty((n, m), dtype=codes.dtype)
-    tmp_rid = np.empty(n, dtype=np.int64)
+    tmp_rid = np.empty(n, dtype=np.int32)
     row = np.empty(m, dtype=codes.dtype)
     counts = np.empty(top + 3, dtype=np.int64)
     vals = np.empty((2, top + 1), dtype=np.int64)  # per side: the values present ...
