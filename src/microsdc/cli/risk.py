@@ -192,12 +192,9 @@ def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
     import numpy as np
 
     from microsdc.report import format_percent
-    from microsdc.risk.individual import risk_from_frequencies
+    from microsdc.risk.individual import risk_from_frequencies, whole_matches
 
-    # the approximation needs whole counts: under "probabilistic" a record counts the
-    # whole matches its fractional fk holds, as in the job's audit record
-    whole = np.floor(np.asarray(fk) + 1e-9) if np.asarray(fk).dtype.kind == "f" else fk
-    ir = risk_from_frequencies(whole, Fk)
+    ir = risk_from_frequencies(whole_matches(fk), Fk)
     n = float(len(ir) if counts is None else np.sum(counts))
     er = float(ir.sum() if counts is None else np.dot(ir, counts))
     how = (

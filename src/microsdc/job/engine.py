@@ -150,11 +150,10 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
 
     from microsdc.encode import missing_mask
     from microsdc.job.runner import RISK_BANDS
-    from microsdc.risk.individual import risk_from_frequencies
+    from microsdc.risk.individual import risk_from_frequencies, whole_matches
 
     fk, count = patterns.fk, patterns.count
-    whole = np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
-    risk = np.asarray(risk_from_frequencies(whole, patterns.Fk), dtype=np.float64)
+    risk = np.asarray(risk_from_frequencies(whole_matches(fk), patterns.Fk), dtype=np.float64)
     n = patterns.n_records
     k = cfg.k
     labels = [str(i) for i in range(1, k)] + [f">= {k}"]

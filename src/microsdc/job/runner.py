@@ -505,12 +505,9 @@ def measure_risk(
     policy: Any = cfg.missing
     freq = sample_frequencies(df, qi, missing=policy, weights=cfg.weights, missing_values=mv)
     fk = freq["fk"].to_numpy()
-    from microsdc.risk.individual import risk_from_frequencies
+    from microsdc.risk.individual import risk_from_frequencies, whole_matches
 
-    # the individual-risk approximation needs whole counts: under "probabilistic" a
-    # record counts the whole matches its fractional fk holds (its own record included)
-    whole = np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
-    risk = risk_from_frequencies(whole, freq["Fk"].to_numpy() if "Fk" in freq else None)
+    risk = risk_from_frequencies(whole_matches(fk), freq["Fk"].to_numpy() if "Fk" in freq else None)
     n = len(df)
     k = cfg.k
     labels = [str(i) for i in range(1, k)] + [f">= {k}"]

@@ -30,7 +30,21 @@ __all__ = [
     "household_risk",
     "individual_risk",
     "risk_from_frequencies",
+    "whole_matches",
 ]
+
+
+def whole_matches(fk: Any) -> np.ndarray:
+    """The whole matches a fractional ``fk`` holds (its own record included), for
+    :func:`risk_from_frequencies`, which is defined for counts only: under
+    ``"probabilistic"`` or alpha a record counts the matches it has in full.
+    Whole counts come back as they are.
+
+    >>> whole_matches(np.array([1.0, 2.999999999999, 3.5])).tolist()
+    [1.0, 3.0, 3.0]
+    """
+    fk = np.asarray(fk)
+    return np.floor(fk + 1e-9) if fk.dtype.kind == "f" else fk
 
 
 def risk_from_frequencies(fk: Any, Fk: Any = None) -> np.ndarray:
