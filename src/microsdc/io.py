@@ -86,11 +86,16 @@ FORMATS = {
 }
 
 
+#: Suffixes of the compressed text files read here (pandas and the checks of this module
+#: undo them).
+COMPRESSED = (".gz", ".bz2", ".xz", ".zip")
+
+
 def _format_of(path: str | Path) -> str:
     suffixes = [s.lower() for s in Path(path).suffixes]
     suffix = (
         suffixes[-2]
-        if suffixes and suffixes[-1] in (".gz", ".bz2", ".zip", ".xz")
+        if suffixes and suffixes[-1] in COMPRESSED
         else (suffixes[-1] if suffixes else "")
     )
     if suffix not in FORMATS:
@@ -275,24 +280,36 @@ def detect_separator(path: str | Path, *, encoding: str | None = None) -> str:
     return best
 
 
-def _first_line(path: Path, encoding: str | None) -> str:
+def _open_decompressed(path: Path) -> Any:
+    """A binary file over the bytes of ``path``, undone by its suffix (:data:`COMPRESSED`;
+    the first member of a zip archive, nothing for an empty one)."""
     import bz2
     import gzip
     import lzma
     import zipfile
 
-    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
     suffix = path.suffix.lower()
+    if suffix == ".zip":
+        with zipfile.ZipFile(path) as zf:  # the member keeps the archive's file open
+            names = zf.namelist()
+            return zf.open(names[0]) if names else open(os.devnull, "rb")
+    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+    return openers.get(suffix, open)(path, "rb")
+
+
+def _decompress_errors() -> tuple[type[Exception], ...]:
+    """What opening or reading a damaged compressed file raises."""
+    import lzma
+    import zipfile
+
+    return (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError)
+
+
+def _first_line(path: Path, encoding: str | None) -> str:
     try:
-        if suffix == ".zip":
-            with zipfile.ZipFile(path) as zf:
-                names = zf.namelist()
-                with zf.open(names[0]) if names else open(os.devnull, "rb") as fh:
-                    raw = fh.readline(65536)
-        else:
-            with openers.get(suffix, open)(path, "rb") as fh:
-                raw = fh.readline(65536)
-    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError):
+        with _open_decompressed(path) as fh:
+            raw = fh.readline(65536)
+    except _decompress_errors():
         return ""
     return raw.decode(encoding or "utf-8", errors="ignore").rstrip("\r\n").lstrip("\ufeff")
 
@@ -505,25 +522,15 @@ def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
     Readers decode by blocks and report a position within their block; this reads
     the file once, in blocks of 1 MiB, to give the position in the file.
     """
-    import bz2
     import codecs
-    import gzip
-    import lzma
-    import zipfile
 
-    openers: dict[str, Any] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-    suffix = path.suffix.lower()
     try:
         decoder = codecs.getincrementaldecoder(encoding)()
-        if suffix == ".zip":
-            zf = zipfile.ZipFile(path)
-            names = zf.namelist()
-            if not names:
-                return None
-            fh = zf.open(names[0])
-        else:
-            fh = openers.get(suffix, open)(path, "rb")
-    except (OSError, EOFError, LookupError, zipfile.BadZipFile, lzma.LZMAError):
+    except LookupError:
+        return None
+    try:
+        fh = _open_decompressed(path)
+    except _decompress_errors():
         return None
     offset = 0
     lines = 1

@@ -71,14 +71,12 @@ COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zip": "zip", ".zst"
 
 def csv_kind(path: str) -> tuple[bool, bool, str | None]:
     """Whether ``path`` names a CSV file (``.csv``, ``.txt`` or ``.tsv``, optionally
-    compressed), whether it is tab-separated (``.tsv``), and its compression (None)."""
+    compressed), whether it is tab-separated (``.tsv``), and the suffix of its
+    compression (a key of :data:`COMPRESSIONS`; None)."""
     lower = path.lower()
-    compression = None
-    for suffix, name in COMPRESSIONS.items():
-        if lower.endswith(suffix):
-            lower = lower[: -len(suffix)]
-            compression = name
-            break
+    compression = next((s for s in COMPRESSIONS if lower.endswith(s)), None)
+    if compression is not None:
+        lower = lower[: -len(compression)]
     return lower.endswith((".csv", ".txt", ".tsv")), lower.endswith(".tsv"), compression
 
 
@@ -322,9 +320,9 @@ def check_parquet_schemas(path: str) -> None:
 #: The CSV encodings DuckDB's ``read_csv`` reads without an extension (its names), by
 #: the name Python's :mod:`codecs` gives them. ``encodings``, DuckDB's extension for the
 #: others, is downloaded on first use, which an engine here never does.
-#: Compressions DuckDB's CSV reader undoes (it tells them by the file's suffix) that
-#: microsdc's own checks of the file (encoding, header) can read too.
-DUCKDB_COMPRESSIONS = ("gzip",)
+#: Compressions (by suffix) DuckDB's CSV reader undoes that microsdc's own checks of
+#: the file (encoding, header) can read too.
+DUCKDB_COMPRESSIONS = (".gz",)
 
 DUCKDB_ENCODINGS = {
     "utf-8": "utf-8",
@@ -557,12 +555,17 @@ def scan(
         if compression is not None and (
             engine != "duckdb" or compression not in DUCKDB_COMPRESSIONS
         ):
+            from microsdc.io import COMPRESSED
+
             can = "reads none" if engine != "duckdb" else "reads gzip only"
-            pandas = compression in ("gzip", "bz2", "xz", "zip")
             raise InvalidParameterError(
-                f"{path} is a {compression}-compressed CSV file, and the {engine} engine "
-                f"{can}: decompress it first"
-                + (", or leave out the engine (pandas reads it)" if pandas else "")
+                f"{path} is a {COMPRESSIONS[compression]}-compressed CSV file, and the "
+                f"{engine} engine {can}: decompress it first"
+                + (
+                    ", or leave out the engine (pandas reads it)"
+                    if compression in COMPRESSED
+                    else ""
+                )
             )
         charset = check_csv_options(encoding, engine)
         check_utf16_side(path, charset, engine)
