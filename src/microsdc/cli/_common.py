@@ -14,6 +14,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
     "announce_compile",
     "console",
+    "cut_outside_quotes",
     "encoding_option",
     "fail",
     "missing_option",
@@ -108,53 +109,60 @@ def _typed_names(message: str) -> str:
     return as_user_names(message, names, "Option")
 
 
-def _split_quoted(value: str, option: str | None, on: str = ",") -> list[str]:
-    """``value`` split on ``on`` outside double quotes, the quotes removed: a quoted part
-    keeps its commas and spaces (``""`` in it is a quote); unquoted text at either end
-    of a part is stripped."""
+def cut_outside_quotes(
+    text: str, on: str, option: str | None = None, maxsplit: int = -1
+) -> list[str]:
+    """``text`` cut at each ``on`` outside double quotes (at most ``maxsplit`` times),
+    the parts as given, quotes kept (``""`` in a quoted part is a quote).
+
+    Raises
+    ------
+    click.BadParameter
+        If a double quote is left open (naming ``option``).
+    """
     parts: list[str] = []
-    segs: list[str] = []  # unquoted, quoted, unquoted, ... segments of the current part
+    start = 0
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif ch == on and not quoted:
+            parts.append(text[start:i])
+            start = i + 1
+            if len(parts) == maxsplit:
+                break
+    else:
+        if quoted:
+            raise click.BadParameter(
+                f"{text!r} opens a double quote it does not close; a name that holds a comma "
+                'goes in double quotes: A,"B, C".',
+                param_hint=f"'{option}'" if option else None,
+            )
+    return [*parts, text[start:]]
+
+
+def _unquote(part: str) -> str:
+    """A name as given between the commas, its quotes removed: a quoted stretch keeps
+    its commas and spaces (``""`` in it is a quote); unquoted text at either end is
+    stripped."""
+    segs: list[str] = []  # unquoted, quoted, unquoted, ... stretches
     cur: list[str] = []
     quoted = False
     i = 0
-    while i < len(value):
-        ch = value[i]
-        if quoted:
-            if ch == '"' and value[i + 1 : i + 2] == '"':
-                cur.append('"')
-                i += 2
-                continue
-            if ch == '"':
-                quoted = False
-                segs.append("".join(cur))
-                cur = []
-            else:
-                cur.append(ch)
-        elif ch == '"':
-            quoted = True
+    while i < len(part):
+        ch = part[i]
+        if ch == '"' and quoted and part[i + 1 : i + 2] == '"':
+            cur.append('"')
+            i += 2
+            continue
+        if ch == '"':
             segs.append("".join(cur))
             cur = []
-        elif ch == on:
-            segs.append("".join(cur))
-            parts.append(_join_segments(segs))
-            segs, cur = [], []
+            quoted = not quoted
         else:
             cur.append(ch)
         i += 1
-    if quoted:
-        raise click.BadParameter(
-            f"{value!r} opens a double quote it does not close; a name that holds a comma "
-            'goes in double quotes: A,"B, C".',
-            param_hint=f"'{option}'" if option else None,
-        )
     segs.append("".join(cur))
-    parts.append(_join_segments(segs))
-    return parts
-
-
-def _join_segments(segs: list[str]) -> str:
-    """A part from its segments (even: unquoted, odd: quoted): the unquoted text at its
-    two ends stripped, the rest kept as it is."""
     if len(segs) == 1:
         return segs[0].strip()
     return segs[0].lstrip() + "".join(segs[1:-1]) + segs[-1].rstrip()
@@ -169,26 +177,14 @@ def parse_list(value: str | None, option: str | None = None) -> list[str]:
     """
     if not value:
         return []
-    return [part for part in _split_quoted(value, option) if part]
+    return [name for part in cut_outside_quotes(value, ",", option) if (name := _unquote(part))]
 
 
 def split_name_value(spec: str, option: str) -> tuple[str, str, bool]:
     """``NAME=VALUE`` split at its first ``=`` outside double quotes: (name with its
     quotes removed, the rest as given, whether there was an ``=``)."""
-    name, *rest = _split_quoted_keep(spec, option)
-    return name, rest[0] if rest else "", bool(rest)
-
-
-def _split_quoted_keep(spec: str, option: str) -> list[str]:
-    """``spec`` cut at its first ``=`` outside double quotes: [name unquoted, rest]."""
-    quoted = False
-    for i, ch in enumerate(spec):
-        if ch == '"':
-            quoted = not quoted
-        elif ch == "=" and not quoted:
-            head = _split_quoted(spec[:i], option, on="\0")[0]
-            return [head, spec[i + 1 :]]
-    return [_split_quoted(spec, option, on="\0")[0]]
+    parts = cut_outside_quotes(spec, "=", option, maxsplit=1)
+    return _unquote(parts[0]), parts[1] if len(parts) == 2 else "", len(parts) == 2
 
 
 def read_input(

@@ -9,6 +9,7 @@ import click
 from microsdc.cli._common import (
     announce_compile,
     console,
+    cut_outside_quotes,
     encoding_option,
     missing_values_option,
     parse_list,
@@ -34,7 +35,8 @@ METHODS = ("greedy", "exact", "random")
 def _importance(text: str | None) -> Any:
     """``A,B,C`` (most important first) or ``A=3,B=1,C=1`` (weights); a name that holds
     a comma or an ``=`` in double quotes."""
-    specs = [p for p in _split_specs(text, "--importance") if p]
+    parts = cut_outside_quotes(text, ",", "--importance") if text else []
+    specs = [spec for part in parts if (spec := part.strip())]
     if not specs:
         return None
     split = [split_name_value(spec, "--importance") for spec in specs]
@@ -53,27 +55,6 @@ def _importance(text: str | None) -> Any:
                 f"--importance: give either names (A,B,C) or weights (A=3,B=1); got {spec!r}."
             ) from None
     return weights
-
-
-def _split_specs(text: str | None, option: str) -> list[str]:
-    """``text`` cut at the commas outside double quotes, each part as given (quotes kept)."""
-    if not text:
-        return []
-    parts: list[str] = []
-    cur: list[str] = []
-    quoted = False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-        if ch == "," and not quoted:
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur).strip())
-    if quoted:
-        parse_list(text, option)  # raises, naming the option
-    return parts
 
 
 def _linked(specs: tuple[str, ...]) -> Any:
