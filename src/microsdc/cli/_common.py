@@ -269,24 +269,22 @@ qi_option = click.option(
     help="Quasi-identifiers, comma separated: A,B,C (a name with a comma in double quotes: "
     'A,"B, C").',
 )
-missing_option = click.option(
-    "--missing",
-    "missing",
-    default="wildcard",
-    show_default=True,
-    help=(
-        "Missing-value policy: wildcard, probabilistic, category, conservative (a measure "
-        "only), or alpha in [0, 1]."
-    ),
-)
+
+
+def _missing_option(policies: str) -> Any:
+    """``--missing``, the policies offered listed in its help."""
+    return click.option(
+        "--missing",
+        "missing",
+        default="wildcard",
+        show_default=True,
+        help=f"Missing-value policy: {policies}, or alpha in [0, 1].",
+    )
+
+
+missing_option = _missing_option("wildcard, probabilistic, category, conservative (a measure only)")
 #: ``--missing`` of the commands that release data (no "conservative": it guarantees nothing).
-release_missing_option = click.option(
-    "--missing",
-    "missing",
-    default="wildcard",
-    show_default=True,
-    help="Missing-value policy: wildcard, probabilistic, category, or alpha in [0, 1].",
-)
+release_missing_option = _missing_option("wildcard, probabilistic, category")
 
 missing_values_option = click.option(
     "--missing-values",
