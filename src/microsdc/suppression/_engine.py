@@ -22,6 +22,7 @@ __all__ = [
     "ProgressCallback",
     "candidate_subsets",
     "category_if_cheaper",
+    "category_reach_k",
     "distinct_patterns",
     "processing_order",
     "reach_k",
@@ -460,6 +461,30 @@ def _reach_k_units(
     return changed, fk
 
 
+def category_reach_k(
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    jobs: Sequence[tuple[tuple[int, ...], int]],
+    costs: Costs,
+    *,
+    fk_start: np.ndarray | None = None,
+    progress: ProgressCallback | None = None,
+) -> np.ndarray | None:
+    """Blank cells of ``codes`` (in place) until every job holds under ``"category"``:
+    the group-and-mask algorithm of :mod:`microsdc.suppression._category` for one job
+    on every column when it fits, else :func:`reach_k`, whose result it returns
+    (None from the former: count fk again)."""
+    from microsdc.risk._policy import Policy
+    from microsdc.suppression._category import category_fits, category_suppress
+
+    if len(jobs) == 1 and len(jobs[0][0]) == codes.shape[1] and category_fits(n_categories):
+        category_suppress(codes, n_categories, jobs[0][1], costs.weight)
+        return None
+    return reach_k(
+        codes, n_categories, jobs, costs, Policy("category"), fk_start=fk_start, progress=progress
+    )
+
+
 def category_if_cheaper(
     original: np.ndarray,
     codes: np.ndarray,
@@ -499,15 +524,8 @@ def category_if_cheaper(
     bool
         True when ``codes`` now holds the category solution.
     """
-    from microsdc.risk._policy import Policy as _Policy
-    from microsdc.suppression._category import category_fits, category_suppress
-
     alt = original.copy()
-    cat = _Policy("category")
-    if len(jobs) == 1 and len(jobs[0][0]) == codes.shape[1] and category_fits(n_categories):
-        category_suppress(alt, n_categories, jobs[0][1], costs.weight)
-    else:
-        reach_k(alt, n_categories, jobs, costs, cat)
+    category_reach_k(alt, n_categories, jobs, costs)
     if improve is not None:
         improve(original, alt)
     if risk_mask(alt, n_categories, policy, jobs).any():

@@ -622,8 +622,13 @@ def local_suppression(
                 f"stratum; got {biggest}. Use method='greedy'."
             )
 
-    from microsdc.suppression._category import category_fits, category_suppress
-    from microsdc.suppression._engine import category_if_cheaper, fk_of, reach_k, risk_mask
+    from microsdc.suppression._engine import (
+        category_if_cheaper,
+        category_reach_k,
+        fk_of,
+        reach_k,
+        risk_mask,
+    )
 
     fk_before = np.zeros(n)
     fk_after = np.zeros(n)
@@ -655,9 +660,11 @@ def local_suppression(
 
                 probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
                 fka = fk_of(sub, ncat, policy)
-            elif policy.kind == "category" and single and category_fits(ncat):
-                category_suppress(sub, ncat, jobs[0][1], costs.weight)
-                fka = fk_of(sub, ncat, policy)
+            elif policy.kind == "category":
+                done = category_reach_k(
+                    sub, ncat, jobs, costs, fk_start=fkb if single else None, progress=progress
+                )
+                fka = done if done is not None else fk_of(sub, ncat, policy)
             else:
                 done = reach_k(
                     sub,
