@@ -30,12 +30,13 @@ than through an index (at 10M patterns, a quarter of the time). Children that
 use finer ranges run before those that use coarser ones, so every range a node
 was given still holds the same members when it runs. Sets are only ever made by
 sets, and run before any pair that moves their rows: a set's rows are still in
-lexicographic order, so its groups are found by reading, without a sort. The codes come in the
-narrowest integer type that holds them, for the same reason, and the rows are
-padded to whole 64-bit words: a direct comparison of two rows tests a word at a
-time (the codes that differ, where neither is blank, by a few bit operations). The loop is one
-function with no calls inside: a call that passes arrays costs two atomic
-reference count updates per array in numba, more than the work of a small node.
+lexicographic order, so its groups are found by reading, without a sort. The
+codes come in the narrowest integer type that holds them, for the same reason,
+and the rows are padded to whole 64-bit words: a row moves a word at a time, and
+a direct comparison of two rows tests a word at a time (the codes that differ,
+where neither is blank, by a few bit operations). The loop is one function with
+no calls inside: a call that passes arrays costs two atomic reference count
+updates per array in numba, more than the work of a small node.
 
 This module imports numba; import it only inside the functions that need it.
 """
@@ -103,6 +104,8 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     nv = values.shape[1]
     if n_rows == 0:
         return np.zeros((0, nv), dtype=np.float64)
+    if n_rows >= 2**31 - 1:  # row ids are 32 bits
+        raise ValueError("the split route counts fewer than 2^31 - 1 distinct patterns")
     top = 1
     for j in range(m):
         top = max(top, card[j])
@@ -112,9 +115,9 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     n = n_rows
     acc = np.zeros((n, nv), dtype=np.float64)
     # the working rows: the codes, moved by the splits (so that a node reads its rows
-    # in order, not through an index: at 10M patterns that is most of the time), and
-    # where each row is in ``values`` and ``acc``
-    # (padded to whole 64-bit words: a direct comparison tests a word of codes at a time)
+    # in order, not through an index), padded to whole 64-bit words (a row moves, and
+    # two rows are compared, a word at a time); ``rid``: where each row is in
+    # ``values`` and ``acc``
     per_word = 8 // codes.itemsize
     work = np.zeros((n, (m + per_word - 1) // per_word * per_word), dtype=codes.dtype)
     for i in range(n):
@@ -130,12 +133,10 @@ def split_support(codes, card, values):  # pragma: no cover - numba
         lane_low |= np.uint64(1) << np.uint64(lane * bits)
     lane_shift = np.uint64(bits - 1)
     lane_ones = np.uint64(0xFFFFFFFFFFFFFFFF) >> np.uint64(64 - bits)
-    if n >= 2**31 - 1:
-        raise ValueError("the split route counts fewer than 2^31 - 1 distinct patterns")
     rid = np.arange(n).astype(np.int32)
-    tmp = np.empty((n, m), dtype=codes.dtype)
+    tmp = np.empty((n, n_words), dtype=np.uint64)  # rows move a word at a time
     tmp_rid = np.empty(n, dtype=np.int32)
-    row = np.empty(m, dtype=codes.dtype)
+    row = np.empty(n_words, dtype=np.uint64)
     counts = np.empty(top + 3, dtype=np.int64)
     vals = np.empty((2, top + 1), dtype=np.int64)  # per side: the values present ...
     starts = np.empty((2, top + 2), dtype=np.int64)  # ... and where their groups start
@@ -234,15 +235,15 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                         j -= 1
                     if j < i:  # row i moves to j, rows j..i-1 one down
                         x = rid[i]
-                        for col in range(m):
-                            row[col] = work[i, col]
+                        for q in range(n_words):
+                            row[q] = words[i, q]
                         for q in range(i, j, -1):
                             rid[q] = rid[q - 1]
-                            for col in range(m):
-                                work[q, col] = work[q - 1, col]
+                            for w in range(n_words):
+                                words[q, w] = words[q - 1, w]
                         rid[j] = x
-                        for col in range(m):
-                            work[j, col] = row[col]
+                        for q in range(n_words):
+                            words[j, q] = row[q]
             elif kind == 1 and read_off:  # far fewer members than values: merge, not count
                 keys = np.empty(size, dtype=np.int64)
                 for i in range(size):
@@ -250,12 +251,12 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                 by_key = np.argsort(keys, kind="mergesort")
                 for i in range(size):
                     tmp_rid[i] = rid[lo + by_key[i]]
-                    for col in range(m):
-                        tmp[i, col] = work[lo + by_key[i], col]
+                    for q in range(n_words):
+                        tmp[i, q] = words[lo + by_key[i], q]
                 for i in range(size):
                     rid[lo + i] = tmp_rid[i]
-                    for col in range(m):
-                        work[lo + i, col] = tmp[i, col]
+                    for q in range(n_words):
+                        words[lo + i, q] = tmp[i, q]
             if read_off:
                 nbl = 0
                 while nbl < size and work[lo + nbl, c] < 0:
@@ -279,13 +280,13 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                 for i in range(lo, hi):
                     k = work[i, c] + 1
                     tmp_rid[counts[k]] = rid[i]
-                    for col in range(m):
-                        tmp[counts[k], col] = work[i, col]
+                    for q in range(n_words):
+                        tmp[counts[k], q] = words[i, q]
                     counts[k] += 1
                 for i in range(size):
                     rid[lo + i] = tmp_rid[i]
-                    for col in range(m):
-                        work[lo + i, col] = tmp[i, col]
+                    for q in range(n_words):
+                        words[lo + i, q] = tmp[i, q]
                 nbl = counts[0]
                 ng = 0
                 for v in range(cc):
