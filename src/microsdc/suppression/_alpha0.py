@@ -111,9 +111,11 @@ def restore_alpha0(
         # the records of one pattern that take back the same value move together
         group_key = keys[rows] * (int(n_categories[j]) + 1) + original[rows, j]
         _, first, inverse = np.unique(group_key, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        # each group's rows, in row order, by one sort (not one scan of the rows per group)
+        by_group = rows[np.argsort(inverse.reshape(-1), kind="stable")]
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(inverse.reshape(-1)))])
         for g in np.argsort(first, kind="stable"):
-            members = rows[inverse == g]
+            members = by_group[bounds[g] : bounds[g + 1]]
             i0 = int(members[0])
             b, key = int(masks[i0]), int(keys[i0])
             b2 = b | (1 << j)
