@@ -105,6 +105,26 @@ def test_first_undecodable_across_blocks(tmp_path: Path) -> None:
     assert first_undecodable(path, "utf-8") is None
 
 
+@pytest.mark.parametrize("newline", [b"\n", b"\r\n", b"\r"])
+def test_first_undecodable_counts_lines_of_any_ending(tmp_path: Path, newline: bytes) -> None:
+    from microsdc.io import first_undecodable
+
+    path = tmp_path / "t.csv"
+    body = newline.join([b"a,b", b"1,2", b"3,\xe9", b"5,6"])
+    path.write_bytes(body)
+    assert first_undecodable(path, "utf-8") == (body.index(b"\xe9"), 3, 0xE9)
+
+
+def test_first_undecodable_crlf_split_by_the_block_boundary(tmp_path: Path) -> None:
+    from microsdc.io import first_undecodable
+
+    path = tmp_path / "t.csv"
+    # CR ends the first 1 MiB block, its LF opens the next: one line break, not two
+    body = b"a" * ((1 << 20) - 1) + b"\r\nok\r\n\x80\r\n"
+    path.write_bytes(body)
+    assert first_undecodable(path, "utf-8") == (len(body) - 3, 3, 0x80)
+
+
 def test_csv_written_in_the_encoding_asked(tmp_path: Path) -> None:
     df = pd.DataFrame({"town": ["Liège", "Namur"], "n": [1, 2]})
     path = tmp_path / "out.csv"

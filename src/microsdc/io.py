@@ -534,6 +534,7 @@ def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
         return None
     offset = 0
     lines = 1
+    after_cr = False  # the previous block ended with CR (its LF may open this one)
     with fh:
         while True:
             chunk = fh.read(1 << 20)
@@ -542,12 +543,21 @@ def first_undecodable(path: Path, encoding: str) -> tuple[int, int, int] | None:
             except UnicodeDecodeError as exc:
                 # the decoder may hold up to a few bytes of the previous chunk
                 held = len(exc.object) - len(chunk)
-                lines += exc.object[held : exc.start].count(b"\n")
+                lines += _line_breaks(exc.object[held : exc.start], after_cr)
                 return offset - held + exc.start, lines, exc.object[exc.start]
             if not chunk:
                 return None
-            lines += chunk.count(b"\n")
+            lines += _line_breaks(chunk, after_cr)
+            after_cr = chunk.endswith(b"\r")
             offset += len(chunk)
+
+
+def _line_breaks(data: bytes, after_cr: bool) -> int:
+    """Line breaks in ``data``: LF, CR LF and a lone CR (old Mac files) each count
+    once; ``after_cr`` says that the bytes before ended with CR, so that a leading
+    LF completes that break."""
+    n = data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
+    return n - 1 if after_cr and data.startswith(b"\n") else n
 
 
 def utf16_without_bom(path: Path) -> str | None:
