@@ -134,6 +134,17 @@ def test_csv_written_in_the_encoding_asked(tmp_path: Path) -> None:
     assert path.read_bytes() == "town,n\nLiège,1\nNamur,2\n".encode()
 
 
+def test_gzip_header_names_the_final_file(tmp_path: Path) -> None:
+    import gzip
+
+    path = tmp_path / "out.csv.gz"
+    write_table(FRAME.head(2), path, encoding="latin-1")
+    raw = path.read_bytes()
+    assert raw[3] & 0x08  # FNAME set: the original name follows the 10-byte header
+    assert raw[10 : raw.index(b"\0", 10)] == b"out.csv"
+    assert gzip.decompress(raw).decode("latin-1").splitlines()[0] == "region,age,sex"
+
+
 def test_a_value_the_encoding_cannot_hold_is_named(tmp_path: Path) -> None:
     df = pd.DataFrame({"town": ["Namur", "Łódź"], "n": [1, 2]})
     path = tmp_path / "out.csv"

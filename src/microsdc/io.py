@@ -297,6 +297,23 @@ def _open_decompressed(path: Path) -> Any:
     return openers.get(suffix, open)(path, "rb")
 
 
+def release_encoding(source: str | Path, encoding: str | None) -> str | None:
+    """The encoding to write a CSV file released from ``source``, read in ``encoding``.
+
+    ``encoding`` itself, except for a UTF-8 text file that opens with a byte-order
+    mark (as spreadsheet programs write it): "utf-8-sig", so that the mark, which
+    those programs need to read the file as UTF-8, is written back.
+    """
+    if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        return encoding
+    try:
+        with _open_decompressed(Path(source)) as fh:
+            start = fh.read(3)
+    except (*_decompress_errors(), ValueError):
+        return encoding
+    return "utf-8-sig" if start == b"\xef\xbb\xbf" else encoding
+
+
 def _decompress_errors() -> tuple[type[Exception], ...]:
     """What opening or reading a damaged compressed file raises."""
     import lzma
@@ -446,8 +463,17 @@ def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = No
     os.close(fd)
     try:
         if fmt in ("csv", "tsv"):
+            sep = "\t" if fmt == "tsv" else ","
             try:
-                df.to_csv(tmp, index=False, sep="\t" if fmt == "tsv" else ",", encoding=encoding)
+                if path.suffix.lower() == ".gz":
+                    import gzip
+
+                    # the gzip header names the file it holds: the final name, not the
+                    # temporary one
+                    with open(tmp, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw) as gz:
+                        df.to_csv(gz, index=False, sep=sep, encoding=encoding or "utf-8")
+                else:
+                    df.to_csv(tmp, index=False, sep=sep, encoding=encoding)
             except UnicodeEncodeError as exc:
                 raise DataValidationError(
                     f"Cannot write {path.name} in {encoding}: "

@@ -80,6 +80,27 @@ def test_latin1_needs_and_takes_encoding(
     assert safe.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("latin-1")
 
 
+def test_utf8_byte_order_mark_is_written_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # spreadsheet programs write (and need) the mark to read a CSV file as UTF-8
+    text = "town,sex\nBéziers,m\nBéziers,m\n"
+    path = write(tmp_path / "d.csv", text, encoding="utf-8-sig")
+    safe = tmp_path / "safe.csv"
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "town,sex", "-k", "2", "--out", str(safe)], capsys
+    )
+    assert code == 0, err
+    assert safe.read_bytes() == text.encode("utf-8-sig")
+    # without the mark in the input, none in the output
+    plain = write(tmp_path / "p.csv", text)
+    code, _, err = run(
+        ["suppress", str(plain), "--qi", "town,sex", "-k", "2", "--out", str(safe)], capsys
+    )
+    assert code == 0, err
+    assert safe.read_bytes() == text.encode()
+
+
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)

@@ -47,6 +47,13 @@ def test_job_writes_a_latin1_input_as_latin1(tmp_path: Path) -> None:
     assert out.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("latin-1")
 
 
+def test_job_writes_the_utf8_byte_order_mark_back(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\nBéziers,m\nBéziers,m\n", "utf-8-sig")
+    res = run_job(job, write=True)
+    out = res.config.output.data
+    assert out.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("utf-8-sig")
+
+
 def test_job_rejects_unknown_encoding(tmp_path: Path) -> None:
     job = _job(tmp_path, "town,sex\na,m\n", "utf-8", 'encoding = "latin-42"')
     with pytest.raises(JobFileError, match=r"input\.encoding"):

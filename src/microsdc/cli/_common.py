@@ -254,12 +254,15 @@ encoding_option = click.option(
 )
 
 
-def write_output(df: Any, path: str, encoding: str | None = None) -> None:
+def write_output(
+    df: Any, path: str, encoding: str | None = None, source: str | None = None
+) -> None:
     """Write a frame in the format given by the file extension; a CSV file in
-    ``encoding`` (the input's: a latin-1 file is released as latin-1)."""
-    from microsdc.io import write_table
+    ``encoding`` (the input's: a latin-1 file is released as latin-1), with the
+    UTF-8 byte-order mark when the input ``source`` has one."""
+    from microsdc.io import release_encoding, write_table
 
-    write_table(df, path, encoding=encoding)
+    write_table(df, path, encoding=release_encoding(source, encoding) if source else encoding)
 
 
 qi_option = click.option(

@@ -179,7 +179,7 @@ def risk(
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-        write_output(df.assign(**added), out, encoding)
+        write_output(df.assign(**added), out, encoding, source=file)
         con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
 
 

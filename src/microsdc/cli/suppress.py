@@ -291,7 +291,7 @@ def suppress(
         )
         data = result.data
         bar.update(task, advance=1)
-    write_output(data, out, encoding)
+    write_output(data, out, encoding, source=file)
     con = console()
     from microsdc.suppression.demo import render_suppression_summary
 

@@ -976,9 +976,10 @@ def run_job(
         }
 
         def write_data() -> None:
-            from microsdc.io import write_table
+            from microsdc.io import release_encoding, write_table
 
-            _write_atomic(cfg.output.data, lambda p: write_table(final, p, encoding=cfg.encoding))
+            enc = release_encoding(cfg.input_path, cfg.encoding)
+            _write_atomic(cfg.output.data, lambda p: write_table(final, p, encoding=enc))
 
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
