@@ -306,10 +306,11 @@ def release_encoding(source: str | Path, encoding: str | None) -> str | None:
     """
     if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
         return encoding
+    errors = (*_decompress_errors(), ValueError)
     try:
         with _open_decompressed(Path(source)) as fh:
             start = fh.read(3)
-    except (*_decompress_errors(), ValueError):
+    except errors:
         return encoding
     return "utf-8-sig" if start == b"\xef\xbb\xbf" else encoding
 
