@@ -306,7 +306,7 @@ def release_encoding(source: str | Path, encoding: str | None) -> str | None:
     """
     if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
         return encoding
-    errors = (*_decompress_errors(), ValueError)
+    errors: tuple[type[Exception], ...] = (*_decompress_errors(), ValueError)
     try:
         with _open_decompressed(Path(source)) as fh:
             start = fh.read(3)
