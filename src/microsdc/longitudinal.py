@@ -131,6 +131,14 @@ def collapse_subjects(
     func = "collapse_subjects"
     check_frame(df, "df", func)
     rule = check_one_of(rule, "rule", func, RULES)
+    if isinstance(subject_id, list | set | pd.Index | np.ndarray) or (
+        isinstance(subject_id, tuple) and subject_id not in df.columns
+    ):
+        raise InvalidParameterError(
+            f"The 'subject_id' parameter of {func} must be one column name. Got "
+            f"{list(subject_id)!r}: the arguments are (df, subject_id, qi), the "
+            "quasi-identifiers third."
+        )
     (sid,) = check_columns(df, [subject_id], "subject_id", func)
     cols = check_columns(df, qi, "quasi_identifiers", func)
     keep_cols = check_columns(df, keep, "keep", func, allow_empty=True)

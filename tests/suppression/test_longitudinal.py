@@ -90,6 +90,9 @@ def test_bad_input(panel: pd.DataFrame) -> None:
         collapse_subjects(panel, "pid", ["sex"], rule="first")
     with pytest.raises(InvalidParameterError, match="must not be a quasi-identifier"):
         collapse_subjects(panel, "pid", ["pid", "sex"])
+    # the QI list where the subject id goes: named as a swap of the arguments
+    with pytest.raises(InvalidParameterError, match=r"one column name\. Got \['sex', 'town'\]"):
+        collapse_subjects(panel, ["sex", "town"], "pid")
     with pytest.raises(DataValidationError, match="varies within"):
         collapse_subjects(panel, "pid", ["sex"], keep=["visit"])
     col = collapse_subjects(panel, "pid", ["sex"])
