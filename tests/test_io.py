@@ -134,6 +134,34 @@ def test_csv_written_in_the_encoding_asked(tmp_path: Path) -> None:
     assert path.read_bytes() == "town,n\nLiège,1\nNamur,2\n".encode()
 
 
+def test_csv_text_is_read_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        "code,country,rate,n,w,price,same,blank\n"
+        "01,NA,1.10,3,1,2.5,2,\n"
+        "1,DE,1.1,,2,3,2.0,\n"
+        "-0,NULL,0.5,-4,3,0.25,3,\n"
+    )
+    df = read_table(path)
+    # "01", "1" and "-0" are three codes; "NA" and "NULL" are values (Namibia); "1.10"
+    # and "1.1" are two codes; "2" and "2.0" too
+    assert df["code"].tolist() == ["01", "1", "-0"]
+    assert df["country"].tolist() == ["NA", "DE", "NULL"]
+    assert df["rate"].tolist() == ["1.10", "1.1", "0.5"]
+    assert df["same"].tolist() == ["2", "2.0", "3"]
+    # numbers where no text is lost: integers (nullable with a blank), floats
+    assert str(df["n"].dtype) == "Int64" and df["n"].isna().tolist() == [False, True, False]
+    assert str(df["w"].dtype) == "int64" and df["w"].tolist() == [1, 2, 3]
+    assert str(df["price"].dtype) == "float64" and df["price"].tolist() == [2.5, 3.0, 0.25]
+    assert df["blank"].isna().all()
+    out = tmp_path / "out.csv"
+    write_table(df, out)
+    lines = out.read_text().splitlines()
+    assert lines[1] == "01,NA,1.10,3,1,2.5,2,"
+    assert lines[2] == "1,DE,1.1,,2,3.0,2.0,"  # a whole number in a float column: 3.0
+    assert lines[3] == "-0,NULL,0.5,-4,3,0.25,3,"
+
+
 def test_gzip_header_names_the_final_file(tmp_path: Path) -> None:
     import gzip
 

@@ -314,3 +314,63 @@ def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: A
     for col in columns:
         if bool(missing_mask(df[col], missing_values or []).all()):
             warn(col, stacklevel=2)  # the message of the encode step
+
+
+#: Texts that often stand for a missing value in exported files (R, SAS, Stata, SQL,
+#: spreadsheets, the UCI adult file); read as values unless declared missing.
+MISSING_LIKE_TEXTS = (
+    "NA",
+    "N/A",
+    "n/a",
+    "NaN",
+    "nan",
+    "NULL",
+    "null",
+    "None",
+    "#N/A",
+    "<NA>",
+    ".",
+    "?",
+)
+
+
+def warn_missing_like_texts(
+    df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None, option: str = ""
+) -> None:
+    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about each key variable holding a
+    text that often means "missing" (:data:`MISSING_LIKE_TEXTS`) and is not declared so.
+
+    Such a text is a value: "NA" is also Namibia, and a value taken for a missing one
+    would match every record. The warning names the column, the texts and their
+    records, and how to declare them: ``option`` is a template whose ``{0}`` gets the
+    texts joined by commas and ``{1}`` the texts quoted (default: the Python
+    parameter ``missing_values=``).
+    """
+    import warnings
+
+    import pandas as pd
+
+    from microsdc.encode import _missing_values_for
+    from microsdc.exceptions import SDCWarning
+
+    for col in columns:
+        s = df[col]
+        if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
+            continue
+        declared = {str(v) for v in _missing_values_for(missing_values, col)}
+        counts = s[s.isin(MISSING_LIKE_TEXTS) & ~s.isin(declared)].value_counts()
+        if not len(counts):
+            continue
+        found = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts.items())
+        texts = [str(t) for t in counts.index]
+        how = (
+            option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
+            if option
+            else f"missing_values={texts!r}"
+        )
+        warnings.warn(
+            f"key variable {col!r} holds {found}: read as a value, not as missing. If it "
+            f"means missing, declare it: {how}.",
+            SDCWarning,
+            stacklevel=2,
+        )

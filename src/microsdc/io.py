@@ -203,7 +203,17 @@ def read_table(
                 )
         if fmt in ("csv", "tsv"):
             check_csv_header(path, csv_kwargs["sep"], encoding)
-            return pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **kwargs)
+            # the text as written: an empty field is the only missing value ("NA" may
+            # be Namibia), and a column becomes numbers only when no text is lost
+            # ("01" and "1" are two codes), see _text_types
+            text_kwargs: dict[str, Any] = {
+                "dtype": str,
+                "keep_default_na": False,
+                "na_values": list(NA_TEXTS),
+            }
+            text_kwargs.update(kwargs)
+            df = pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **text_kwargs)
+            return _text_types(df) if "dtype" not in kwargs else df
         if fmt == "parquet":
             return pd.read_parquet(path, columns=columns, **kwargs)
         if fmt == "spss":
@@ -675,6 +685,56 @@ def check_csv_header(path: Path, sep: str, encoding: str | None) -> None:
             "Rename them so each column can be named.",
             failure_cases=dup_list,
         )
+
+
+#: The texts a CSV cell reads as missing: the empty field only. Codes such as "NA",
+#: "NULL" or "-9" are values unless declared missing (``missing_values``,
+#: ``--missing-values``): "NA" is also Namibia, and a value taken for a missing one
+#: would match every record.
+NA_TEXTS = ("",)
+
+_INT_TEXT = r"-?(?:0|[1-9][0-9]{0,17})"
+_DECIMAL_TEXT = r"-?(?:0|[1-9][0-9]*)\.[0-9]+"
+
+
+def _text_types(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns of CSV text as numbers where that loses nothing, else as text.
+
+    A column becomes integers (``int64``, ``Int64`` with missing values) when every
+    value is written as Python writes an integer (no leading zero or plus sign, not
+    "-0"), and floats when every value is such an integer or a decimal written as
+    Python writes that float ("0.5", not "0.50", "5e-1" or ".5") and no two texts give
+    the same number. Anything else stays text, so that "01" and "1", or "1.1" and
+    "1.10", remain two codes and are written back as they came.
+    """
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if not pd.api.types.is_string_dtype(s.dtype):
+            continue
+        vals = s[s.notna()]
+        if not len(vals):
+            df[col] = s.astype("float64")  # as an empty column reads by default
+            continue
+        whole = vals.str.fullmatch(_INT_TEXT).to_numpy(dtype=bool) & (vals != "-0").to_numpy()
+        if whole.all():
+            df[col] = s.astype("int64" if len(vals) == len(s) else "Int64")
+            continue
+        dec = vals[~whole]
+        if (
+            not dec.str.fullmatch(_DECIMAL_TEXT).all()
+            or vals[whole].str.len().max(skipna=True) > 15
+        ):
+            continue
+        numbers = dec.astype("float64")
+        if not (numbers.astype(str) == dec).all():
+            continue
+        out = s.astype("float64")
+        if out.nunique() != vals.nunique():  # "2" and "2.0": two codes, one number
+            continue
+        df[col] = out
+    return df
 
 
 def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:

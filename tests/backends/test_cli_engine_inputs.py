@@ -1,6 +1,7 @@
 """What an engine (``--engine duckdb|polars|spark``, ``[input] engine``) reads: CSV cells
-the pandas reader takes as missing, ``--sep`` and ``--encoding``, Parquet files that
-differ, empty folders, outputs a glob would read back, and the messages."""
+read as missing (empty ones, and the codes declared), ``--sep`` and ``--encoding``,
+Parquet files that differ, empty folders, outputs a glob would read back, and the
+messages."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
 pytest.importorskip("narwhals")
 
-# A numeric and a text column with NA, NULL and empty cells (pandas reads all as missing).
+# A numeric and a text column with NA, NULL and empty cells (the empty ones are missing;
+# NA and NULL too once declared with --missing-values).
 CSV_ROWS = [
     ("1", "x"),
     ("2", "NA"),
@@ -56,10 +58,43 @@ def test_csv_missing_cells_and_separator_as_pandas(
 ) -> None:
     csv = write_csv(tmp_path / "d.csv", sep)
     flags = ["--sep", sep] if give_sep else []
-    base = ["risk", str(csv), "--qi", "A,B", "-k", "2", *flags]
+    base = ["risk", str(csv), "--qi", "A,B", "-k", "2", *flags, "--missing-values", "NA,NULL"]
     want = fk_of(base, tmp_path / "pandas.parquet", capsys)
     # hand-computed: a missing A or B matches any value (e.g. (2, ?) meets rows 1-4 and 6)
     assert want == [4, 5, 5, 6, 8, 4, 5, 3]
+    got = fk_of([*base, "--engine", engine], tmp_path / f"{engine}.parquet", capsys)
+    assert got == want
+    # undeclared, NA and NULL are values: only the empty cells (rows 3 and 4) are missing
+    plain = base[:-2]
+    want = fk_of(plain, tmp_path / "pandas_plain.parquet", capsys)
+    assert want == [3, 1, 1, 4, 2, 3, 1, 1]
+    got = fk_of([*plain, "--engine", engine], tmp_path / f"{engine}_plain.parquet", capsys)
+    assert got == want
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_codes_as_written_on_every_engine(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from microsdc.backends.files import scan
+
+    # "01" and "1", "1.10" and "1.1", "2" and "2.0" are distinct codes; n and w are numbers
+    csv = tmp_path / "c.csv"
+    csv.write_text(
+        "region,rate,same,n,w,rid\n01,1.10,2,3,1.5,0\n1,1.1,2.0,,2,1\n1,1.1,2.0,5,1,2\n"
+        "01,1.10,2,7,0.5,3\n",
+        encoding="utf-8",
+    )
+    import narwhals as nw
+
+    schema = nw.from_native(scan(str(csv), engine, None)).collect_schema()
+    assert schema["region"] == nw.String and schema["same"] == nw.String
+    assert schema["n"] == nw.Int64 and schema["w"] == nw.Float64
+    base = ["risk", str(csv), "--qi", "region,rate,same", "-k", "2", "--weight", "w"]
+    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
+    assert want == [2, 2, 2, 2]
+    base2 = ["risk", str(csv), "--qi", "region,same", "-k", "2"]
+    assert fk_of(base2, tmp_path / "p2.parquet", capsys) == [2, 2, 2, 2]
     got = fk_of([*base, "--engine", engine], tmp_path / f"{engine}.parquet", capsys)
     assert got == want
 
@@ -79,13 +114,14 @@ def test_duckdb_reads_latin1_and_utf16_as_pandas(
 ) -> None:
     csv = write_text_csv(tmp_path / "l.csv", encoding)
     base = ["risk", str(csv), "--qi", "A,B", "-k", "2", "--encoding", encoding]
+    base += ["--missing-values", "NA,NULL"]
     want = fk_of(base, tmp_path / "pandas.parquet", capsys)
     assert want == [4, 5, 5, 6, 8, 4, 5, 3]  # as the UTF-8 file of the test above
     got = fk_of([*base, "--engine", "duckdb"], tmp_path / "duckdb.parquet", capsys)
     assert got == want
     values = pd.read_parquet(tmp_path / "duckdb.parquet").sort_values("rid")["B"]
     assert values.tolist() == pd.read_parquet(tmp_path / "pandas.parquet")["B"].tolist()
-    assert set(values.dropna()) == {"é", "è"}
+    assert set(values.dropna()) == {"é", "è", "NA", "NULL"}  # declared codes are kept
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars", "spark"])
@@ -269,12 +305,11 @@ def test_weight_message_names_the_columns_written(
     assert f"columns fk, {fk_name}, at_risk appended" in " ".join(stdout.split())
 
 
-def test_missing_texts_are_those_of_pandas() -> None:
-    from pandas._libs.parsers import STR_NA_VALUES
-
+def test_missing_texts_are_those_of_the_default_reader() -> None:
     from microsdc.backends.files import NA_VALUES
+    from microsdc.io import NA_TEXTS
 
-    assert set(NA_VALUES) == set(STR_NA_VALUES)
+    assert NA_VALUES == NA_TEXTS == ("",)
 
 
 def _engine_fixtures(request: pytest.FixtureRequest, engine: str) -> None:
@@ -436,6 +471,7 @@ def test_key_variable_missing_in_every_record_is_warned_once(
     csv.write_text("A,B,C\n1,,x\n1,NA,y\n2,,x\n2,NULL,y\n", encoding="utf-8")
     for cmd in ("risk", "suppress"):
         args = [cmd, str(csv), "--qi", "A,B,C", "-k", "2", "--engine", engine]
+        args += ["--missing-values", "NA,NULL"]
         code, _, err = run([*args, "--out", str(tmp_path / f"{cmd}.parquet")], capsys)
         assert code == 0, err
         text = " ".join(err.split())

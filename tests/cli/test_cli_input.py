@@ -101,6 +101,49 @@ def test_utf8_byte_order_mark_is_written_back(
     assert safe.read_bytes() == text.encode()
 
 
+def test_codes_are_kept_as_written_and_na_is_a_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "NA" is Namibia and "01" is not "1": each record is unique, all 3 at risk
+    path = write(tmp_path / "d.csv", "country,region,sex\nNA,01,m\nDE,1,m\nFR,1,m\n")
+    out_file = tmp_path / "o.csv"
+    code, _, err = run(
+        ["risk", str(path), "--qi", "country,sex", "-k", "2", "--out", str(out_file)], capsys
+    )
+    assert code == 0, err
+    assert pd.read_csv(out_file, keep_default_na=False)["at_risk"].tolist() == [True, True, True]
+    # the text that often means missing is pointed out, with the option that declares it
+    text = " ".join(err.split())
+    assert "key variable 'country' holds 'NA' (1 record(s)): read as a value" in text
+    assert "--missing-values 'NA'" in text
+    code, _, err = run(
+        ["risk", str(path), "--qi", "region,sex", "-k", "2", "--out", str(out_file)], capsys
+    )
+    assert code == 0, err
+    assert pd.read_csv(out_file, dtype=str)["at_risk"].tolist() == ["True", "False", "False"]
+    # declared, NA is missing and matches every record; no warning then
+    code, _, err = run(
+        [
+            *("risk", str(path), "--qi", "country,sex", "-k", "2"),
+            "--missing-values",
+            "NA",
+            "--out",
+            str(out_file),
+        ],
+        capsys,
+    )
+    assert code == 0, err
+    assert "read as a value" not in err
+    assert pd.read_csv(out_file, keep_default_na=False)["fk"].tolist() == [3, 2, 2]
+    # suppression writes the other columns back as they came
+    safe = tmp_path / "safe.csv"
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "sex", "-k", "2", "--out", str(safe)], capsys
+    )
+    assert code == 0, err
+    assert safe.read_text() == "country,region,sex\nNA,01,m\nDE,1,m\nFR,1,m\n"
+
+
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)

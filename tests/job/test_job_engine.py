@@ -409,8 +409,17 @@ def test_engine_job_reads_csv_missing_texts_and_sep_as_pandas(tmp_path: Path, en
     assert ";NULL;" in text and ";;" in text and ";NA;" in text
     path = 'd.csv"\nsep = ";'
     kw: dict[str, Any] = {"steps": '["risk"]', "sections": ""}
-    want = run_job(_job(tmp_path, "p", path, **kw), write=False).audit
-    got = run_job(_job(tmp_path, engine, path, f'engine = "{engine}"', **kw), write=False).audit
+
+    def declared(job: Path) -> Path:  # NA and NULL mean missing here: declared so
+        text = job.read_text().replace(
+            "missing_values = [-9]", 'missing_values = [-9, "NA", "NULL"]'
+        )
+        job.write_text(text)
+        return job
+
+    want = run_job(declared(_job(tmp_path, "p", path, **kw)), write=False).audit
+    engine_job = _job(tmp_path, engine, path, f'engine = "{engine}"', **kw)
+    got = run_job(declared(engine_job), write=False).audit
     assert want["risk"]["before"]["missing_qi_cells"] > 0
     _close(got["risk"]["before"], want["risk"]["before"])
     _close(got["key_variables"], want["key_variables"])

@@ -30,29 +30,10 @@ __all__ = [
 ]
 
 
-#: The texts a CSV cell reads as missing, on every engine: pandas' defaults
-#: (``pandas.read_csv``), so that an engine counts the same fk as the default reader.
-NA_VALUES = (
-    "",
-    "#N/A",
-    "#N/A N/A",
-    "#NA",
-    "-1.#IND",
-    "-1.#QNAN",
-    "-NaN",
-    "-nan",
-    "1.#IND",
-    "1.#QNAN",
-    "<NA>",
-    "N/A",
-    "NA",
-    "NULL",
-    "NaN",
-    "None",
-    "n/a",
-    "nan",
-    "null",
-)
+#: The texts a CSV cell reads as missing, on every engine: the empty field only, as
+#: the default reader (:data:`microsdc.io.NA_TEXTS`), so that an engine counts the same
+#: fk. "NA" or "NULL" are values unless declared missing.
+NA_VALUES = ("",)
 
 
 def is_pattern(path: str) -> bool:
@@ -604,14 +585,17 @@ def scan(
                 ) from exc
         if csv:
             # in SQL: DuckDB 2.0's Python read_csv refuses its own 'encoding' option
-            query = "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}])".format(
+            query = (
+                "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}], "
+                "all_varchar = true)"
+            ).format(
                 _sql_text(path),
                 _sql_text(str(sep)),
                 _sql_text(charset),
                 ", ".join(_sql_text(v) for v in NA_VALUES),
             )
             try:
-                return duckdb.sql(query)
+                return csv_text_types(duckdb.sql(query))
             except duckdb.Error as exc:
                 first = str(exc).strip().splitlines()[0]
                 raise InvalidParameterError(
@@ -626,9 +610,58 @@ def scan(
             f"the polars engine needs polars: {install_hint('polars')}"
         ) from exc
     if csv:
-        return pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES))
+        return csv_text_types(
+            pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES), infer_schema=False)
+        )
     lazy = pl.scan_parquet(parquet_source(path), hive_partitioning=bool(partitions))
     return keep_partitions(lazy, path, partitions)
+
+
+def csv_text_types(frame: Any) -> Any:
+    """The text columns of a CSV file read by an engine, as numbers where nothing is lost.
+
+    As the default reader does (``microsdc.io._text_types``): a column becomes
+    integers when every value is an integer written as Python writes it (no
+    leading zero, no plus sign, not "-0"), floats when every value is such an
+    integer or a plain decimal that the engine writes back as it came, and no two
+    texts give the same number; it stays text otherwise ("01" and "1" are two
+    codes). One pass over the file computes the checks.
+    """
+    import narwhals as nw
+
+    from microsdc.io import _DECIMAL_TEXT, _INT_TEXT
+
+    lf = nw.from_native(frame)
+    names = lf.collect_schema().names()
+    if not names:
+        return frame
+    whole_re = f"^{_INT_TEXT}$"
+    dec_re = f"^{_DECIMAL_TEXT}$"
+    checks = []
+    for j, c in enumerate(names):
+        col = nw.col(c)
+        whole = col.str.contains(whole_re) & (col != "-0")
+        dec = col.str.contains(dec_re)
+        as_float = nw.when(whole | dec).then(col).otherwise(None).cast(nw.Float64)
+        # a decimal the engine writes back otherwise ("0.50", "1e-05") is not a number here
+        same = nw.when(dec).then(as_float.cast(nw.String) == col).otherwise(whole)
+        checks += [
+            (col.is_null() | whole).all().alias(f"w{j}"),
+            (col.is_null() | same).all().alias(f"f{j}"),
+            col.is_null().all().alias(f"n{j}"),
+            col.n_unique().alias(f"u{j}"),
+            as_float.n_unique().alias(f"v{j}"),
+        ]
+    row = lf.select(checks).collect().rows(named=True)[0]
+    casts = []
+    for j, c in enumerate(names):
+        if row[f"n{j}"]:
+            continue
+        if row[f"w{j}"]:
+            casts.append(nw.col(c).cast(nw.Int64))
+        elif row[f"f{j}"] and row[f"u{j}"] == row[f"v{j}"]:
+            casts.append(nw.col(c).cast(nw.Float64))
+    return lf.with_columns(casts).to_native() if casts else frame
 
 
 def keep_partitions(frame: Any, path: str, partitions: list[str]) -> Any:

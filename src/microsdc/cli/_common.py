@@ -216,9 +216,11 @@ def read_input(
             f"{path} has a header ({len(df.columns)} column(s)) but no records; nothing to do."
         )
     if keys:
-        from microsdc._validation import warn_all_missing
+        from microsdc._validation import warn_all_missing, warn_missing_like_texts
 
-        warn_all_missing(df, [c for c in keys if c in df.columns], missing_values)
+        present = [c for c in keys if c in df.columns]
+        warn_all_missing(df, present, missing_values)
+        warn_missing_like_texts(df, present, missing_values, "--missing-values '{0}'")
     if out is not None:
         check_column_names(df.columns, out)
     return df
