@@ -430,6 +430,27 @@ def test_weights_as_array() -> None:
     assert out["Fk"].iloc[3] == 11.0
 
 
+def test_weights_series_matched_by_label() -> None:
+    from microsdc import individual_risk
+
+    df = pd.DataFrame({"age": [1, 1, 2]}, index=[10, 11, 12])
+    w = pd.Series([100.0, 1.0, 1.0], index=[10, 11, 12])
+    # the same weights in another order give the same Fk: record 10 weighs 100
+    for given_w in (w, w.iloc[::-1]):
+        assert sample_frequencies(df, ["age"], weights=given_w)["Fk"].tolist() == [101, 101, 1]
+    risk = individual_risk(df, ["age"], weights=w.iloc[::-1])
+    assert risk.tolist() == individual_risk(df, ["age"], weights=w).tolist()
+    # an array is taken by position
+    assert sample_frequencies(df, ["age"], weights=w.iloc[::-1].to_numpy())["Fk"].tolist() == [
+        2,
+        2,
+        100,
+    ]
+    # a Series indexed otherwise is refused, naming labels not in the data
+    with pytest.raises(DataValidationError, match=r"labels not in the data: \[0, 1, 2\]"):
+        sample_frequencies(df, ["age"], weights=w.reset_index(drop=True))
+
+
 @pytest.mark.parametrize("bad", [{"min_combi_size": 0}, {"max_combi_size": 1, "min_combi_size": 2}])
 def test_safe_combinations_bad_sizes(bad: dict[str, int]) -> None:
     with pytest.raises(InvalidParameterError, match="combi_size"):

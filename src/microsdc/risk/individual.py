@@ -181,7 +181,8 @@ def individual_risk(
         Key variables, categorical.
     weights : column name or array-like of shape (n_rows,), optional
         Sampling weights (>= 0, none missing). Without weights the sample is
-        treated as the population and the risk is ``1 / fk``.
+        treated as the population and the risk is ``1 / fk``. A Series is
+        matched to the records by its index; an array or list by position.
     missing : {"wildcard", "category", "conservative"}, default "wildcard"
         How a missing QI value is counted in ``fk`` and ``Fk``
         (see :func:`microsdc.risk.kanonymity.sample_frequencies`). Alpha
@@ -202,8 +203,8 @@ def individual_risk(
     ColumnNotFoundError
         Naming every QI or weight column not in ``df``.
     DataValidationError
-        If the weights have missing or negative values, or ``df`` has
-        duplicate column names.
+        If the weights have missing or negative values, a weights Series is
+        indexed otherwise than ``df``, or ``df`` has duplicate column names.
 
     Notes
     -----

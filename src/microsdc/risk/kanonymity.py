@@ -705,6 +705,8 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
         return None
     if isinstance(weights, pd.Series | np.ndarray | list):
         name = "weights"
+        if isinstance(weights, pd.Series) and not weights.index.equals(df.index):
+            weights = _aligned_weights(df, weights, func)
         values = pd.Series(np.asarray(weights), index=None if len(weights) != len(df) else df.index)
         if len(values) != len(df):
             raise param_error(
@@ -745,6 +747,26 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             "key. Sampling weights say how many people a record stands for (usually >= 1)."
         )
     return w
+
+
+def _aligned_weights(df: pd.DataFrame, weights: pd.Series, func: str) -> pd.Series:
+    """A weight Series whose index holds the labels of ``df`` in another order, put in
+    the order of ``df`` (by label, as pandas aligns); any other index is refused, since
+    taking it by position would give records the weights of others."""
+    if (
+        len(weights) == len(df)
+        and weights.index.is_unique
+        and df.index.is_unique
+        and weights.index.isin(df.index).all()
+    ):
+        return weights.reindex(df.index)
+    absent = list(weights.index[~weights.index.isin(df.index)][:5])
+    raise DataValidationError(
+        f"The weights Series of {func} is indexed otherwise than the data"
+        + (f" (labels not in the data: {absent})" if absent else "")
+        + ": give one weight per record with the data's index, or pass "
+        "weights.to_numpy() to take them in the order of the records."
+    )
 
 
 def _prepare(
@@ -811,7 +833,8 @@ default "wildcard"
           :func:`~microsdc.suppression.local_suppression` refuses it.
     weights : column name or array-like of shape (n_rows,), optional
         Sampling weights (>= 0, none missing). ``Fk`` is the sum of the weights
-        of the records counted in ``fk``.
+        of the records counted in ``fk``. A Series is matched to the records by
+        its index (the labels of ``df``, in any order); an array or list by position.
     missing_values : sequence or dict, optional
         Codes that mean "missing" besides NaN/None/pd.NA/NaT, e.g. ``[-999, ""]``
         for every QI or ``{"age": [-1]}`` per column.
@@ -831,8 +854,8 @@ default "wildcard"
     ColumnNotFoundError
         Listing every QI (or weight column) not in ``df``.
     DataValidationError
-        If ``df`` has duplicate column names, or the weights have missing or
-        negative values.
+        If ``df`` has duplicate column names, the weights have missing or
+        negative values, or a weights Series is indexed otherwise than ``df``.
 
     Warns
     -----
