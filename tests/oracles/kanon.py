@@ -78,19 +78,20 @@ def fk_bruteforce(
                 fk.append(float(sum(1 for s in rows if compatible(r, s))))
                 big.append(sum(ws for s, ws in zip(rows, w, strict=True) if compatible(r, s)))
                 continue
-            best_f, best_w = float("inf"), float("inf")
+            # the completion of least count (of least weight among those): Fk sums the
+            # weights of the records counted in fk
+            best = (float("inf"), float("inf"))
             choices = [cats[j] if cats[j] else [None] for j in miss]
             for combo in itertools.product(*choices):
                 c = list(r)
                 for j, v in zip(miss, combo, strict=True):
                     c[j] = v
                 ct = tuple(c)
-                best_f = min(best_f, float(sum(1 for s in rows if compatible(ct, s))))
-                best_w = min(
-                    best_w, sum(ws for s, ws in zip(rows, w, strict=True) if compatible(ct, s))
-                )
-            fk.append(best_f)
-            big.append(best_w)
+                f = float(sum(1 for s in rows if compatible(ct, s)))
+                fw = sum(ws for s, ws in zip(rows, w, strict=True) if compatible(ct, s))
+                best = min(best, (f, fw))
+            fk.append(best[0])
+            big.append(best[1])
         return fk, big
     shares = value_shares(rows) if policy == "probabilistic" else []
     for r in rows:

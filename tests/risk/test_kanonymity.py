@@ -430,6 +430,37 @@ def test_weights_as_array() -> None:
     assert out["Fk"].iloc[3] == 11.0
 
 
+@pytest.mark.parametrize("route", ["dense", "pairs", "bitset"])
+def test_conservative_fk_and_Fk_from_one_completion(route: str) -> None:
+    from microsdc.risk.kanonymity import frequencies_from_codes
+
+    df = pd.DataFrame({"a": [None, 1, 1, 1, 2], "w": [1.0, 1, 1, 1, 100]})
+    enc = encode_qis(df, ["a"])
+    res = frequencies_from_codes(
+        enc.codes,
+        enc.n_categories,
+        policy=parse_policy("conservative", "t"),
+        weights=df["w"].to_numpy(),
+        route=route,
+    )
+    # the blank record's least count is with a = 2: itself and the record of weight 100
+    # (Fk 101), not the weights of a = 1 (Fk 4), which counts 4 records
+    assert res.row_fk.tolist() == [2, 4, 4, 4, 2]
+    assert res.row_Fk.tolist() == [101.0, 4.0, 4.0, 4.0, 101.0]
+    # two completions with the same count: the one of smaller weight, on every route
+    df2 = pd.DataFrame({"a": [None, 1, 2], "w": [1.0, 5.0, 3.0]})
+    enc2 = encode_qis(df2, ["a"])
+    res2 = frequencies_from_codes(
+        enc2.codes,
+        enc2.n_categories,
+        policy=parse_policy("conservative", "t"),
+        weights=df2["w"].to_numpy(),
+        route=route,
+    )
+    assert res2.row_fk.tolist() == [2, 2, 2]
+    assert res2.row_Fk.tolist() == [4.0, 6.0, 4.0]
+
+
 def test_weights_series_matched_by_label() -> None:
     from microsdc import individual_risk
 

@@ -254,7 +254,9 @@ def bitset_support(
                         miss[u] = j
                         u += 1
                 chosen = cand[:nc].copy()
-                cons[p, 0] = min_completion(codes, chosen, miss, observed_card, card, cnt)
+                # fk's completion and the weights of the records it counts
+                low, low_w = min_completion(codes, chosen, miss, observed_card, card, cnt, wsum)
+                cons[p, 0] = low
                 if weighted:
-                    cons[p, 1] = min_completion(codes, chosen, miss, observed_card, card, wsum)
+                    cons[p, 1] = low_w
     return out, cons

@@ -24,20 +24,33 @@ __all__ = ["min_completion", "observed_categories"]
 
 
 @numba.njit(cache=True, nogil=True)
-def min_completion(codes, cand, cols, observed_card, card, values):  # pragma: no cover - numba
+def min_completion(
+    codes, cand, cols, observed_card, card, values, carried
+):  # pragma: no cover - numba
     """min over completions x of the columns ``cols`` of sum(values[s]) over the
-    candidates s (rows of ``codes``) with codes[s, j] in (-1, x_j) for all j in cols.
+    candidates s (rows of ``codes``) with codes[s, j] in (-1, x_j) for all j in cols,
+    and the sum of ``carried`` (>= 0) over the same candidates: the completion is
+    the least in the order of (sum of ``values``, sum of ``carried``), so that with
+    the weights as ``carried`` Fk sums the weights of the records counted in fk, and
+    every route picks the same completion.
 
     ``observed_card[j]`` is the number of categories of column j observed in the
     data (the possible completions); 0 means the column is entirely missing.
     ``card[j]`` bounds the codes of column j.
+
+    Returns
+    -------
+    (float, float)
     """
-    return _search(codes, cand, cols, observed_card, card, values, np.inf)
+    return _search(codes, cand, cols, observed_card, card, values, carried, np.inf, np.nan)
 
 
 @numba.njit(cache=True, nogil=True)
-def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no cover - numba
-    """min(best, minimum over the completions of ``cols``): depth first, children in
+def _search(
+    codes, cand, cols, observed_card, card, values, carried, best, best_c
+):  # pragma: no cover - numba
+    """(best, best_c), or the minimum over the completions of ``cols`` and its
+    ``carried`` sum when it is smaller: depth first, children in
     ascending order of their candidates' sum, pruned by a lower bound: the candidates
     blank on every remaining column (kept by any completion), plus, for each remaining
     column, the lightest category among the candidates observed on that column alone
@@ -45,14 +58,18 @@ def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no
     n = cand.shape[0]
     q = cols.shape[0]
     total = 0.0
+    total_c = 0.0
     always = 0.0
+    always_c = 0.0
     width = 1
     for t in range(q):
         width = max(width, card[cols[t]])
     single = np.zeros((max(q, 1), width))
+    single_c = np.zeros((max(q, 1), width))
     for i in range(n):
         v = values[cand[i]]
         total += v
+        total_c += carried[cand[i]]
         n_obs = 0
         only = -1
         for t in range(q):
@@ -63,27 +80,37 @@ def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no
                     break
         if n_obs == 0:
             always += v
+            always_c += carried[cand[i]]
         elif n_obs == 1:
             single[only, codes[cand[i], cols[only]]] += v
-    if q == 0 or n == 0 or always >= total:
-        return min(best, total)
+            single_c[only, codes[cand[i], cols[only]]] += carried[cand[i]]
+    if q == 0 or n == 0 or always >= total:  # every completion keeps every candidate
+        if total < best or (total == best and total_c < best_c):
+            return total, total_c
+        return best, best_c
     bound = always
+    bound_c = always_c
     for t in range(q):
         j = cols[t]
         if observed_card[j] == 0:
             continue
         low = np.inf
+        low_c = np.inf
         n_seen = 0
         for c in range(card[j]):
-            if single[t, c] > 0:
+            if single[t, c] > 0 or single_c[t, c] > 0:
                 n_seen += 1
                 low = min(low, single[t, c])
+                low_c = min(low_c, single_c[t, c])
         # a category with no such candidate (observed somewhere, or unused here) costs 0
         if n_seen < observed_card[j]:
             low = 0.0
+            low_c = 0.0
         bound += low
-    if bound >= best:
-        return best
+        bound_c += low_c
+    # no completion here is less than the best in the order of (sum, carried sum)
+    if bound > best or (bound == best and bound_c >= best_c):
+        return best, best_c
     best_t = np.int64(-1)  # not a literal: one compiled _without
     best_present = np.zeros(0, dtype=np.int64)
     for t in range(q):
@@ -106,7 +133,15 @@ def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no
                     keep[nk] = cand[i]
                     nk += 1
             return _search(
-                codes, keep[:nk].copy(), _without(cols, t), observed_card, card, values, best
+                codes,
+                keep[:nk].copy(),
+                _without(cols, t),
+                observed_card,
+                card,
+                values,
+                carried,
+                best,
+                best_c,
             )
         if best_t < 0 or n_present < best_present.shape[0]:
             best_t = t
@@ -134,8 +169,10 @@ def _search(codes, cand, cols, observed_card, card, values, best):  # pragma: no
             if c < 0 or c == v:
                 keep[nk] = cand[i]
                 nk += 1
-        best = _search(codes, keep[:nk].copy(), rest, observed_card, card, values, best)
-    return best
+        best, best_c = _search(
+            codes, keep[:nk].copy(), rest, observed_card, card, values, carried, best, best_c
+        )
+    return best, best_c
 
 
 @numba.njit(cache=True, nogil=True)

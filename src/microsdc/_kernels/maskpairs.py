@@ -537,17 +537,18 @@ def pair_support(
 
 @numba.njit(cache=True, nogil=True)
 def pair_conservative(
-    codes, mask, order, mask_vals, mask_start, card, observed_card, values, direct
+    codes, mask, order, mask_vals, mask_start, card, observed_card, values, carried, direct
 ):  # pragma: no cover - numba
     """Conservative count of every incomplete pattern: the smallest sum of
-    ``values`` over the patterns compatible with a completion of its blanks.
+    ``values`` over the patterns compatible with a completion of its blanks, and
+    the sum of ``carried`` over the patterns of that completion.
 
-    Returns ndarray of shape (n_patterns,), NaN for complete patterns.
+    Returns ndarray of shape (n_patterns, 2), NaN for complete patterns.
     """
     p_total, m = codes.shape
     n_masks = mask_vals.shape[0]
     full = (np.int64(1) << m) - 1
-    out = np.full(p_total, np.nan)
+    out = np.full((p_total, 2), np.nan)
     shared = np.empty(n_masks, dtype=np.int64)
     cand = np.empty(p_total, dtype=np.int64)
     for ia in range(n_masks):
@@ -606,9 +607,11 @@ def pair_conservative(
                     for u in range(start[gid], start[gid + 1]):
                         cand[nc] = members[u]
                         nc += 1
-            out[tgt[t]] = min_completion(
-                codes, cand[:nc].copy(), missing_cols, observed_card, card, values
+            low, low_c = min_completion(
+                codes, cand[:nc].copy(), missing_cols, observed_card, card, values, carried
             )
+            out[tgt[t], 0] = low
+            out[tgt[t], 1] = low_c
     return out
 
 

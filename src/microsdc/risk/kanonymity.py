@@ -416,10 +416,8 @@ def _support(
         return support, None
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
     args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
-    cons = np.full((p_total, 2), np.nan)
-    cons[:, 0] = pair_conservative(*args, observed, cnt, direct)
-    if weighted:
-        cons[:, 1] = pair_conservative(*args, observed, pat.weight, direct)
+    # fk's completion, and the weights of the records it counts (Fk)
+    cons = pair_conservative(*args, observed, cnt, pat.weight, direct)
     return support, cons
 
 
@@ -828,7 +826,9 @@ default "wildcard"
           The guarantee that holds against an intruder who knows every QI.
         - ``"conservative"``: complete records as wildcard; a record with
           missing values gets the smallest count over the completions of its
-          missing cells by categories observed in the data. A measure only:
+          missing cells by categories observed in the data (``Fk`` sums the
+          weights of the records of that completion; of equal counts, the
+          lightest). A measure only:
           k - 1 entirely blank records satisfy it for every record, so
           :func:`~microsdc.suppression.local_suppression` refuses it.
     weights : column name or array-like of shape (n_rows,), optional

@@ -204,19 +204,18 @@ def fk_of_units(
     units: np.ndarray, n_categories: np.ndarray, policy: Policy, counts: np.ndarray
 ) -> np.ndarray:
     """fk of each distinct pattern, counting each as ``counts`` records (see :func:`fk_of`)."""
-    from microsdc.risk.kanonymity import row_frequencies
+    from microsdc.risk.kanonymity import frequencies_from_codes
 
     if units.shape[0] == 0:
         return np.zeros(0)
     if not (counts > 1).any():
         return fk_of(units, n_categories, policy)
-    weighted = row_frequencies(
-        units, n_categories, policy=policy, weights=counts.astype(np.float64)
-    )[1]
-    assert weighted is not None
+    # each pattern stands for its records: fk counts records (the conservative minimum
+    # too: over the completions, the least number of records)
+    res = frequencies_from_codes(units, n_categories, policy=policy, counts=counts)
     if policy.kind == "alpha" and policy.alpha < 1:
-        return np.asarray(weighted, dtype=np.float64)
-    return np.rint(weighted).astype(np.int64)
+        return np.asarray(res.row_fk, dtype=np.float64)
+    return np.rint(res.row_fk).astype(np.int64)
 
 
 def risk_mask(
