@@ -149,3 +149,21 @@ def test_api_reference_covers_the_public_api() -> None:
         if f"{defined_in}.{name}" not in entries:
             missing.append(f"::: {defined_in}.{name}")
     assert not missing, f"add to a page of docs/api/: {missing}"
+
+
+def test_swap_guide_command_line_example_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shlex
+
+    from cli_runner import run_cli
+
+    text = (DOCS / "guide" / "swap.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```bash\n(.*?)```", text, re.S) if "microsdc swap" in b)
+    commands = block.replace("\\\n", " ").strip().splitlines()
+    assert [c.split()[:2] for c in commands] == [["microsdc", "synth"], ["microsdc", "swap"]]
+    monkeypatch.chdir(tmp_path)
+    for command in commands:
+        code, _, err = run_cli(shlex.split(command)[1:], capsys)
+        assert code == 0, f"{command}: {err}"
+    assert (tmp_path / "swapped.parquet").exists()
