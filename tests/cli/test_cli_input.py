@@ -144,6 +144,24 @@ def test_codes_are_kept_as_written_and_na_is_a_value(
     assert safe.read_text() == "country,region,sex\nNA,01,m\nDE,1,m\nFR,1,m\n"
 
 
+def test_importance_weight_must_be_positive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "d.csv", ROWS.format(s=","))
+    for bad in ("sex=-1,age=2", "sex=0,age=2", "sex=nan,age=2"):
+        code, _, err = run(
+            [
+                *("suppress", str(path), "--qi", "age,sex", "--importance", bad),
+                "--out",
+                str(tmp_path / "o.csv"),
+            ],
+            capsys,
+        )
+        assert code == 2
+        assert "--importance: a weight is a positive number" in " ".join(err.split())
+        assert "dict" not in err
+
+
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)
@@ -162,10 +180,13 @@ def test_empty_csv_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_header_only_csv_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path / "head.csv", "age,sex\n")
-    code, _, err = run(["risk", str(path), "--qi", "age,sex"], capsys)
-    assert code == 2
-    assert "head.csv has a header" in err and "no records" in err
+    path = write(tmp_path / "head.csv", "age,sex,town\n")
+    for command in ("risk", "suppress"):  # risk reads the key variables only
+        code, _, err = run(
+            [command, str(path), "--qi", "age,sex", "--out", str(tmp_path / "o.csv")], capsys
+        )
+        assert code == 2
+        assert "head.csv has a header (3 column(s)) but no records" in " ".join(err.split())
 
 
 def test_all_missing_key_variable_warns(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

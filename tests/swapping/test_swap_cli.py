@@ -143,7 +143,7 @@ def test_swap_log_file(census_csv, tmp_path):
         (["--hierarchy", "nuts1,nutsX"], "Option --hierarchy names 1 column"),
         (["--hierarchy", "nuts1", "--risk-variables", "age"], "Option --risk-variables"),
         (["--hierarchy", "nuts1", "--swaprate", "2"], "Option --swaprate"),
-        (["--hierarchy", "nuts1", "-k", "-2"], "Option --k-anonymity"),
+        (["--hierarchy", "nuts1", "-k", "-2"], "Option -k/--k-anonymity"),
         (
             ["--hierarchy", "nuts1,nuts2,nuts3"],
             "'lau2' (each of its values lies in one nuts3 area)",
@@ -170,6 +170,15 @@ def test_swap_errors(census_csv, tmp_path, args, message):
     assert message in res.output
     assert " parameter of " not in res.output  # the option typed, not the Python name
     assert len(res.output.strip().splitlines()) == 1
+
+
+def test_swap_without_risk_variables_says_the_option_was_not_given(census_csv, tmp_path):
+    args = ["swap", census_csv, "--hid", "hid", "--hierarchy", "nuts1,nuts2,nuts3,lau2"]
+    res = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "o.csv")])
+    assert res.exit_code == 2
+    text = " ".join(res.output.split())
+    assert "Option --risk-variables must be a non-empty list of column names" in text
+    assert "It was not given." in text and "None" not in text
 
 
 def test_swap_missing_file(tmp_path):

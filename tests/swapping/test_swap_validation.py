@@ -72,7 +72,11 @@ def test_duplicate_column_names(dat):
         ({"similar": [["hsize", "hstatus"]]}, ColumnNotFoundError, "'similar'.*'hstatus'"),
         ({"risk_variables": [-1, 100]}, InvalidParameterError, "'risk_variables'"),
         ({"risk_variables": ["age", "sex"]}, ColumnNotFoundError, "'risk_variables'.*'age'"),
-        ({"risk_variables": None}, InvalidParameterError, "'risk_variables'.*'risk' is None"),
+        (
+            {"risk_variables": None},
+            InvalidParameterError,
+            "'risk_variables'.*unless a risk is given",
+        ),
         ({"risk_variables": []}, InvalidParameterError, "'risk_variables'"),
         ({"carry_along": -1}, InvalidParameterError, "'carry_along'"),
         ({"carry_along": "lau3"}, ColumnNotFoundError, "'carry_along'.*'lau3'"),

@@ -100,12 +100,14 @@ def _typed_names(message: str) -> str:
         if param.name is None:
             continue
         if isinstance(param, click.Option):
-            names[param.name] = max(param.opts, key=len)
+            names[param.name] = "/".join(sorted(param.opts, key=len))  # -k/--k-anonymity
         else:
             names[param.name] = param.human_readable_name
     for lib, dest in _PARAMETER_ALIASES.items():
         if dest in names and lib not in names:
             names[lib] = names[dest]
+    # on the command line a parameter that is None is an option not given
+    message = message.replace(" Got None instead.", " It was not given.")
     return as_user_names(message, names, "Option")
 
 
@@ -212,8 +214,16 @@ def read_input(
         check_output_path(out, path)
     df = read_table(path, columns=columns, sep=parse_sep(sep), encoding=encoding, **kwargs)
     if len(df) == 0:
+        from microsdc.io import read_columns
+
+        # the file's columns, not only those read
+        n_cols = (
+            len(df.columns)
+            if columns is None
+            else len(read_columns(path, sep=parse_sep(sep), encoding=encoding))
+        )
         raise DataValidationError(
-            f"{path} has a header ({len(df.columns)} column(s)) but no records; nothing to do."
+            f"{path} has a header ({n_cols} column(s)) but no records; nothing to do."
         )
     if keys:
         from microsdc._validation import warn_all_missing, warn_missing_like_texts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -42,6 +43,8 @@ def _importance(text: str | None) -> Any:
     split = [split_name_value(spec, "--importance") for spec in specs]
     if not any(has for _, _, has in split):
         return [name for name, _, _ in split]
+    from microsdc.exceptions import InvalidParameterError
+
     weights: dict[str, float] = {}
     for spec, (name, value, has) in zip(specs, split, strict=True):
         try:
@@ -49,11 +52,13 @@ def _importance(text: str | None) -> Any:
                 raise ValueError
             weights[name] = float(value)
         except ValueError:
-            from microsdc.exceptions import InvalidParameterError
-
             raise InvalidParameterError(
                 f"--importance: give either names (A,B,C) or weights (A=3,B=1); got {spec!r}."
             ) from None
+        if not (math.isfinite(weights[name]) and weights[name] > 0):
+            raise InvalidParameterError(
+                f"--importance: a weight is a positive number (A=3,B=1); got {spec!r}."
+            )
     return weights
 
 

@@ -282,8 +282,9 @@ def check_swap_params(
             raise param_error(
                 "risk_variables",
                 FUNC,
-                "a non-empty list of column names when 'risk' is None (they define the "
-                "k-anonymity risk and the sampling weights)",
+                "a non-empty list of column names (the person variables of the "
+                "k-anonymity risk, which also give the sampling weights) unless a risk "
+                "is given",
                 risk_variables,
             )
         risk_arr = None
