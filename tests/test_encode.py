@@ -110,3 +110,11 @@ def test_pandas_entry_points_warn_once_naming_the_column() -> None:
     ):
         got = _all_missing_warnings(fn)
         assert len(got) == 1 and got[0].startswith(message)
+
+
+def test_values_that_cannot_be_compared_are_named() -> None:
+    from microsdc.exceptions import DataValidationError
+
+    df = pd.DataFrame({"a": ["x", ["y"], "x"]})
+    with pytest.raises(DataValidationError, match=r"Column 'a' .* such as \['y'\] \(list\)"):
+        sample_frequencies(df, ["a"])

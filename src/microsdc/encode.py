@@ -20,7 +20,12 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_columns, check_frame
-from microsdc.exceptions import DisclosureRiskWarning, HighCardinalityWarning, InvalidParameterError
+from microsdc.exceptions import (
+    DataValidationError,
+    DisclosureRiskWarning,
+    HighCardinalityWarning,
+    InvalidParameterError,
+)
 
 __all__ = [
     "HIGH_CARDINALITY",
@@ -201,6 +206,14 @@ def _is_na_scalar(v: Any) -> bool:
         return False
 
 
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def encode_column(
     series: pd.Series, missing_values: Sequence[Any] = ()
 ) -> tuple[np.ndarray, pd.Index]:
@@ -221,6 +234,11 @@ def encode_column(
     categories : pandas.Index
         The value of each code. Sorted when the values can be ordered,
         otherwise in order of first appearance.
+
+    Raises
+    ------
+    DataValidationError
+        If the column holds values that cannot be compared (lists, dicts).
     """
     extra = [v for v in missing_values if not _is_na_scalar(v)]
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -230,7 +248,15 @@ def encode_column(
         try:
             codes_raw, cats = pd.factorize(series, sort=True, use_na_sentinel=True)
         except TypeError:  # values that cannot be ordered (mixed types)
-            codes_raw, cats = pd.factorize(series, sort=False, use_na_sentinel=True)
+            try:
+                codes_raw, cats = pd.factorize(series, sort=False, use_na_sentinel=True)
+            except TypeError as exc:  # values that cannot be compared at all (lists, dicts)
+                bad = next((v for v in series if not _hashable(v)), None)
+                raise DataValidationError(
+                    f"Column {series.name!r} holds values that cannot be compared, such as "
+                    f"{bad!r} ({type(bad).__name__}): a key variable holds one category per "
+                    "record (a number, a text, a date)."
+                ) from exc
         codes = np.asarray(codes_raw, dtype=np.int32)
         cats = pd.Index(cats)
     if extra:
@@ -286,7 +312,8 @@ def encode_qis(
     InvalidParameterError
         If ``df`` is not a DataFrame, ``qi`` is empty or names a column twice.
     DataValidationError
-        If ``df`` has duplicate column names.
+        If ``df`` has duplicate column names, or a QI holds values that cannot
+        be compared (lists, dicts), naming the column and one such value.
     ColumnNotFoundError
         Naming every QI that is not a column of ``df``.
 
