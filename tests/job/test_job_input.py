@@ -116,3 +116,37 @@ def test_plain_summary_shows_tiny_global_risk(write_job: Callable[..., Path]) ->
     res.audit["risk"]["after"]["global_risk"] = 2e-9
     line = next(x for x in res.summary().splitlines() if x.startswith("global risk"))
     assert line.endswith("< 0.0001 %")
+
+
+def test_blank_household_id_names_the_job_key(tmp_path: Path) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("hid,town,sex\n1,a,m\n1,a,f\n,b,m\n", encoding="utf-8")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        JOB.format(path=data.as_posix(), extra="").replace(
+            'quasi_identifiers = ["town", "sex"]',
+            'quasi_identifiers = ["town", "sex"]\nhousehold_id = "hid"',
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(DataValidationError) as err:
+        run_job(job, write=False)
+    text = str(err.value)
+    assert "Key 'variables.household_id' names the household id column 'hid'" in text
+    assert "1 missing value(s)" in text and "run_job" not in text
+
+
+def test_library_error_in_a_step_gives_the_job_file_line(tmp_path: Path) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("town,sex\na,m\nb,f\n", encoding="utf-8")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        f'steps = ["risk", "suppression"]\n[input]\npath = "{data.as_posix()}"\n'
+        '[variables]\nquasi_identifiers = ["town", "sex"]\n[risk]\nk = 5\n',
+        encoding="utf-8",
+    )
+    code, _, err = _invoke(str(job))
+    assert code == 2
+    assert "job.toml, line 7: Key 'risk.k' must be at most the number of records" in " ".join(
+        err.split()
+    )

@@ -276,7 +276,13 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     if keys is None or isinstance(exc, JobFileError) or not exc.args:
         return exc
     names = {p: f"'{key}'" for p, key in keys.items()}
-    exc.args = (as_user_names(str(exc.args[0]), names, "Key"), *exc.args[1:])
+    message = as_user_names(str(exc.args[0]), names, "Key")
+    # where the first key the message names is set in the job file, as for its own errors
+    named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
+    line = cfg.line_of(named[0]) if named else None
+    if line is not None and cfg.source is not None:
+        message = f"{os.path.basename(cfg.source)}, line {line}: {message}"
+    exc.args = (message, *exc.args[1:])
     return exc
 
 

@@ -245,8 +245,9 @@ def _household_codes(df: pd.DataFrame, hid: Hashable, func: str) -> np.ndarray:
     bad = missing_mask(col)
     if bad.any():
         raise DataValidationError(
-            f"The household id column {hid!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every person needs a household.",
+            f"The 'hid' parameter of {func} names the household id column {hid!r}, which has "
+            f"{int(bad.sum())} missing value(s) (first rows: {list(df.index[bad][:5])}). Every "
+            "person needs a household.",
             failure_cases=list(df.index[bad]),
         )
     codes, _ = pd.factorize(col, sort=False)
