@@ -307,6 +307,18 @@ def _open_decompressed(path: Path) -> Any:
     return openers.get(suffix, open)(path, "rb")
 
 
+def number_records(df: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+    """``df`` read from ``path``, its rows labelled as a person finds them in the file:
+    in a CSV file by spreadsheet row (the header is row 1, the first record row 2), in
+    other formats by record number from 1. Messages that name rows then point at the
+    file, not at a count from 0. Writing drops the labels."""
+    import pandas as pd
+
+    first = 2 if _format_of(Path(path)) in ("csv", "tsv") else 1
+    df.index = pd.RangeIndex(first, first + len(df))
+    return df
+
+
 def release_encoding(source: str | Path, encoding: str | None) -> str | None:
     """The encoding to write a CSV file released from ``source``, read in ``encoding``.
 

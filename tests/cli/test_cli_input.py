@@ -162,6 +162,20 @@ def test_importance_weight_must_be_positive(
         assert "dict" not in err
 
 
+def test_rows_in_messages_are_those_of_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the record with the negative weight is on line 4 of the CSV file (row 4 in a
+    # spreadsheet), the third record of the Parquet file
+    path = write(tmp_path / "d.csv", "age,sex,w\n30,m,1\n30,m,2\n40,f,-2\n")
+    code, _, err = run(["risk", str(path), "--qi", "age,sex", "--weight", "w"], capsys)
+    assert code == 2 and "(first rows: 4: -2)" in err
+    parquet = tmp_path / "d.parquet"
+    pd.read_csv(path).to_parquet(parquet)
+    code, _, err = run(["risk", str(parquet), "--qi", "age,sex", "--weight", "w"], capsys)
+    assert code == 2 and "(first rows: 3: -2)" in err
+
+
 def test_tab_separator_by_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path / "d.txt", ROWS.format(s="\t"))
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--sep", "tab"], capsys)

@@ -104,7 +104,7 @@ def test_risk_missing_policy_and_declared_codes(
         (["{csv}", "--qi", "A", "-k", "2.5"], "Invalid value for '-k'"),
         (["{csv}"], "Missing option '--qi'"),
         (["{csv}", "--qi", "A", "--missing", "drop"], "Option --missing must be"),
-        (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s)"),
+        (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s) (first rows: 3: -1)"),
         (["{csv}", "--qi", "A", "--weight", "note"], "must be numeric"),
         (["{csv}", "--qi", "A", "--out", "{csv}.xlsx"], "Cannot tell the format"),
         (["{dir}/data.json", "--qi", "A"], "Cannot tell the format"),

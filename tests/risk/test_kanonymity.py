@@ -405,7 +405,7 @@ def test_bad_policy() -> None:
             [1.0, 2.0, np.nan, 1.0, 1.0, 1.0, 1.0],
             r"1 missing or infinite value\(s\) \(first rows: \[2\]\)",
         ),
-        ([1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0], r"1 negative value\(s\) \(first rows: \[1\]\)"),
+        ([1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0], r"1 negative value\(s\) \(first rows: 1: -2\)"),
         (["a", "b", "c", "d", "e", "f", "g"], "must be numeric"),
     ],
 )

@@ -208,11 +208,12 @@ def read_input(
     record gives a warning naming it.
     """
     from microsdc.exceptions import DataValidationError
-    from microsdc.io import check_column_names, check_output_path, read_table
+    from microsdc.io import check_column_names, check_output_path, number_records, read_table
 
     if out is not None:
         check_output_path(out, path)
     df = read_table(path, columns=columns, sep=parse_sep(sep), encoding=encoding, **kwargs)
+    df = number_records(df, path)  # rows named in messages as in the file
     if len(df) == 0:
         from microsdc.io import read_columns
 

@@ -159,10 +159,12 @@ def _missing_values(cfg: JobConfig) -> list[Any] | None:
 
 def _read(cfg: JobConfig) -> pd.DataFrame:
     from microsdc.exceptions import DataValidationError
-    from microsdc.io import read_table
+    from microsdc.io import number_records, read_table
 
     try:
-        df = read_table(cfg.input_path, sep=cfg.sep, encoding=cfg.encoding)
+        df = number_records(  # rows named in messages as in the file
+            read_table(cfg.input_path, sep=cfg.sep, encoding=cfg.encoding), cfg.input_path
+        )
     except FileNotFoundError:
         raise cfg.error(
             "input.path", f"names a file that does not exist: {cfg.input_path}"

@@ -734,9 +734,12 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
         )
     neg = w < 0
     if neg.any():
+        shown = ", ".join(
+            f"{r!r}: {v:g}" for r, v in zip(df.index[neg][:5], w[neg][:5], strict=True)
+        )
         raise DataValidationError(
             f"The weight column {name} of {func} has {int(neg.sum())} negative value(s) "
-            f"(first rows: {list(df.index[neg][:5])}). Sampling weights must be >= 0.",
+            f"(first rows: {shown}). Sampling weights must be >= 0.",
             failure_cases=list(df.index[neg]),
         )
     if len(w) and not w.any():
