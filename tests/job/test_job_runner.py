@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -203,6 +204,27 @@ def test_audit_schema_rejects_a_seed(write_job: Callable[..., Path]) -> None:
     audit["parameters"]["swapping"]["seed"] = 1
     with pytest.raises(jsonschema.ValidationError):
         _validate(audit)
+
+
+def test_job_file_hash_does_not_give_the_seed_back(
+    write_job: Callable[..., Path], tmp_path: Path
+) -> None:
+    import hashlib
+
+    job = write_job()
+    text = job.read_text()
+    assert "seed = " in text
+    res = run_job(job, write=False)
+    got = res.audit["job_file"]["sha256"]
+    # the hash of the file as written would let anyone try seeds until it matches
+    assert got != hashlib.sha256(job.read_bytes()).hexdigest()
+    # the file with the seed's value blanked, as the report says to check it
+    blanked = re.sub(r"(?m)^(seed\s*=\s*)\d+", r'\1""', text)
+    assert blanked != text
+    assert got == hashlib.sha256(blanked.encode()).hexdigest()
+    # another seed: the same hash
+    other = write_job(re.sub(r"(?m)^(seed\s*=\s*)\d+", r"\g<1>987654", text), name="b.toml")
+    assert run_job(other, write=False).audit["job_file"]["sha256"] == got
 
 
 def test_input_is_not_modified(write_job: Callable[..., Path], survey_csv: Path) -> None:

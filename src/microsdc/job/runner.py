@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import re
 import tempfile
 import time
 import warnings
@@ -139,6 +140,27 @@ def _sha256(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def job_file_sha256(cfg: JobConfig) -> str:
+    """SHA-256 of the job file, the value of ``swapping.seed`` blanked first.
+
+    The audit record and the report go out with the data; the seed must not (it would
+    let anyone redo the random swaps). A hash of the file as it is would give a small
+    seed back to whoever tries the values, the rest of the file being in the audit
+    record. To check it, blank the seed's value (``seed = ""``) and hash the file.
+    """
+    raw = cfg.source.read_bytes()
+    line = cfg.line_of("swapping.seed") if "seed" in cfg.swapping else None
+    if line is not None:
+        lines = raw.split(b"\n")
+        lines[line - 1] = re.sub(
+            rb'(\bseed\s*=\s*)(?:-?[0-9][0-9_]*|"[^"]*"|\'[^\']*\')',
+            rb'\1""',
+            lines[line - 1],
+        )
+        raw = b"\n".join(lines)
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _versions() -> dict[str, str]:
@@ -795,7 +817,7 @@ def audit_header(cfg: JobConfig, now: datetime | None, inputs: dict[str, Any]) -
         "schema_version": AUDIT_SCHEMA_VERSION,
         "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
         "title": cfg.title,
-        "job_file": {"name": cfg.source.name, "sha256": _sha256(cfg.source)}
+        "job_file": {"name": cfg.source.name, "sha256": job_file_sha256(cfg)}
         if cfg.source.is_file()
         else {"name": cfg.source.name, "sha256": None},
         "input": {"path": str(cfg.input_path), **inputs},
