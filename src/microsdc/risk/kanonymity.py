@@ -170,9 +170,32 @@ def frequencies_from_codes(
             weights=pat.weight if weighted else None,
         )
         return PatternFrequencies(pat.codes, pat.count, fk_d, big_d, pat.inverse)
+    if route == "pairs":
+        # the route reads the patterns by mask: number them so once, rather than
+        # reorder the codes into mask order and the (n, 4) support back (1M patterns:
+        # about 50 ms less)
+        pat = _by_mask(pat)
     support, cons = _support(pat, n_categories, policy, weighted, route)
     fk_out, big_out = _combine(pat, support, cons, policy, weighted)
     return PatternFrequencies(pat.codes, pat.count, fk_out, big_out, pat.inverse)
+
+
+def _by_mask(pat: Any) -> Any:
+    """``pat`` with its patterns renumbered in a stable order of their masks."""
+    m = pat.codes.shape[1]
+    order = _mask_blocks(pat.mask, m)[0]
+    if order is None:
+        return pat
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return replace(
+        pat,
+        codes=np.ascontiguousarray(pat.codes[order]),
+        count=pat.count[order],
+        weight=pat.weight[order],
+        mask=pat.mask[order],
+        inverse=rank[pat.inverse],
+    )
 
 
 def _check_route(route: str | None, kind: str) -> None:
@@ -415,7 +438,8 @@ def _support(
     if not conservative:
         return support, None
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
-    args = (pat.codes, pat.mask, order, mask_vals, mask_start, card)
+    ident = np.arange(p_total) if order is None else order
+    args = (pat.codes, pat.mask, ident, mask_vals, mask_start, card)
     # fk's completion, and the weights of the records it counts (Fk)
     cons = pair_conservative(*args, observed, cnt, pat.weight, direct)
     return support, cons
@@ -477,15 +501,20 @@ def _rare_masks(
 _CROSS_MIN_COMPLETE = 1
 
 
-def _mask_blocks(mask: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Patterns grouped by mask: (stable order by mask, distinct masks ascending,
-    start of each mask's block in that order plus the total), all int64.
+def _mask_blocks(mask: np.ndarray, m: int) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """Patterns grouped by mask: (stable order by mask, None when the masks are in
+    order already; distinct masks ascending; start of each mask's block in that order
+    plus the total), int64.
 
     A radix sort when the masks fit in 16 or 32 bits; no second sort for the blocks.
     """
     small = np.uint16 if m <= 16 else np.uint32 if m <= 32 else np.int64
-    order = np.argsort(mask.astype(small, copy=False), kind="stable")
-    mask_s = mask[order]
+    if len(mask) < 2 or bool(np.all(mask[1:] >= mask[:-1])):  # in order already
+        order = None
+        mask_s = mask
+    else:
+        order = np.argsort(mask.astype(small, copy=False), kind="stable")
+        mask_s = mask[order]
     edge = np.flatnonzero(mask_s[1:] != mask_s[:-1]) + 1
     mask_start = np.concatenate([[0], edge, [len(mask)]]).astype(np.int64)
     mask_vals = mask_s[mask_start[:-1]].astype(np.int64)
@@ -508,7 +537,7 @@ def _pair_route(
     weighted: bool,
     colw: np.ndarray,
     use_colw: bool,
-    blocks: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    blocks: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None,
     skip: np.ndarray | None = None,
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order).
@@ -531,10 +560,16 @@ def _pair_route(
 
     n, m = codes.shape
     order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(mask, m)
-    mask_s = mask[order]
-    codes_s = np.ascontiguousarray(codes[order], dtype=np.int32)
-    cnt_s = np.ascontiguousarray(cnt[order], dtype=np.float64)
-    weight_s = np.ascontiguousarray(weight[order], dtype=np.float64)
+    if order is None:  # in mask order already (frequencies_from_codes sorts for this route)
+        mask_s = mask
+        codes_s = np.ascontiguousarray(codes, dtype=np.int32)
+        cnt_s = np.ascontiguousarray(cnt, dtype=np.float64)
+        weight_s = np.ascontiguousarray(weight, dtype=np.float64)
+    else:
+        mask_s = mask[order]
+        codes_s = np.ascontiguousarray(codes[order], dtype=np.int32)
+        cnt_s = np.ascontiguousarray(cnt[order], dtype=np.float64)
+        weight_s = np.ascontiguousarray(weight[order], dtype=np.float64)
     full = (1 << m) - 1
     cross = len(mask_vals) > 1 and mask_vals[-1] == full
     n_inc = int(mask_start[-2]) if cross else n
@@ -608,6 +643,8 @@ def _pair_route(
     else:
         support_s = support_i
     del support_i, codes_s, cnt_s, weight_s, mask_s  # before the (n, 4) copy below
+    if order is None:
+        return support_s
     support = np.empty_like(support_s)
     support[order] = support_s
     return support
