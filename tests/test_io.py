@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from microsdc import ColumnNotFoundError, DataValidationError, InvalidParameterError
 from microsdc.io import check_output_path, read_columns, read_table, write_table
@@ -160,6 +162,69 @@ def test_csv_text_is_read_as_written(tmp_path: Path) -> None:
     assert lines[1] == "01,NA,1.10,3,1,2.5,2,"
     assert lines[2] == "1,DE,1.1,,2,3.0,2.0,"  # a whole number in a float column: 3.0
     assert lines[3] == "-0,NULL,0.5,-4,3,0.25,3,"
+
+
+_TOKENS = [
+    "",
+    "0",
+    "1",
+    "01",
+    "-0",
+    "-1",
+    "2",
+    "2.0",
+    "2.00",
+    "1.1",
+    "1.10",
+    "0.5",
+    ".5",
+    "+5",
+    " 5",
+    "1e3",
+    "0.0001",
+    "0.00001",
+    "123456789012345678",
+    "9223372036854775808",
+    "12345678901234.5",
+    "NA",
+    "NULL",
+    "nan",
+    "inf",
+    "True",
+    "x",
+]
+
+
+@given(
+    st.lists(st.lists(st.sampled_from(_TOKENS), min_size=3, max_size=3), min_size=1, max_size=12)
+)
+@settings(max_examples=150, deadline=None)
+def test_csv_texts_never_merge_and_come_back(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[list[str]]
+) -> None:
+    """Two cells of a column hold the same value after reading exactly when their texts
+    are equal, and a written column gives its texts back (a number column may write a
+    whole number as "2.0")."""
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    path.write_text("a,b,c\n" + "".join(",".join(r) + "\n" for r in rows))
+    if all(all(t == "" for t in r) for r in rows):
+        return  # only blank lines: no records
+    df = read_table(path)
+    assert len(df) == len(rows)
+    for j, col in enumerate(df.columns):
+        texts = [r[j] for r in rows]
+        values = df[col].tolist()
+        for x in range(len(rows)):
+            assert pd.isna(values[x]) == (texts[x] == "")
+            for y in range(len(rows)):
+                if texts[x] and texts[y]:
+                    assert (values[x] == values[y]) == (texts[x] == texts[y])
+    out = path.with_name("out.csv")
+    write_table(df, out)
+    back = pd.read_csv(out, dtype=str, keep_default_na=False).to_numpy().tolist()
+    for r, b in zip(rows, back, strict=True):
+        for t, u in zip(r, b, strict=True):
+            assert u == t or (u == t + ".0" and "." not in t)
 
 
 def test_gzip_header_names_the_final_file(tmp_path: Path) -> None:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -706,7 +707,8 @@ def check_csv_header(path: Path, sep: str, encoding: str | None) -> None:
 NA_TEXTS = ("",)
 
 _INT_TEXT = r"-?(?:0|[1-9][0-9]{0,17})"
-_DECIMAL_TEXT = r"-?(?:0|[1-9][0-9]*)\.[0-9]+"
+#: A decimal as Python writes a float in fixed notation: no trailing zero but ".0"
+_DECIMAL_TEXT = r"-?(?:0|[1-9][0-9]*)\.(?:0|[0-9]*[1-9])"
 
 
 def _text_types(df: pd.DataFrame) -> pd.DataFrame:
@@ -714,10 +716,12 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
 
     A column becomes integers (``int64``, ``Int64`` with missing values) when every
     value is written as Python writes an integer (no leading zero or plus sign, not
-    "-0"), and floats when every value is such an integer or a decimal written as
-    Python writes that float ("0.5", not "0.50", "5e-1" or ".5") and no two texts give
-    the same number. Anything else stays text, so that "01" and "1", or "1.1" and
-    "1.10", remain two codes and are written back as they came.
+    "-0"), and floats when every value is such an integer or a decimal as Python
+    writes that float ("0.5" or "2.0", not "0.50", "5e-1", ".5" or "0.00001"): at
+    most 15 digits and not below 0.0001, so that the float gives the same text back,
+    and no two texts give the same number ("2" and "2.0"). Anything else stays
+    text, so that "01" and "1", or "1.1" and "1.10", remain two codes and are
+    written back as they came. The checks are vectorised text operations.
     """
     import pandas as pd
 
@@ -725,28 +729,54 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
         s = df[col]
         if not pd.api.types.is_string_dtype(s.dtype):
             continue
-        vals = s[s.notna()]
-        if not len(vals):
+        present = s.notna().to_numpy()
+        n_present = int(present.sum())
+        if not n_present:
             df[col] = s.astype("float64")  # as an empty column reads by default
             continue
-        whole = vals.str.fullmatch(_INT_TEXT).to_numpy(dtype=bool) & (vals != "-0").to_numpy()
+
+        whole = _holds(s.str.fullmatch(_INT_TEXT), present) & _holds(s != "-0", present)
         if whole.all():
-            df[col] = s.astype("int64" if len(vals) == len(s) else "Int64")
+            df[col] = _parsed(s, "int64", n_present < len(s))
             continue
-        dec = vals[~whole]
-        if (
-            not dec.str.fullmatch(_DECIMAL_TEXT).all()
-            or vals[whole].str.len().max(skipna=True) > 15
-        ):
+        dec = _holds(s.str.fullmatch(_DECIMAL_TEXT), present)
+        if not (whole | dec).all():
             continue
-        numbers = dec.astype("float64")
-        if not (numbers.astype(str) == dec).all():
+        digits = s.str.len() - s.str.startswith("-").astype(float) - pd.Series(dec, index=s.index)
+        tiny = _holds(s.str.match(r"-?0\.0000"), present)
+        if not (_holds(digits <= 15, present) & ~tiny).all():
             continue
-        out = s.astype("float64")
-        if out.nunique() != vals.nunique():  # "2" and "2.0": two codes, one number
+        out = _parsed(s, "float64", False)
+        if out.nunique() != s.nunique():  # "2" and "2.0": two codes, one number
             continue
         df[col] = out
     return df
+
+
+def _holds(test: pd.Series, present: np.ndarray) -> np.ndarray:
+    """A text test per cell, True on the missing cells (``present`` False)."""
+    import numpy as np
+
+    return np.asarray(test.to_numpy(dtype=bool, na_value=True)) | ~present
+
+
+def _parsed(s: pd.Series, kind: str, nullable: bool) -> pd.Series:
+    """Text known to hold numbers of ``kind`` ("int64" or "float64") as such, parsed by
+    Arrow (ten times faster than pandas' own parse); integers with missing values as
+    ``Int64``, floats with NaN."""
+    import numpy as np
+    import pandas as pd
+
+    parsed = s.astype("float64[pyarrow]" if kind == "float64" else "int64[pyarrow]")
+    if kind == "float64":
+        return pd.Series(
+            parsed.to_numpy(dtype=np.float64, na_value=np.nan), index=s.index, name=s.name
+        )
+    if not nullable:
+        return pd.Series(parsed.to_numpy(dtype=np.int64), index=s.index, name=s.name)
+    missing = parsed.isna().to_numpy()
+    values = np.asarray(parsed.to_numpy(dtype=np.int64, na_value=0), dtype=np.int64)
+    return pd.Series(pd.arrays.IntegerArray(values, missing), index=s.index, name=s.name)
 
 
 def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:
