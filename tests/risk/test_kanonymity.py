@@ -431,34 +431,28 @@ def test_weights_as_array() -> None:
 
 
 @pytest.mark.parametrize("route", ["dense", "pairs", "bitset"])
-def test_conservative_fk_and_Fk_from_one_completion(route: str) -> None:
+@pytest.mark.parametrize(
+    ("a", "w", "fk", "big"),
+    [
+        # the blank record's least count is with a = 2: itself and the record of weight
+        # 100 (Fk 101), not the weights of a = 1 (Fk 4), which counts 4 records
+        ([None, 1, 1, 1, 2], [1.0, 1, 1, 1, 100], [2, 4, 4, 4, 2], [101.0, 4, 4, 4, 101]),
+        # two completions with the same count: the one of smaller weight
+        ([None, 1, 2], [1.0, 5.0, 3.0], [2, 2, 2], [4.0, 6.0, 4.0]),
+    ],
+)
+def test_conservative_fk_and_Fk_from_one_completion(
+    route: str, a: list[object], w: list[float], fk: list[int], big: list[float]
+) -> None:
     from microsdc.risk.kanonymity import frequencies_from_codes
 
-    df = pd.DataFrame({"a": [None, 1, 1, 1, 2], "w": [1.0, 1, 1, 1, 100]})
-    enc = encode_qis(df, ["a"])
+    enc = encode_qis(pd.DataFrame({"a": a}), ["a"])
+    policy = parse_policy("conservative", "t")
     res = frequencies_from_codes(
-        enc.codes,
-        enc.n_categories,
-        policy=parse_policy("conservative", "t"),
-        weights=df["w"].to_numpy(),
-        route=route,
+        enc.codes, enc.n_categories, policy=policy, weights=np.array(w), route=route
     )
-    # the blank record's least count is with a = 2: itself and the record of weight 100
-    # (Fk 101), not the weights of a = 1 (Fk 4), which counts 4 records
-    assert res.row_fk.tolist() == [2, 4, 4, 4, 2]
-    assert res.row_Fk.tolist() == [101.0, 4.0, 4.0, 4.0, 101.0]
-    # two completions with the same count: the one of smaller weight, on every route
-    df2 = pd.DataFrame({"a": [None, 1, 2], "w": [1.0, 5.0, 3.0]})
-    enc2 = encode_qis(df2, ["a"])
-    res2 = frequencies_from_codes(
-        enc2.codes,
-        enc2.n_categories,
-        policy=parse_policy("conservative", "t"),
-        weights=df2["w"].to_numpy(),
-        route=route,
-    )
-    assert res2.row_fk.tolist() == [2, 2, 2]
-    assert res2.row_Fk.tolist() == [4.0, 6.0, 4.0]
+    assert res.row_fk.tolist() == fk
+    assert res.row_Fk.tolist() == big
 
 
 def test_weights_series_matched_by_label() -> None:

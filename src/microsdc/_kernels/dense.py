@@ -69,41 +69,12 @@ def wildcard_sums(values: np.ndarray, key: np.ndarray, base: np.ndarray) -> np.n
 
 
 @numba.njit(cache=True, nogil=True)
-def _min_over_completions_inplace(
-    table: np.ndarray, base: np.ndarray, observed: np.ndarray
-) -> None:  # pragma: no cover - numba
-    """Along each axis, the missing slot becomes the minimum over the observed categories."""
-    size = table.shape[0]
-    stride = 1
-    for j in range(base.shape[0]):
-        b = base[j]
-        block = stride * b
-        low = np.empty(stride, dtype=np.float64)
-        any_observed = False
-        for v in range(1, b):
-            if observed[j, v - 1]:
-                any_observed = True
-        if any_observed:
-            for start in range(0, size, block):
-                for lo in range(stride):
-                    low[lo] = np.inf
-                for v in range(1, b):
-                    if observed[j, v - 1]:
-                        off = start + v * stride
-                        for lo in range(stride):
-                            if table[off + lo] < low[lo]:
-                                low[lo] = table[off + lo]
-                for lo in range(stride):
-                    table[start + lo] = low[lo]
-        stride = block
-
-
-@numba.njit(cache=True, nogil=True)
 def _min_pair_over_completions_inplace(
     table: np.ndarray, carried: np.ndarray, base: np.ndarray, observed: np.ndarray
 ) -> None:  # pragma: no cover - numba
-    """As :func:`_min_over_completions_inplace`, the least observed category in the order
-    of (``table``, ``carried``); ``carried`` follows the choice (Fk of fk's completion)."""
+    """Along each axis, the missing slot becomes the least observed category in the order
+    of (``table``, ``carried``); ``carried`` follows the choice (Fk of fk's completion;
+    pass ``table`` itself for none)."""
     size = table.shape[0]
     stride = 1
     for j in range(base.shape[0]):
@@ -191,10 +162,9 @@ def frequencies(
             for j in range(len(base)):
                 col = codes[:, j]
                 observed[j, np.unique(col[col >= 0])] = True
-            if weights is None:
-                _min_over_completions_inplace(tables[0], base, observed)
-            else:  # the weights of the completion that gives fk
-                _min_pair_over_completions_inplace(tables[0], tables[1], base, observed)
+            # the weights (Fk) of the completion that gives fk
+            carried = tables[1] if weights is not None else tables[0]
+            _min_pair_over_completions_inplace(tables[0], carried, base, observed)
         fk = np.rint(tables[0][key]).astype(np.int64)
         return fk, (tables[1][key] if weights is not None else None)
     if kind == "probabilistic":
