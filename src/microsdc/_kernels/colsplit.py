@@ -30,7 +30,12 @@ than through an index (at 10M patterns, a quarter of the time). Children that
 use finer ranges run before those that use coarser ones, so every range a node
 was given still holds the same members when it runs. Sets are only ever made by
 sets, and run before any pair that moves their rows: a set's rows are still in
-lexicographic order, so its groups are found by reading, without a sort. The
+lexicographic order, so its groups are found by reading, without a sort. A side
+of a pair is sorted on its column and on as many next columns as keep the keys
+few (at most ``MULTI_COLUMN_SPAN``, and about twice its members): the groups it
+gives on both sides are then in order on those next columns, and their own
+children read their groups off too; a union of groups (a side met by the blanks
+of the other) is not, and is sorted again. The
 codes come in the narrowest integer type that holds them, for the same reason,
 and the rows are padded to whole 64-bit words: a row moves a word at a time, and
 a direct comparison of two rows tests a word at a time (the codes that differ,
@@ -50,6 +55,9 @@ __all__ = ["split_support"]
 
 #: Nodes with at most this many members on a side (or pairs) compare them directly.
 DIRECT_MEMBERS = 4
+#: Largest number of keys of a counting sort on several columns at once (the groups of
+#: the next columns are then read off, not sorted again).
+MULTI_COLUMN_SPAN = 4096
 
 
 @numba.njit(cache=True, nogil=True)
@@ -137,15 +145,19 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     tmp = np.empty((n, n_words), dtype=np.uint64)  # rows move a word at a time
     tmp_rid = np.empty(n, dtype=np.int32)
     row = np.empty(n_words, dtype=np.uint64)
-    counts = np.empty(top + 3, dtype=np.int64)
+    counts = np.empty(max(top + 3, MULTI_COLUMN_SPAN + 2), dtype=np.int64)
+    tmp_key = np.empty(n, dtype=np.int64)
+    depth = np.zeros(2, dtype=np.int64)  # per side: columns from c its rows are sorted on
     vals = np.empty((2, top + 1), dtype=np.int64)  # per side: the values present ...
     starts = np.empty((2, top + 2), dtype=np.int64)  # ... and where their groups start
     n_blank = np.zeros(2, dtype=np.int64)
     n_groups = np.zeros(2, dtype=np.int64)
     sa = np.empty(nv)
     sb = np.empty(nv)
-    # the stack of nodes: (kind, column, a_lo, a_hi, b_lo, b_hi); kind 0 = a set, 1 = a pair
-    st = np.empty((1024, 6), dtype=np.int64)
+    # the stack of nodes: (kind, column, a_lo, a_hi, b_lo, b_hi, sorted); kind 0 = a set,
+    # 1 = a pair; for a pair, ``sorted`` holds for each side (A in the low byte, B in the
+    # next) how many columns from ``column`` on its rows are still in order
+    st = np.zeros((1024, 7), dtype=np.int64)
     st[0, 0] = 0
     st[0, 1] = 0
     st[0, 2] = 0
@@ -154,7 +166,7 @@ def split_support(codes, card, values):  # pragma: no cover - numba
     while sp > 0:
         sp -= 1
         if sp + top + 3 > st.shape[0]:  # room for every child of this node
-            grown = np.empty((2 * st.shape[0] + top + 3, 6), dtype=np.int64)
+            grown = np.empty((2 * st.shape[0] + top + 3, 7), dtype=np.int64)
             grown[: sp + 1] = st[: sp + 1]
             st = grown
         kind = st[sp, 0]
@@ -163,6 +175,7 @@ def split_support(codes, card, values):  # pragma: no cover - numba
         ahi = st[sp, 3]
         blo = st[sp, 4]
         bhi = st[sp, 5]
+        in_order = st[sp, 6]
         na = ahi - alo
         nb = bhi - blo
         if kind == 1 and (na == 0 or nb == 0):
@@ -224,10 +237,16 @@ def split_support(codes, card, values):  # pragma: no cover - numba
             lo = alo if side == 0 else blo
             hi = ahi if side == 0 else bhi
             size = hi - lo
-            # a set's rows are still in lexicographic order: its groups are read off;
-            # a pair's sides are sorted first, by insertion or merge when small
-            read_off = kind == 0 or size <= 24 or size * 4 < cc
-            if kind == 1 and size <= 24:  # insertion sort (stable)
+            # a set's rows are still in lexicographic order: its groups are read off, as
+            # are those of a pair's side still in order on c; other sides are sorted
+            # first, by insertion or merge when small
+            d = (in_order >> (8 * side)) & 255
+            ordered = kind == 0 or d > 0
+            depth[side] = max(d, 1)
+            read_off = ordered or size <= 24 or size * 4 < cc
+            if ordered:
+                pass
+            elif kind == 1 and size <= 24:  # insertion sort (stable)
                 for i in range(lo + 1, hi):
                     kx = work[i, c]
                     j = i
@@ -270,15 +289,26 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                         starts[side, ng] = i
                         ng += 1
                         prev = k
-            else:  # counting sort (stable)
-                for v in range(cc + 2):
+            else:  # counting sort (stable), on c and the next columns while the span is small
+                limit = min(MULTI_COLUMN_SPAN, 2 * size + 64)
+                rest = 1  # keys per value of c: the span of the next columns sorted on
+                n_cols = 1
+                while c + n_cols < m and (cc + 1) * rest * (card[c + n_cols] + 1) <= limit:
+                    rest *= card[c + n_cols] + 1
+                    n_cols += 1
+                span = (cc + 1) * rest
+                for v in range(span + 1):
                     counts[v] = 0
                 for i in range(lo, hi):
-                    counts[work[i, c] + 2] += 1
-                for v in range(cc + 1):
+                    k = 0
+                    for j in range(c, c + n_cols):
+                        k = k * (card[j] + 1) + work[i, j] + 1
+                    tmp_key[i - lo] = k
+                    counts[k + 1] += 1
+                for v in range(span):
                     counts[v + 1] += counts[v]
                 for i in range(lo, hi):
-                    k = work[i, c] + 1
+                    k = tmp_key[i - lo]
                     tmp_rid[counts[k]] = rid[i]
                     for q in range(n_words):
                         tmp[counts[k], q] = words[i, q]
@@ -287,12 +317,16 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                     rid[lo + i] = tmp_rid[i]
                     for q in range(n_words):
                         words[lo + i, q] = tmp[i, q]
-                nbl = counts[0]
+                depth[side] = n_cols
+                # the groups at c (counts now hold the end of each key)
+                nbl = counts[rest - 1]
                 ng = 0
                 for v in range(cc):
-                    if counts[v + 1] > counts[v]:
+                    g_lo = counts[v * rest + rest - 1]
+                    g_hi = counts[(v + 1) * rest + rest - 1]
+                    if g_hi > g_lo:
                         vals[side, ng] = v
-                        starts[side, ng] = lo + counts[v]
+                        starts[side, ng] = lo + g_lo
                         ng += 1
             starts[side, ng] = hi
             n_blank[side] = nbl
@@ -301,22 +335,26 @@ def split_support(codes, card, values):  # pragma: no cover - numba
         if kind == 0:
             nbl = n_blank[0]
             if 0 < nbl < na:  # blanks at c against the rest
-                st[sp] = (1, c + 1, alo, alo + nbl, alo + nbl, ahi)
+                st[sp] = (1, c + 1, alo, alo + nbl, alo + nbl, ahi, 0)
                 sp += 1
             if nbl > 0:  # blanks at c among themselves
-                st[sp] = (0, c + 1, alo, alo + nbl, 0, 0)
+                st[sp] = (0, c + 1, alo, alo + nbl, 0, 0, 0)
                 sp += 1
             for g in range(n_groups[0]):  # each value among itself
-                st[sp] = (0, c + 1, starts[0, g], starts[0, g + 1], 0, 0)
+                st[sp] = (0, c + 1, starts[0, g], starts[0, g + 1], 0, 0, 0)
                 sp += 1
         else:
             nba = n_blank[0]
             nbb = n_blank[1]
+            # a group of a side in order on c and the next columns is in order on the
+            # next ones; a union of groups is not
+            da = depth[0] - 1
+            db = (depth[1] - 1) << 8
             if nba > 0:  # A blank at c against all of B
-                st[sp] = (1, c + 1, alo, alo + nba, blo, bhi)
+                st[sp] = (1, c + 1, alo, alo + nba, blo, bhi, da)
                 sp += 1
             if nbb > 0 and nba < na:  # the rest of A against B blank at c
-                st[sp] = (1, c + 1, alo + nba, ahi, blo, blo + nbb)
+                st[sp] = (1, c + 1, alo + nba, ahi, blo, blo + nbb, db)
                 sp += 1
             i = 0
             j = 0
@@ -329,6 +367,7 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                         starts[0, i + 1],
                         starts[1, j],
                         starts[1, j + 1],
+                        da | db,
                     )
                     sp += 1
                     i += 1
