@@ -227,6 +227,30 @@ def test_job_file_hash_does_not_give_the_seed_back(
     assert run_job(other, write=False).audit["job_file"]["sha256"] == got
 
 
+@pytest.mark.parametrize(
+    ("form", "blanked"),
+    [
+        ("seed = 0x{:X}", 'seed = ""'),
+        ("seed = +{}", 'seed = ""'),
+        ('"seed" = {}', '"seed" = ""'),
+        ("seed={}  # private", 'seed=""  # private'),
+        ("seed = 1_{}", 'seed = ""'),
+    ],
+)
+def test_job_file_hash_blanks_the_seed_in_every_toml_form(
+    write_job: Callable[..., Path], form: str, blanked: str
+) -> None:
+    import hashlib
+
+    text = write_job().read_text()
+    hashes = set()
+    for i, seed in enumerate((7, 2022)):
+        job = write_job(re.sub(r"(?m)^seed = \d+", form.format(seed), text), name=f"s{i}.toml")
+        hashes.add(run_job(job, write=False).audit["job_file"]["sha256"])
+    expected = re.sub(r"(?m)^seed = \d+", blanked, text)
+    assert hashes == {hashlib.sha256(expected.encode()).hexdigest()}
+
+
 def test_input_is_not_modified(write_job: Callable[..., Path], survey_csv: Path) -> None:
     before = survey_csv.read_bytes()
     run_job(write_job())

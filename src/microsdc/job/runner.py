@@ -142,6 +142,14 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+#: A TOML assignment of the key seed (bare, quoted, or the last part of a dotted key) and
+#: its value: an integer in any TOML notation, or a string.
+_SEED_VALUE = re.compile(
+    rb"""((?:\bseed|"seed"|'seed')\s*=\s*)"""
+    rb"""(?:[+-]?(?:0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)|"[^"]*"|'[^']*')"""
+)
+
+
 def job_file_sha256(cfg: JobConfig) -> str:
     """SHA-256 of the job file, the value of ``swapping.seed`` blanked first.
 
@@ -149,18 +157,31 @@ def job_file_sha256(cfg: JobConfig) -> str:
     let anyone redo the random swaps). A hash of the file as it is would give a small
     seed back to whoever tries the values, the rest of the file being in the audit
     record. To check it, blank the seed's value (``seed = ""``) and hash the file.
+    When the seed cannot be found on its line and blanked (checked by reading the
+    blanked file again), the hash is of the job's settings instead (the file read as
+    TOML, the seed left out, as sorted JSON), never of the file as written.
     """
+    import json
+    import tomllib
+
     raw = cfg.source.read_bytes()
-    line = cfg.line_of("swapping.seed") if "seed" in cfg.swapping else None
-    if line is not None:
-        lines = raw.split(b"\n")
-        lines[line - 1] = re.sub(
-            rb'(\bseed\s*=\s*)(?:-?[0-9][0-9_]*|"[^"]*"|\'[^\']*\')',
-            rb'\1""',
-            lines[line - 1],
-        )
-        raw = b"\n".join(lines)
-    return hashlib.sha256(raw).hexdigest()
+    if "seed" not in cfg.swapping:
+        return hashlib.sha256(raw).hexdigest()
+    line = cfg.line_of("swapping.seed")
+    lines = raw.split(b"\n")
+    if line is not None and 0 < line <= len(lines):
+        lines[line - 1] = _SEED_VALUE.sub(rb'\1""', lines[line - 1], count=1)
+        blanked = b"\n".join(lines)
+        try:
+            doc = tomllib.loads(blanked.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            doc = {}
+        if doc.get("swapping", {}).get("seed") == "":
+            return hashlib.sha256(blanked).hexdigest()
+    settings = tomllib.loads(raw.decode("utf-8"))
+    settings.get("swapping", {}).pop("seed", None)
+    text = json.dumps(settings, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _versions() -> dict[str, str]:
