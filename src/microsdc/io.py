@@ -495,9 +495,11 @@ def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = No
                     # the gzip header names the file it holds: the final name, not the
                     # temporary one
                     with open(tmp, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw) as gz:
-                        df.to_csv(gz, index=False, sep=sep, encoding=encoding or "utf-8")
+                        _as_written(df).to_csv(
+                            gz, index=False, sep=sep, encoding=encoding or "utf-8"
+                        )
                 else:
-                    df.to_csv(tmp, index=False, sep=sep, encoding=encoding)
+                    _as_written(df).to_csv(tmp, index=False, sep=sep, encoding=encoding)
             except UnicodeEncodeError as exc:
                 raise DataValidationError(
                     f"Cannot write {path.name} in {encoding}: "
@@ -743,14 +745,51 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
         if not (whole | dec).all():
             continue
         digits = s.str.len() - s.str.startswith("-").astype(float) - pd.Series(dec, index=s.index)
-        tiny = _holds(s.str.match(r"-?0\.0000"), present)
-        if not (_holds(digits <= 15, present) & ~tiny).all():
+        not_tiny = _holds(~s.str.match(r"-?0\.0000"), present)  # below 0.0001: "1e-05"
+        if not (_holds(digits <= 15, present) & not_tiny).all():
+            continue
+        # integers among decimals are written back as integers ("2", not "2.0"): the
+        # column must then hold no decimal that is a whole number ("2.0")
+        ints = whole & present
+        mixed = bool(ints.any()) and bool((dec & ~ints & present).any())
+        if mixed and _holds(s.str.endswith(".0"), present)[~ints & present].any():
             continue
         out = _parsed(s, "float64", False)
         if out.nunique() != s.nunique():  # "2" and "2.0": two codes, one number
             continue
         df[col] = out
+        if mixed:
+            df.attrs.setdefault(WHOLE_AS_INTEGERS, []).append(col)
     return df
+
+
+#: Key of ``DataFrame.attrs`` listing the float columns of a CSV file whose whole
+#: numbers were written as integers ("2" beside "2.5"): they are written back so.
+WHOLE_AS_INTEGERS = "microsdc_whole_as_integers"
+
+
+def _as_written(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the columns of :data:`WHOLE_AS_INTEGERS` as text: whole numbers as
+    integers ("2"), the others as Python writes them ("2.5"), missing as missing."""
+    cols = [c for c in df.attrs.get(WHOLE_AS_INTEGERS, []) if c in df.columns]
+    if not cols:
+        return df
+    import numpy as np
+    import pandas as pd
+
+    out = df.copy()
+    for col in cols:
+        s = out[col]
+        if not pd.api.types.is_float_dtype(s.dtype):
+            continue
+        values = s.to_numpy(dtype=np.float64, na_value=np.nan)
+        text = np.full(len(values), None, dtype=object)
+        known = ~np.isnan(values)
+        whole = known & (np.floor(values) == values)
+        text[whole] = [str(int(v)) for v in values[whole]]
+        text[known & ~whole] = [repr(float(v)) for v in values[known & ~whole]]
+        out[col] = pd.Series(text, index=s.index, dtype=object)
+    return out
 
 
 def _holds(test: pd.Series, present: np.ndarray) -> np.ndarray:

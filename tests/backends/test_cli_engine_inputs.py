@@ -90,6 +90,11 @@ def test_codes_as_written_on_every_engine(
     schema = nw.from_native(scan(str(csv), engine, None)).collect_schema()
     assert schema["region"] == nw.String and schema["same"] == nw.String
     assert schema["n"] == nw.Int64 and schema["w"] == nw.Float64
+    # a whole number of 17 digits beside a decimal would lose digits as a float: text
+    long = tmp_path / "long.csv"
+    long.write_text("big,small\n12345678901234567,0.5\n0.5,0.00001\n3,2\n", encoding="utf-8")
+    schema = nw.from_native(scan(str(long), engine, None)).collect_schema()
+    assert schema["big"] == nw.String and schema["small"] == nw.String
     base = ["risk", str(csv), "--qi", "region,rate,same", "-k", "2", "--weight", "w"]
     want = fk_of(base, tmp_path / "pandas.parquet", capsys)
     assert want == [2, 2, 2, 2]

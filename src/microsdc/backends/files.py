@@ -623,9 +623,10 @@ def csv_text_types(frame: Any) -> Any:
     As the default reader does (``microsdc.io._text_types``): a column becomes
     integers when every value is an integer written as Python writes it (no
     leading zero, no plus sign, not "-0"), floats when every value is such an
-    integer or a plain decimal that the engine writes back as it came, and no two
-    texts give the same number; it stays text otherwise ("01" and "1" are two
-    codes). One pass over the file computes the checks.
+    integer or a plain decimal that the engine writes back as it came, of at most 15
+    digits and not below 0.0001, and no two texts give the same number; it stays
+    text otherwise ("01" and "1" are two codes). One pass over the file computes
+    the checks.
     """
     import narwhals as nw
 
@@ -643,8 +644,12 @@ def csv_text_types(frame: Any) -> Any:
         whole = col.str.contains(whole_re) & (col != "-0")
         dec = col.str.contains(dec_re)
         as_float = nw.when(whole | dec).then(col).otherwise(None).cast(nw.Float64)
-        # a decimal the engine writes back otherwise ("0.50", "1e-05") is not a number here
+        # as floats, at most 15 digits and not below 0.0001 (as the default reader); a
+        # decimal the engine writes back otherwise is not a number here either
+        digits = col.str.len_chars() - col.str.starts_with("-").cast(nw.Int64) - dec.cast(nw.Int64)
+        tiny = col.str.contains(r"^-?0\.0000")
         same = nw.when(dec).then(as_float.cast(nw.String) == col).otherwise(whole)
+        same = same & (digits <= 15) & ~tiny
         checks += [
             (col.is_null() | whole).all().alias(f"w{j}"),
             (col.is_null() | same).all().alias(f"f{j}"),
