@@ -150,3 +150,12 @@ def test_library_error_in_a_step_gives_the_job_file_line(tmp_path: Path) -> None
     assert "job.toml, line 7: Key 'risk.k' must be at most the number of records" in " ".join(
         err.split()
     )
+
+
+def test_missing_like_text_warning_printed_whole(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\nNA,m\nNA,m\nb,f\n", "utf-8")
+    code, out, err = _invoke(str(job), "--dry-run")
+    assert code == 0, err
+    text = " ".join((out + err).split())
+    assert "key variable 'town' holds 'NA' (2 record(s)): read as a value" in text
+    assert 'declare it: missing_values = ["NA"] in [input].' in text

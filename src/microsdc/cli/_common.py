@@ -429,7 +429,10 @@ class report_warnings:
         for w in self._log:
             if issubclass(w.category, SDCWarning) and str(w.message) not in shown:
                 shown.add(str(w.message))  # each once (reading and counting both check)
-                err.print(f"[yellow]Warning:[/yellow] {w.message}")
+                from rich.markup import escape
+
+                # the message is text, not markup ("[input]" is a job-file table)
+                err.print(f"[yellow]Warning:[/yellow] {escape(str(w.message))}")
 
 
 #: Modules holding numba kernels, by the part of microsdc that uses them.

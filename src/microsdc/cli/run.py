@@ -127,8 +127,11 @@ def print_result(result: Any, out: Any) -> None:
         )
     for text in audit.get("not_computed", []):
         out.print(f"[dim]{text}[/dim]", highlight=False)
+    from rich.markup import escape
+
     for w in audit.get("warnings", []):
-        out.print(f"[yellow]Warning ({w['step']}):[/yellow] {w['message']}", highlight=False)
+        message = escape(w["message"])  # text, not markup ("[input]" is a job-file table)
+        out.print(f"[yellow]Warning ({w['step']}):[/yellow] {message}", highlight=False)
     if result.written:
         out.print(f"Anonymised data: {result.written['data']}")
         out.print(f"Audit record:    {result.written['audit']}")
