@@ -159,3 +159,21 @@ def test_missing_like_text_warning_printed_whole(tmp_path: Path) -> None:
     text = " ".join((out + err).split())
     assert "key variable 'town' holds 'NA' (2 record(s)): read as a value" in text
     assert 'declare it: missing_values = ["NA"] in [input].' in text
+
+
+def test_error_about_a_column_names_the_key_that_names_it(tmp_path: Path) -> None:
+    data = tmp_path / "d.csv"
+    data.write_text("town,sex,w\na,m,1\nb,f,-3\n", encoding="utf-8")
+    job = tmp_path / "job.toml"
+    job.write_text(
+        JOB.format(path=data.as_posix(), extra="").replace(
+            'quasi_identifiers = ["town", "sex"]',
+            'quasi_identifiers = ["town", "sex"]\nweights = "w"',
+        ),
+        encoding="utf-8",
+    )
+    code, _, err = _invoke(str(job), "--dry-run")
+    assert code == 2
+    text = " ".join(err.split())
+    assert "job.toml, line 8 (key 'variables.weights'): The weight column 'w'" in text
+    assert "(first rows: 3: -3)" in text

@@ -324,9 +324,20 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     message = as_user_names(str(exc.args[0]), names, "Key")
     # where the first key the message names is set in the job file, as for its own errors
     named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
+    about = ""
+    if not named:  # a message about a column: the key that names it
+        by_column = [
+            ("variables.weights", [cfg.weights] if cfg.weights else []),
+            ("variables.household_id", [cfg.household_id] if cfg.household_id else []),
+            ("variables.hierarchy", list(cfg.hierarchy)),
+            ("variables.sensitive", list(cfg.sensitive)),
+            ("variables.quasi_identifiers", list(cfg.quasi_identifiers)),
+        ]
+        named = [k for k, cols in by_column if any(f"'{c}'" in message for c in cols)][:1]
+        about = f" (key '{named[0]}')" if named else ""
     line = cfg.line_of(named[0]) if named else None
     if line is not None and cfg.source is not None:
-        message = f"{os.path.basename(cfg.source)}, line {line}: {message}"
+        message = f"{os.path.basename(cfg.source)}, line {line}{about}: {message}"
     exc.args = (message, *exc.args[1:])
     return exc
 
