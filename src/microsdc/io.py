@@ -308,16 +308,64 @@ def _open_decompressed(path: Path) -> Any:
     return openers.get(suffix, open)(path, "rb")
 
 
-def number_records(df: pd.DataFrame, path: str | Path) -> pd.DataFrame:
+def number_records(
+    df: pd.DataFrame, path: str | Path, sep: str | None = None, encoding: str | None = None
+) -> pd.DataFrame:
     """``df`` read from ``path``, its rows labelled as a person finds them in the file:
     in a CSV file by spreadsheet row (the header is row 1, the first record row 2), in
     other formats by record number from 1. Messages that name rows then point at the
-    file, not at a count from 0. Writing drops the labels."""
+    file, not at a count from 0 (empty lines, which the reader skips, are counted).
+    Writing drops the labels."""
     import pandas as pd
 
-    first = 2 if _format_of(Path(path)) in ("csv", "tsv") else 1
-    df.index = pd.RangeIndex(first, first + len(df))
+    path = Path(path)
+    if _format_of(path) not in ("csv", "tsv"):
+        df.index = pd.RangeIndex(1, 1 + len(df))
+        return df
+    lines = _record_lines(path, sep, encoding) if _has_blank_lines(path) else None
+    if lines is not None and len(lines) == len(df):  # blank lines skipped by the reader
+        df.index = pd.Index(lines)
+    else:
+        df.index = pd.RangeIndex(2, 2 + len(df))
     return df
+
+
+def _has_blank_lines(path: Path) -> bool:
+    """Whether a text file has an empty line (which the CSV reader skips)."""
+    tail = b"\n"  # the start of the file counts as after a line end
+    try:
+        with _open_decompressed(path) as fh:
+            while chunk := fh.read(1 << 20):
+                block = tail + chunk
+                if b"\n\n" in block or b"\n\r\n" in block:
+                    return True
+                tail = block[-2:]
+    except _decompress_errors():
+        return False
+    return False
+
+
+def _record_lines(path: Path, sep: str | None, encoding: str | None) -> list[int] | None:
+    """The line on which each record of a CSV file starts (the header is line 1), empty
+    lines skipped as the reader skips them and quoted line breaks followed; None when
+    the file cannot be read so."""
+    import csv
+    import io as _io
+
+    errors: tuple[type[Exception], ...] = (csv.Error, UnicodeDecodeError, *_decompress_errors())
+    try:
+        with _open_decompressed(path) as raw:
+            text = _io.TextIOWrapper(raw, encoding=encoding or "utf-8-sig", newline="")
+            reader = csv.reader(text, delimiter=sep or detect_separator(path, encoding=encoding))
+            starts = []
+            before = 0
+            for row in reader:
+                if row:
+                    starts.append(before + 1)
+                before = reader.line_num
+    except errors:
+        return None
+    return starts[1:]  # the header
 
 
 def release_encoding(source: str | Path, encoding: str | None) -> str | None:

@@ -170,6 +170,10 @@ def test_rows_in_messages_are_those_of_the_file(
     path = write(tmp_path / "d.csv", "age,sex,w\n30,m,1\n30,m,2\n40,f,-2\n")
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--weight", "w"], capsys)
     assert code == 2 and "(first rows: 4: -2)" in err
+    # empty lines, which the reader skips, and a quoted line break are counted
+    spaced = write(tmp_path / "s.csv", 'age,sex,w\n\n30,"m\nx",1\n\n40,f,-2\n')
+    code, _, err = run(["risk", str(spaced), "--qi", "age,sex", "--weight", "w"], capsys)
+    assert code == 2 and "(first rows: 6: -2)" in err
     parquet = tmp_path / "d.parquet"
     pd.read_csv(path).to_parquet(parquet)
     code, _, err = run(["risk", str(parquet), "--qi", "age,sex", "--weight", "w"], capsys)

@@ -213,7 +213,7 @@ def read_input(
     if out is not None:
         check_output_path(out, path)
     df = read_table(path, columns=columns, sep=parse_sep(sep), encoding=encoding, **kwargs)
-    df = number_records(df, path)  # rows named in messages as in the file
+    df = number_records(df, path, parse_sep(sep), encoding)  # rows named as in the file
     if len(df) == 0:
         from microsdc.io import read_columns
 

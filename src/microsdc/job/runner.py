@@ -206,7 +206,10 @@ def _read(cfg: JobConfig) -> pd.DataFrame:
 
     try:
         df = number_records(  # rows named in messages as in the file
-            read_table(cfg.input_path, sep=cfg.sep, encoding=cfg.encoding), cfg.input_path
+            read_table(cfg.input_path, sep=cfg.sep, encoding=cfg.encoding),
+            cfg.input_path,
+            cfg.sep,
+            cfg.encoding,
         )
     except FileNotFoundError:
         raise cfg.error(
