@@ -99,10 +99,11 @@ def open_lazy(
     if engine == "spark":
         if is_csv:
             raise click.UsageError(
-                "--engine spark does not read CSV files here: Spark's reader takes a single "
-                "missing-value text, while pandas reads NA, NULL, empty cells and others as "
-                "missing, so the counts could differ. Convert the file to Parquet first (e.g. "
-                "pd.read_csv(path).to_parquet('data.parquet')), or use --engine duckdb or polars"
+                "--engine spark does not read CSV files here: Spark's reader infers column "
+                "types (01 and 1 would become one code) where the default reader keeps the "
+                "text as written, so the counts could differ. Convert the file to Parquet "
+                "first (e.g. microsdc.io.read_table(path).to_parquet('data.parquet')), or "
+                "use --engine duckdb or polars"
             )
         try:
             check_parquet_schemas(path)

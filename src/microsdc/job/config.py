@@ -325,8 +325,9 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "none (pandas, in memory)",
         'Who holds the rows: `"duckdb"` or `"polars"` read `path` lazily (a Parquet file, '
         "a folder or glob of Parquet files, a CSV file (UTF-8, or latin-1 and UTF-16 with "
-        '`encoding` on `"duckdb"`; cells such as `NA`, `NULL` or '
-        "empty read as missing, as pandas reads them), or with `table` a DuckDB database "
+        '`encoding` on `"duckdb"`; read as pandas reads it: an empty cell is missing, '
+        "`NA` or `NULL` only when declared in `missing_values`), or with `table` a DuckDB "
+        "database "
         "file), group "
         "the records by the key variables and write the anonymised data as Parquet "
         "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
