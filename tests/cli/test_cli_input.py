@@ -296,3 +296,13 @@ def test_suppress_help_offers_only_the_policies_it_takes(
     assert "conservative" not in text
     code, out, _ = run(["risk", "--help"], capsys)
     assert "conservative (a measure only)" in " ".join(out.split())
+
+
+def test_values_in_square_brackets_are_shown_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # console output is rich markup: a value such as "[x]" or "[/]" is text, not a tag
+    path = write(tmp_path / "b.csv", "age,[/reg]\n30,[x]\n30,[bold]y\n41,[/]\n")
+    code, out, err = run(["risk", str(path), "--qi", "age,[/reg]", "-k", "2"], capsys)
+    assert code == 0, err
+    assert "[x]" in out and "[bold]y" in out and "[/]" in out and "[/reg]" in out

@@ -230,13 +230,14 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     rich.table.Table
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     m = len(columns)
     rows = []
     for row in summary.itertuples(index=False):
         values = list(row)
-        keys = ["." if _isna(v) else str(v) for v in values[:m]]
+        keys = ["." if _isna(v) else escape(str(v)) for v in values[:m]]  # text, not markup
         nums = [f"{values[m]:,}", _fmt(values[m + 1])]
         if with_Fk:
             nums.append(f"{values[m + 2]:,.1f}")
@@ -250,7 +251,7 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
 
     wide = Table(title=title, title_justify="left")
     for c in columns:
-        wide.add_column(str(c), no_wrap=True)
+        wide.add_column(escape(str(c)), no_wrap=True)
     add_numbers(wide)
     for keys, nums in rows:
         wide.add_row(*keys, *nums)
@@ -261,7 +262,7 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     narrow.add_column("key combination", overflow="fold", ratio=1)
     add_numbers(narrow)
     for keys, nums in rows:
-        pairs = [f"{c}={v}" for c, v in zip(columns, keys, strict=True)]
+        pairs = [f"{escape(str(c))}={v}" for c, v in zip(columns, keys, strict=True)]
         narrow.add_row(", ".join(pairs), *nums)
     return narrow
 

@@ -21,7 +21,11 @@ def print_result(result: Any, out: Any) -> None:
     audit = result.audit
     before, after = audit["risk"]["before"], audit["risk"]["after"]
     k = before["k"]
-    table = Table(title=audit["title"], title_justify="left", show_edge=False, pad_edge=False)
+    from rich.markup import escape as _escape
+
+    table = Table(
+        title=_escape(audit["title"]), title_justify="left", show_edge=False, pad_edge=False
+    )
     table.add_column("measure")
     table.add_column("before", justify="right")
     table.add_column("after", justify="right")

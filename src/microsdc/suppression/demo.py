@@ -75,6 +75,7 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     >>> render_suppression_summary(res).row_count  # one row per quasi-identifier
     2
     """
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(
@@ -91,7 +92,7 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
         "% of cells", justify="right", footer=f"{100 * result.n_cells / n_cells_all:.2f}"
     )
     for name, count in result.cells_per_qi.items():
-        table.add_row(str(name), f"{int(count):,}", f"{100 * int(count) / n:.2f}")
+        table.add_row(escape(str(name)), f"{int(count):,}", f"{100 * int(count) / n:.2f}")
     table.caption = (
         f"records at risk: {result.n_at_risk_before:,} before, {result.n_at_risk_after:,} after; "
         f"{result.n_rows_suppressed:,} records changed in {result.seconds:.2f} s"

@@ -66,6 +66,7 @@ def render_swap_summary(result: SwapResult) -> Any:
         One row per level (households at risk, households and persons swapped,
         households without a donor) and a total row; the caption gives the shares.
     """
+    from rich.markup import escape
     from rich.table import Table
 
     c = result.counts_per_level
@@ -87,7 +88,7 @@ def render_swap_summary(result: SwapResult) -> Any:
     for row in c.to_dict("records"):
         table.add_row(
             str(int(row["level"]) + 1),
-            str(row["hierarchy"]),
+            escape(str(row["hierarchy"])),
             f"{int(row['households_at_risk']):,}",
             f"{int(row['households_swapped']):,}",
             f"{int(row['persons_swapped']):,}",
