@@ -147,11 +147,14 @@ def risk(
         bar.update(task, advance=1)
     fk = res.row_fk
     n = len(fk)
+    from rich.markup import escape
+
     con = console()
     con.print(
-        f"[bold]{file}[/bold]: {n:,} records, {len(qis)} quasi-identifier"
+        f"[bold]{escape(str(file))}[/bold]: {n:,} records, {len(qis)} quasi-identifier"
         f"{'' if len(qis) == 1 else 's'} "
-        f"({', '.join(map(str, qis))}), missing values as [italic]{policy.label}[/italic]"
+        f"({escape(', '.join(map(str, qis)))}), missing values as "
+        f"[italic]{policy.label}[/italic]"
     )
     table = Table(title="Records at risk (fk < k)", title_justify="left")
     table.add_column("k", justify="right")
@@ -180,7 +183,7 @@ def risk(
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
         write_output(df.assign(**added), out, encoding, source=file)
-        con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
+        con.print(f"Wrote {escape(str(out))} ({n:,} rows, columns {', '.join(added)} appended).")
 
 
 def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
@@ -342,7 +345,9 @@ def _risk_lazy(
             write_lazy(with_fk, out)
             bar.update(task, completed=1)
         added = _appended(frame, with_fk)
-        con.print(f"Wrote {out} ({n:,} rows, columns {', '.join(added)} appended).")
+        from rich.markup import escape
+
+        con.print(f"Wrote {escape(str(out))} ({n:,} rows, columns {', '.join(added)} appended).")
 
 
 def _appended(before: Any, after: Any) -> list[str]:

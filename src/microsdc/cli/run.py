@@ -114,7 +114,7 @@ def print_result(result: Any, out: Any) -> None:
             rv_name="swapping.risk_variables",
         )
         if note:
-            out.print(f"[bold]Note:[/bold] {note}")
+            out.print(f"[bold]Note:[/bold] {_escape(note)}")
         out.print(
             "[dim]Swapping moves whole households between areas, so the frequency counts above "
             "barely change, and may even rise: a household moved into an area where its "
@@ -137,9 +137,9 @@ def print_result(result: Any, out: Any) -> None:
         message = escape(w["message"])  # text, not markup ("[input]" is a job-file table)
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {message}", highlight=False)
     if result.written:
-        out.print(f"Anonymised data: {result.written['data']}")
-        out.print(f"Audit record:    {result.written['audit']}")
-        out.print(f"Report:          {result.written['report']}")
+        for label, key in (("Anonymised data:", "data"), ("Audit record:   ", "audit")):
+            out.print(f"{label} {_escape(str(result.written[key]))}")
+        out.print(f"Report:          {_escape(str(result.written['report']))}")
     else:
         out.print("Dry run: nothing was written.")
 

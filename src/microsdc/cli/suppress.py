@@ -306,9 +306,11 @@ def suppress(
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
     con.print(render_suppression_summary(result, title))
+    from rich.markup import escape
+
     for name, n in result.details.get("linked_cells", {}).items():
-        con.print(f"linked column {name}: {n:,} cells blanked with their key variable")
-    con.print(f"written: {out}")
+        con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
+    con.print(f"written: {escape(str(out))}")
 
 
 def _suppress_lazy(
@@ -400,4 +402,6 @@ def _suppress_lazy(
         f"({engine}). Not checked here: whether other columns give blanked values back "
         "(that needs the records; see microsdc.risk.linked.recoverable_cells)."
     )
-    con.print(f"written: {out}")
+    from rich.markup import escape
+
+    con.print(f"written: {escape(str(out))}")

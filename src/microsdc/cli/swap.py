@@ -216,11 +216,13 @@ def swap(
         k_anonymity,
         [str(c) for c in (parse_list(risk_variables) or [])],
     )
+    from rich.markup import escape
+
     if note:
-        out.print(f"[bold]Note:[/bold] {note}")
-    out.print(f"Wrote {len(result.data):,} rows to {out_file}.")
+        out.print(f"[bold]Note:[/bold] {escape(note)}")
+    out.print(f"Wrote {len(result.data):,} rows to {escape(str(out_file))}.")
     if log_file and result.n_no_donor:
-        out.print(f"Households without a donor listed in {log_file}.")
+        out.print(f"Households without a donor listed in {escape(str(log_file))}.")
 
 
 @click.command("synth")
