@@ -314,7 +314,8 @@ def number_records(
     """``df`` read from ``path``, its rows labelled as a person finds them in the file:
     in a CSV file by spreadsheet row (the header is row 1, the first record row 2), in
     other formats by record number from 1. Messages that name rows then point at the
-    file, not at a count from 0 (empty lines, which the reader skips, are counted).
+    file, not at a count from 0 (empty lines, which the reader skips, are counted; a
+    record whose quoted cells span lines is one row).
     Writing drops the labels."""
     import pandas as pd
 
@@ -322,7 +323,7 @@ def number_records(
     if _format_of(path) not in ("csv", "tsv"):
         df.index = pd.RangeIndex(1, 1 + len(df))
         return df
-    lines = _record_lines(path, sep, encoding) if _has_blank_lines(path) else None
+    lines = _record_lines(path, sep, encoding) if has_blank_lines(path, encoding) else None
     if lines is not None and len(lines) == len(df):  # blank lines skipped by the reader
         df.index = pd.Index(lines)
     else:
@@ -330,25 +331,33 @@ def number_records(
     return df
 
 
-def _has_blank_lines(path: Path) -> bool:
-    """Whether a text file has an empty line (which the CSV reader skips)."""
-    tail = b"\n"  # the start of the file counts as after a line end
+def has_blank_lines(path: str | Path, encoding: str | None = None) -> bool:
+    """Whether a CSV file has an empty line, or one of spaces only (which the reader
+    skips), in any line-end convention (LF, CR LF, CR) and text encoding."""
+    import io as _io
+    import re as _re
+
+    blank = _re.compile(r"(?:^|\n)[ \t]*\n")
+    tail = ""
+    errors: tuple[type[Exception], ...] = (LookupError, *_decompress_errors())
     try:
-        with _open_decompressed(path) as fh:
-            while chunk := fh.read(1 << 20):
-                block = tail + chunk
-                if b"\n\n" in block or b"\n\r\n" in block:
+        with _open_decompressed(Path(path)) as raw:
+            text = _io.TextIOWrapper(raw, encoding=encoding or "utf-8-sig", errors="replace")
+            while chunk := text.read(1 << 20):
+                if blank.search(tail + chunk):
                     return True
-                tail = block[-2:]
-    except _decompress_errors():
+                tail = (tail + chunk)[-64:]
+                tail = tail[tail.rfind("\n") :] if "\n" in tail else tail
+    except errors:
         return False
     return False
 
 
 def _record_lines(path: Path, sep: str | None, encoding: str | None) -> list[int] | None:
-    """The line on which each record of a CSV file starts (the header is line 1), empty
-    lines skipped as the reader skips them and quoted line breaks followed; None when
-    the file cannot be read so."""
+    """The spreadsheet row of each record of a CSV file: the header is row 1, a record
+    one row however many lines its quoted cells span, and an empty line (or one of
+    spaces only), which the reader skips, one row too; None when the file cannot be
+    read so."""
     import csv
     import io as _io
 
@@ -357,15 +366,13 @@ def _record_lines(path: Path, sep: str | None, encoding: str | None) -> list[int
         with _open_decompressed(path) as raw:
             text = _io.TextIOWrapper(raw, encoding=encoding or "utf-8-sig", newline="")
             reader = csv.reader(text, delimiter=sep or detect_separator(path, encoding=encoding))
-            starts = []
-            before = 0
-            for row in reader:
-                if row:
-                    starts.append(before + 1)
-                before = reader.line_num
+            rows = []
+            for position, row in enumerate(reader, start=1):
+                if row and not (len(row) == 1 and not row[0].strip()):
+                    rows.append(position)
     except errors:
         return None
-    return starts[1:]  # the header
+    return rows[1:]  # the header
 
 
 def release_encoding(source: str | Path, encoding: str | None) -> str | None:

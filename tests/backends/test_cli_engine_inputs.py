@@ -104,6 +104,23 @@ def test_codes_as_written_on_every_engine(
     assert got == want
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_empty_lines_are_no_records(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "e.csv"
+    csv.write_text("a,b,rid\nx,1,0\n\ny,2,1\nx,1,2\n\n", encoding="utf-8")
+    base = ["risk", str(csv), "--qi", "a,b", "-k", "2"]
+    assert fk_of(base, tmp_path / "p.parquet", capsys) == [2, 1, 2]
+    if engine == "duckdb":  # skipped, as pandas skips them
+        assert fk_of([*base, "--engine", engine], tmp_path / "d.parquet", capsys) == [2, 1, 2]
+    else:  # polars would read a record of blanks, matching every record: refused
+        code, _, err = run(
+            [*base, "--engine", engine, "--out", str(tmp_path / "o.parquet")], capsys
+        )
+        assert code == 2 and "has empty lines" in " ".join(err.split())
+
+
 def write_text_csv(path: Path, encoding: str, byte_order_mark: bytes = b"") -> Path:
     """CSV_ROWS with accented values ('é' and 'è' are distinct: a lossy UTF-8 reading
     would merge them) in ``encoding``."""

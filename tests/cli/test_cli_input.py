@@ -171,9 +171,18 @@ def test_rows_in_messages_are_those_of_the_file(
     code, _, err = run(["risk", str(path), "--qi", "age,sex", "--weight", "w"], capsys)
     assert code == 2 and "(first rows: 4: -2)" in err
     # empty lines, which the reader skips, and a quoted line break are counted
-    spaced = write(tmp_path / "s.csv", 'age,sex,w\n\n30,"m\nx",1\n\n40,f,-2\n')
-    code, _, err = run(["risk", str(spaced), "--qi", "age,sex", "--weight", "w"], capsys)
-    assert code == 2 and "(first rows: 6: -2)" in err
+    # as a spreadsheet shows them: an empty line, which the reader skips, is a row, a
+    # record whose quoted cell spans lines one row; with or without empty lines
+    for body, row in [
+        ('age,sex,w\n\n30,"m\nx",1\n\n40,f,-2\n', 5),
+        ('age,sex,w\n30,"m\nx",1\n40,f,-2\n', 3),
+        ('age,sex,w\n30,"m\nx",1\n40,f,-2\n\n', 3),
+        ("age,sex,w\n30,m,1\n   \n40,f,-2\n", 4),
+        ("age,sex,w\r30,m,1\r\r40,f,-2\r", 4),
+    ]:
+        spaced = write(tmp_path / "s.csv", body)
+        code, _, err = run(["risk", str(spaced), "--qi", "age,sex", "--weight", "w"], capsys)
+        assert code == 2 and f"(first rows: {row}: -2)" in err, (body, err)
     parquet = tmp_path / "d.parquet"
     pd.read_csv(path).to_parquet(parquet)
     code, _, err = run(["risk", str(parquet), "--qi", "age,sex", "--weight", "w"], capsys)

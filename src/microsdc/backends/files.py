@@ -610,6 +610,15 @@ def scan(
             f"the polars engine needs polars: {install_hint('polars')}"
         ) from exc
     if csv:
+        from microsdc.io import has_blank_lines
+
+        if has_blank_lines(path, encoding):
+            raise InvalidParameterError(
+                f"{path} has empty lines (or lines of spaces only), which the polars engine "
+                "reads as records with every cell missing: such a record would match every "
+                "record. Remove them, or use --engine duckdb, or leave out the engine (both "
+                "skip them)"
+            )
         return csv_text_types(
             pl.scan_csv(path, separator=str(sep), null_values=list(NA_VALUES), infer_schema=False)
         )

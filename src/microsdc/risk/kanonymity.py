@@ -757,8 +757,16 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
     try:
         numeric = pd.to_numeric(values, errors="raise")
     except (TypeError, ValueError) as exc:
+        # the rows of the text, by label (pandas names a position from 0)
+        parsed = pd.to_numeric(values, errors="coerce")
+        text = np.asarray(pd.Series(parsed).isna().to_numpy() & values.notna().to_numpy())
+        shown = ", ".join(
+            f"{r!r}: {v!r}"
+            for r, v in zip(df.index[text][:5], values[text].iloc[:5].tolist(), strict=True)
+        )
         raise DataValidationError(
-            f"The weight column {name} of {func} must be numeric: {exc}."
+            f"The weight column {name} of {func} must be numeric: it holds {int(text.sum())} "
+            f"value(s) that are not numbers (first rows: {shown})."
         ) from exc
     w = pd.Series(numeric).astype("float64").to_numpy(na_value=np.nan)
     bad = ~np.isfinite(w)
