@@ -408,7 +408,7 @@ def test_bad_policy() -> None:
         ([1.0, -2.0, 1.0, 1.0, 1.0, 1.0, 1.0], r"1 negative value\(s\) \(first rows: 1: -2\)"),
         (
             ["a", "b", "c", "d", "e", "f", "g"],
-            r"must be numeric: it holds 7 value\(s\) that are not numbers \(first rows: 0: .a., 1: .b.",
+            r"must be numeric: it holds 7 value\(s\) that are not numbers \(first rows: 0: .a.",
         ),
     ],
 )
