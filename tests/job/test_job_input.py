@@ -118,17 +118,18 @@ def test_plain_summary_shows_tiny_global_risk(write_job: Callable[..., Path]) ->
     assert line.endswith("< 0.0001 %")
 
 
+def _job_with_variable(tmp_path: Path, text: str, variable: str) -> Path:
+    """``_job`` on a UTF-8 ``text`` with one more line in ``[variables]``."""
+    job = _job(tmp_path, text, "utf-8")
+    body = job.read_text(encoding="utf-8")
+    key = 'quasi_identifiers = ["town", "sex"]'
+    job.write_text(body.replace(key, f"{key}\n{variable}"), encoding="utf-8")
+    return job
+
+
 def test_blank_household_id_names_the_job_key(tmp_path: Path) -> None:
-    data = tmp_path / "d.csv"
-    data.write_text("hid,town,sex\n1,a,m\n1,a,f\n,b,m\n", encoding="utf-8")
-    job = tmp_path / "job.toml"
-    job.write_text(
-        JOB.format(path=data.as_posix(), extra="").replace(
-            'quasi_identifiers = ["town", "sex"]',
-            'quasi_identifiers = ["town", "sex"]\nhousehold_id = "hid"',
-        ),
-        encoding="utf-8",
-    )
+    text = "hid,town,sex\n1,a,m\n1,a,f\n,b,m\n"
+    job = _job_with_variable(tmp_path, text, 'household_id = "hid"')
     with pytest.raises(DataValidationError) as err:
         run_job(job, write=False)
     text = str(err.value)
@@ -162,16 +163,7 @@ def test_missing_like_text_warning_printed_whole(tmp_path: Path) -> None:
 
 
 def test_error_about_a_column_names_the_key_that_names_it(tmp_path: Path) -> None:
-    data = tmp_path / "d.csv"
-    data.write_text("town,sex,w\na,m,1\nb,f,-3\n", encoding="utf-8")
-    job = tmp_path / "job.toml"
-    job.write_text(
-        JOB.format(path=data.as_posix(), extra="").replace(
-            'quasi_identifiers = ["town", "sex"]',
-            'quasi_identifiers = ["town", "sex"]\nweights = "w"',
-        ),
-        encoding="utf-8",
-    )
+    job = _job_with_variable(tmp_path, "town,sex,w\na,m,1\nb,f,-3\n", 'weights = "w"')
     code, _, err = _invoke(str(job), "--dry-run")
     assert code == 2
     text = " ".join(err.split())
