@@ -224,6 +224,29 @@ def test_csv_texts_never_merge_and_come_back(
     assert back == rows
 
 
+@pytest.mark.parametrize(
+    ("text", "blank"),
+    [
+        ("a\n1\n", False),
+        ("a\r\n1\r\n", False),
+        ("\na\n1\n", True),
+        ("a\n  \n1\n", True),
+        ("a\r1\r\r2\r", True),
+        ("a\n1\n\n", True),
+        # past the first 1 MiB block: a line break ending one block is not an empty line
+        ("a\n" + "x" * ((1 << 20) - 2) + "\ny\n", False),
+        ("a\n" + "x" * ((1 << 20) - 5) + "\nxyz\n", False),
+        ("a\n" + "x" * ((1 << 20) - 3) + "\n\ny\n", True),
+    ],
+)
+def test_has_blank_lines(tmp_path: Path, text: str, blank: bool) -> None:
+    from microsdc.io import has_blank_lines
+
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    assert has_blank_lines(path) is blank
+
+
 def test_gzip_header_names_the_final_file(tmp_path: Path) -> None:
     import gzip
 

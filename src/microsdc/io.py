@@ -337,17 +337,19 @@ def has_blank_lines(path: str | Path, encoding: str | None = None) -> bool:
     import io as _io
     import re as _re
 
-    blank = _re.compile(r"(?:^|\n)[ \t]*\n")
-    tail = ""
+    blank = _re.compile(r"\n[ \t]*\n")
+    tail = "\n"  # the start of the file is the start of a line
     errors: tuple[type[Exception], ...] = (LookupError, *_decompress_errors())
     try:
         with _open_decompressed(Path(path)) as raw:
             text = _io.TextIOWrapper(raw, encoding=encoding or "utf-8-sig", errors="replace")
             while chunk := text.read(1 << 20):
-                if blank.search(tail + chunk):
+                block = tail + chunk
+                if blank.search(block):
                     return True
-                tail = (tail + chunk)[-64:]
-                tail = tail[tail.rfind("\n") :] if "\n" in tail else tail
+                # the line the block ends in, from its line break (a long one holds text)
+                rest = block[block.rfind("\n") :]
+                tail = rest if len(rest) <= 64 else "x"
     except errors:
         return False
     return False
