@@ -244,9 +244,7 @@ def split_support(codes, card, values):  # pragma: no cover - numba
             ordered = kind == 0 or d > 0
             depth[side] = max(d, 1)
             read_off = ordered or size <= 24 or size * 4 < cc
-            if ordered:
-                pass
-            elif kind == 1 and size <= 24:  # insertion sort (stable)
+            if not ordered and size <= 24:  # insertion sort (stable)
                 for i in range(lo + 1, hi):
                     kx = work[i, c]
                     j = i
@@ -263,7 +261,7 @@ def split_support(codes, card, values):  # pragma: no cover - numba
                         rid[j] = x
                         for q in range(n_words):
                             words[j, q] = row[q]
-            elif kind == 1 and read_off:  # far fewer members than values: merge, not count
+            elif not ordered and read_off:  # far fewer members than values: merge, not count
                 keys = np.empty(size, dtype=np.int64)
                 for i in range(size):
                     keys[i] = work[lo + i, c]

@@ -560,16 +560,12 @@ def _pair_route(
 
     n, m = codes.shape
     order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(mask, m)
-    if order is None:  # in mask order already (frequencies_from_codes sorts for this route)
-        mask_s = mask
-        codes_s = np.ascontiguousarray(codes, dtype=np.int32)
-        cnt_s = np.ascontiguousarray(cnt, dtype=np.float64)
-        weight_s = np.ascontiguousarray(weight, dtype=np.float64)
-    else:
-        mask_s = mask[order]
-        codes_s = np.ascontiguousarray(codes[order], dtype=np.int32)
-        cnt_s = np.ascontiguousarray(cnt[order], dtype=np.float64)
-        weight_s = np.ascontiguousarray(weight[order], dtype=np.float64)
+    # None: in mask order already (frequencies_from_codes sorts for this route), no copy
+    sel = slice(None) if order is None else order
+    mask_s = mask[sel]
+    codes_s = np.ascontiguousarray(codes[sel], dtype=np.int32)
+    cnt_s = np.ascontiguousarray(cnt[sel], dtype=np.float64)
+    weight_s = np.ascontiguousarray(weight[sel], dtype=np.float64)
     full = (1 << m) - 1
     cross = len(mask_vals) > 1 and mask_vals[-1] == full
     n_inc = int(mask_start[-2]) if cross else n
