@@ -212,8 +212,8 @@ def read_input(
 
     if out is not None:
         check_output_path(out, path)
-    df = read_table(path, columns=columns, sep=parse_sep(sep), encoding=encoding, **kwargs)
-    df = number_records(df, path, parse_sep(sep), encoding)  # rows named as in the file
+    sep_char = parse_sep(sep)
+    df = read_table(path, columns=columns, sep=sep_char, encoding=encoding, **kwargs)
     if len(df) == 0:
         from microsdc.io import read_columns
 
@@ -221,11 +221,12 @@ def read_input(
         n_cols = (
             len(df.columns)
             if columns is None
-            else len(read_columns(path, sep=parse_sep(sep), encoding=encoding))
+            else len(read_columns(path, sep=sep_char, encoding=encoding))
         )
         raise DataValidationError(
             f"{path} has a header ({n_cols} column(s)) but no records; nothing to do."
         )
+    df = number_records(df, path, sep_char, encoding)  # rows named as in the file
     if keys:
         from microsdc._validation import warn_all_missing, warn_missing_like_texts
 
@@ -422,6 +423,8 @@ class report_warnings:
 
     def __exit__(self, *exc: Any) -> None:
         self._cm.__exit__(*exc)
+        from rich.markup import escape
+
         from microsdc.exceptions import SDCWarning
 
         err = console(stderr=True)
@@ -429,8 +432,6 @@ class report_warnings:
         for w in self._log:
             if issubclass(w.category, SDCWarning) and str(w.message) not in shown:
                 shown.add(str(w.message))  # each once (reading and counting both check)
-                from rich.markup import escape
-
                 # the message is text, not markup ("[input]" is a job-file table)
                 err.print(f"[yellow]Warning:[/yellow] {escape(str(w.message))}")
 

@@ -21,10 +21,10 @@ def print_result(result: Any, out: Any) -> None:
     audit = result.audit
     before, after = audit["risk"]["before"], audit["risk"]["after"]
     k = before["k"]
-    from rich.markup import escape as _escape
+    from rich.markup import escape  # user text (titles, notes, paths) is not markup
 
     table = Table(
-        title=_escape(audit["title"]), title_justify="left", show_edge=False, pad_edge=False
+        title=escape(audit["title"]), title_justify="left", show_edge=False, pad_edge=False
     )
     table.add_column("measure")
     table.add_column("before", justify="right")
@@ -114,7 +114,7 @@ def print_result(result: Any, out: Any) -> None:
             rv_name="swapping.risk_variables",
         )
         if note:
-            out.print(f"[bold]Note:[/bold] {_escape(note)}")
+            out.print(f"[bold]Note:[/bold] {escape(note)}")
         out.print(
             "[dim]Swapping moves whole households between areas, so the frequency counts above "
             "barely change, and may even rise: a household moved into an area where its "
@@ -131,15 +131,13 @@ def print_result(result: Any, out: Any) -> None:
         )
     for text in audit.get("not_computed", []):
         out.print(f"[dim]{text}[/dim]", highlight=False)
-    from rich.markup import escape
-
     for w in audit.get("warnings", []):
         message = escape(w["message"])  # text, not markup ("[input]" is a job-file table)
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {message}", highlight=False)
     if result.written:
-        for label, key in (("Anonymised data:", "data"), ("Audit record:   ", "audit")):
-            out.print(f"{label} {_escape(str(result.written[key]))}")
-        out.print(f"Report:          {_escape(str(result.written['report']))}")
+        out.print(f"Anonymised data: {escape(str(result.written['data']))}")
+        out.print(f"Audit record:    {escape(str(result.written['audit']))}")
+        out.print(f"Report:          {escape(str(result.written['report']))}")
     else:
         out.print("Dry run: nothing was written.")
 
