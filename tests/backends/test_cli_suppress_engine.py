@@ -72,7 +72,12 @@ def test_folder_same_cells_as_pandas(
     schema = pq.read_schema(out)
     assert schema.names == ["age", "sex", "region", "rid"]
     assert str(schema.field("region").type) == "int32"  # integers stay integers
-    assert not (tmp_path / "safe.parquet.partial").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "parts",
+        "safe.parquet",
+        "want.parquet",
+        "whole.parquet",
+    ]  # no temporary file or folder is left
 
 
 def test_duckdb_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

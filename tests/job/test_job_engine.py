@@ -185,7 +185,8 @@ def test_engine_job_releases_the_pandas_cells(
     ]
     assert a["not_computed"][0] in res.report_html
     assert res.written["report"].read_text(encoding="utf-8") == res.report_html
-    assert not list((data / f"out_{name}").glob("*.partial"))
+    hidden = [p.name for p in out.parent.iterdir() if p.name.startswith(".")]
+    assert hidden == []  # no temporary file or folder is left
 
 
 def test_input_digest_follows_the_files(data: Path) -> None:

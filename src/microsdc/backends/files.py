@@ -699,9 +699,18 @@ def _sql_text(text: str) -> str:
 
 
 def write_parquet(frame: Any, out: str) -> None:
-    """Write a lazy frame to Parquet by its own engine (streaming), through ``out.partial``
-    renamed into place."""
-    tmp = out + ".partial"
+    """Write a lazy frame to Parquet by its own engine (streaming), into a private
+    folder next to ``out`` and renamed into place.
+
+    A failed polars sink can create its file after the error is raised; it then finds
+    the private folder removed, so no partial file is left beside ``out``.
+    """
+    import shutil
+    import tempfile
+
+    target = Path(out)
+    folder = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
+    tmp = os.path.join(folder, target.name)
     try:
         if hasattr(frame, "sink_parquet"):
             frame.sink_parquet(tmp)
@@ -710,10 +719,8 @@ def write_parquet(frame: Any, out: str) -> None:
         else:
             _write_spark(frame, tmp)
         os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _write_spark(frame: Any, path: str) -> None:
