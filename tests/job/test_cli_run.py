@@ -226,3 +226,19 @@ def test_job_drops_and_links_columns(tmp_path: Path) -> None:
     assert audit["suppression"]["linked_cells"] == {"rel": 1}
     assert audit["parameters"]["drop"] == ["code"]
     assert_no_read_back(job, tmp_path / "out" / "d_anonymised.csv")
+
+
+def test_function_names_left_out_of_job_messages() -> None:
+    from microsdc.job.runner import _without_function_names
+
+    assert (
+        _without_function_names("Column 'h' (used as hid by record_swap) has missing values")
+        == "Column 'h' (used as hid) has missing values"
+    )
+    assert (
+        _without_function_names("The frames given to prosecutor_risk must hold the same records")
+        == "The frames must hold the same records"
+    )
+    assert (
+        _without_function_names("a count of record_swapped ids") == "a count of record_swapped ids"
+    )

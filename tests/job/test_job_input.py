@@ -167,5 +167,8 @@ def test_error_about_a_column_names_the_key_that_names_it(tmp_path: Path) -> Non
     code, _, err = _invoke(str(job), "--dry-run")
     assert code == 2
     text = " ".join(err.split())
-    assert "job.toml, line 8 (key 'variables.weights'): The weight column 'w'" in text
+    assert (
+        "job.toml, line 8 (key 'variables.weights'): The weight column 'w' has 1 negative" in text
+    )
     assert "(first rows: 3: -3)" in text
+    assert "sample_frequencies" not in text  # a job's author never called it

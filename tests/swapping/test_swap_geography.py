@@ -211,5 +211,5 @@ def test_renumber_households():
     groups = {tuple(g["m"]) + tuple(g["area"]) for _, g in out.groupby("hid")}
     assert groups == {(1, 2, 2, 2), (1, 2, 1, 1), (1, 3)}
     pd.testing.assert_frame_equal(out, renumber_households(df, "hid", seed=5))
-    with pytest.raises(DataValidationError, match="missing values in 1 row"):
+    with pytest.raises(DataValidationError, match=r"missing values in 1 row.*first rows: \[10\]"):
         renumber_households(df.assign(hid=[None, "a", "b", "c", "a"]), "hid")

@@ -72,8 +72,8 @@ def test_household_order_matches_swap_order():
 
 
 def test_utility_rejects_missing_hid():
-    df = pd.DataFrame({"hid": [1.0, np.nan], "region": [1, 2], "age": [1, 2]})
-    with pytest.raises(DataValidationError, match="missing household ids in 1 row"):
+    df = pd.DataFrame({"hid": [1.0, np.nan], "region": [1, 2], "age": [1, 2]}, index=[7, 9])
+    with pytest.raises(DataValidationError, match=r"missing household ids in 1 row.*rows: \[9\]"):
         swap_utility(df, df, "hid", ["region"], ["age"])
 
 

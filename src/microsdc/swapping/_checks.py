@@ -235,12 +235,15 @@ def _check_log_path(log_file_name: Any) -> str | None:
 def check_missing(data: pd.DataFrame, roles: dict[Hashable, str]) -> None:
     """Raise if a used column holds missing values (naming the column and the row count)."""
     for col, role in roles.items():
-        n_missing = int(data[col].isna().sum())
+        blank = data[col].isna().to_numpy()
+        n_missing = int(blank.sum())
         if n_missing:
+            rows = list(data.index[blank][:100])
             raise DataValidationError(
                 f"Column {col!r} (used as {role} by {FUNC}) has missing values in {n_missing} "
-                f"row(s) of {len(data)}; fill or drop them before swapping.",
-                failure_cases=list(data.index[data[col].isna().to_numpy()][:100]),
+                f"row(s) of {len(data)} (first rows: {rows[:5]}); fill or drop them before "
+                "swapping.",
+                failure_cases=rows,
             )
 
 

@@ -18,11 +18,12 @@ def _in_household_order(frame: pd.DataFrame, hid: Hashable, name: str) -> tuple[
     """``frame`` in the household order of the swap (see ``household_order``), and its keys."""
     from microsdc.swapping._prepare import household_order
 
-    n_missing = int(frame[hid].isna().sum())
+    blank = frame[hid].isna().to_numpy()
+    n_missing = int(blank.sum())
     if n_missing:
         raise DataValidationError(
             f"Column {hid!r} of the '{name}' frame of swap_utility has missing household ids "
-            f"in {n_missing} row(s)."
+            f"in {n_missing} row(s) (first rows: {list(frame.index[blank][:5])})."
         )
     order, keys = household_order(frame[hid])
     return (frame if order is None else frame.take(order)), keys
