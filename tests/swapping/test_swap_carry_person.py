@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microsdc.exceptions import DataValidationError
 from microsdc.swapping import record_swap, record_swap_result
 
 
@@ -37,6 +38,50 @@ def test_income_example_keeps_every_value():
     assert out["region"].tolist() == [2, 2, 1, 1]
     assert out["income"].tolist() == [30, 40, 10, 20]  # member by member, nothing lost
     assert out["age"].tolist() == [30, 40, 50, 60]
+
+
+def test_blanks_in_carry_along_travel_with_their_household():
+    df = pd.DataFrame(
+        {
+            "hid": [1, 1, 2, 2, 3],
+            "region": [1, 1, 2, 2, 2],
+            "hsize": [2, 2, 2, 2, 1],
+            "age": [30, 40, 50, 60, 70],
+            # household level, one household blank
+            "town": pd.array([None, None, 7, 7, 8], dtype="Int64"),
+            "income": [10, None, 30, 40, None],  # person level, blanks of two persons
+        }
+    )
+    before = df.copy()
+    out = record_swap(
+        df,
+        "hid",
+        ["region"],
+        [["hsize"]],
+        swaprate=1,
+        k_anonymity=0,
+        risk_variables=["age"],
+        carry_along=["town", "income"],
+        seed=1,
+    )
+    pd.testing.assert_frame_equal(df, before)
+    # households 1 and 2 (the only pair of equal size) exchange region, town and income
+    assert out["region"].tolist() == [2, 2, 1, 1, 2]
+    assert out["town"].dtype == "Int64"
+    assert out["town"].tolist() == [7, 7, pd.NA, pd.NA, 8]
+    np.testing.assert_array_equal(out["income"].to_numpy(), [30, 40, 10, np.nan, np.nan])
+    assert out["age"].tolist() == [30, 40, 50, 60, 70]
+    with pytest.raises(DataValidationError, match=r"'hsize'.*first rows: \[4\]"):
+        record_swap(
+            df.assign(hsize=[2, 2, 2, 2, None]),
+            "hid",
+            ["region"],
+            [["hsize"]],
+            swaprate=1,
+            k_anonymity=0,
+            risk_variables=["age"],
+            seed=1,
+        )
 
 
 def test_person_level_carry_pairs_equal_sizes_only(census5k):

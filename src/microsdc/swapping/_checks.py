@@ -326,8 +326,7 @@ def check_swap_params(
             roles.setdefault(c, "similar")
     for c in risk_vars:
         roles.setdefault(c, "risk_variables")
-    for c in carry:
-        roles.setdefault(c, "carry_along")
+    # carry_along columns may hold blanks: they are exchanged as they are
     check_missing(data, roles)
     return SwapParams(
         hid=hid_col,

@@ -33,9 +33,11 @@ def column_codes(series: pd.Series) -> tuple[np.ndarray, int]:
 
     Codes keep the order of the values where the values can be ordered (numbers,
     strings, categories in category order), so areas are visited in a stable,
-    readable order. Missing values must have been rejected before.
+    readable order. Missing values get code -1 (only ``carry_along`` columns may
+    hold them).
     """
-    values = series.to_numpy() if series.dtype.kind in "iub" else None
+    plain = series.dtype.kind in "iub" and not series.hasnans
+    values = series.to_numpy() if plain else None
     if values is not None and len(values):
         lo, hi = int(values.min()), int(values.max())
         if -(1 << 62) < lo and hi < (1 << 62) and hi - lo < max(1 << 16, 4 * len(values)):

@@ -415,6 +415,7 @@ _PARAMS_DOC = """
     carry_along : list of column names (or positions), optional
         Columns exchanged together with the hierarchy (e.g. a finer geography not
         in the hierarchy, area names). Columns also in ``hierarchy`` are ignored.
+        Missing values are allowed and travel with their household.
         A column that varies inside some household (a person-level column) is
         exchanged member by member: the i-th member of a swapped household gets
         the value of the i-th member of its partner, so no value is lost or
@@ -449,8 +450,9 @@ _RAISES_DOC = """
     ColumnNotFoundError
         A column name not in ``data``; the message names the parameter.
     DataValidationError
-        Missing values in a used column (hid, hierarchy, similar, risk_variables,
-        carry_along), naming the column and the number of rows; a household id
+        Missing values in a used column (hid, hierarchy, similar, risk_variables;
+        ``carry_along`` columns may hold them), naming the column, the number of
+        rows and the first row labels; a household id
         whose rows lie in different finest-level areas (the hids are listed,
         nothing is swapped); missing values in ``risk``. A column left in place
         (not in ``hierarchy``, ``carry_along`` or ``checked_columns``) that gives
