@@ -335,7 +335,11 @@ MISSING_LIKE_TEXTS = (
 
 
 def warn_missing_like_texts(
-    df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None, option: str = ""
+    df: pd.DataFrame,
+    columns: Sequence[Any],
+    missing_values: Any = None,
+    option: str = "",
+    records: Any = None,
 ) -> None:
     """Warn (:class:`~microsdc.exceptions.SDCWarning`) about each key variable holding a
     text that often means "missing" (:data:`MISSING_LIKE_TEXTS`) and is not declared so.
@@ -344,32 +348,42 @@ def warn_missing_like_texts(
     would match every record. The warning names the column, the texts and their
     records, and how to declare them: ``option`` is a template whose ``{0}`` gets the
     texts joined by commas and ``{1}`` the texts quoted (default: the Python
-    parameter ``missing_values=``).
+    parameter ``missing_values=``). ``records`` (one count per row of ``df``) makes
+    each row stand for that many records: the distinct key combinations an engine
+    reports.
     """
     import warnings
 
+    import numpy as np
     import pandas as pd
 
     from microsdc.encode import _missing_values_for
     from microsdc.exceptions import SDCWarning
 
+    weight = None if records is None else np.asarray(records, dtype=np.int64)
     for col in columns:
         s = df[col]
         if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
             continue
         declared = {str(v) for v in _missing_values_for(missing_values, col)}
-        counts = s[s.isin(MISSING_LIKE_TEXTS) & ~s.isin(declared)].value_counts()
-        if not len(counts):
+        hit = (s.isin(MISSING_LIKE_TEXTS) & ~s.isin(declared)).to_numpy(dtype=bool)
+        if not hit.any():
             continue
-        found = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts.items())
-        texts = [str(t) for t in counts.index]
+        if weight is None:
+            tally = s[hit].value_counts()
+        else:
+            tally = pd.Series(weight[hit], index=s[hit].to_numpy()).groupby(level=0).sum()
+            tally = tally.sort_values(ascending=False, kind="stable")
+        counts = [(str(t), int(n)) for t, n in tally.items()]
+        shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts)
+        texts = [t for t, _ in counts]
         how = (
             option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
             if option
             else f"missing_values={texts!r}"
         )
         warnings.warn(
-            f"key variable {col!r} holds {found}: read as a value, not as missing. If it "
+            f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
             f"means missing, declare it: {how}.",
             SDCWarning,
             stacklevel=2,

@@ -635,3 +635,27 @@ def test_compressed_csv_on_the_engines(tmp_path: Path, capsys: pytest.CaptureFix
     code, _, err = run(["risk", str(zst), "--qi", "A", "--engine", "duckdb"], capsys)
     flat = " ".join(err.split())
     assert code == 2 and "zstd-compressed" in flat and "pandas reads it" not in flat
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+@pytest.mark.parametrize("command", ["risk", "suppress"])
+def test_texts_that_often_mean_missing_are_pointed_out(
+    tmp_path: Path, engine: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = write_csv(tmp_path / "d.csv")
+    out = tmp_path / "o.parquet"
+    base = [command, str(csv), "--qi", "A,B", "-k", "2", "--engine", engine, "--out", str(out)]
+    code, _, err = run(base, capsys)
+    assert code == 0, err
+    text = " ".join(err.split())
+    for col in "AB":
+        assert (
+            f"key variable {col!r} holds 'NA' (1 record(s)), 'NULL' (1 record(s)): read as a "
+            "value, not as missing. If it means missing, declare it: --missing-values 'NA,NULL'."
+        ) in text
+    code, _, err = run([*base, "--missing-values", "NA"], capsys)
+    assert code == 0, err
+    text = " ".join(err.split())
+    assert "'A' holds 'NULL' (1 record(s)): read" in text and "'NA' (1" not in text
+    code, _, err = run([*base, "--missing-values", "NA,NULL"], capsys)
+    assert code == 0 and "read as a value" not in err

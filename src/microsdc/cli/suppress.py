@@ -388,13 +388,17 @@ def _suppress_lazy(
             missing=policy,
             missing_values=mv,
         )
+        from microsdc._validation import warn_missing_like_texts
+        from microsdc.backends.suppression import LazySuppressionResult
+
+        assert isinstance(result, LazySuppressionResult)
+        pats = result.patterns  # every pattern wherever a key variable is text
+        warn_missing_like_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
         bar.update(task, advance=1, description=f"writing {out} ({engine})")
         write_lazy(result.data, out)
         bar.update(task, advance=1)
-    from microsdc.backends.suppression import LazySuppressionResult
     from microsdc.suppression.demo import render_suppression_summary
 
-    assert isinstance(result, LazySuppressionResult)
     con = console()
     con.print(render_suppression_summary(result))
     con.print(

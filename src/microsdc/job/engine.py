@@ -138,6 +138,22 @@ class Patterns:
         return int(self.count.sum())
 
 
+def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
+    """The input's patterns, with the pandas job's warning about key variables holding
+    texts that often mean missing ("NA", "?")."""
+    from microsdc._validation import warn_missing_like_texts
+
+    patterns = Patterns(frame, cfg)
+    warn_missing_like_texts(
+        patterns.table,
+        list(cfg.quasi_identifiers),
+        list(cfg.missing_values),
+        "missing_values = [{1}] in [input]",
+        patterns.table["records"],
+    )
+    return patterns
+
+
 def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
     """:func:`microsdc.job.runner.measure_risk` from the distinct key combinations.
 
@@ -405,7 +421,7 @@ def run_engine_job(
         start = timed(
             "risk_before",
             f"grouping by the key variables ({engine})",
-            lambda: Patterns(frame, cfg),
+            lambda: _checked_patterns(frame, cfg),
         )
         before = measure_risk_engine(start, cfg)
         final = frame
