@@ -395,6 +395,47 @@ def release_encoding(source: str | Path, encoding: str | None) -> str | None:
     return "utf-8-sig" if start == b"\xef\xbb\xbf" else encoding
 
 
+def release_csv_style(
+    source: str | Path, sep: str | None = None, encoding: str | None = None
+) -> tuple[str | None, str | None]:
+    """The field separator and line break to write a CSV file released from ``source``.
+
+    A semicolon-separated file with Windows line breaks is released as one: the
+    separator is ``sep`` as given to the reader (or detected from the header
+    line, as the reader detects it) and the line break is the one that ends the
+    header line. ``(None, None)`` (comma and ``\\n``) for a source that is not a
+    CSV or TSV file.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "semicolons.csv"
+    >>> _ = path.write_bytes(b"age;sex\\r\\n30;m\\r\\n")
+    >>> release_csv_style(path)
+    (';', '\\r\\n')
+    """
+    try:
+        if _format_of(source) not in ("csv", "tsv"):
+            return None, None
+    except InvalidParameterError:
+        return None, None
+    path = Path(source)
+    if sep is None:
+        sep = "\t" if _format_of(path) == "tsv" else detect_separator(path, encoding=encoding)
+    errors: tuple[type[Exception], ...] = (*_decompress_errors(), LookupError)
+    try:
+        with _open_decompressed(path) as fh:
+            head = fh.read(65536).decode(encoding or "utf-8", errors="ignore")
+    except errors:
+        return sep, None
+    end = head.find("\n")
+    if end > 0 and head[end - 1] == "\r":
+        return sep, "\r\n"
+    if end < 0 and "\r" in head:
+        return sep, "\r"
+    return sep, None
+
+
 def _decompress_errors() -> tuple[type[Exception], ...]:
     """What opening or reading a damaged compressed file raises."""
     import lzma
@@ -409,7 +450,8 @@ def _first_line(path: Path, encoding: str | None) -> str:
             raw = fh.readline(65536)
     except _decompress_errors():
         return ""
-    return raw.decode(encoding or "utf-8", errors="ignore").rstrip("\r\n").lstrip("\ufeff")
+    text = raw.decode(encoding or "utf-8", errors="ignore").lstrip("\ufeff")
+    return text.split("\n", 1)[0].split("\r", 1)[0]  # a lone CR ends a line too
 
 
 def separator_hint(columns: list[str]) -> str:
@@ -507,7 +549,14 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
     return path
 
 
-def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = None) -> None:
+def write_table(
+    df: pd.DataFrame,
+    path: str | Path,
+    *,
+    encoding: str | None = None,
+    sep: str | None = None,
+    line_terminator: str | None = None,
+) -> None:
     """Write ``df`` in the format given by the extension of ``path``.
 
     The file is written under a temporary name in the same folder and moved
@@ -521,6 +570,10 @@ def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = No
         Text encoding of a CSV or TSV file (default UTF-8); give the input's, so
         that a file read as latin-1 is released as latin-1. Other formats
         ignore it.
+    sep, line_terminator : str, optional
+        Field separator (default ``,``) and line break (default ``\\n``) of a CSV
+        file; :func:`release_csv_style` gives the input's. A TSV file is always
+        tab-separated; other formats ignore them.
 
     Raises
     ------
@@ -544,7 +597,8 @@ def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = No
     os.close(fd)
     try:
         if fmt in ("csv", "tsv"):
-            sep = "\t" if fmt == "tsv" else ","
+            sep = "\t" if fmt == "tsv" else (sep or ",")
+            line = line_terminator or "\n"
             try:
                 if path.suffix.lower() == ".gz":
                     import gzip
@@ -553,10 +607,16 @@ def write_table(df: pd.DataFrame, path: str | Path, *, encoding: str | None = No
                     # temporary one
                     with open(tmp, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw) as gz:
                         _as_written(df).to_csv(
-                            gz, index=False, sep=sep, encoding=encoding or "utf-8"
+                            gz,
+                            index=False,
+                            sep=sep,
+                            lineterminator=line,
+                            encoding=encoding or "utf-8",
                         )
                 else:
-                    _as_written(df).to_csv(tmp, index=False, sep=sep, encoding=encoding)
+                    _as_written(df).to_csv(
+                        tmp, index=False, sep=sep, lineterminator=line, encoding=encoding
+                    )
             except UnicodeEncodeError as exc:
                 raise DataValidationError(
                     f"Cannot write {path.name} in {encoding}: "

@@ -315,3 +315,32 @@ def test_values_in_square_brackets_are_shown_as_text(
     code, out, err = run(["risk", str(path), "--qi", "age,[/reg]", "-k", "2"], capsys)
     assert code == 0, err
     assert "[x]" in out and "[bold]y" in out and "[/]" in out and "[/reg]" in out
+
+
+@pytest.mark.parametrize(("sep", "line"), [(";", "\r\n"), ("|", "\n"), ("\t", "\r")])
+@pytest.mark.parametrize("given", [False, True])
+def test_csv_output_keeps_the_separator_and_line_breaks(
+    tmp_path: Path, sep: str, line: str, given: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a decimal comma in a ;-separated file is text, written back unquoted
+    text = line.join(["age;sex;w", "30;m;2,5", "30;m;1", "40;f;1", ""]).replace(";", sep)
+    path = write(tmp_path / "d.csv", text)
+    out = tmp_path / "o.csv"
+    flags = ["--sep", "tab" if sep == "\t" else sep] if given else []
+    code, _, err = run(
+        ["suppress", str(path), "--qi", "age,sex", "-k", "2", *flags, "--out", str(out)], capsys
+    )
+    assert code == 0, err
+    want = line.join(["age;sex;w", "30;m;2,5", "30;m;1", ";;1", ""]).replace(";", sep)
+    assert out.read_bytes() == want.encode()
+    # a TSV output is tab-separated whatever the input; its line breaks follow the input
+    code, _, err = run(["risk", str(path), "--qi", "age", *flags, "--out", str(out)], capsys)
+    assert code == 0, err
+    assert (
+        out.read_bytes().split(line.encode())[0]
+        == sep.join(["age", "sex", "w", "fk", "at_risk"]).encode()
+    )
+    tsv = tmp_path / "o.tsv"
+    code, _, err = run(["risk", str(path), "--qi", "age", *flags, "--out", str(tsv)], capsys)
+    assert code == 0, err
+    assert tsv.read_bytes().startswith(b"age\tsex\tw\tfk\tat_risk" + line.encode())

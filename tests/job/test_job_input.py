@@ -47,6 +47,15 @@ def test_job_writes_a_latin1_input_as_latin1(tmp_path: Path) -> None:
     assert out.read_bytes() == "town,sex\nBéziers,m\nBéziers,m\n".encode("latin-1")
 
 
+def test_job_writes_a_semicolon_crlf_input_back_as_it_came(tmp_path: Path) -> None:
+    job = _job(
+        tmp_path, "town;sex\r\nBéziers;m\r\nBéziers;m\r\n", "latin-1", 'encoding = "latin-1"'
+    )
+    res = run_job(job, write=True)
+    out = res.config.output.data
+    assert out.read_bytes() == "town;sex\r\nBéziers;m\r\nBéziers;m\r\n".encode("latin-1")
+
+
 def test_job_writes_the_utf8_byte_order_mark_back(tmp_path: Path) -> None:
     job = _job(tmp_path, "town,sex\nBéziers,m\nBéziers,m\n", "utf-8-sig")
     res = run_job(job, write=True)

@@ -269,14 +269,29 @@ encoding_option = click.option(
 
 
 def write_output(
-    df: Any, path: str, encoding: str | None = None, source: str | None = None
+    df: Any,
+    path: str,
+    encoding: str | None = None,
+    source: str | None = None,
+    sep: str | None = None,
 ) -> None:
-    """Write a frame in the format given by the file extension; a CSV file in
-    ``encoding`` (the input's: a latin-1 file is released as latin-1), with the
-    UTF-8 byte-order mark when the input ``source`` has one."""
-    from microsdc.io import release_encoding, write_table
+    """Write a frame in the format given by the file extension; a CSV file as the input
+    ``source`` came: in ``encoding`` (a latin-1 file is released as latin-1), with the
+    UTF-8 byte-order mark when it has one, with its separator (``sep``, the ``--sep``
+    given, or the one detected) and its line breaks."""
+    from microsdc.io import release_csv_style, release_encoding, write_table
 
-    write_table(df, path, encoding=release_encoding(source, encoding) if source else encoding)
+    if source is None:
+        write_table(df, path, encoding=encoding)
+        return
+    sep_char, line = release_csv_style(source, parse_sep(sep), encoding)
+    write_table(
+        df,
+        path,
+        encoding=release_encoding(source, encoding),
+        sep=sep_char,
+        line_terminator=line,
+    )
 
 
 qi_option = click.option(

@@ -182,7 +182,7 @@ def risk(
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-        write_output(df.assign(**added), out, encoding, source=file)
+        write_output(df.assign(**added), out, encoding, source=file, sep=sep)
         con.print(f"Wrote {escape(str(out))} ({n:,} rows, columns {', '.join(added)} appended).")
 
 

@@ -296,7 +296,7 @@ def suppress(
         )
         data = result.data
         bar.update(task, advance=1)
-    write_output(data, out, encoding, source=file)
+    write_output(data, out, encoding, source=file, sep=sep)
     con = console()
     from microsdc.suppression.demo import render_suppression_summary
 

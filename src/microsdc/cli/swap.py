@@ -203,7 +203,7 @@ def swap(
     }
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)
-    write_output(result.data, out_file, encoding, source=file)
+    write_output(result.data, out_file, encoding, source=file, sep=sep)
     from microsdc.swapping.demo import render_swap_summary
 
     out = console()
