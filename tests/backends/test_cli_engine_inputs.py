@@ -659,3 +659,21 @@ def test_texts_that_often_mean_missing_are_pointed_out(
     assert "'A' holds 'NULL' (1 record(s)): read" in text and "'NA' (1" not in text
     code, _, err = run([*base, "--missing-values", "NA,NULL"], capsys)
     assert code == 0 and "read as a value" not in err
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("command", ["risk", "suppress"])
+def test_output_rows_stay_in_the_input_order(
+    tmp_path: Path, engine: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DuckDB's hash join built on this input's side and gave the rows 0, 2, 1
+    csv = tmp_path / "d.csv"
+    csv.write_text("a,b,rid\n2,x,0\n3.0,x,1\n2.5,y,2\n2,x,3\n", encoding="utf-8")
+    out = tmp_path / "o.parquet"
+    args = [command, str(csv), "--qi", "a,b", "-k", "2", "--engine", engine, "--out", str(out)]
+    code, _, err = run(args, capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out)
+    assert got["rid"].tolist() == [0, 1, 2, 3]
+    if command == "risk":
+        assert got["fk"].tolist() == [2, 1, 1, 2]

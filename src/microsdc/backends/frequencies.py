@@ -232,6 +232,10 @@ def to_pandas(table: Any) -> pd.DataFrame:
     return table.to_pandas(types_mapper=nullable.get)
 
 
+#: The row number that keeps a DuckDB join in the input's order (microsdc's prefix).
+_ROW_ORDER = "__microsdc_row_order"
+
+
 def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any:
     """Left-join ``result`` (pyarrow: QIs + output columns) onto ``df``, missing == missing."""
     cols = [str(c) for c in qi]
@@ -252,11 +256,14 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
         )
         extra = ", ".join(f"p.__microsdc_out{i} AS {q(c)}" for i, c in enumerate(outputs))
         # a table of the user's connection named like the replacement scan would shadow
-        # it: the name is reserved (double underscore, microsdc's prefix)
+        # it: the name is reserved (double underscore, microsdc's prefix). A hash join
+        # may build on the input's side and emit its rows in another order: the rows are
+        # numbered as scanned and put back in that order.
+        numbered = f"SELECT *, row_number() OVER () AS {_ROW_ORDER} FROM {DUCKDB_VIEW}"
         return df.query(
             DUCKDB_VIEW,
-            f"SELECT t.*, {extra} FROM {DUCKDB_VIEW} AS t LEFT JOIN __microsdc_patterns AS p "
-            f"ON {on}",
+            f"SELECT t.* EXCLUDE ({_ROW_ORDER}), {extra} FROM ({numbered}) AS t "
+            f"LEFT JOIN __microsdc_patterns AS p ON {on} ORDER BY t.{_ROW_ORDER}",
         )
     if backend.name == "PySpark":
         from microsdc.backends.spark import join_back
