@@ -14,6 +14,21 @@ from microsdc.exceptions import DataValidationError
 from microsdc.swapping import record_swap, record_swap_result
 
 
+def _swap_all(df: pd.DataFrame, carry: list[str]) -> pd.DataFrame:
+    """Swap every household that has a partner of the same size in another region."""
+    return record_swap(
+        df,
+        "hid",
+        ["region"],
+        [["hsize"]],
+        swaprate=1,
+        k_anonymity=0,
+        risk_variables=["age"],
+        carry_along=carry,
+        seed=1,
+    )
+
+
 def test_income_example_keeps_every_value():
     df = pd.DataFrame(
         {
@@ -24,17 +39,7 @@ def test_income_example_keeps_every_value():
             "income": [10, 20, 30, 40],
         }
     )
-    out = record_swap(
-        df,
-        "hid",
-        ["region"],
-        [["hsize"]],
-        swaprate=1,
-        k_anonymity=0,
-        risk_variables=["age"],
-        carry_along=["income"],
-        seed=1,
-    )
+    out = _swap_all(df, ["income"])
     assert out["region"].tolist() == [2, 2, 1, 1]
     assert out["income"].tolist() == [30, 40, 10, 20]  # member by member, nothing lost
     assert out["age"].tolist() == [30, 40, 50, 60]
@@ -53,17 +58,7 @@ def test_blanks_in_carry_along_travel_with_their_household():
         }
     )
     before = df.copy()
-    out = record_swap(
-        df,
-        "hid",
-        ["region"],
-        [["hsize"]],
-        swaprate=1,
-        k_anonymity=0,
-        risk_variables=["age"],
-        carry_along=["town", "income"],
-        seed=1,
-    )
+    out = _swap_all(df, ["town", "income"])
     pd.testing.assert_frame_equal(df, before)
     # households 1 and 2 (the only pair of equal size) exchange region, town and income
     assert out["region"].tolist() == [2, 2, 1, 1, 2]
@@ -72,16 +67,7 @@ def test_blanks_in_carry_along_travel_with_their_household():
     np.testing.assert_array_equal(out["income"].to_numpy(), [30, 40, 10, np.nan, np.nan])
     assert out["age"].tolist() == [30, 40, 50, 60, 70]
     with pytest.raises(DataValidationError, match=r"'hsize'.*first rows: \[4\]"):
-        record_swap(
-            df.assign(hsize=[2, 2, 2, 2, None]),
-            "hid",
-            ["region"],
-            [["hsize"]],
-            swaprate=1,
-            k_anonymity=0,
-            risk_variables=["age"],
-            seed=1,
-        )
+        _swap_all(df.assign(hsize=[2, 2, 2, 2, None]), [])
 
 
 def test_person_level_carry_pairs_equal_sizes_only(census5k):
