@@ -249,3 +249,21 @@ def test_parse_profiles():
     assert _parse_profiles("hsize;hsize,htype") == [["hsize"], ["hsize", "htype"]]
     assert _parse_profiles(None) is None
     assert _parse_profiles("a, b ;") == [["a", "b"]]
+
+
+@pytest.mark.parametrize("target", ["input", "out"])
+def test_log_never_replaces_the_input_or_the_output(census_csv, tmp_path, target):
+    import shutil
+
+    data = tmp_path / "census.csv"
+    shutil.copy(census_csv, data)
+    before = data.read_bytes()
+    out = tmp_path / "swapped.csv"
+    log = data if target == "input" else tmp_path / "." / "swapped.csv"
+    args = ["swap", str(data), "--hid", "hid", "--hierarchy", "nuts1,nuts2"]
+    args += ["--risk-variables", "ageGroup", "--seed", "1", "--log", str(log), "--out", str(out)]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2
+    what = "the input file" if target == "input" else "the --out file"
+    assert f"is {what}; the households without a donor are written to a file" in res.output
+    assert data.read_bytes() == before and not out.exists()

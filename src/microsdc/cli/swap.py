@@ -97,6 +97,21 @@ def _swap_with_progress(
         return _run(data, hid, levels, **kwargs, on_progress=on_progress)
 
 
+def _check_log_path(log_file: str, file: str, out_file: str) -> None:
+    """``--log`` must name a file of its own: never the input, never the output."""
+    import os
+
+    for other, what in ((file, "the input file"), (out_file, "the --out file")):
+        same = os.path.abspath(log_file) == os.path.abspath(other) or (
+            os.path.exists(log_file) and os.path.exists(other) and os.path.samefile(log_file, other)
+        )
+        if same:
+            raise click.UsageError(
+                f"--log {log_file} is {what}; the households without a donor are written to a "
+                "file of their own"
+            )
+
+
 @click.command("swap")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--hid", required=True, help="Household id column.")
@@ -177,6 +192,8 @@ def swap(
     such as a municipality, area names) stops the swap: list it in
     --carry-along, or in --checked if it is safe to keep.
     """
+    if log_file is not None:
+        _check_log_path(log_file, file, out_file)
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     announce_compile("swapping")
     levels = parse_list(hierarchy)
