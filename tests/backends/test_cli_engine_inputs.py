@@ -677,3 +677,24 @@ def test_output_rows_stay_in_the_input_order(
     assert got["rid"].tolist() == [0, 1, 2, 3]
     if command == "risk":
         assert got["fk"].tolist() == [2, 1, 1, 2]
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+@pytest.mark.parametrize(
+    ("text", "qi"),
+    [
+        (",sex,region\n0,m,north\n1,m,north\n2,f,south\n", "sex,region"),  # pandas to_csv
+        ('"","sex","region"\n"1","m","north"\n"2","m","north"\n"3","f","south"\n', "sex,region"),
+        ("1,2\n3,4\n5,4\n6,7\n", "1,2"),  # a header of numbers is still the header
+    ],
+)
+def test_first_line_is_always_the_header(
+    tmp_path: Path, engine: str, text: str, qi: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text(text, encoding="utf-8")
+    code, out, err = run(["risk", str(csv), "--qi", qi, "-k", "2", "--engine", engine], capsys)
+    assert code == 0, err
+    assert f"{csv}{'' if engine == 'pandas' else f' ({engine})'}: 3 records" in " ".join(
+        out.split()
+    )

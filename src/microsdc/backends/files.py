@@ -587,7 +587,7 @@ def scan(
             # in SQL: DuckDB 2.0's Python read_csv refuses its own 'encoding' option
             query = (
                 "SELECT * FROM read_csv({}, sep = {}, encoding = {}, nullstr = [{}], "
-                "all_varchar = true)"
+                "all_varchar = true, header = true)"
             ).format(
                 _sql_text(path),
                 _sql_text(str(sep)),
