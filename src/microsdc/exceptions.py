@@ -19,6 +19,7 @@ __all__ = [
     "HouseholdLevelWarning",
     "InvalidParameterError",
     "JobFileError",
+    "OutputError",
     "PerformanceWarning",
     "SDCError",
     "SDCWarning",
@@ -62,6 +63,11 @@ class DataValidationError(SDCError, ValueError):
     def __init__(self, message: str, failure_cases: Any = None) -> None:
         super().__init__(message)
         self.failure_cases = failure_cases
+
+
+class OutputError(SDCError, OSError):
+    """An engine could not write an output file (disk full, file too large, a value the
+    engine cannot convert while streaming); nothing is left at the output's path."""
 
 
 class JobFileError(SDCError, ValueError):

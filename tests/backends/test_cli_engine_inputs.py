@@ -13,7 +13,7 @@ import pytest
 
 from cli_runner import run_cli
 from microsdc.backends.files import check_output_location, write_parquet
-from microsdc.exceptions import InvalidParameterError
+from microsdc.exceptions import InvalidParameterError, OutputError
 
 pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
@@ -295,9 +295,31 @@ def test_empty_folder_is_a_usage_error(
 def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
     out = tmp_path / "o.parquet"
     bad = pl.LazyFrame({"a": ["x"]}).select(pl.col("a").cast(pl.Int64, strict=True))
-    with pytest.raises(pl.exceptions.InvalidOperationError):
+    with pytest.raises(OutputError, match=r"^polars could not write .*o\.parquet: ") as err:
         write_parquet(bad, str(out))
+    assert isinstance(err.value.__cause__, pl.exceptions.InvalidOperationError)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_engine_write_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import microsdc.backends.files as files
+
+    def full_disk(frame: object, path: str) -> None:
+        raise RuntimeError("IO Error: could not write: No space left on device\nmore lines")
+
+    monkeypatch.setattr(files, "_write_spark", full_disk)
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", lambda self, path: full_disk(self, path))
+    csv = write_csv(tmp_path / "d.csv")
+    out = tmp_path / "o.parquet"
+    args = ["suppress", str(csv), "--qi", "A,B", "-k", "2", "--engine", "polars"]
+    code, _, err = run([*args, "--missing-values", "NA,NULL", "--out", str(out)], capsys)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"Error: polars could not write {out}: IO Error: could not")
+    assert "Traceback" not in err and "more lines" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
 
 
 def test_missing_narwhals_gives_the_install_command(

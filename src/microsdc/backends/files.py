@@ -705,22 +705,52 @@ def write_parquet(frame: Any, out: str) -> None:
     A failed polars sink can create its file after the error is raised; it then finds
     the private folder removed, so no partial file is left beside ``out``.
     """
-    import shutil
     import tempfile
+
+    from microsdc.exceptions import OutputError
 
     target = Path(out)
     folder = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
     tmp = os.path.join(folder, target.name)
+    engine = (
+        "polars"
+        if hasattr(frame, "sink_parquet")
+        else ("DuckDB" if hasattr(frame, "write_parquet") else "Spark")
+    )
     try:
-        if hasattr(frame, "sink_parquet"):
-            frame.sink_parquet(tmp)
-        elif hasattr(frame, "write_parquet"):
-            frame.write_parquet(tmp)
-        else:
-            _write_spark(frame, tmp)
-        os.replace(tmp, out)
-    finally:
+        try:
+            if engine == "polars":
+                frame.sink_parquet(tmp)
+            elif engine == "DuckDB":
+                frame.write_parquet(tmp)
+            else:
+                _write_spark(frame, tmp)
+            os.replace(tmp, out)
+        except Exception as exc:
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            if engine == "DuckDB" and "interrupted" in first.lower():
+                raise KeyboardInterrupt from exc  # DuckDB turns Ctrl-C into an error
+            raise OutputError(f"{engine} could not write {out}: {first}") from exc
+        finally:
+            _remove_folder(folder)
+    except KeyboardInterrupt:
+        # polars raises Ctrl-C once more as the first leaves its sink, which can cut
+        # the removal above short
+        _remove_folder(folder)
+        raise
+
+
+def _remove_folder(folder: str) -> None:
+    """Remove ``folder`` and what it holds, also when an interrupted engine still
+    creates a file in it while it is being removed (a few tries)."""
+    import shutil
+    import time
+
+    for _ in range(50):
         shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.exists(folder):
+            return
+        time.sleep(0.02)
 
 
 def _write_spark(frame: Any, path: str) -> None:

@@ -61,6 +61,11 @@ def _version() -> str:
     return version("microsdc")
 
 
+#: Printed on Ctrl-C: every output is written under a temporary name and moved into
+#: place, so one finished before the interruption is whole and none is half-written.
+_INTERRUPTED = "Interrupted. Outputs are written whole or not at all: none is left half-written."
+
+
 def main(args: list[str] | None = None) -> None:
     """Entry point: run the command line; usage errors print one line and exit with status 2."""
     import sys
@@ -70,13 +75,13 @@ def main(args: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        click.echo("Interrupted; nothing was written.", err=True)
+        click.echo(_INTERRUPTED, err=True)
         sys.exit(130)
     except click.Abort as exc:
         if isinstance(exc.__context__, KeyboardInterrupt):
             # Ctrl-C: 128 + SIGINT, as shells expect; outputs are written atomically,
             # so an interrupted run leaves no partial file
-            click.echo("Interrupted; nothing was written.", err=True)
+            click.echo(_INTERRUPTED, err=True)
             sys.exit(130)
         click.echo("Aborted.", err=True)
         sys.exit(1)
