@@ -187,3 +187,25 @@ def test_error_about_a_column_names_the_key_that_names_it(tmp_path: Path) -> Non
     )
     assert "(first rows: 3: -3)" in text
     assert "sample_frequencies" not in text  # a job's author never called it
+
+
+@pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
+def test_text_weight_names_the_job_key_on_every_engine(tmp_path: Path, engine: str | None) -> None:
+    if engine is not None:
+        pytest.importorskip(engine)
+        pytest.importorskip("narwhals")
+    extra = "" if engine is None else f'engine = "{engine}"'
+    job = _job(tmp_path, "town,sex,w\na,m,1\na,m,heavy\nb,f,2\n", "utf-8", extra)
+    body = job.read_text(encoding="utf-8").replace("[variables]\n", '[variables]\nweights = "w"\n')
+    job.write_text(body, encoding="utf-8")
+    code, _, err = _invoke(str(job), "--no-progress")
+    assert code == 2
+    text = " ".join(err.split())
+    assert (
+        "job.toml, line 7 (key 'variables.weights'): The weight column 'w' must be numeric" in text
+    )
+    assert "Traceback" not in err
+    if engine is None:
+        assert "(first rows: 3: 'heavy')" in text
+    else:
+        assert "it is String, with values such as 'heavy'." in text

@@ -119,6 +119,18 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
     """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
     import narwhals as nw
 
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    if not schema[w].is_numeric():
+        # a text column (a CSV column with a word in it): a few of its words, by the engine
+        text = nw.col(w).cast(nw.String)
+        words = nwf.select(text).filter(~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$")).unique()
+        if isinstance(words, nw.LazyFrame):
+            words = words.head(5).collect()
+        shown = ", ".join(repr(v) for v in sorted(str(v) for v in words[w].to_list()[:5]))
+        raise DataValidationError(
+            f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"
+            + (f", with values such as {shown}." if shown else ".")
+        )
     if _is_spark(nwf):
         from microsdc.backends.spark import weight_stats
 
