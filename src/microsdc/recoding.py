@@ -58,6 +58,28 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
     return series.astype("float64").to_numpy(na_value=np.nan)
 
 
+def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
+    """The values of ``series`` (its declared codes already blanked) as floats; a text
+    column counts when every value is a number."""
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    ):
+        return _numeric(series, func)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        series = series.astype(object)
+    values = pd.to_numeric(series, errors="coerce")
+    bad = (values.isna() & series.notna()).to_numpy()
+    if bad.any():
+        rows = list(series.index[bad][:5])
+        raise DataValidationError(
+            f"{func} needs a numeric column; {series.name!r} holds {int(bad.sum())} value(s) "
+            f"that are not numbers nor declared missing codes, such as "
+            f"{series[bad].iloc[0]!r} (first rows: {rows}).",
+            failure_cases=list(series.index[bad]),
+        )
+    return values.astype("float64").to_numpy(na_value=np.nan)
+
+
 def _fmt(x: float) -> str:
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
@@ -99,6 +121,7 @@ def bin_numeric(
     method: str = "width",
     origin: float = 0.0,
     labels: str | Sequence[str] | bool = "auto",
+    missing_values: Sequence[Any] = (),
 ) -> Any:
     """Recode a numeric quasi-identifier into ordered, labelled bins.
 
@@ -124,6 +147,13 @@ def bin_numeric(
         the integers from its left edge to one below its right edge), else
         "[20.5, 25)"; open ends read "<=19" and "65+". ``False``: the bin number
         (nullable ``Int64``). A list: one label per bin.
+    missing_values : sequence, default ()
+        Codes that mean missing (``-9``, ``"."``; compared as
+        :func:`microsdc.encode.missing_mask` compares them). They take no part in
+        the bins and are kept as they are, as categories after the bins, so that
+        they stay apart from cells blanked later (``labels=False``: they become
+        missing). With codes given, a text column whose other values are all
+        numbers (a CSV column holding ``"."``) is binned too.
 
     Returns
     -------
@@ -140,7 +170,9 @@ def bin_numeric(
     ColumnNotFoundError
         If ``column`` is not in the frame.
     DataValidationError
-        If the column is not numeric, or values fall outside the given edges.
+        If the column is not numeric (with ``missing_values``: if a value other
+        than the codes is not a number; the message gives the first rows), or
+        values fall outside the given edges.
 
     Notes
     -----
@@ -160,11 +192,22 @@ def bin_numeric(
     ['15-19', '20-24', '20-24', '25-29', nan, '90-94']
     >>> bin_numeric(age, bins=[0, 18, 65, float("inf")], method="edges").tolist()
     ['0-17', '18-64', '18-64', '18-64', nan, '65+']
+    >>> bin_numeric(pd.Series(["31", ".", "47"]), width=10, missing_values=["."]).tolist()
+    ['30-39', '.', '40-49']
     """
     func = "bin_numeric"
     series, frame = _take(data, column, func)
     method = check_one_of(method, "method", func, BIN_METHODS)
-    x = _numeric(series, func)
+    codes_kept = None
+    if len(missing_values):
+        from microsdc.encode import missing_mask
+
+        declared = missing_mask(series, list(missing_values)) & series.notna().to_numpy()
+        if declared.any():
+            codes_kept = declared
+        x = _numbers_besides_codes(series.where(~declared), func)
+    else:
+        x = _numeric(series, func)
     ok = ~np.isnan(x)
     vals = x[ok]
     if method == "width":
@@ -254,7 +297,13 @@ def bin_numeric(
                 f"(one per bin). Got {len(names)}."
             )
     cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
-    return _put(frame, series.name, pd.Series(cat, index=series.index, name=series.name))
+    out = pd.Series(cat, index=series.index, name=series.name)
+    if codes_kept is not None:  # the declared codes, after the bins
+        kept = series[codes_kept]
+        extra = [v for v in pd.unique(kept) if v not in set(names)]
+        out = out.cat.add_categories(extra)
+        out[codes_kept] = kept.to_numpy()
+    return _put(frame, series.name, out)
 
 
 def _code(data: Any, column: Any, threshold: Any, value: Any, func: str, above: bool) -> Any:

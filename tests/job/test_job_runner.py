@@ -156,6 +156,27 @@ def test_recode_breaks_and_labels(tmp_path: Path) -> None:
     assert e.value.key == "recode.age.breaks"
 
 
+def test_recode_keeps_declared_missing_codes(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("age,sex\n31,m\n.,m\n47,f\n,f\n-9,m\n", encoding="utf-8")
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\nmissing_values = [".", -9]\n'
+        '[variables]\nquasi_identifiers = ["age", "sex"]\n[recode.age]\nwidth = 10\n'
+    )
+    res = run_job(job, write=True)
+    # the codes stay as they came, apart from the empty cell (and from cells blanked later)
+    assert res.written["data"].read_text(encoding="utf-8").splitlines() == [
+        "age,sex",
+        "30-39,m",
+        ".,m",
+        "40-49,f",
+        ",f",
+        "-9,m",
+    ]
+    assert res.audit["recode"] == [{"column": "age", "bins": 2, "distinct_before": 2}]
+    assert res.audit["risk"]["before"]["n_records"] == 5
+
+
 def test_recode_of_text_is_an_error(tmp_path: Path) -> None:
     pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}).to_csv(tmp_path / "d.csv", index=False)
     job = tmp_path / "j.toml"

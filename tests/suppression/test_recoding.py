@@ -74,6 +74,28 @@ def test_bin_bad_input() -> None:
         bin_numeric(pd.DataFrame({"a": [1]}), width=1)
 
 
+def test_declared_missing_codes_stay_apart_from_the_bins() -> None:
+    # a CSV column with "." is text; a numeric column with -9
+    text = pd.Series(["31", ".", "47", None, "52"], index=[5, 6, 7, 8, 9], name="age")
+    snapshot = text.copy()
+    out = bin_numeric(text, width=10, missing_values=[".", "-9"])
+    pd.testing.assert_series_equal(text, snapshot)
+    assert out.tolist()[:3] == ["30-39", ".", "40-49"] and pd.isna(out.iloc[3])
+    assert out.iloc[4] == "50-59" and out.index.equals(text.index)
+    assert list(out.cat.categories) == ["30-39", "40-49", "50-59", "."]
+    numbers = pd.Series([31.0, -9.0, 47.0])
+    got = bin_numeric(numbers, width=10, missing_values=[-9])
+    assert got.tolist() == ["30-39", -9.0, "40-49"]
+    assert bin_numeric(numbers, width=10, missing_values=[-9], labels=False).tolist()[1] is pd.NA
+    # without the codes, the text column is refused as before; with them, a word is named
+    with pytest.raises(DataValidationError, match="has dtype"):
+        bin_numeric(text, width=10)
+    with pytest.raises(
+        DataValidationError, match=r"'age' holds 1 value.*'abc' \(first rows: \[7\]"
+    ):
+        bin_numeric(text.replace("47", "abc"), width=10, missing_values=["."])
+
+
 def test_top_and_bottom_coding() -> None:
     s = pd.Series([15, 40, 95, None], dtype="Int64")
     top = top_code(s, threshold=90)

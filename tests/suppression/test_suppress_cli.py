@@ -42,6 +42,24 @@ def test_suppress_writes_k_anonymous_file(tmp_path: Path) -> None:
     assert df["income"].tolist() == pd.read_csv(src)["income"].tolist()
 
 
+def test_bin_keeps_declared_missing_codes(tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    src.write_text("sex,age\nm,31\nm,.\nf,47\nf,42\nm,NA\nm,35\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    args = ["suppress", str(src), "--qi", "sex,age", "-k", "2", "--bin", "age=10"]
+    result = CliRunner().invoke(main, [*args, "--missing-values", "NA,.", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8").splitlines() == [
+        "sex,age",
+        "m,30-39",
+        "m,.",
+        "f,40-49",
+        "f,40-49",
+        "m,NA",
+        "m,30-39",
+    ]
+
+
 def test_suppress_random_and_subject(tmp_path: Path) -> None:
     src = _data(tmp_path)
     out = tmp_path / "out.parquet"

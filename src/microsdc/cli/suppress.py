@@ -271,7 +271,7 @@ def suppress(
         for name, width in _bins(bins):
             from microsdc.recoding import bin_numeric
 
-            df = bin_numeric(df, name, width=width)
+            df = bin_numeric(df, name, width=width, missing_values=mv or ())
         bar.update(task, advance=1, description="suppressing")
         from microsdc.suppression import local_suppression
 

@@ -395,7 +395,8 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
         else:
             kwargs = {"method": "width", "width": spec.width, "origin": spec.start or 0.0}
         try:
-            binned = bin_numeric(values.rename(spec.column), **kwargs)
+            # declared codes stay as they are: apart from the cells blanked later
+            binned = bin_numeric(col, missing_values=list(cfg.missing_values), **kwargs)
         except SDCError as exc:
             from microsdc._validation import as_user_names
 
@@ -412,7 +413,7 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
         notes.append(
             {
                 "column": spec.column,
-                "bins": len(binned.cat.categories),
+                "bins": len(binned.cat.categories) - len(pd.unique(col[miss & col.notna()])),
                 "distinct_before": int(values.nunique()),
             }
         )
