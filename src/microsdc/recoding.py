@@ -61,9 +61,7 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
 def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
     """The values of ``series`` (its declared codes already blanked) as floats; a text
     column counts when every value is a number."""
-    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
-        series.dtype
-    ):
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
         return _numeric(series, func)
     if isinstance(series.dtype, pd.CategoricalDtype):
         series = series.astype(object)

@@ -193,3 +193,37 @@ def test_multisets_and_household_integrity(df, carry, similar, rate, k, seed):
         p = out.groupby("hid")["hid_swapped"].first()
         size = df.groupby("hid").size()
         assert (size.loc[p.index].to_numpy() == size.loc[p.to_numpy()].to_numpy()).all()
+
+
+def test_a_blank_member_cell_is_pointed_out():
+    from microsdc.exceptions import DisclosureRiskWarning, HouseholdLevelWarning
+
+    df = pd.DataFrame(
+        {
+            "hid": [1, 1, 2, 2, 3],
+            "region": [1, 1, 2, 2, 3],
+            "hsize": [1, 1, 1, 1, 1],  # one profile for all: only the size keeps 3 apart
+            "age": [30, 30, 30, 30, 30],
+            "zone": [4.0, np.nan, 5.0, 5.0, 6.0],  # household level but for one blank
+        }
+    )
+    with pytest.warns(HouseholdLevelWarning, match=r"'zone' \(carry_along\) has blanks next"):
+        out = _swap_all(df, ["zone"])
+    # households 1 and 2 are paired member by member; the blank travels with its member
+    np.testing.assert_array_equal(out["zone"].to_numpy(), [5.0, 5.0, 4.0, np.nan, 6.0])
+    # household 3 (size 1) at risk finds no partner of its size: the warning says why
+    with (
+        pytest.warns(HouseholdLevelWarning),
+        pytest.warns(DisclosureRiskWarning, match=r"same household size.*'zone'"),
+    ):
+        record_swap(
+            df,
+            "hid",
+            ["region"],
+            None,
+            swaprate=0,
+            k_anonymity=3,
+            risk_variables=["age"],
+            carry_along=["zone"],
+            seed=1,
+        )

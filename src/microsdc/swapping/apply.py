@@ -17,6 +17,7 @@ __all__ = [
     "person_level_columns",
     "renumber_households",
     "sorted_copy",
+    "warn_person_level_carry_along",
     "warn_person_level_similar",
 ]
 
@@ -46,6 +47,32 @@ def person_level_columns(
 ) -> list[Hashable]:
     """The columns among ``columns`` whose values differ between members of some household."""
     return [col for col in columns if _varies(data, col, hh).any()]
+
+
+def warn_person_level_carry_along(
+    data: pd.DataFrame, columns: list[Hashable], hh: Households
+) -> None:
+    """Warn about ``carry_along`` columns that are person-level only through blanks: a
+    blank next to a value inside a household makes the column exchanged member by
+    member, which pairs households of the same size only."""
+    for col in columns:
+        codes, _ = column_codes(data[col])
+        if hh.order is not None:
+            codes = codes[hh.order]
+        # the smallest and largest value of each household, blanks (code -1) left out
+        low = np.minimum.reduceat(np.where(codes < 0, np.iinfo(np.int64).max, codes), hh.first)
+        high = np.maximum.reduceat(codes, hh.first)
+        by_value = (high >= 0) & (low < high)
+        n_hh = int((_varies(data, col, hh) & ~by_value).sum())
+        if n_hh and not by_value.any():
+            warnings.warn(
+                f"Column {col!r} (carry_along) has blanks next to values inside {n_hh} "
+                "household(s); it is exchanged member by member, so households are paired "
+                "only with households of the same size. If it is a household-level column, "
+                "give every member the household's value.",
+                HouseholdLevelWarning,
+                stacklevel=4,
+            )
 
 
 def warn_person_level_similar(

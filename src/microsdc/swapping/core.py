@@ -204,6 +204,7 @@ def _run(
         apply_pairs,
         person_level_columns,
         sorted_copy,
+        warn_person_level_carry_along,
         warn_person_level_similar,
     )
     from microsdc.swapping.donors import run_levels
@@ -268,6 +269,8 @@ def _run(
     # A person-level carry_along column is exchanged member by member, so partners
     # must have the same size: the household size joins every similarity profile.
     person_cols = person_level_columns(data, p.carry_along, hh)
+    if person_cols:
+        warn_person_level_carry_along(data, person_cols, hh)
     if person_cols and n_hh:
         n_size = int(hh.size.max()) + 1
         profiles = [combine_codes(code, ncode, hh.size, n_size) for code, ncode in profiles]
@@ -329,7 +332,15 @@ def _run(
     counts_df = pd.DataFrame(rows)
     risky_failed = int(((flevel >= 0) & (level < n_levels)).sum())
     if risky_failed:
-        if any(len(prof) for prof in p.profiles):
+        if person_cols:
+            names = ", ".join(repr(c) for c in person_cols)
+            advice = (
+                f"a donor must have the same household size, since the carry_along "
+                f"column(s) {names} differ between members of a household and are exchanged "
+                "member by member; fill a household-level column's blanks with the "
+                "household's value, or relax the similarity profiles"
+            )
+        elif any(len(prof) for prof in p.profiles):
             advice = "relax the similarity profiles or add a coarser fallback profile"
         else:
             advice = (
