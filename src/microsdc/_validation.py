@@ -36,6 +36,41 @@ def param_error(name: str, func: str, requirement: str, value: Any) -> InvalidPa
 _PARAMETER_RE = None
 
 
+_FUNCTION_RE: Any = None
+
+
+def without_function_names(message: str) -> str:
+    """``message`` without the library function it names ("of sample_frequencies",
+    "given to bin_numeric", "by record_swap"): the command line's and a job file's
+    users never called it.
+
+    Examples
+    --------
+    >>> without_function_names("Column 'h' (used as hid by record_swap) has blanks.")
+    "Column 'h' (used as hid) has blanks."
+    """
+    import re
+
+    global _FUNCTION_RE
+    if _FUNCTION_RE is None:
+        import microsdc
+        import microsdc.recoding
+        import microsdc.risk
+        import microsdc.suppression
+        import microsdc.swapping
+
+        modules = (microsdc, microsdc.recoding, microsdc.risk, microsdc.suppression)
+        names = {
+            name
+            for module in (*modules, microsdc.swapping)
+            for name in getattr(module, "__all__", [])
+            if name[0].islower()
+        }
+        alternatives = "|".join(sorted(names, key=len, reverse=True))
+        _FUNCTION_RE = re.compile(rf" (?:of|given to|by) (?:{alternatives})\b")
+    return str(_FUNCTION_RE.sub("", message))
+
+
 def as_user_names(message: str, names: Any, what: str = "Option") -> str:
     """``message`` with "The 'p' parameter of f" replaced by the name the user typed.
 

@@ -53,7 +53,8 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
         pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
     ):
         raise DataValidationError(
-            f"{func} needs a numeric column; {series.name!r} has dtype {series.dtype}."
+            f"Column {series.name!r} cannot be binned by {func}: it has dtype {series.dtype}, "
+            "not numbers."
         )
     return series.astype("float64").to_numpy(na_value=np.nan)
 
@@ -70,8 +71,8 @@ def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
     if bad.any():
         rows = list(series.index[bad][:5])
         raise DataValidationError(
-            f"{func} needs a numeric column; {series.name!r} holds {int(bad.sum())} value(s) "
-            f"that are not numbers nor declared missing codes, such as "
+            f"Column {series.name!r} cannot be binned by {func}: it holds {int(bad.sum())} "
+            f"value(s) that are not numbers nor declared missing codes, such as "
             f"{series[bad].iloc[0]!r} (first rows: {rows}).",
             failure_cases=list(series.index[bad]),
         )
@@ -257,7 +258,7 @@ def bin_numeric(
         if outside.any():
             raise DataValidationError(
                 f"{int(outside.sum())} value(s) of {series.name!r} lie outside the edges "
-                f"[{_fmt(edges[0])}, {_fmt(edges[-1])}] given to {func} (first rows: "
+                f"given to {func}, from {_fmt(edges[0])} to {_fmt(edges[-1])} (first rows: "
                 f"{list(series.index[outside][:5])}). Add -inf/inf edges for open bins.",
                 failure_cases=list(series.index[outside]),
             )

@@ -229,16 +229,16 @@ def test_job_drops_and_links_columns(tmp_path: Path) -> None:
 
 
 def test_function_names_left_out_of_job_messages() -> None:
-    from microsdc.job.runner import _without_function_names
+    from microsdc._validation import without_function_names
 
     assert (
-        _without_function_names("Column 'h' (used as hid by record_swap) has missing values")
+        without_function_names("Column 'h' (used as hid by record_swap) has missing values")
         == "Column 'h' (used as hid) has missing values"
     )
     assert (
-        _without_function_names("The frames given to prosecutor_risk must hold the same records")
+        without_function_names("The frames given to prosecutor_risk must hold the same records")
         == "The frames must hold the same records"
     )
     assert (
-        _without_function_names("a count of record_swapped ids") == "a count of record_swapped ids"
+        without_function_names("a count of record_swapped ids") == "a count of record_swapped ids"
     )

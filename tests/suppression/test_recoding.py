@@ -91,7 +91,8 @@ def test_declared_missing_codes_stay_apart_from_the_bins() -> None:
     with pytest.raises(DataValidationError, match="has dtype"):
         bin_numeric(text, width=10)
     with pytest.raises(
-        DataValidationError, match=r"'age' holds 1 value.*'abc' \(first rows: \[7\]"
+        DataValidationError,
+        match=r"'age' cannot be binned.*holds 1 value.*'abc' \(first rows: \[7\]",
     ):
         bin_numeric(text.replace("47", "abc"), width=10, missing_values=["."])
 

@@ -453,9 +453,9 @@ def local_suppression_lazy(
         bad = patterns[str(c)].isna().to_numpy()
         if bad.any():
             raise DataValidationError(
-                f"The strata column {c!r} of {_FUNC} has "
+                f"The stratum column {c!r} of {_FUNC} has "
                 f"{int(patterns[_N].to_numpy()[bad].sum())} missing value(s). "
-                "Every record needs a known strata."
+                "Every record needs a known stratum."
             )
     mv = (
         {c: v for c, v in missing_values.items() if c in set(cols)}

@@ -63,8 +63,10 @@ def user_errors(func: F) -> F:
         except click.UsageError:
             raise
         except SDCError as exc:
+            from microsdc._validation import without_function_names
+
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            fail(_typed_names(message))
+            fail(without_function_names(_typed_names(message)))
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             fail(f"{exc.strerror}: {exc.filename}")
         except (OSError, ValueError, UnicodeDecodeError) as exc:

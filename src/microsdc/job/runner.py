@@ -317,14 +317,14 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
 
 def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     """``exc`` with the library's parameter names replaced by the job-file keys they come from."""
-    from microsdc._validation import as_user_names
+    from microsdc._validation import as_user_names, without_function_names
     from microsdc.exceptions import JobFileError
 
     keys = _STEP_KEYS.get(step)
     if keys is None or isinstance(exc, JobFileError) or not exc.args:
         return exc
     names = {p: f"'{key}'" for p, key in keys.items()}
-    message = _without_function_names(as_user_names(str(exc.args[0]), names, "Key"))
+    message = without_function_names(as_user_names(str(exc.args[0]), names, "Key"))
     # where the first key the message names is set in the job file, as for its own errors
     named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
     about = ""
@@ -343,26 +343,6 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
         message = f"{os.path.basename(cfg.source)}, line {line}{about}: {message}"
     exc.args = (message, *exc.args[1:])
     return exc
-
-
-def _without_function_names(message: str) -> str:
-    """``message`` without the library function it names ("of sample_frequencies"): a job
-    file's author never called it."""
-    import re
-
-    import microsdc
-    import microsdc.risk
-    import microsdc.suppression
-    import microsdc.swapping
-
-    names = {
-        name
-        for module in (microsdc, microsdc.risk, microsdc.suppression, microsdc.swapping)
-        for name in module.__all__
-        if name[0].islower()
-    }
-    pattern = r" (?:of|given to|by) (?:" + "|".join(sorted(names, key=len, reverse=True)) + r")\b"
-    return re.sub(pattern, "", message)
 
 
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:

@@ -943,7 +943,7 @@ def check_call(
                 f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}."
             )
         if values:
-            _no_missing(df, c, "strata", _FUNC)
+            _no_missing(df, c, "stratum", _FUNC)
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
         raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
     ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
