@@ -269,7 +269,9 @@ def test_parameter_errors_match_pandas() -> None:
 
 def test_missing_strata_value_is_an_error() -> None:
     lf = pl.LazyFrame({"a": [1, 1, 2, 2], "s": ["p", None, "p", "p"]})
-    with pytest.raises(DataValidationError, match=r"stratum column 's'.*1 missing.*needs a known stratum"):
+    with pytest.raises(
+        DataValidationError, match=r"stratum column 's'.*1 missing.*needs a known stratum"
+    ):
         microsdc.local_suppression(lf, ["a"], k=2, strata="s")
 
 

@@ -209,3 +209,55 @@ def test_text_weight_names_the_job_key_on_every_engine(tmp_path: Path, engine: s
         assert "(first rows: 3: 'heavy')" in text
     else:
         assert "it is String, with values such as 'heavy'." in text
+
+
+SWAP_JOB = """steps = ["risk", "swapping", "suppression"]
+[input]
+path = "d.csv"
+[variables]
+quasi_identifiers = ["age", "sex"]
+household_id = "hid"
+hierarchy = ["region"]
+[swapping]
+similar = ["hsize"]
+risk_variables = ["age", "sex"]
+seed = 3
+[suppression]
+strata = ["zone"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("row", "pointer"),
+    [
+        ("3,1,,30,m,a", "line 9 (key 'swapping.similar'): Column 'hsize' (used as similar)"),
+        (
+            "3,1,1,,m,a",
+            "line 10 (key 'swapping.risk_variables'): Column 'age' (used as risk_variables)",
+        ),
+        ("3,1,1,30,m,", "line 13 (key 'suppression.strata'): The stratum column 'zone' has 1"),
+    ],
+)
+def test_blank_in_a_role_column_names_the_key_of_that_role(
+    tmp_path: Path, row: str, pointer: str
+) -> None:
+    text = "hid,region,hsize,age,sex,zone\n1,1,2,30,m,a\n1,1,2,40,f,a\n2,2,2,50,m,b\n2,2,2,60,f,b\n"
+    (tmp_path / "d.csv").write_text(text + row + "\n", encoding="utf-8")
+    (tmp_path / "job.toml").write_text(SWAP_JOB, encoding="utf-8")
+    code, _, err = _invoke(str(tmp_path / "job.toml"), "--no-progress")
+    assert code == 2
+    assert f"job.toml, {pointer}" in " ".join(err.split())
+    assert "(first rows: [6])" in err
+
+
+def test_output_folders(tmp_path: Path) -> None:
+    job = _job(tmp_path, "town,sex\na,m\na,m\n", "utf-8")
+    body = job.read_text(encoding="utf-8")
+    job.write_text(body + '[output]\ndirectory = "d.csv"\n', encoding="utf-8")
+    with pytest.raises(JobFileError, match=r"line 9: the outputs go to the folder .*d\.csv, which"):
+        load_job(job)
+    # a subfolder in output.data is made, as the output directory is
+    job.write_text(body + '[output]\ndirectory = "out"\ndata = "sub/d.parquet"\n', encoding="utf-8")
+    res = run_job(job, write=True)
+    assert res.written["data"] == tmp_path / "out" / "sub" / "d.parquet"
+    assert pd.read_parquet(res.written["data"])["town"].tolist() == ["a", "a"]

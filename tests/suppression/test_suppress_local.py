@@ -260,7 +260,9 @@ def test_importance_bad_weight(small: pd.DataFrame) -> None:
 
 
 def test_missing_values_in_strata(small: pd.DataFrame) -> None:
-    with pytest.raises(DataValidationError, match=r"stratum column 's'.*1 missing.*needs a known stratum"):
+    with pytest.raises(
+        DataValidationError, match=r"stratum column 's'.*1 missing.*needs a known stratum"
+    ):
         local_suppression(small, ["a", "b"], 2, strata="s")
 
 

@@ -899,6 +899,13 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
             f"key 'output.data' must end in one of {', '.join(sorted(FORMATS))}, "
             f"got {out['data']!r}.",
         )
+    for path in (output.data, output.audit, output.report):
+        blocking = next((q for q in path.parents if q.exists() and not q.is_dir()), None)
+        need(
+            blocking is None,
+            ("output", "directory") if blocking == directory else ("output",),
+            f"the outputs go to the folder {blocking}, which is a file.",
+        )
     targets = [output.data, output.audit, output.report]
     need(
         len(set(targets)) == 3 and input_path not in targets,

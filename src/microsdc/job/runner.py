@@ -328,15 +328,36 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     # where the first key the message names is set in the job file, as for its own errors
     named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
     about = ""
-    if not named:  # a message about a column: the key that names it
+    if not named:  # a message about a column: the key that names it in its role
+        similar = cfg.swapping.get("similar", [])
         by_column = [
-            ("variables.weights", [cfg.weights] if cfg.weights else []),
-            ("variables.household_id", [cfg.household_id] if cfg.household_id else []),
-            ("variables.hierarchy", list(cfg.hierarchy)),
-            ("variables.sensitive", list(cfg.sensitive)),
-            ("variables.quasi_identifiers", list(cfg.quasi_identifiers)),
+            ("variables.weights", [cfg.weights] if cfg.weights else [], "weight column"),
+            (
+                "variables.household_id",
+                [cfg.household_id] if cfg.household_id else [],
+                "used as hid",
+            ),
+            ("variables.hierarchy", list(cfg.hierarchy), "used as hierarchy"),
+            (
+                "swapping.similar",
+                [c for p in similar for c in (p if isinstance(p, list) else [p])],
+                "used as similar",
+            ),
+            (
+                "swapping.risk_variables",
+                list(cfg.swapping.get("risk_variables", [])),
+                "used as risk_variables",
+            ),
+            ("suppression.strata", list(cfg.suppression.get("strata", [])), "stratum column"),
+            ("variables.sensitive", list(cfg.sensitive), ""),
+            ("variables.quasi_identifiers", list(cfg.quasi_identifiers), ""),
         ]
-        named = [k for k, cols in by_column if any(f"'{c}'" in message for c in cols)][:1]
+        mentioned = [
+            (k, role) for k, cols, role in by_column if any(f"'{c}'" in message for c in cols)
+        ]
+        # the key whose role the message names first ("used as similar"), else the first
+        in_role = [k for k, role in mentioned if role and role in message]
+        named = (in_role or [k for k, _ in mentioned])[:1]
         about = f" (key '{named[0]}')" if named else ""
     line = cfg.line_of(named[0]) if named else None
     if line is not None and cfg.source is not None:
@@ -901,7 +922,8 @@ def finish_job(
         step(label)
         t0 = time.perf_counter()
         out = cfg.output
-        out.directory.mkdir(parents=True, exist_ok=True)
+        for path in (out.data, out.audit, out.report):  # output.data may name a subfolder
+            path.parent.mkdir(parents=True, exist_ok=True)
         writer()
         timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
     timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
