@@ -899,8 +899,8 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
             f"key 'output.data' must end in one of {', '.join(sorted(FORMATS))}, "
             f"got {out['data']!r}.",
         )
-    for path in (output.data, output.audit, output.report):
-        blocking = next((q for q in path.parents if q.exists() and not q.is_dir()), None)
+    for target in (output.data, output.audit, output.report):
+        blocking = next((q for q in target.parents if q.exists() and not q.is_dir()), None)
         need(
             blocking is None,
             ("output", "directory") if blocking == directory else ("output",),
