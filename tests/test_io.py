@@ -278,6 +278,18 @@ def test_names_the_format_cannot_hold_are_an_error_and_nothing_is_written(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_stata_holds_any_alphabet_and_long_texts(tmp_path: Path) -> None:
+    df = pd.DataFrame(
+        {"miejscowość": ["Łódź", "東京"], "note": ["x" * 3000, "y" * 300], "n": [1, 2]}
+    )
+    path = tmp_path / "out.dta"
+    write_table(df, path)
+    back = pd.read_stata(path)
+    assert back.columns.tolist() == ["miejscowość", "note", "n"]
+    assert back["miejscowość"].tolist() == ["Łódź", "東京"]
+    assert back["note"].str.len().tolist() == [3000, 300]
+
+
 def test_unknown_extension_and_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(InvalidParameterError, match="Cannot tell the format"):
         write_table(FRAME, tmp_path / "x.xlsx")

@@ -70,8 +70,9 @@ _NAME_RULES = {
         "letters, digits and _.@#$, starting with a letter, at most 64 characters",
     ),
     "stata": (
-        re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$"),
-        "letters, digits and _, not starting with a digit, at most 32 characters",
+        re.compile(r"^[^\W\d]\w{0,31}$"),
+        "letters (any alphabet), digits and _, not starting with a digit, at most 32 "
+        "characters",
     ),
 }
 
@@ -632,7 +633,8 @@ def write_table(
                 df, tmp, compress=path.suffix.lower() == ".zsav", **_spss_metadata(df)
             )
         else:
-            df.to_stata(tmp, write_index=False, **_stata_metadata(df))
+            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL
+            df.to_stata(tmp, write_index=False, version=118, **_stata_metadata(df))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
