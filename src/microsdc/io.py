@@ -71,8 +71,7 @@ _NAME_RULES = {
     ),
     "stata": (
         re.compile(r"^[^\W\d]\w{0,31}$"),
-        "letters (any alphabet), digits and _, not starting with a digit, at most 32 "
-        "characters",
+        "letters (any alphabet), digits and _, not starting with a digit, at most 32 characters",
     ),
 }
 

@@ -14,6 +14,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 __all__ = [
     "announce_compile",
     "console",
+    "count",
     "cut_outside_quotes",
     "encoding_option",
     "fail",
@@ -43,6 +44,15 @@ def console(stderr: bool = False) -> Any:
     stream = sys.stderr if stderr else sys.stdout
     width = None if stream.isatty() else 160
     return Console(stderr=stderr, highlight=False, width=width)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` with thousands separators and ``noun`` in the number it needs.
+
+    >>> count(1, "record"), count(1200, "record"), count(2, "key combination")
+    ('1 record', '1,200 records', '2 key combinations')
+    """
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def fail(message: str) -> None:

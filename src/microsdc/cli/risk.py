@@ -11,6 +11,7 @@ import click
 from microsdc.cli._common import (
     announce_compile,
     console,
+    count,
     encoding_option,
     missing_option,
     missing_values_option,
@@ -151,7 +152,7 @@ def risk(
 
     con = console()
     con.print(
-        f"[bold]{escape(str(file))}[/bold]: {n:,} records, {len(qis)} quasi-identifier"
+        f"[bold]{escape(str(file))}[/bold]: {count(n, 'record')}, {len(qis)} quasi-identifier"
         f"{'' if len(qis) == 1 else 's'} "
         f"({escape(', '.join(map(str, qis)))}), missing values as "
         f"[italic]{policy.label}[/italic]"
@@ -183,7 +184,9 @@ def risk(
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
         write_output(df.assign(**added), out, encoding, source=file, sep=sep)
-        con.print(f"Wrote {escape(str(out))} ({n:,} rows, columns {', '.join(added)} appended).")
+        con.print(
+            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
+        )
 
 
 def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
@@ -322,9 +325,13 @@ def _risk_lazy(
     head = s.iloc[:top]
     n = int(counts.sum())
     con = console()
+    from rich.markup import escape
+
     con.print(
-        f"[bold]{file}[/bold] ({engine}): {n:,} records, {len(s):,} distinct key combinations, "
-        f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} ({', '.join(qis)})"
+        f"[bold]{escape(str(file))}[/bold] ({engine}): {count(n, 'record')}, "
+        f"{count(len(s), 'distinct key combination')}, "
+        f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} "
+        f"({escape(', '.join(qis))})"
     )
     t = Table(title="Records at risk (fk < k)", title_justify="left")
     for c, j in (("k", "right"), ("records at risk", "right"), ("share", "right")):
@@ -349,9 +356,9 @@ def _risk_lazy(
             write_lazy(with_fk, out)
             bar.update(task, completed=1)
         added = _appended(frame, with_fk)
-        from rich.markup import escape
-
-        con.print(f"Wrote {escape(str(out))} ({n:,} rows, columns {', '.join(added)} appended).")
+        con.print(
+            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
+        )
 
 
 def _appended(before: Any, after: Any) -> list[str]:

@@ -10,6 +10,7 @@ import click
 from microsdc.cli._common import (
     announce_compile,
     console,
+    count,
     cut_outside_quotes,
     encoding_option,
     missing_values_option,
@@ -402,9 +403,10 @@ def _suppress_lazy(
     con = console()
     con.print(render_suppression_summary(result))
     con.print(
-        f"{result.n_rows:,} records in {result.n_patterns:,} distinct key combinations "
+        f"{count(result.n_rows, 'record')} in "
+        f"{count(result.n_patterns, 'distinct key combination')} "
         f"({engine}). Not checked here: whether other columns give blanked values back "
-        "(that needs the records; see microsdc.risk.linked.recoverable_cells)."
+        "(that needs the records; see microsdc.recoverable_cells)."
     )
     from rich.markup import escape
 

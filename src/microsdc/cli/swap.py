@@ -10,6 +10,7 @@ import click
 from microsdc.cli._common import (
     announce_compile,
     console,
+    count,
     encoding_option,
     parse_list,
     read_input,
@@ -237,7 +238,7 @@ def swap(
 
     if note:
         out.print(f"[bold]Note:[/bold] {escape(note)}")
-    out.print(f"Wrote {len(result.data):,} rows to {escape(str(out_file))}.")
+    out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}.")
     if log_file and result.n_no_donor:
         out.print(f"Households without a donor listed in {escape(str(log_file))}.")
 
