@@ -38,6 +38,8 @@ def test_text_code_read_from_csv_matches_numeric_declaration() -> None:
         ([True, 1, 0], [True], [True, False, False]),
         ([1, "99", 99.0, None], [99], [False, True, True, True]),  # mixed objects
         ([" 99", "x"], [99], [True, False]),  # spaces around a number in a CSV cell
+        ([" ?", "?", "? x"], ["?"], [True, True, False]),  # and around a text (UCI adult)
+        (["?", " ?"], [" ? "], [True, True]),
     ],
 )
 def test_missing_codes_by_value(values: list, declared: list, expected: list) -> None:

@@ -369,23 +369,28 @@ MISSING_LIKE_TEXTS = (
 )
 
 
-def warn_missing_like_texts(
+def warn_suspect_key_texts(
     df: pd.DataFrame,
     columns: Sequence[Any],
     missing_values: Any = None,
     option: str = "",
     records: Any = None,
 ) -> None:
-    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about each key variable holding a
-    text that often means "missing" (:data:`MISSING_LIKE_TEXTS`) and is not declared so.
+    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about key-variable texts that are
+    likely not what they seem.
 
-    Such a text is a value: "NA" is also Namibia, and a value taken for a missing one
-    would match every record. The warning names the column, the texts and their
-    records, and how to declare them: ``option`` is a template whose ``{0}`` gets the
-    texts joined by commas and ``{1}`` the texts quoted (default: the Python
-    parameter ``missing_values=``). ``records`` (one count per row of ``df``) makes
-    each row stand for that many records: the distinct key combinations an engine
-    reports.
+    - A text that often means "missing" (:data:`MISSING_LIKE_TEXTS`, spaces around it
+      allowed: ``" ?"`` in the UCI adult file) and is not declared so. Such a text is a
+      value: "NA" is also Namibia, and a value taken for a missing one would match
+      every record. The warning names the column, the texts and their records, and
+      how to declare them: ``option`` is a template whose ``{0}`` gets the texts
+      joined by commas and ``{1}`` the texts quoted (default: the Python parameter
+      ``missing_values=``).
+    - Texts with spaces at the start or end (``" Male"``): another value than the
+      same text without them, though a table shows both alike.
+
+    ``records`` (one count per row of ``df``) makes each row stand for that many
+    records: the distinct key combinations an engine reports.
     """
     import warnings
 
@@ -396,30 +401,51 @@ def warn_missing_like_texts(
     from microsdc.exceptions import SDCWarning
 
     weight = None if records is None else np.asarray(records, dtype=np.int64)
+
+    def tally(s: pd.Series, hit: np.ndarray) -> list[tuple[str, int]]:
+        if weight is None:
+            counts = s[hit].value_counts()
+        else:
+            counts = pd.Series(weight[hit], index=s[hit].to_numpy()).groupby(level=0).sum()
+            counts = counts.sort_values(ascending=False, kind="stable")
+        return [(str(t), int(n)) for t, n in counts.items()]
+
     for col in columns:
         s = df[col]
         if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
             continue
-        declared = {str(v) for v in _missing_values_for(missing_values, col)}
-        hit = (s.isin(MISSING_LIKE_TEXTS) & ~s.isin(declared)).to_numpy(dtype=bool)
-        if not hit.any():
+        text = s.where(s.map(lambda v: isinstance(v, str), na_action="ignore").fillna(False))
+        if text.isna().all():
             continue
-        if weight is None:
-            tally = s[hit].value_counts()
-        else:
-            tally = pd.Series(weight[hit], index=s[hit].to_numpy()).groupby(level=0).sum()
-            tally = tally.sort_values(ascending=False, kind="stable")
-        counts = [(str(t), int(n)) for t, n in tally.items()]
-        shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts)
-        texts = [t for t, _ in counts]
-        how = (
-            option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
-            if option
-            else f"missing_values={texts!r}"
-        )
-        warnings.warn(
-            f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
-            f"means missing, declare it: {how}.",
-            SDCWarning,
-            stacklevel=2,
-        )
+        stripped = text.str.strip()
+        # declared codes match with the spaces around them left out (as missing_mask)
+        declared = {str(v).strip() for v in _missing_values_for(missing_values, col)}
+        like = (stripped.isin(MISSING_LIKE_TEXTS) & ~stripped.isin(declared)).to_numpy(dtype=bool)
+        if like.any():
+            counts = tally(s, like)
+            shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts)
+            texts = list(dict.fromkeys(t.strip() for t, _ in counts))
+            how = (
+                option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
+                if option
+                else f"missing_values={texts!r}"
+            )
+            warnings.warn(
+                f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
+                f"means missing, declare it: {how}.",
+                SDCWarning,
+                stacklevel=2,
+            )
+        spaced = text.notna() & (stripped != text) & ~stripped.isin(declared)
+        padded = spaced.to_numpy(dtype=bool) & ~like
+        if padded.any():
+            counts = tally(s, padded)
+            n = sum(c for _, c in counts)
+            shown = ", ".join(repr(t) for t, _ in counts[:3]) + (", ..." if len(counts) > 3 else "")
+            warnings.warn(
+                f"key variable {col!r} holds {n:,} record(s) with spaces at the start or end "
+                f"of the text ({shown}): each is another value than the text without them. "
+                "Strip them first if they mean the same.",
+                SDCWarning,
+                stacklevel=2,
+            )

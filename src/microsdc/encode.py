@@ -140,7 +140,8 @@ def missing_mask(series: pd.Series, missing_values: Sequence[Any] = ()) -> np.nd
     same number written as text (``-999`` matches ``"-999"`` and
     ``"-999.0"``, ``99`` matches ``99.0``) and a code given as text that reads
     as a number matches that number. Text with leading zeros (``"099"``) is a
-    code, not a number, and matches only itself. Other text matches exactly (``"NA"`` does
+    code, not a number, and matches only itself. Other text matches exactly but for
+    spaces around it (``"?"`` matches ``" ?"`` of the UCI adult file; ``"NA"`` does
     not match ``"na"``); booleans match booleans only.
 
     Examples
@@ -191,7 +192,7 @@ def _canon(v: Any) -> Any:
         text = v.strip()
         if _NUMBER.fullmatch(text):
             return ("n", float(text))
-        return ("s", v)
+        return ("s", text)
     try:
         hash(v)
     except TypeError:

@@ -720,3 +720,29 @@ def test_first_line_is_always_the_header(
     assert f"{csv}{'' if engine == 'pandas' else f' ({engine})'}: 3 records" in " ".join(
         out.split()
     )
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_texts_with_spaces_around_are_pointed_out(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the raw UCI adult file writes " Male" and " ?"
+    csv = tmp_path / "d.csv"
+    rows = ["Male", "Male", " Male", "Male ", "Female", "Female", " ?", " ?"]
+    csv.write_text("sex,rid\n" + "".join(f"{s},{i}\n" for i, s in enumerate(rows)))
+    out = tmp_path / "o.parquet"
+    base = ["risk", str(csv), "--qi", "sex", "-k", "2", "--engine", engine, "--out", str(out)]
+    code, _, err = run(base, capsys)
+    assert code == 0, err
+    text = " ".join(err.split())
+    assert "'sex' holds ' ?' (2 record(s)): read as a value" in text
+    assert "declare it: --missing-values '?'." in text
+    assert (
+        "'sex' holds 2 record(s) with spaces at the start or end of the text (' Male', "
+        "'Male '): each is another value" in text
+    )
+    # declared without its space, " ?" is missing and matches every record
+    code, _, err = run([*base, "--missing-values", "?"], capsys)
+    assert code == 0 and "read as a value" not in err
+    fk = pd.read_parquet(out).sort_values("rid")["fk"].tolist()
+    assert fk == [4, 4, 3, 3, 4, 4, 8, 8]

@@ -292,7 +292,7 @@ def _risk_lazy(
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
     from rich.table import Table
 
-    from microsdc._validation import warn_missing_like_texts
+    from microsdc._validation import warn_suspect_key_texts
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import risk_frame, to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
@@ -318,7 +318,7 @@ def _risk_lazy(
         )
         bar.update(task, completed=1)
         s = to_pandas(summary)
-        warn_missing_like_texts(
+        warn_suspect_key_texts(
             s, list(qis), parse_missing_values(missing_values), "--missing-values '{0}'", s["count"]
         )
     counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()

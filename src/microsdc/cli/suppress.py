@@ -389,12 +389,12 @@ def _suppress_lazy(
             missing=policy,
             missing_values=mv,
         )
-        from microsdc._validation import warn_missing_like_texts
+        from microsdc._validation import warn_suspect_key_texts
         from microsdc.backends.suppression import LazySuppressionResult
 
         assert isinstance(result, LazySuppressionResult)
         pats = result.patterns  # every pattern wherever a key variable is text
-        warn_missing_like_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
+        warn_suspect_key_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
         bar.update(task, advance=1, description=f"writing {out} ({engine})")
         write_lazy(result.data, out)
         bar.update(task, advance=1)

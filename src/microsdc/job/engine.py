@@ -141,10 +141,10 @@ class Patterns:
 def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
     """The input's patterns, with the pandas job's warning about key variables holding
     texts that often mean missing ("NA", "?")."""
-    from microsdc._validation import warn_missing_like_texts
+    from microsdc._validation import warn_suspect_key_texts
 
     patterns = Patterns(frame, cfg)
-    warn_missing_like_texts(
+    warn_suspect_key_texts(
         patterns.table,
         list(cfg.quasi_identifiers),
         list(cfg.missing_values),
