@@ -238,3 +238,16 @@ def test_missing_values_name_the_column_and_rows(dat, column):
 def test_swapped_id_column_already_present(dat):
     with pytest.raises(InvalidParameterError, match=r"'hid_swapped'"):
         swap(dat.assign(hid_swapped=1), return_swapped_id=True)
+
+
+def test_hierarchy_listed_from_the_finest_level_is_pointed_out(dat):
+    import warnings
+
+    from microsdc.exceptions import SDCWarning
+
+    n3 = dat["nuts3"].nunique()
+    with pytest.warns(SDCWarning, match=rf"level 'nuts1' splits no area of 'nuts3' \({n3:,} "):
+        swap(dat, hierarchy=["nuts3", "nuts1"], carry_along=["nuts2"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        swap(dat, hierarchy=["nuts1", "nuts3"], carry_along=["nuts2"])

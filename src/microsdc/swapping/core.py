@@ -170,6 +170,24 @@ def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
             )
 
 
+def _warn_levels_that_split_nothing(n_areas: list[int], hierarchy: list[Any]) -> None:
+    """Warn about a hierarchy level with no more areas than the level above it: listed
+    from the finest level to the coarsest (``nuts3, nuts1``), every level after the
+    first splits nothing, and swaps are no longer kept inside the coarser areas."""
+    from microsdc.exceptions import SDCWarning
+
+    for i in range(1, len(hierarchy)):
+        if n_areas[i] == n_areas[i - 1] > 1:
+            warnings.warn(
+                f"Hierarchy level {hierarchy[i]!r} splits no area of {hierarchy[i - 1]!r} "
+                f"({n_areas[i]:,} areas at both levels). The hierarchy goes from the coarsest "
+                "level to the finest; list it in that order, or leave out a level that "
+                "repeats the one above it.",
+                SDCWarning,
+                stacklevel=4,
+            )
+
+
 def _run(
     data: Any,
     hid: Any,
@@ -230,6 +248,7 @@ def _run(
     rng_targets, rng_loop = rng.spawn(2)
     hh = prepare_households(data, p.hid, p.hierarchy)
     _check_nested(data, hh, p)
+    _warn_levels_that_split_nothing(hh.n_areas, p.hierarchy)
     n_levels = len(p.hierarchy)
     n_hh = hh.n_households
 
