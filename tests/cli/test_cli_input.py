@@ -344,3 +344,25 @@ def test_csv_output_keeps_the_separator_and_line_breaks(
     code, _, err = run(["risk", str(path), "--qi", "age", *flags, "--out", str(tsv)], capsys)
     assert code == 0, err
     assert tsv.read_bytes().startswith(b"age\tsex\tw\tfk\tat_risk" + line.encode())
+
+
+def test_decimal_comma_weights_get_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "d.csv", 'sex,w\nm,"2,5"\nf,"1,0"\nm,3\n')
+    code, _, err = run(["risk", str(path), "--qi", "sex", "--weight", "w"], capsys)
+    assert code == 2
+    text = " ".join(err.split())
+    assert "(first rows: 2: '2,5', 3: '1,0'). They look like decimal commas" in text
+    path = write(tmp_path / "e.csv", "sex,w\nm,heavy\nf,1\n")
+    code, _, err = run(["risk", str(path), "--qi", "sex", "--weight", "w"], capsys)
+    assert code == 2 and "(first rows: 2: 'heavy')." in err and "decimal" not in err
+
+
+def test_long_texts_are_cut_in_the_riskiest_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "d.csv", f"d,s\n{'x' * 500},m\nz,f\n")
+    code, out, err = run(["risk", str(path), "--qi", "d,s"], capsys)
+    assert code == 0, err
+    assert "x" * 59 + "…" in out and "x" * 60 not in out

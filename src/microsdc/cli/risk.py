@@ -243,7 +243,8 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     rows = []
     for row in summary.itertuples(index=False):
         values = list(row)
-        keys = ["." if _isna(v) else escape(str(v)) for v in values[:m]]  # text, not markup
+        # text, not markup; a long text cut (the table shows the combination, not the text)
+        keys = ["." if _isna(v) else escape(_cut(str(v))) for v in values[:m]]
         nums = [f"{values[m]:,}", _fmt(values[m + 1])]
         if with_Fk:
             nums.append(f"{values[m + 2]:,.1f}")
@@ -271,6 +272,11 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
         pairs = [f"{escape(str(c))}={v}" for c, v in zip(columns, keys, strict=True)]
         narrow.add_row(", ".join(pairs), *nums)
     return narrow
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _risk_lazy(
