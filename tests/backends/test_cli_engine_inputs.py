@@ -746,3 +746,16 @@ def test_texts_with_spaces_around_are_pointed_out(
     assert code == 0 and "read as a value" not in err
     fk = pd.read_parquet(out).sort_values("rid")["fk"].tolist()
     assert fk == [4, 4, 3, 3, 4, 4, 8, 8]
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_riskiest_table_tells_a_dot_from_a_missing_value(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    csv = tmp_path / "d.csv"
+    csv.write_text("sex,region\nm,.\nm,\nf,b\n", encoding="utf-8")
+    code, out, err = run(["risk", str(csv), "--qi", "sex,region", "--engine", engine], capsys)
+    assert code == 0, err
+    lines = [" ".join(line.replace("│", " ").split()) for line in out.splitlines()]
+    assert "m . 1 2" in lines and "m (missing) 1 2" in lines
+    assert "(missing) = a missing value (matches any value)." in lines

@@ -41,7 +41,7 @@ def test_riskiest_table_fits_80_columns_without_cutting_values() -> None:
     joined = "".join(text.replace("│", " ").split())
     for name, values in LONG.items():
         for v in values:
-            assert f"{name}={'.' if v is None else v}" in joined
+            assert f"{name}={'(missing)' if v is None else v}" in joined
     assert "14,878.2" in text and "19,302.0" in text
 
 

@@ -175,10 +175,8 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         summary = summary.head(top)
         con.print(riskiest_table(summary, list(enc.columns), res.Fk is not None, con.width))
-        if policy.kind != "category" and (enc.codes < 0).any():
-            con.print("[dim]'.' = missing value (matches any value).[/dim]")
-        elif (enc.codes < 0).any():
-            con.print("[dim]'.' = missing value (a category of its own).[/dim]")
+        if (enc.codes < 0).any():
+            con.print(_missing_legend(policy.kind))
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
@@ -244,7 +242,7 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     for row in summary.itertuples(index=False):
         values = list(row)
         # text, not markup; a long text cut (the table shows the combination, not the text)
-        keys = ["." if _isna(v) else escape(_cut(str(v))) for v in values[:m]]
+        keys = [MISSING_MARK if _isna(v) else escape(_cut(str(v))) for v in values[:m]]
         nums = [f"{values[m]:,}", _fmt(values[m + 1])]
         if with_Fk:
             nums.append(f"{values[m + 2]:,.1f}")
@@ -272,6 +270,16 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
         pairs = [f"{escape(str(c))}={v}" for c, v in zip(columns, keys, strict=True)]
         narrow.add_row(", ".join(pairs), *nums)
     return narrow
+
+
+#: How the riskiest-combinations table shows a missing value (a "." could be a value).
+MISSING_MARK = "(missing)"
+
+
+def _missing_legend(policy_kind: str) -> str:
+    """The line under the riskiest-combinations table that says what a missing value does."""
+    does = "a category of its own" if policy_kind == "category" else "matches any value"
+    return f"[dim]{MISSING_MARK} = a missing value ({does}).[/dim]"
 
 
 def _cut(text: str, limit: int = 60) -> str:
@@ -356,6 +364,8 @@ def _risk_lazy(
             head = s.sort_values(["fk", "Fk"], kind="stable").iloc[:top]
         shown = [*qis, "count", "fk", *(["Fk"] if with_Fk else [])]
         con.print(riskiest_table(head[shown], list(qis), with_Fk, con.width))
+        if bool(head[list(qis)].isna().to_numpy().any()):
+            con.print(_missing_legend(policy_kind))
     if out:
         with progress("microsdc risk") as bar:
             task = bar.add_task(f"writing {out} ({engine})", total=None)
