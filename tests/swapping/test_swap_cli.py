@@ -267,14 +267,3 @@ def test_log_never_replaces_the_input_or_the_output(census_csv, tmp_path, target
     what = "the input file" if target == "input" else "the --out file"
     assert f"is {what}; the households without a donor are written to a file" in res.output
     assert data.read_bytes() == before and not out.exists()
-
-
-@pytest.mark.parametrize("similar", ["hsize;;htype", "hsize;", ";hsize"])
-def test_empty_similarity_profile_is_a_usage_error(census_csv, tmp_path, similar):
-    out = tmp_path / "o.csv"
-    args = ["swap", census_csv, "--hid", "hid", "--hierarchy", "nuts1,nuts2", "--similar"]
-    args += [similar, "--risk-variables", "ageGroup", "--out", str(out)]
-    res = CliRunner().invoke(main, args)
-    assert res.exit_code == 2
-    assert f"--similar '{similar}' holds an empty profile" in res.output
-    assert not out.exists()

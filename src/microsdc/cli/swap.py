@@ -72,17 +72,10 @@ def swap_rate_note(
 
 
 def _parse_profiles(value: str | None) -> list[list[str]] | None:
-    """``"hsize;hsize,htype"`` -> ``[["hsize"], ["hsize", "htype"]]``; an empty profile
-    (``"hsize;;htype"``, a trailing ``;``) is a usage error, not a profile without columns."""
+    """``"hsize;hsize,htype"`` -> ``[["hsize"], ["hsize", "htype"]]``."""
     if not value:
         return None
-    parts = value.split(";")
-    if any(not part.strip() for part in parts):
-        raise click.UsageError(
-            f"--similar {value!r} holds an empty profile: separate the profiles with one "
-            "';' and the columns of a profile with ','"
-        )
-    return [parse_list(part) for part in parts]
+    return [parse_list(part) for part in value.split(";") if part.strip()]
 
 
 def _swap_with_progress(
