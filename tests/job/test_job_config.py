@@ -77,7 +77,13 @@ def test_unknown_section() -> None:
     [
         ('[risk]\nk = "3"\n', "risk.k", 7, "must be an integer >= 1, got '3'"),
         ("[risk]\nk = 0\n", "risk.k", 7, "integer >= 1"),
-        ("[risk]\nk = true\n", "risk.k", 7, "got True"),
+        ("[risk]\nk = true\n", "risk.k", 7, "got true."),  # as the job file writes it
+        (
+            "[suppression]\nimportance = {a = 0}\n",
+            "suppression.importance",
+            7,
+            "weights > 0 per quasi-identifier (the cost of blanking one cell), got {a = 0}.",
+        ),
         ('[risk]\nmissing = "blank"\n', "risk.missing", 7, '"wildcard", "category"'),
         ("[risk]\nrisk_threshold = 2\n", "risk.risk_threshold", 7, "(0, 1]"),
         ('[output]\nreport = "r.pdf"\n', "output.report", 7, "ending in .html"),

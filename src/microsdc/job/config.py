@@ -612,7 +612,13 @@ def _type_name(v: Any) -> str:
 
 
 def _show(v: Any) -> str:
-    text = repr(v) if not isinstance(v, dict) else "a table"
+    """A value as the job file wrote it (``true``, ``{sex = 0}``), cut to 60 characters."""
+    if isinstance(v, bool):
+        text = "true" if v else "false"
+    elif isinstance(v, dict):
+        text = "{" + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + "}"
+    else:
+        text = repr(v)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
