@@ -278,6 +278,15 @@ def test_names_the_format_cannot_hold_are_an_error_and_nothing_is_written(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_spss_holds_names_in_any_alphabet(tmp_path: Path) -> None:
+    df = pd.DataFrame({"miejscowość": ["Łódź", "東京"], "n": [1, 2]})
+    write_table(df, tmp_path / "out.sav")
+    assert read_table(tmp_path / "out.sav").columns.tolist() == ["miejscowość", "n"]
+    with pytest.raises(DataValidationError, match="cannot be stored"):
+        write_table(df.rename(columns={"n": "ł" * 33}), tmp_path / "long.sav")  # 66 bytes
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.sav"]
+
+
 def test_stata_holds_any_alphabet_and_long_texts(tmp_path: Path) -> None:
     df = pd.DataFrame(
         {"miejscowość": ["Łódź", "東京"], "note": ["x" * 3000, "y" * 300], "n": [1, 2]}

@@ -66,8 +66,9 @@ _FORMAT_NAMES = {
 #: Column names each format can hold (checked before writing).
 _NAME_RULES = {
     "spss": (
-        re.compile(r"^[A-Za-z@][A-Za-z0-9_.@#$]{0,63}$"),
-        "letters, digits and _.@#$, starting with a letter, at most 64 characters",
+        re.compile(r"^(?:[^\W\d_]|@)[\w.@#$]{0,63}$"),
+        "letters (any alphabet), digits and _.@#$, starting with a letter, at most 64 "
+        "bytes in UTF-8",
     ),
     "stata": (
         re.compile(r"^[^\W\d]\w{0,31}$"),
@@ -655,7 +656,12 @@ def check_column_names(columns: Any, path: str | Path) -> None:
     if fmt not in _NAME_RULES:
         return
     pattern, rule = _NAME_RULES[fmt]
-    bad = [c for c in columns if not (isinstance(c, str) and pattern.match(c))]
+    bad = [
+        c
+        for c in columns
+        if not (isinstance(c, str) and pattern.match(c))
+        or (fmt == "spss" and len(str(c).encode("utf-8")) > 64)
+    ]
     if bad:
         raise DataValidationError(
             f"{len(bad)} column name(s) cannot be stored in {_FORMAT_NAMES[fmt]} file "
