@@ -59,6 +59,23 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
     return series.astype("float64").to_numpy(na_value=np.nan)
 
 
+def width_edges(low: float | None, high: float | None, width: float, origin: float) -> np.ndarray:
+    """Edges ``origin + i * width`` of the bands from the one holding ``low`` to the one
+    holding ``high`` (``None``: no value, one band from ``origin``)."""
+    if low is None or high is None:
+        lo, hi = 0, 1
+    else:
+        lo = math.floor((low - origin) / width)
+        hi = math.floor((high - origin) / width) + 1
+    return origin + width * np.arange(lo, hi + 1, dtype=np.float64)
+
+
+def width_labels(edges: np.ndarray, integer: bool) -> list[str]:
+    """The "auto" labels of :func:`bin_numeric` for the bands of :func:`width_edges`
+    ("20-24" when the values and edges are integers, else "[20.5, 25)")."""
+    return _labels(np.append(edges, 2 * edges[-1] - edges[-2]), integer)[:-1]
+
+
 def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
     """The values of ``series`` (its declared codes already blanked) as floats; a text
     column counts when every value is a number."""
@@ -149,10 +166,11 @@ def bin_numeric(
     missing_values : sequence, default ()
         Codes that mean missing (``-9``, ``"."``; compared as
         :func:`microsdc.encode.missing_mask` compares them). They take no part in
-        the bins and are kept as they are, as categories after the bins, so that
-        they stay apart from cells blanked later (``labels=False``: they become
-        missing). With codes given, a text column whose other values are all
-        numbers (a CSV column holding ``"."``) is binned too.
+        the bins and are kept, as their text (``-9`` becomes ``"-9"``), as
+        categories after the bins, so that they stay apart from cells blanked
+        later (``labels=False``: they become missing). With codes given, a text
+        column whose other values are all numbers (a CSV column holding ``"."``)
+        is binned too.
 
     Returns
     -------
@@ -224,12 +242,12 @@ def bin_numeric(
                 raise param_error("width", func, "a real number > 0", width)
             if not isinstance(origin, numbers.Real) or not math.isfinite(origin):
                 raise param_error("origin", func, "a finite real number", origin)
-            if len(vals):
-                lo = math.floor((vals.min() - origin) / width)
-                hi = math.floor((vals.max() - origin) / width) + 1
-            else:
-                lo, hi = 0, 1
-            edges = origin + width * np.arange(lo, hi + 1, dtype=np.float64)
+            edges = width_edges(
+                float(vals.min()) if len(vals) else None,
+                float(vals.max()) if len(vals) else None,
+                float(width),
+                float(origin),
+            )
             last_open = True  # the top edge lies beyond the maximum
         else:
             n_bins = check_int(bins, "bins", func, min_value=1)
@@ -285,7 +303,7 @@ def bin_numeric(
         )
         if last_open:
             # width bands: the last band is half-open like the others
-            names = _labels(np.append(edges, 2 * edges[-1] - edges[-2]), integer)[:-1]
+            names = width_labels(edges, integer)
         else:
             names = _labels(edges, integer)
     else:
@@ -297,8 +315,8 @@ def bin_numeric(
             )
     cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
     out = pd.Series(cat, index=series.index, name=series.name)
-    if codes_kept is not None:  # the declared codes, after the bins
-        kept = series[codes_kept]
+    if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
+        kept = series[codes_kept].map(str)
         extra = [v for v in pd.unique(kept) if v not in set(names)]
         out = out.cat.add_categories(extra)
         out[codes_kept] = kept.to_numpy()

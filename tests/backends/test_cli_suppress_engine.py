@@ -98,7 +98,6 @@ def test_duckdb_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     [
         (["--method", "exact"], "--method exact"),
         (["--subject-id", "rid"], "--subject-id"),
-        (["--bin", "age=5"], "--bin"),
         (["--linked", "age=code"], "--linked"),
         (["--missing", "category"], "--missing category"),
         (["--drop", "age"], "--drop names key variable"),
@@ -113,6 +112,32 @@ def test_options_that_need_the_records_are_refused(
     code, _, err = run([*args, *extra], capsys)
     assert code == 2 and message in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_bin_on_an_engine_gives_the_pandas_cells(
+    parts: Path, tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole = tmp_path / "whole.parquet"
+    frame = _frame()
+    frame.loc[frame.index[:20], "age"] = -9  # a declared missing code, kept as written
+    frame.to_parquet(whole, index=False)
+    folder = tmp_path / "pq"
+    folder.mkdir()
+    frame.iloc[:150].to_parquet(folder / "a.parquet", index=False)
+    frame.iloc[150:].to_parquet(folder / "b.parquet", index=False)
+    flags = ["--qi", ",".join(QI), "-k", "3", "--bin", "age=4", "--missing-values", "-9"]
+    want, out = tmp_path / "want.parquet", tmp_path / "safe.parquet"
+    code, _, err = run([str(whole), *flags, "--out", str(want)], capsys)
+    assert code == 0, err
+    code, _, err = run([str(folder), *flags, "--engine", engine, "--out", str(out)], capsys)
+    assert code == 0, err
+    got = pd.read_parquet(out).sort_values("rid")
+    expected = pd.read_parquet(want).sort_values("rid")
+    assert got["age"].astype(object).tolist() == expected["age"].astype(object).tolist()
+    assert set(got["age"].dropna()) <= {"0-3", "4-7", "8-11", "-9"}
+    assert (got["age"] == "-9").sum() >= 1
+    np.testing.assert_array_equal(_blanks(out), _blanks(want))
 
 
 def test_output_checked_before_any_work(

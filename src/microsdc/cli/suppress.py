@@ -339,7 +339,6 @@ def _suppress_lazy(
 
     needs_rows = {
         "subject_id": "--subject-id",
-        "bins": "--bin",
         "linked": "--linked",
         "seed": "--seed",
     }
@@ -375,6 +374,22 @@ def _suppress_lazy(
         names = pd.Index([str(c) for c in _schema(nwf).names()], dtype=object)
         check_columns(pd.DataFrame(columns=names), dropped, "drop", "microsdc suppress")
         frame = nwf.drop(*dropped).to_native()
+    bands = _bins(options.get("bins") or ())
+    if bands:
+        import narwhals as nw
+        import pandas as pd
+
+        from microsdc._validation import check_columns, param_error
+        from microsdc.backends.recoding import bin_width_lazy
+        from microsdc.backends.suppression import _schema
+
+        columns = [str(c) for c in _schema(nw.from_native(frame)).names()]
+        stand_in = pd.DataFrame(columns=pd.Index(columns, dtype=object))
+        check_columns(stand_in, [n for n, _ in bands], "bins", "microsdc suppress")
+        for name, width in bands:
+            if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
+                raise param_error("width", "bin_numeric", "a real number > 0", width)
+            frame = bin_width_lazy(frame, name, width, missing_values=mv or ())
     announce_compile("risk", "suppression")
     from microsdc.suppression import local_suppression
 
