@@ -367,6 +367,13 @@ MISSING_LIKE_TEXTS = (
     ".",
     "?",
 )
+_MISSING_LIKE = frozenset(MISSING_LIKE_TEXTS)
+
+
+def _tally(values: list[Any], counts: Any, flags: list[bool]) -> list[tuple[str, int]]:
+    """The flagged texts with their records, most records first (then by text)."""
+    found = [(str(v), int(n)) for v, n, f in zip(values, counts, flags, strict=True) if f]
+    return sorted(found, key=lambda item: (-item[1], item[0]))
 
 
 def warn_suspect_key_texts(
@@ -401,30 +408,31 @@ def warn_suspect_key_texts(
     from microsdc.exceptions import SDCWarning
 
     weight = None if records is None else np.asarray(records, dtype=np.int64)
-
-    def tally(s: pd.Series, hit: np.ndarray) -> list[tuple[str, int]]:
-        if weight is None:
-            counts = s[hit].value_counts()
-        else:
-            counts = pd.Series(weight[hit], index=s[hit].to_numpy()).groupby(level=0).sum()
-            counts = counts.sort_values(ascending=False, kind="stable")
-        return [(str(t), int(n)) for t, n in counts.items()]
-
     for col in columns:
         s = df[col]
         if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
             continue
-        text = s.where(s.map(lambda v: isinstance(v, str), na_action="ignore").fillna(False))
-        if text.isna().all():
-            continue
-        stripped = text.str.strip()
+        # each distinct value once: a column of a million records has few of them
+        codes, uniques = pd.factorize(s)
+        present = codes >= 0
+        counts = np.bincount(
+            codes[present],
+            weights=None if weight is None else weight[present],
+            minlength=len(uniques),
+        ).astype(np.int64)
+        values = [v if isinstance(v, str) else "" for v in uniques]  # "" flags nothing
         # declared codes match with the spaces around them left out (as missing_mask)
         declared = {str(v).strip() for v in _missing_values_for(missing_values, col)}
-        like = (stripped.isin(MISSING_LIKE_TEXTS) & ~stripped.isin(declared)).to_numpy(dtype=bool)
-        if like.any():
-            counts = tally(s, like)
-            shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in counts)
-            texts = list(dict.fromkeys(t.strip() for t, _ in counts))
+        bare = [v.strip() for v in values]
+        like = [b in _MISSING_LIKE and b not in declared for b in bare]
+        padded = [
+            not hit and b != v and b not in declared
+            for hit, b, v in zip(like, bare, values, strict=True)
+        ]
+        if any(like):
+            found = _tally(values, counts, like)
+            shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in found)
+            texts = list(dict.fromkeys(t.strip() for t, _ in found))
             how = (
                 option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
                 if option
@@ -436,12 +444,10 @@ def warn_suspect_key_texts(
                 SDCWarning,
                 stacklevel=2,
             )
-        spaced = text.notna() & (stripped != text) & ~stripped.isin(declared)
-        padded = spaced.to_numpy(dtype=bool) & ~like
-        if padded.any():
-            counts = tally(s, padded)
-            n = sum(c for _, c in counts)
-            shown = ", ".join(repr(t) for t, _ in counts[:3]) + (", ..." if len(counts) > 3 else "")
+        if any(padded):
+            found = _tally(values, counts, padded)
+            n = sum(c for _, c in found)
+            shown = ", ".join(repr(t) for t, _ in found[:3]) + (", ..." if len(found) > 3 else "")
             warnings.warn(
                 f"key variable {col!r} holds {n:,} record(s) with spaces at the start or end "
                 f"of the text ({shown}): each is another value than the text without them. "
