@@ -127,6 +127,14 @@ def test_plain_summary_shows_tiny_global_risk(write_job: Callable[..., Path]) ->
     assert line.endswith("< 0.0001 %")
 
 
+def _job_on(tmp_path: Path, text: str, engine: str | None) -> Path:
+    """``_job`` on a UTF-8 ``text``, read by ``engine`` (None: pandas); skipped without it."""
+    if engine is not None:
+        pytest.importorskip(engine)
+        pytest.importorskip("narwhals")
+    return _job(tmp_path, text, "utf-8", "" if engine is None else f'engine = "{engine}"')
+
+
 def _job_with_variable(tmp_path: Path, text: str, variable: str) -> Path:
     """``_job`` on a UTF-8 ``text`` with one more line in ``[variables]``."""
     job = _job(tmp_path, text, "utf-8")
@@ -164,11 +172,7 @@ def test_library_error_in_a_step_gives_the_job_file_line(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
 def test_missing_like_text_warning_printed_whole(tmp_path: Path, engine: str | None) -> None:
-    if engine is not None:
-        pytest.importorskip(engine)
-        pytest.importorskip("narwhals")
-    extra = "" if engine is None else f'engine = "{engine}"'
-    job = _job(tmp_path, "town,sex\nNA,m\nNA,m\nb,f\n", "utf-8", extra)
+    job = _job_on(tmp_path, "town,sex\nNA,m\nNA,m\nb,f\n", engine)
     # on an engine the two records are one key combination; the warning counts records
     code, out, err = _invoke(str(job), "--dry-run" if engine is None else "--no-progress")
     assert code == 0, err
@@ -191,11 +195,7 @@ def test_error_about_a_column_names_the_key_that_names_it(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("engine", [None, "duckdb", "polars"])
 def test_text_weight_names_the_job_key_on_every_engine(tmp_path: Path, engine: str | None) -> None:
-    if engine is not None:
-        pytest.importorskip(engine)
-        pytest.importorskip("narwhals")
-    extra = "" if engine is None else f'engine = "{engine}"'
-    job = _job(tmp_path, "town,sex,w\na,m,1\na,m,heavy\nb,f,2\n", "utf-8", extra)
+    job = _job_on(tmp_path, "town,sex,w\na,m,1\na,m,heavy\nb,f,2\n", engine)
     body = job.read_text(encoding="utf-8").replace("[variables]\n", '[variables]\nweights = "w"\n')
     job.write_text(body, encoding="utf-8")
     code, _, err = _invoke(str(job), "--no-progress")
