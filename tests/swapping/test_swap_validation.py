@@ -251,3 +251,10 @@ def test_hierarchy_listed_from_the_finest_level_is_pointed_out(dat):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         swap(dat, hierarchy=["nuts1", "nuts3"], carry_along=["nuts2"])
+
+
+@pytest.mark.parametrize("threshold", [1, 2.5])
+def test_threshold_no_household_can_exceed_is_refused(dat, threshold):
+    with pytest.raises(InvalidParameterError, match=r"'risk_threshold'.*below 1 when the risk"):
+        swap(dat, carry_along=["lau2"], risk_threshold=threshold)
+    swap(dat, carry_along=["lau2"], risk_threshold=0.5)  # below 1: taken

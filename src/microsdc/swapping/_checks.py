@@ -290,6 +290,15 @@ def check_swap_params(
                 "is given",
                 risk_variables,
             )
+        if threshold is not None and threshold >= 1.0:
+            # the risk is then 1 / count, at most 1: no household would ever be at risk
+            raise param_error(
+                "risk_threshold",
+                FUNC,
+                "below 1 when the risk is computed (1 / the number of persons who share the "
+                "risk variables, at most 1): at 1 or more no household is at risk",
+                risk_threshold,
+            )
         risk_arr = None
     else:
         # Named for documentation only: with a user risk they take no part in the swap.

@@ -433,7 +433,8 @@ _PARAMS_DOC = """
         A household is at risk at level ``h`` when its risk there is strictly above
         the threshold. Required with a user ``risk`` and used literally. With the
         default risk, ``None`` means ``1 / k_anonymity`` (nobody at risk for
-        ``k_anonymity`` 0 or 1); a value overrides it.
+        ``k_anonymity`` 0 or 1); a value overrides it and must be below 1 (the
+        default risk is at most 1).
     k_anonymity : int >= 0, default 3
         With the default risk, a household is at risk at level ``h`` when one of its
         members shares its risk variables and level-``h`` area with fewer than
@@ -474,7 +475,7 @@ _RAISES_DOC = """
         A parameter of the wrong type or range (``swaprate`` outside [0, 1],
         negative or non-integer ``k_anonymity``, negative ``risk_threshold``, a
         ``risk`` of the wrong shape or with negative values, ``risk`` without
-        ``risk_threshold``, ``risk_variables`` missing while ``risk`` is None, a
+        ``risk_threshold``, ``risk_threshold`` >= 1 with the default risk, ``risk_variables`` missing while ``risk`` is None, a
         column position out of range, a non-bool ``return_swapped_id``, an
         unwritable ``log_file_name``, a bad ``seed``).
     ColumnNotFoundError
