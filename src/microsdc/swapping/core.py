@@ -475,8 +475,9 @@ _RAISES_DOC = """
         A parameter of the wrong type or range (``swaprate`` outside [0, 1],
         negative or non-integer ``k_anonymity``, negative ``risk_threshold``, a
         ``risk`` of the wrong shape or with negative values, ``risk`` without
-        ``risk_threshold``, ``risk_threshold`` >= 1 with the default risk, ``risk_variables`` missing while ``risk`` is None, a
-        column position out of range, a non-bool ``return_swapped_id``, an
+        ``risk_threshold``, ``risk_threshold`` >= 1 with the default risk,
+        ``risk_variables`` missing while ``risk`` is None, a column position out of
+        range, a non-bool ``return_swapped_id``, an
         unwritable ``log_file_name``, a bad ``seed``).
     ColumnNotFoundError
         A column name not in ``data``; the message names the parameter.
