@@ -234,12 +234,32 @@ def test_risk_only_job_measures_as_pandas(data: Path, policy: str) -> None:
     ]
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_bins_as_the_pandas_job(data: Path, engine: str) -> None:
+    sections = SUPPRESSION + "\n[recode.age]\nwidth = 4\nstart = 1\n"
+    want = run_job(_job(data, f"bin_pandas_{engine}", "whole.parquet", sections=sections))
+    got = run_job(_job(data, f"bin_{engine}", "parts", f'engine = "{engine}"', sections=sections))
+    a, b = _released(got.written["data"]), _released(want.written["data"])
+    _same_cells(a, b)
+    assert set(a["age"].dropna()) <= {"-3-0", "1-4", "5-8", "9-12"}
+    assert (
+        got.audit["recode"]
+        == want.audit["recode"]
+        == [{"column": "age", "bins": 4, "distinct_before": 12}]
+    )
+    _close(got.audit["risk"], want.audit["risk"])
+
+
 BAD = [
     ({"sections": '[suppression]\nmethod = "exact"'}, "suppression.method", "exact"),
     ({"sections": '[suppression]\nlinked = { sex = ["code"] }'}, "suppression.linked", "linked"),
     ({"risk": 'missing = "category"'}, "risk.missing", "category"),
     ({"risk": 'missing = "probabilistic"'}, "risk.missing", "probabilistic"),
-    ({"sections": "[recode.age]\nwidth = 5"}, "recode", "Bin the columns in the engine"),
+    (
+        {"sections": "[recode.age]\nbreaks = [0, 5, 12]"},
+        "recode.age.breaks",
+        "bands of one 'width' run in the engine",
+    ),
     (
         {
             "steps": '["risk", "swapping"]',

@@ -43,7 +43,7 @@ def bin_width_lazy(
     width: float,
     origin: float = 0.0,
     missing_values: Sequence[Any] = (),
-) -> Any:
+) -> tuple[Any, dict[str, int]]:
     """``frame`` with ``column`` recoded into bands of ``width`` (lazily).
 
     Parameters
@@ -60,8 +60,13 @@ def bin_width_lazy(
 
     Returns
     -------
-    The same kind of lazy frame, ``column`` now a text column of labels
-    ("20-24" for integers, "[20.5, 25)" otherwise).
+    frame
+        The same kind of lazy frame, ``column`` now a text column of labels
+        ("20-24" for integers, "[20.5, 25)" otherwise).
+    info : dict
+        ``bins`` (the number of bands) and ``distinct_before`` (distinct values
+        of the column before, missing values and codes left out), as a job's
+        audit record gives them.
 
     Raises
     ------
@@ -101,6 +106,8 @@ def bin_width_lazy(
         value.min().alias("low"),
         value.max().alias("high"),
         ((value % 1) != 0).fill_null(value=False).cast(nw.Int64).sum().alias("fractions"),
+        value.n_unique().alias("distinct"),  # a null counts as one value here
+        value.is_null().any().alias("any_null"),
     )
     row = (stats.collect() if isinstance(stats, nw.LazyFrame) else stats).rows(named=True)[0]
     low, high = row["low"], row["high"]
@@ -117,4 +124,5 @@ def bin_width_lazy(
     )
     kept = nw.when(code).then(nw.col(column).cast(nw.String)).otherwise(nw.lit(None, nw.String))
     out = nw.when(~value.is_null()).then(label).otherwise(kept)
-    return lazy.with_columns(out.alias(column)).to_native()
+    info = {"bins": len(names), "distinct_before": int(row["distinct"]) - bool(row["any_null"])}
+    return lazy.with_columns(out.alias(column)).to_native(), info

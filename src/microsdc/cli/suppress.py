@@ -389,7 +389,7 @@ def _suppress_lazy(
         for name, width in bands:
             if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
                 raise param_error("width", "bin_numeric", "a real number > 0", width)
-            frame = bin_width_lazy(frame, name, width, missing_values=mv or ())
+            frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
     announce_compile("risk", "suppression")
     from microsdc.suppression import local_suppression
 

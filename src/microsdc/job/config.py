@@ -331,7 +331,8 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "file), group "
         "the records by the key variables and write the anonymised data as Parquet "
         "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
-        '`risk.missing = "wildcard"`); swapping, `[recode]`, `suppression.linked` and '
+        '`risk.missing = "wildcard"`) and `[recode]` bands of one `width` (binned in the '
+        "engine); swapping, `[recode]` with `breaks`, `suppression.linked` and "
         '`suppression.method = "exact"` need the records in memory and are refused. The '
         "report leaves out what needs the records: the household risk, l-diversity and the "
         "prosecutor risk.",
@@ -1055,11 +1056,13 @@ def _check_engine(
             "pyarrow.parquet.read_table(folder).to_pandas().to_parquet(path) or DuckDB's "
             "COPY table TO 'file.parquet' (10 million households fit in memory).",
         )
-    if "recode" in data:
-        raise fail(
-            ("recode",),
-            f"[recode] {rows}. Bin the columns in the engine first (or leave 'input.engine' out).",
-        )
+    for col, spec in data.get("recode", {}).items():
+        if isinstance(spec, dict) and "breaks" in spec:
+            raise fail(
+                ("recode", col, "breaks"),
+                f"key 'recode.{col}.breaks' {rows}; bands of one 'width' run in the engine "
+                "(or leave 'input.engine' out).",
+            )
     suppression = data.get("suppression", {})
     if "suppression" in steps:
         if suppression.get("method", "greedy") != "greedy":
