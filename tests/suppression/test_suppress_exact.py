@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microsdc.exceptions import DisclosureRiskWarning
 from microsdc.suppression import local_suppression
 from oracles.kanon import fk_bruteforce, rows_of
 
@@ -30,7 +33,9 @@ def test_exact_reaches_k_and_is_no_worse_than_greedy(df: pd.DataFrame, k: int) -
     qi = list(df.columns)
     k = min(k, len(df))
     weights = {c: 1.0 + 0.1 * j for j, c in enumerate(qi)}
-    exact = local_suppression(df, qi, k, method="exact", importance=weights)
+    with warnings.catch_warnings():  # whole blank records are pointed out; here the cost counts
+        warnings.simplefilter("ignore", DisclosureRiskWarning)
+        exact = local_suppression(df, qi, k, method="exact", importance=weights)
     greedy = local_suppression(df, qi, k, importance=weights)
     fk, _ = fk_bruteforce(rows_of(exact.data, qi))
     assert min(fk) >= k
@@ -153,7 +158,10 @@ def test_blank_records_beat_a_poor_greedy() -> None:
     original = ex._run_solver
     try:
         ex._run_solver = lambda model, hard: {**monkey, "status": 1, "message": "stub"}
-        with pytest.warns(Warning, match="2 record\\(s\\) blanked entirely"):
+        with (
+            pytest.warns(Warning, match="2 record\\(s\\) blanked entirely"),
+            pytest.warns(DisclosureRiskWarning, match="blanks 2 record\\(s\\) in every key"),
+        ):
             info = exact_suppress_codes(out, np.full(3, 18), 3, np.ones(3), 1.0, greedy=greedy)
     finally:
         ex._run_solver = original
@@ -168,3 +176,12 @@ def test_exact_details_survive_subjects() -> None:
     assert res.details["solution"] == "solver" and res.details["optimal"] is True
     assert res.details["unit_of_fk"] == "subject"
     assert res.details["strata"][0]["cells"] == res.n_cells == 2
+
+
+def test_whole_blank_records_are_pointed_out() -> None:
+    # six records unique in both key variables: the optimum blanks k - 1 = 2 records
+    # entirely (4 cells), which match everyone under wildcards
+    df = pd.DataFrame({"a": list("uvwxyz"), "b": list("ABCDEF")})
+    with pytest.warns(DisclosureRiskWarning, match=r"blanks 2 record\(s\) in every key variable"):
+        res = local_suppression(df, ["a", "b"], 3, method="exact")
+    assert res.n_cells == 4 and int(res.data.isna().all(axis=1).sum()) == 2

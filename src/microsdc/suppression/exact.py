@@ -233,10 +233,24 @@ def exact_suppress_codes(
             "and anything the solver found)",
         }[source]
         reason = solver["message"] or "no proof of optimality"
+        unsolved = too_large or solver["message"].startswith("building the model")
+        head = (
+            "The exact model was not solved"
+            if unsolved
+            else f"The exact model did not prove optimality within {time_limit:g} s"
+        )
+        warnings.warn(f"{head} ({reason}); using {what}.", PerformanceWarning, stacklevel=3)
+    whole = int((best.any(axis=1) & (best == obs).all(axis=1)).sum())
+    if k > 1 and m > 1 and whole >= k - 1:  # one key variable: a blank is a whole record
+        from microsdc.exceptions import DisclosureRiskWarning
+
         warnings.warn(
-            f"The exact model did not prove optimality within {time_limit:g} s ({reason}); "
-            f"using {what}.",
-            PerformanceWarning,
+            f"The exact solution blanks {whole} record(s) in every key variable. Under the "
+            "wildcard policy such a record matches every record, so k is reached by "
+            "counting blank records rather than records that share key values: an intruder "
+            "who knows a person's key values still sees fewer than k records showing them. "
+            "Use method='greedy', or missing='category' for identical classes.",
+            DisclosureRiskWarning,
             stacklevel=3,
         )
     codes[best] = -1
