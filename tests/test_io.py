@@ -186,6 +186,10 @@ _TOKENS = [
     "123456789012345678",
     "9223372036854775808",
     "12345678901234.5",
+    "89.26178223326362",  # Python's to_csv of a float: 16 digits, its shortest form
+    "0.10000000000000001",  # 17 digits, not the shortest form of its float
+    "-15147133610243.357",  # a shortest form Arrow would write with an exponent
+    "1234567890123456",  # a whole number of 16 digits: a float would not hold it beside 0.5
     "NA",
     "NULL",
     "nan",
@@ -193,6 +197,18 @@ _TOKENS = [
     "True",
     "x",
 ]
+
+
+def test_floats_written_by_python_are_read_as_floats(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"inc": rng.normal(1000, 100, 50), "x": rng.random(50) + 1e-3})
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    back = read_table(path)
+    assert back.dtypes.tolist() == ["float64", "float64"]
+    np.testing.assert_array_equal(back.to_numpy(), df.to_numpy())
+    write_table(back, tmp_path / "o.csv")
+    assert (tmp_path / "o.csv").read_text() == path.read_text()
 
 
 @given(

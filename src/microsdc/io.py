@@ -843,8 +843,10 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
     A column becomes integers (``int64``, ``Int64`` with missing values) when every
     value is written as Python writes an integer (no leading zero or plus sign, not
     "-0"), and floats when every value is such an integer or a decimal as Python
-    writes that float ("0.5" or "2.0", not "0.50", "5e-1", ".5" or "0.00001"): at
-    most 15 digits and not below 0.0001, so that the float gives the same text back,
+    writes that float ("0.5" or "2.0", not "0.50", "5e-1", ".5" or "0.00001"): the
+    float gives the same text back (at most 15 digits always do; 16 or 17 when the
+    text is the float's shortest form, as Python's ``repr`` and ``to_csv`` write it),
+    not below 0.0001,
     and no two texts give the same number ("2" and "2.0"). Anything else stays
     text, so that "01" and "1", or "1.1" and "1.10", remain two codes and are
     written back as they came. The checks are vectorised text operations.
@@ -870,7 +872,12 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
             continue
         digits = s.str.len() - s.str.startswith("-").astype(float) - pd.Series(dec, index=s.index)
         not_tiny = _holds(~s.str.match(r"-?0\.0000"), present)  # below 0.0001: "1e-05"
-        if not (_holds(digits <= 15, present) & not_tiny).all():
+        if not not_tiny.all():
+            continue
+        # up to 15 digits a float gives its text back; more (Python's to_csv writes up
+        # to 17) only when the text is the float's shortest form, which is checked
+        long = ~_holds(digits <= 15, present) & present
+        if long.any() and not _shortest_forms(s[long]):
             continue
         # integers among decimals are written back as integers ("2", not "2.0"): the
         # column must then hold no decimal that is a whole number ("2.0")
@@ -914,6 +921,19 @@ def _as_written(df: pd.DataFrame) -> pd.DataFrame:
         text[known & ~whole] = [repr(float(v)) for v in values[known & ~whole]]
         out[col] = pd.Series(text, index=s.index, dtype=object)
     return out
+
+
+def _shortest_forms(texts: pd.Series) -> bool:
+    """Whether every text (a plain decimal) is its float's shortest form, as Python's
+    ``repr`` writes it: Arrow's cast back to text decides most of them at once, Python
+    the few it writes otherwise (an exponent from 1e13 on)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(texts.to_numpy(dtype=object), type=pa.string())
+    same = pc.equal(pc.cast(pc.cast(arr, pa.float64()), pa.string()), arr)
+    rest = texts[~same.to_numpy(zero_copy_only=False)]
+    return bool((rest.astype("float64").map(repr) == rest).all())
 
 
 def _holds(test: pd.Series, present: np.ndarray) -> np.ndarray:

@@ -759,3 +759,25 @@ def test_riskiest_table_tells_a_dot_from_a_missing_value(
     lines = [" ".join(line.replace("│", " ").split()) for line in out.splitlines()]
     assert "m . 1 2" in lines and "m (missing) 1 2" in lines
     assert "(missing) = a missing value (matches any value)." in lines
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_floats_written_by_python_are_floats_on_every_engine(tmp_path: Path, engine: str) -> None:
+    import narwhals as nw
+
+    from microsdc.backends.files import scan
+    from microsdc.io import read_table
+
+    csv = tmp_path / "w.csv"
+    csv.write_text(
+        "inc,x,odd,big\n89.26178223326362,0.008091828603166262,0.10000000000000001,1.5\n"
+        "1000.5,0.5,0.2,1234567890123456\n-15147133610243.357,0.25,0.3,2.5\n",
+        encoding="utf-8",
+    )
+    schema = nw.from_native(scan(str(csv), engine, None)).collect_schema()
+    pandas = read_table(csv).dtypes
+    for col, want in (("inc", nw.Float64), ("x", nw.Float64), ("odd", nw.String)):
+        assert schema[col] == want, col
+        assert (pandas[col] == "float64") == (want == nw.Float64), col
+    # a whole number of 16 digits beside decimals would not survive as a float
+    assert schema["big"] == nw.String and pandas["big"] != "float64"

@@ -632,8 +632,9 @@ def csv_text_types(frame: Any) -> Any:
     As the default reader does (``microsdc.io._text_types``): a column becomes
     integers when every value is an integer written as Python writes it (no
     leading zero, no plus sign, not "-0"), floats when every value is such an
-    integer or a plain decimal that the engine writes back as it came, of at most 15
-    digits and not below 0.0001, and no two texts give the same number; it stays
+    integer of at most 15 digits or a plain decimal that the engine writes back as it
+    came (the shortest form of its float, as Python writes it), not below 0.0001, and no
+    two texts give the same number; it stays
     text otherwise ("01" and "1" are two codes). One pass over the file computes
     the checks.
     """
@@ -653,12 +654,14 @@ def csv_text_types(frame: Any) -> Any:
         whole = col.str.contains(whole_re) & (col != "-0")
         dec = col.str.contains(dec_re)
         as_float = nw.when(whole | dec).then(col).otherwise(None).cast(nw.Float64)
-        # as floats, at most 15 digits and not below 0.0001 (as the default reader); a
-        # decimal the engine writes back otherwise is not a number here either
+        # as floats, not below 0.0001 (as the default reader); a decimal the engine
+        # writes back otherwise is not a number here either
         digits = col.str.len_chars() - col.str.starts_with("-").cast(nw.Int64) - dec.cast(nw.Int64)
         tiny = col.str.contains(r"^-?0\.0000")
-        same = nw.when(dec).then(as_float.cast(nw.String) == col).otherwise(whole)
-        same = same & (digits <= 15) & ~tiny
+        # a decimal when it is its float's shortest form (as Python writes it); a whole
+        # number beside decimals of up to 15 digits (a float holds no more exactly)
+        same = nw.when(dec).then(as_float.cast(nw.String) == col).otherwise(whole & (digits <= 15))
+        same = same & ~tiny
         checks += [
             (col.is_null() | whole).all().alias(f"w{j}"),
             (col.is_null() | same).all().alias(f"f{j}"),
