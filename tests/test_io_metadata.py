@@ -185,3 +185,26 @@ def test_text_value_labels(tmp_path: Path) -> None:
     assert meta.variable_value_labels == {"s": {"a": "Alpha", "b": "Beta"}}
     back, meta = pyreadstat.read_dta(str(tmp_path / "s2.dta"))
     assert back["s"].tolist() == ["a", "b", "a"] and not meta.variable_value_labels
+
+
+def test_user_missing_codes_of_a_key_variable_are_pointed_out(tmp_path: Path) -> None:
+    import warnings
+
+    from microsdc._validation import warn_user_missing_codes
+    from microsdc.exceptions import SDCWarning
+
+    src = tmp_path / "in.sav"
+    _write(src)
+    df = read_table(src)
+    with pytest.warns(SDCWarning, match=r"'water' holds codes the file declares user-missing: "):
+        warn_user_missing_codes(df, ["water", "sex"], None, "--missing-values '{0}'")
+    with pytest.warns(SDCWarning) as got:
+        warn_user_missing_codes(df, ["water"], None, "--missing-values '{0}'")
+    assert str(got[0].message).endswith(
+        "-99 (3 record(s)). They are read as values, not as missing. If they mean missing, "
+        "declare them: --missing-values '-99'."
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_user_missing_codes(df, ["water"], [-99])  # declared: nothing to say
+        warn_user_missing_codes(df, ["sex"], None)  # no user-missing codes there

@@ -370,6 +370,56 @@ MISSING_LIKE_TEXTS = (
 _MISSING_LIKE = frozenset(MISSING_LIKE_TEXTS)
 
 
+def warn_user_missing_codes(
+    df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None, option: str = ""
+) -> None:
+    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about key variables whose SPSS
+    user-missing codes (declared in the file, ``missing_ranges`` of
+    :func:`microsdc.io.file_metadata`) occur and are not declared missing here.
+
+    They are read as values (a "refused" ``99`` is a category of its own), as the file
+    keeps them; the warning names the codes found, their records, and how to declare
+    them (``option`` as for :func:`warn_suspect_key_texts`).
+    """
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.exceptions import SDCWarning
+    from microsdc.io import file_metadata
+
+    ranges = file_metadata(df).get("missing_ranges", {})
+    for col in columns:
+        spans = ranges.get(str(col))
+        if not spans or not pd.api.types.is_numeric_dtype(df[col].dtype):
+            continue
+        x = df[col].astype("float64").to_numpy(na_value=np.nan)
+        inside = np.zeros(len(x), dtype=bool)
+        for span in spans:
+            lo, hi = (span["lo"], span["hi"]) if isinstance(span, dict) else (span, span)
+            inside |= (x >= float(lo)) & (x <= float(hi))
+        inside &= ~missing_mask(df[col], _missing_values_for(missing_values, col))
+        if not inside.any():
+            continue
+        codes, counts = np.unique(x[inside], return_counts=True)
+        texts = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in codes[:10]]
+        shown = ", ".join(f"{t} ({n:,} record(s))" for t, n in zip(texts, counts, strict=False))
+        how = (
+            option.format(",".join(texts), ", ".join(texts))
+            if option
+            else f"missing_values={texts!r}"
+        )
+        warnings.warn(
+            f"key variable {col!r} holds codes the file declares user-missing: {shown}. "
+            f"They are read as values, not as missing. If they mean missing, declare them: "
+            f"{how}.",
+            SDCWarning,
+            stacklevel=2,
+        )
+
+
 def _tally(values: list[Any], counts: Any, flags: list[bool]) -> list[tuple[str, int]]:
     """The flagged texts with their records, most records first (then by text)."""
     found = [(str(v), int(n)) for v, n, f in zip(values, counts, flags, strict=True) if f]

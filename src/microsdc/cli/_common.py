@@ -240,11 +240,16 @@ def read_input(
         )
     df = number_records(df, path, sep_char, encoding)  # rows named as in the file
     if keys:
-        from microsdc._validation import warn_all_missing, warn_suspect_key_texts
+        from microsdc._validation import (
+            warn_all_missing,
+            warn_suspect_key_texts,
+            warn_user_missing_codes,
+        )
 
         present = [c for c in keys if c in df.columns]
         warn_all_missing(df, present, missing_values)
         warn_suspect_key_texts(df, present, missing_values, "--missing-values '{0}'")
+        warn_user_missing_codes(df, present, missing_values, "--missing-values '{0}'")
     if out is not None:
         check_column_names(df.columns, out)
     return df

@@ -264,14 +264,22 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
 
 def _read_checked(cfg: JobConfig) -> pd.DataFrame:
     """Read the input, check that the job's columns exist, warn about empty key variables."""
-    from microsdc._validation import warn_all_missing, warn_suspect_key_texts
+    from microsdc._validation import (
+        warn_all_missing,
+        warn_suspect_key_texts,
+        warn_user_missing_codes,
+    )
 
     df = _read(cfg)
     _check_columns(cfg, df)
     warn_all_missing(df, list(cfg.quasi_identifiers), _missing_values(cfg))
-    warn_suspect_key_texts(
-        df, list(cfg.quasi_identifiers), _missing_values(cfg), "missing_values = [{1}] in [input]"
-    )
+    for warn in (warn_suspect_key_texts, warn_user_missing_codes):
+        warn(
+            df,
+            list(cfg.quasi_identifiers),
+            _missing_values(cfg),
+            "missing_values = [{1}] in [input]",
+        )
     return df
 
 
