@@ -39,6 +39,27 @@ _PARAMETER_RE = None
 _FUNCTION_RE: Any = None
 
 
+def decimal_comma_hint(texts: Sequence[str]) -> str:
+    """A sentence for weights that are not numbers, when they all look like decimal
+    commas ("2,5"); else "".
+
+    Examples
+    --------
+    >>> decimal_comma_hint(["2,5", "1,0"])[:37]
+    ' They look like decimal commas: write'
+    >>> decimal_comma_hint(["heavy"])
+    ''
+    """
+    import re
+
+    if texts and all(re.fullmatch(r"\s*-?\d*,\d+\s*", str(t)) for t in texts):
+        return (
+            " They look like decimal commas: write the weights with a decimal point (a "
+            "spreadsheet does so when saved with '.' as its decimal separator)."
+        )
+    return ""
+
+
 def without_function_names(message: str) -> str:
     """``message`` without the library function it names ("of sample_frequencies",
     "given to bin_numeric", "by record_swap"): the command line's and a job file's

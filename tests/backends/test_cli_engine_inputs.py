@@ -322,6 +322,19 @@ def test_failed_engine_write_is_one_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
 
 
+def test_a_spark_write_error_names_its_deepest_cause() -> None:
+    from microsdc.backends.files import _cause
+
+    java = (
+        "An error occurred while calling o96.parquet.\n: org.apache.spark.SparkException: "
+        "Job aborted.\n\tat a.b(c)\nCaused by: org.apache.spark.SparkException: Task failed"
+        "\n\tat d.e(f)\nCaused by: java.io.IOException: File too large\n\tat g.h(i)"
+    )
+    assert _cause(RuntimeError(java)) == "java.io.IOException: File too large"
+    assert _cause(RuntimeError("IO Error: disk full\nmore")) == "IO Error: disk full"
+    assert _cause(RuntimeError("")) == "RuntimeError"
+
+
 def test_missing_narwhals_gives_the_install_command(
     parts: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -357,6 +357,13 @@ def test_decimal_comma_weights_get_a_hint(
     path = write(tmp_path / "e.csv", "sex,w\nm,heavy\nf,1\n")
     code, _, err = run(["risk", str(path), "--qi", "sex", "--weight", "w"], capsys)
     assert code == 2 and "(first rows: 2: 'heavy')." in err and "decimal" not in err
+    for engine in ("duckdb", "polars"):  # the engines read the column as text
+        pytest.importorskip(engine)
+        path = write(tmp_path / "d.csv", 'sex,w\nm,"2,5"\nf,"1,0"\nm,3\n')
+        args = ["risk", str(path), "--qi", "sex", "--weight", "w", "--engine", engine]
+        code, _, err = run(args, capsys)
+        text = " ".join(err.split())
+        assert code == 2 and "such as '1,0', '2,5'. They look like decimal commas" in text
 
 
 def test_long_texts_are_cut_in_the_riskiest_table(

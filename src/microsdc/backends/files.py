@@ -730,7 +730,7 @@ def write_parquet(frame: Any, out: str) -> None:
                 _write_spark(frame, tmp)
             os.replace(tmp, out)
         except Exception as exc:
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            first = _cause(exc)
             if engine == "DuckDB" and "interrupted" in first.lower():
                 raise KeyboardInterrupt from exc  # DuckDB turns Ctrl-C into an error
             raise OutputError(f"{engine} could not write {out}: {first}") from exc
@@ -741,6 +741,15 @@ def write_parquet(frame: Any, out: str) -> None:
         # the removal above short
         _remove_folder(folder)
         raise
+
+
+def _cause(exc: Exception) -> str:
+    """One line that says why a write failed: the first line of the message, or for a
+    Java error from Spark ("An error occurred while calling o96.parquet.") its deepest
+    "Caused by:" line ("java.io.IOException: File too large")."""
+    lines = str(exc).strip().splitlines() or [type(exc).__name__]
+    causes = [line.strip()[len("Caused by:") :].strip() for line in lines if "Caused by:" in line]
+    return causes[-1] if causes else lines[0]
 
 
 def _remove_folder(folder: str) -> None:

@@ -66,13 +66,8 @@ def _check_inputs(
             type(weights).__name__,
         )
     check_columns(stand_in, [weights], "weights", func)
-    import narwhals as nw
 
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-    if not schema[weights].is_numeric():
-        raise DataValidationError(
-            f"The weight column {weights!r} of {func} must be numeric: it is {schema[weights]}."
-        )
+    _refuse_text_weights(nwf, weights, func)
     return cols, weights
 
 
@@ -115,22 +110,34 @@ def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | No
     )
 
 
+def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
+    """Raise for a weight column that is not numeric (a CSV column with a word or a
+    decimal comma in it), with a few of its texts, asked from the engine."""
+    import narwhals as nw
+
+    from microsdc._validation import decimal_comma_hint
+
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    if schema[w].is_numeric():
+        return
+    text = nw.col(w).cast(nw.String)
+    words = nwf.select(text).filter(~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$")).unique()
+    if isinstance(words, nw.LazyFrame):
+        words = words.head(5).collect()
+    found = sorted(str(v) for v in words[w].to_list()[:5] if v is not None)
+    shown = ", ".join(repr(v) for v in found)
+    raise DataValidationError(
+        f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"
+        + (f", with values such as {shown}." if shown else ".")
+        + decimal_comma_hint(found)
+    )
+
+
 def _check_weights(nwf: Any, w: str, func: str) -> None:
     """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
     import narwhals as nw
 
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-    if not schema[w].is_numeric():
-        # a text column (a CSV column with a word in it): a few of its words, by the engine
-        text = nw.col(w).cast(nw.String)
-        words = nwf.select(text).filter(~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$")).unique()
-        if isinstance(words, nw.LazyFrame):
-            words = words.head(5).collect()
-        shown = ", ".join(repr(v) for v in sorted(str(v) for v in words[w].to_list()[:5]))
-        raise DataValidationError(
-            f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"
-            + (f", with values such as {shown}." if shown else ".")
-        )
+    _refuse_text_weights(nwf, w, func)
     if _is_spark(nwf):
         from microsdc.backends.spark import weight_stats
 

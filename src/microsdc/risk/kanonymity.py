@@ -760,13 +760,9 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             f"{r!r}: {v!r}"
             for r, v in zip(df.index[text][:5], values[text].iloc[:5].tolist(), strict=True)
         )
-        comma = values[text].astype(str).str.fullmatch(r"\s*-?\d*,\d+\s*").all()
-        hint = (
-            " They look like decimal commas: write the weights with a decimal point, or "
-            "convert the column (for example pandas' read_csv(..., decimal=','))."
-            if comma
-            else ""
-        )
+        from microsdc._validation import decimal_comma_hint
+
+        hint = decimal_comma_hint(values[text].astype(str).tolist())
         raise DataValidationError(
             f"The weight column {name} of {func} must be numeric: it holds {int(text.sum())} "
             f"value(s) that are not numbers (first rows: {shown}).{hint}"

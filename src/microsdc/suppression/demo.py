@@ -95,6 +95,7 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
         table.add_row(escape(str(name)), f"{int(count):,}", f"{100 * int(count) / n:.2f}")
     table.caption = (
         f"records at risk: {result.n_at_risk_before:,} before, {result.n_at_risk_after:,} after; "
-        f"{result.n_rows_suppressed:,} records changed in {result.seconds:.2f} s"
+        f"{result.n_rows_suppressed:,} record{'' if result.n_rows_suppressed == 1 else 's'} "
+        f"changed in {result.seconds:.2f} s"
     )
     return table
