@@ -772,6 +772,11 @@ def test_riskiest_table_tells_a_dot_from_a_missing_value(
     lines = [" ".join(line.replace("│", " ").split()) for line in out.splitlines()]
     assert "m . 1 2" in lines and "m (missing) 1 2" in lines
     assert "(missing) = a missing value (matches any value)." in lines
+    # no legend when the rows shown hold no missing value
+    code, out, err = run(
+        ["risk", str(csv), "--qi", "sex,region", "--engine", engine, "--top", "1"], capsys
+    )
+    assert code == 0 and "(missing)" not in out
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])

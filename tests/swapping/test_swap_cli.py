@@ -267,3 +267,13 @@ def test_log_never_replaces_the_input_or_the_output(census_csv, tmp_path, target
     what = "the input file" if target == "input" else "the --out file"
     assert f"is {what}; the households without a donor are written to a file" in res.output
     assert data.read_bytes() == before and not out.exists()
+
+
+def test_log_not_written_when_every_household_found_a_donor(census_csv, tmp_path):
+    log, out = tmp_path / "log.txt", tmp_path / "o.parquet"
+    args = ["swap", census_csv, "--hid", "hid", "--hierarchy", "nuts1,nuts2", "-k", "0"]
+    args += ["--carry-along", "nuts3,lau2", "--risk-variables", "ageGroup", "--swaprate", "0.05"]
+    res = CliRunner().invoke(main, [*args, "--seed", "1", "--log", str(log), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Every sampled household found a donor" in " ".join(res.output.split())
+    assert out.exists() and not log.exists()

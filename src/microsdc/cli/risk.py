@@ -175,8 +175,8 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         summary = summary.head(top)
         con.print(riskiest_table(summary, list(enc.columns), res.Fk is not None, con.width))
-        if (enc.codes < 0).any():
-            con.print(_missing_legend(policy.kind))
+        if bool(summary[list(range(len(enc.columns)))].isna().to_numpy().any()):
+            con.print(_missing_legend(policy.kind))  # only when the table shows one
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:

@@ -241,6 +241,8 @@ def swap(
     out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}.")
     if log_file and result.n_no_donor:
         out.print(f"Households without a donor listed in {escape(str(log_file))}.")
+    elif log_file:
+        out.print(f"Every sampled household found a donor: {escape(str(log_file))} not written.")
 
 
 @click.command("synth")

@@ -357,7 +357,12 @@ def _run(
                 f"a donor must have the same household size, since the carry_along "
                 f"column(s) {names} differ between members of a household and are exchanged "
                 "member by member; fill a household-level column's blanks with the "
-                "household's value, or relax the similarity profiles"
+                "household's value"
+                + (
+                    ", or relax the similarity profiles"
+                    if any(len(prof) for prof in p.profiles)
+                    else ""
+                )
             )
         elif any(len(prof) for prof in p.profiles):
             advice = "relax the similarity profiles or add a coarser fallback profile"
