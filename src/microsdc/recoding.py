@@ -59,15 +59,34 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
     return series.astype("float64").to_numpy(na_value=np.nan)
 
 
+def edge_decimals(width: float) -> int:
+    """Decimals the edges ``origin + i * width`` are rounded to, so that 3 x 0.1 is the
+    edge 0.3 (a value 0.3 then lies in the band [0.3, 0.4) its label names)."""
+    return int(min(15, max(0, 12 - math.floor(math.log10(width)))))
+
+
 def width_edges(low: float | None, high: float | None, width: float, origin: float) -> np.ndarray:
-    """Edges ``origin + i * width`` of the bands from the one holding ``low`` to the one
-    holding ``high`` (``None``: no value, one band from ``origin``)."""
+    """Edges ``origin + i * width`` (rounded to :func:`edge_decimals`) of the bands from
+    the one holding ``low`` to the one holding ``high`` (``None``: no value, one band
+    from ``origin``)."""
+    d = edge_decimals(width)
+
+    def edge(i: int) -> float:
+        return float(np.round(origin + width * float(i), d))
+
+    def band(x: float) -> int:  # i with edge(i) <= x < edge(i + 1)
+        i = math.floor((x - origin) / width)
+        while edge(i) > x:
+            i -= 1
+        while edge(i + 1) <= x:
+            i += 1
+        return i
+
     if low is None or high is None:
         lo, hi = 0, 1
     else:
-        lo = math.floor((low - origin) / width)
-        hi = math.floor((high - origin) / width) + 1
-    return origin + width * np.arange(lo, hi + 1, dtype=np.float64)
+        lo, hi = band(low), band(high) + 1
+    return np.round(origin + width * np.arange(lo, hi + 1, dtype=np.float64), d)
 
 
 def width_labels(edges: np.ndarray, integer: bool) -> list[str]:

@@ -541,3 +541,24 @@ def test_engine_job_warns_once_about_a_key_variable_missing_in_every_record(
         notes[name] = [w["message"] for w in audit["warnings"] if "every record" in w["message"]]
     assert notes[engine] == notes["p"]
     assert len(notes["p"]) == 1 and "key variable 'sex' is missing" in notes["p"][0]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_recode_keeps_codes_declared_as_text(tmp_path: Path, engine: str) -> None:
+    frame = _frame()
+    frame.loc[frame.index[:30], "age"] = -9
+    frame.to_parquet(tmp_path / "d.parquet", index=False)
+    sections = SUPPRESSION + "\n[recode.age]\nwidth = 5\nstart = 2\n"
+
+    def job(name: str, engine_line: str) -> Path:
+        path = _job(tmp_path, name, "d.parquet", engine_line, sections=sections)
+        text = path.read_text().replace("missing_values = [-9]", 'missing_values = ["-9", "."]')
+        path.write_text(text)
+        return path
+
+    want = run_job(job("pandas", ""))
+    got = run_job(job(engine, f'engine = "{engine}"'))
+    a, b = _released(got.written["data"]), _released(want.written["data"])
+    _same_cells(a, b)
+    assert (b["age"].astype(object) == "-9").sum() >= 25  # codes kept as written
+    assert got.audit["recode"] == want.audit["recode"]

@@ -10,7 +10,6 @@ written, a missing value kept missing.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
@@ -75,16 +74,18 @@ def bin_width_lazy(
     """
     import narwhals as nw
 
-    from microsdc.recoding import width_edges, width_labels
+    from microsdc.recoding import edge_decimals, width_edges, width_labels
 
     lazy = nw.from_native(frame)
     dtype = lazy.collect_schema()[column]
     if dtype.is_numeric():
-        codes = [
-            float(v)
-            for v in missing_values
-            if isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
-        ]
+        from microsdc.encode import _canon
+
+        # codes compared by value, as pandas compares them: -9, -9.0 and "-9" alike
+        keys = [_canon(v) for v in missing_values]
+        codes = sorted(
+            {k[1] for k in keys if k is not None and k[0] == "n" and math.isfinite(k[1])}
+        )
         x = nw.col(column).cast(nw.Float64)
         code = (x.is_in(codes) if codes else nw.lit(value=False)).fill_null(value=False)
     elif dtype == nw.String and len(missing_values):
@@ -117,8 +118,22 @@ def bin_width_lazy(
     finite_integer = bool(all(float(e).is_integer() for e in edges))
     integer = low is not None and not row["fractions"] and finite_integer
     names = width_labels(edges, integer)
-    first = math.floor(((low if low is not None else origin) - origin) / width)
-    band = ((value - origin) / width).floor().cast(nw.Int64) - first
+    # the band of edges[i] <= x < edges[i + 1], as the pandas route finds it: a first
+    # guess by division, put right against the rounded edges (an engine may divide
+    # as x * (1 / width), one band off)
+    d = edge_decimals(width)
+    guess = ((value - origin) / width).floor()
+
+    def edge(i: Any) -> Any:
+        return (nw.lit(float(origin)) + nw.lit(float(width)) * i).round(d)
+
+    index = (
+        guess - (value < edge(guess)).cast(nw.Float64) + (value >= edge(guess + 1)).cast(nw.Float64)
+    )
+    first = float(edges[0] - origin) / width
+    band = (index - round(first)).cast(nw.Int64)
+    band = nw.when(band < 0).then(0).otherwise(band)
+    band = nw.when(band > len(names) - 1).then(len(names) - 1).otherwise(band)
     label = band.replace_strict(
         list(range(len(names))), names, default=nw.lit(None, nw.String), return_dtype=nw.String
     )

@@ -242,7 +242,12 @@ def swap(
     if log_file and result.n_no_donor:
         out.print(f"Households without a donor listed in {escape(str(log_file))}.")
     elif log_file:
-        out.print(f"Every sampled household found a donor: {escape(str(log_file))} not written.")
+        import os
+
+        older = " (the file there is from an earlier run)" if os.path.exists(log_file) else ""
+        out.print(
+            f"Every sampled household found a donor: {escape(str(log_file))} not written{older}."
+        )
 
 
 @click.command("synth")
