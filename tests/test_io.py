@@ -190,6 +190,9 @@ _TOKENS = [
     "0.10000000000000001",  # 17 digits, not the shortest form of its float
     "-15147133610243.357",  # a shortest form Arrow would write with an exponent
     "1234567890123456",  # a whole number of 16 digits: a float would not hold it beside 0.5
+    "3.7697703564765206e-05",  # exponent forms as Python writes them
+    "1e-05",
+    "1.0e-05",  # not as Python writes it
     "NA",
     "NULL",
     "nan",
@@ -201,7 +204,9 @@ _TOKENS = [
 
 def test_floats_written_by_python_are_read_as_floats(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
-    df = pd.DataFrame({"inc": rng.normal(1000, 100, 50), "x": rng.random(50) + 1e-3})
+    x = rng.random(50)
+    x[:3] = [3.7697703564765206e-05, 1e-05, 2.5e20]  # to_csv writes these with an exponent
+    df = pd.DataFrame({"inc": rng.normal(1000, 100, 50), "x": x})
     path = tmp_path / "w.csv"
     df.to_csv(path, index=False)
     back = read_table(path)

@@ -835,6 +835,9 @@ NA_TEXTS = ("",)
 _INT_TEXT = r"-?(?:0|[1-9][0-9]{0,17})"
 #: A decimal as Python writes a float in fixed notation: no trailing zero but ".0"
 _DECIMAL_TEXT = r"-?(?:0|[1-9][0-9]*)\.(?:0|[0-9]*[1-9])"
+#: A float in exponent form as Python writes it ("3.7e-05", "1e-05", "2.5e+20"): one
+#: leading digit, no trailing zero, a signed exponent of two or three digits.
+_EXPONENT_TEXT = r"-?[1-9](?:\.[0-9]{0,15}[1-9])?e[-+][0-9]{2,3}"
 
 
 def _text_types(df: pd.DataFrame) -> pd.DataFrame:
@@ -843,7 +846,8 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
     A column becomes integers (``int64``, ``Int64`` with missing values) when every
     value is written as Python writes an integer (no leading zero or plus sign, not
     "-0"), and floats when every value is such an integer or a decimal as Python
-    writes that float ("0.5" or "2.0", not "0.50", "5e-1", ".5" or "0.00001"): the
+    writes that float ("0.5", "2.0" or "3.7e-05", not "0.50", "5e-1", ".5" or
+    "0.00001"): the
     float gives the same text back (at most 15 digits always do; 16 or 17 when the
     text is the float's shortest form, as Python's ``repr`` and ``to_csv`` write it),
     not below 0.0001,
@@ -867,7 +871,8 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
         if whole.all():
             df[col] = _parsed(s, "int64", n_present < len(s))
             continue
-        dec = _holds(s.str.fullmatch(_DECIMAL_TEXT), present)
+        expo = _holds(s.str.fullmatch(_EXPONENT_TEXT), present) & present
+        dec = _holds(s.str.fullmatch(_DECIMAL_TEXT), present) | expo
         if not (whole | dec).all():
             continue
         digits = s.str.len() - s.str.startswith("-").astype(float) - pd.Series(dec, index=s.index)
@@ -876,7 +881,7 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
             continue
         # up to 15 digits a float gives its text back; more (Python's to_csv writes up
         # to 17) only when the text is the float's shortest form, which is checked
-        long = ~_holds(digits <= 15, present) & present
+        long = (~_holds(digits <= 15, present) & present) | expo
         if long.any() and not _shortest_forms(s[long]):
             continue
         # integers among decimals are written back as integers ("2", not "2.0"): the

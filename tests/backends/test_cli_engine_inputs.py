@@ -788,7 +788,7 @@ def test_floats_written_by_python_are_floats_on_every_engine(tmp_path: Path, eng
 
     csv = tmp_path / "w.csv"
     csv.write_text(
-        "inc,x,odd,big\n89.26178223326362,0.008091828603166262,0.10000000000000001,1.5\n"
+        "inc,x,odd,big\n89.26178223326362,3.7697703564765206e-05,0.10000000000000001,1.5\n"
         "1000.5,0.5,0.2,1234567890123456\n-15147133610243.357,0.25,0.3,2.5\n",
         encoding="utf-8",
     )

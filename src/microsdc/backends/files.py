@@ -640,7 +640,7 @@ def csv_text_types(frame: Any) -> Any:
     """
     import narwhals as nw
 
-    from microsdc.io import _DECIMAL_TEXT, _INT_TEXT
+    from microsdc.io import _DECIMAL_TEXT, _EXPONENT_TEXT, _INT_TEXT
 
     lf = nw.from_native(frame)
     names = lf.collect_schema().names()
@@ -648,19 +648,25 @@ def csv_text_types(frame: Any) -> Any:
         return frame
     whole_re = f"^{_INT_TEXT}$"
     dec_re = f"^{_DECIMAL_TEXT}$"
+    exp_re = f"^{_EXPONENT_TEXT}$"
     checks = []
     for j, c in enumerate(names):
         col = nw.col(c)
         whole = col.str.contains(whole_re) & (col != "-0")
         dec = col.str.contains(dec_re)
-        as_float = nw.when(whole | dec).then(col).otherwise(None).cast(nw.Float64)
+        expo = col.str.contains(exp_re)  # as Python writes it: kept, its number is distinct
+        as_float = nw.when(whole | dec | expo).then(col).otherwise(None).cast(nw.Float64)
         # as floats, not below 0.0001 (as the default reader); a decimal the engine
         # writes back otherwise is not a number here either
         digits = col.str.len_chars() - col.str.starts_with("-").cast(nw.Int64) - dec.cast(nw.Int64)
         tiny = col.str.contains(r"^-?0\.0000")
         # a decimal when it is its float's shortest form (as Python writes it); a whole
         # number beside decimals of up to 15 digits (a float holds no more exactly)
-        same = nw.when(dec).then(as_float.cast(nw.String) == col).otherwise(whole & (digits <= 15))
+        same = (
+            nw.when(dec)
+            .then(as_float.cast(nw.String) == col)
+            .otherwise(expo | (whole & (digits <= 15)))
+        )
         same = same & ~tiny
         checks += [
             (col.is_null() | whole).all().alias(f"w{j}"),
