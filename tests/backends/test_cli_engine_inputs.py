@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -50,6 +51,27 @@ def fk_of(args: list[str], out: Path, capsys: pytest.CaptureFixture[str]) -> lis
     return [int(v) for v in pd.read_parquet(out).sort_values("rid")["fk"]]
 
 
+def engine_schema(path: Path, text: str, engine: str) -> Any:
+    """The column types ``engine`` gives the CSV file ``path`` written with ``text``."""
+    import narwhals as nw
+
+    from microsdc.backends.files import scan
+
+    path.write_text(text, encoding="utf-8")
+    return nw.from_native(scan(str(path), engine, None)).collect_schema()
+
+
+def fk_as_pandas(
+    args: list[str], engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str = ""
+) -> list[int]:
+    """fk of ``args`` on pandas (written to ``pandas{name}.parquet``), checked equal on
+    ``engine`` (``{engine}{name}.parquet``)."""
+    want = fk_of(args, tmp_path / f"pandas{name}.parquet", capsys)
+    got = fk_of([*args, "--engine", engine], tmp_path / f"{engine}{name}.parquet", capsys)
+    assert got == want, engine
+    return want
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 @pytest.mark.parametrize("sep", [",", ";"])
 @pytest.mark.parametrize("give_sep", [True, False])
@@ -59,49 +81,37 @@ def test_csv_missing_cells_and_separator_as_pandas(
     csv = write_csv(tmp_path / "d.csv", sep)
     flags = ["--sep", sep] if give_sep else []
     base = ["risk", str(csv), "--qi", "A,B", "-k", "2", *flags, "--missing-values", "NA,NULL"]
-    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
     # hand-computed: a missing A or B matches any value (e.g. (2, ?) meets rows 1-4 and 6)
-    assert want == [4, 5, 5, 6, 8, 4, 5, 3]
-    got = fk_of([*base, "--engine", engine], tmp_path / f"{engine}.parquet", capsys)
-    assert got == want
+    assert fk_as_pandas(base, engine, tmp_path, capsys) == [4, 5, 5, 6, 8, 4, 5, 3]
     # undeclared, NA and NULL are values: only the empty cells (rows 3 and 4) are missing
     plain = base[:-2]
-    want = fk_of(plain, tmp_path / "pandas_plain.parquet", capsys)
-    assert want == [3, 1, 1, 4, 2, 3, 1, 1]
-    got = fk_of([*plain, "--engine", engine], tmp_path / f"{engine}_plain.parquet", capsys)
-    assert got == want
+    assert fk_as_pandas(plain, engine, tmp_path, capsys, "_plain") == [3, 1, 1, 4, 2, 3, 1, 1]
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
 def test_codes_as_written_on_every_engine(
     tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from microsdc.backends.files import scan
+    import narwhals as nw
 
     # "01" and "1", "1.10" and "1.1", "2" and "2.0" are distinct codes; n and w are numbers
     csv = tmp_path / "c.csv"
-    csv.write_text(
+    schema = engine_schema(
+        csv,
         "region,rate,same,n,w,rid\n01,1.10,2,3,1.5,0\n1,1.1,2.0,,2,1\n1,1.1,2.0,5,1,2\n"
         "01,1.10,2,7,0.5,3\n",
-        encoding="utf-8",
+        engine,
     )
-    import narwhals as nw
-
-    schema = nw.from_native(scan(str(csv), engine, None)).collect_schema()
     assert schema["region"] == nw.String and schema["same"] == nw.String
     assert schema["n"] == nw.Int64 and schema["w"] == nw.Float64
     # a whole number of 17 digits beside a decimal would lose digits as a float: text
-    long = tmp_path / "long.csv"
-    long.write_text("big,small\n12345678901234567,0.5\n0.5,0.00001\n3,2\n", encoding="utf-8")
-    schema = nw.from_native(scan(str(long), engine, None)).collect_schema()
+    long = "big,small\n12345678901234567,0.5\n0.5,0.00001\n3,2\n"
+    schema = engine_schema(tmp_path / "long.csv", long, engine)
     assert schema["big"] == nw.String and schema["small"] == nw.String
     base = ["risk", str(csv), "--qi", "region,rate,same", "-k", "2", "--weight", "w"]
-    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
-    assert want == [2, 2, 2, 2]
+    assert fk_as_pandas(base, engine, tmp_path, capsys) == [2, 2, 2, 2]
     base2 = ["risk", str(csv), "--qi", "region,same", "-k", "2"]
     assert fk_of(base2, tmp_path / "p2.parquet", capsys) == [2, 2, 2, 2]
-    got = fk_of([*base, "--engine", engine], tmp_path / f"{engine}.parquet", capsys)
-    assert got == want
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "polars"])
@@ -137,10 +147,8 @@ def test_duckdb_reads_latin1_and_utf16_as_pandas(
     csv = write_text_csv(tmp_path / "l.csv", encoding)
     base = ["risk", str(csv), "--qi", "A,B", "-k", "2", "--encoding", encoding]
     base += ["--missing-values", "NA,NULL"]
-    want = fk_of(base, tmp_path / "pandas.parquet", capsys)
+    want = fk_as_pandas(base, "duckdb", tmp_path, capsys)
     assert want == [4, 5, 5, 6, 8, 4, 5, 3]  # as the UTF-8 file of the test above
-    got = fk_of([*base, "--engine", "duckdb"], tmp_path / "duckdb.parquet", capsys)
-    assert got == want
     values = pd.read_parquet(tmp_path / "duckdb.parquet").sort_values("rid")["B"]
     assert values.tolist() == pd.read_parquet(tmp_path / "pandas.parquet")["B"].tolist()
     assert set(values.dropna()) == {"é", "è", "NA", "NULL"}  # declared codes are kept
@@ -783,16 +791,15 @@ def test_riskiest_table_tells_a_dot_from_a_missing_value(
 def test_floats_written_by_python_are_floats_on_every_engine(tmp_path: Path, engine: str) -> None:
     import narwhals as nw
 
-    from microsdc.backends.files import scan
     from microsdc.io import read_table
 
     csv = tmp_path / "w.csv"
-    csv.write_text(
+    schema = engine_schema(
+        csv,
         "inc,x,odd,big\n89.26178223326362,3.7697703564765206e-05,0.10000000000000001,1.5\n"
         "1000.5,0.5,0.2,1234567890123456\n-15147133610243.357,0.25,0.3,2.5\n",
-        encoding="utf-8",
+        engine,
     )
-    schema = nw.from_native(scan(str(csv), engine, None)).collect_schema()
     pandas = read_table(csv).dtypes
     for col, want in (("inc", nw.Float64), ("x", nw.Float64), ("odd", nw.String)):
         assert schema[col] == want, col

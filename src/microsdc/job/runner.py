@@ -241,9 +241,7 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     linked = cfg.suppression.get("linked", {})
     roles.append(("suppression.linked", [c for cols in linked.values() for c in cols]))
     roles.append(("variables.drop", list(cfg.drop)))
-    similar = cfg.swapping.get("similar", [])
-    flat = [c for p in similar for c in (p if isinstance(p, list) else [p])]
-    roles.append(("swapping.similar", flat))
+    roles.append(("swapping.similar", _similar_columns(cfg)))
     for key in ("risk_variables", "carry_along", "checked_columns"):
         roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))
     for key, cols in roles:
@@ -337,7 +335,6 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
     about = ""
     if not named:  # a message about a column: the key that names it in its role
-        similar = cfg.swapping.get("similar", [])
         by_column = [
             ("variables.weights", [cfg.weights] if cfg.weights else [], "weight column"),
             (
@@ -346,11 +343,7 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
                 "used as hid",
             ),
             ("variables.hierarchy", list(cfg.hierarchy), "used as hierarchy"),
-            (
-                "swapping.similar",
-                [c for p in similar for c in (p if isinstance(p, list) else [p])],
-                "used as similar",
-            ),
+            ("swapping.similar", _similar_columns(cfg), "used as similar"),
             (
                 "swapping.risk_variables",
                 list(cfg.swapping.get("risk_variables", [])),
@@ -372,6 +365,13 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
         message = f"{os.path.basename(cfg.source)}, line {line}{about}: {message}"
     exc.args = (message, *exc.args[1:])
     return exc
+
+
+def _similar_columns(cfg: JobConfig) -> list[Any]:
+    """The columns of ``swapping.similar``, its profiles flattened (a profile is a column
+    or a list of columns)."""
+    similar = cfg.swapping.get("similar", [])
+    return [c for prof in similar for c in (prof if isinstance(prof, list) else [prof])]
 
 
 def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
@@ -445,8 +445,7 @@ def _roles(cfg: JobConfig) -> dict[str, list[str]]:
     add(cfg.hierarchy, "hierarchy")
     add(cfg.sensitive, "sensitive")
     add(cfg.suppression.get("strata", []), "stratum")
-    similar = cfg.swapping.get("similar", [])
-    add([c for prof in similar for c in (prof if isinstance(prof, list) else [prof])], "similarity")
+    add(_similar_columns(cfg), "similarity")
     add(cfg.swapping.get("carry_along", []), "carried along")
     linked = cfg.suppression.get("linked", {}) or {}
     add([c for cols in linked.values() for c in cols], "linked")
