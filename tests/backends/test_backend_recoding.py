@@ -79,6 +79,7 @@ def test_engines_band_as_pandas(
             lo, hi = (float(t) for t in label.strip("[)").split(", "))
             assert lo <= v < hi, (v, label)
         else:
-            found = re.fullmatch(r"(-?[0-9.]+)-(-?[0-9.]+)", label)  # "20-24", "-5--1"
+            # "20-24", "-5--1", or "3" for a band of one integer (width 1)
+            found = re.fullmatch(r"(-?[0-9.]+)(?:-(-?[0-9.]+))?", label)
             assert found is not None, label
-            assert float(found[1]) <= v <= float(found[2]), (v, label)
+            assert float(found[1]) <= v <= float(found[2] or found[1]), (v, label)
