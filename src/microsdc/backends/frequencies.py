@@ -110,6 +110,17 @@ def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | No
     )
 
 
+def sample_texts(nwf: Any, column: str, text: Any, where: Any, n: int = 5) -> list[str]:
+    """Up to ``n`` distinct texts ``text`` (an expression over ``column``) of the records
+    where ``where`` holds, sorted, asked from the engine (a lazy frame stops early)."""
+    import narwhals as nw
+
+    found = nwf.select(text.alias(column)).filter(where).unique()
+    if isinstance(found, nw.LazyFrame):
+        found = found.head(n).collect()
+    return sorted(str(v) for v in found[column].to_list()[:n] if v is not None)
+
+
 def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     """Raise for a weight column that is not numeric (a CSV column with a word or a
     decimal comma in it), with a few of its texts, asked from the engine."""
@@ -121,10 +132,7 @@ def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     if schema[w].is_numeric():
         return
     text = nw.col(w).cast(nw.String)
-    words = nwf.select(text).filter(~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$")).unique()
-    if isinstance(words, nw.LazyFrame):
-        words = words.head(5).collect()
-    found = sorted(str(v) for v in words[w].to_list()[:5] if v is not None)
+    found = sample_texts(nwf, w, text, ~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$"))
     shown = ", ".join(repr(v) for v in found)
     raise DataValidationError(
         f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"

@@ -23,12 +23,9 @@ _NUMBER = r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"
 
 def _refuse_words(lazy: Any, column: str, text: Any, bad: Any) -> None:
     """Raise if ``bad`` holds for a record: a few of those texts, from the engine."""
-    import narwhals as nw
+    from microsdc.backends.frequencies import sample_texts
 
-    words = lazy.select(text.alias(column)).filter(bad).unique()
-    if isinstance(words, nw.LazyFrame):
-        words = words.head(5).collect()
-    shown = sorted(str(v) for v in words[column].to_list()[:5])
+    shown = sample_texts(lazy, column, text, bad)
     if shown:
         raise DataValidationError(
             f"Column {column!r} cannot be binned: it holds values that are not numbers nor "
