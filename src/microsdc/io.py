@@ -276,9 +276,14 @@ def detect_separator(path: str | Path, *, encoding: str | None = None) -> str:
     -------
     str
     """
+    return _separator_of(_first_line(Path(path), encoding))
+
+
+def _separator_of(line: str) -> str:
+    """The separator of :data:`SEPARATORS` that splits a header ``line`` into the most
+    fields (``,`` on ties and for an empty line)."""
     import csv
 
-    line = _first_line(Path(path), encoding)
     if not line:
         return ","
     best, best_n = ",", 1
@@ -378,63 +383,55 @@ def _record_lines(path: Path, sep: str | None, encoding: str | None) -> list[int
     return rows[1:]  # the header
 
 
-def release_encoding(source: str | Path, encoding: str | None) -> str | None:
-    """The encoding to write a CSV file released from ``source``, read in ``encoding``.
-
-    ``encoding`` itself, except for a UTF-8 text file that opens with a byte-order
-    mark (as spreadsheet programs write it): "utf-8-sig", so that the mark, which
-    those programs need to read the file as UTF-8, is written back.
-    """
-    if encoding is not None and encoding.lower().replace("_", "-") not in ("utf-8", "utf8"):
-        return encoding
-    errors: tuple[type[Exception], ...] = (*_decompress_errors(), ValueError)
-    try:
-        with _open_decompressed(Path(source)) as fh:
-            start = fh.read(3)
-    except errors:
-        return encoding
-    return "utf-8-sig" if start == b"\xef\xbb\xbf" else encoding
-
-
-def release_csv_style(
+def release_style(
     source: str | Path, sep: str | None = None, encoding: str | None = None
-) -> tuple[str | None, str | None]:
-    """The field separator and line break to write a CSV file released from ``source``.
+) -> dict[str, Any]:
+    """How to write a CSV file released from ``source`` as the input came: the keyword
+    arguments ``encoding``, ``sep`` and ``line_terminator`` of :func:`write_table`.
 
-    A semicolon-separated file with Windows line breaks is released as one: the
-    separator is ``sep`` as given to the reader (or detected from the header
-    line, as the reader detects it) and the line break is the one that ends the
-    header line. ``(None, None)`` (comma and ``\\n``) for a source that is not a
-    CSV or TSV file.
+    - ``encoding`` is the input's, except for a UTF-8 text file that opens with a
+      byte-order mark (as spreadsheet programs write it): "utf-8-sig", so that the
+      mark, which those programs need to read the file as UTF-8, is written back.
+    - ``sep`` is the one given to the reader, or the one it detects from the header
+      line; ``line_terminator`` is the line break that ends the header line.
+
+    A source that is not a CSV or TSV file gives ``encoding`` only. The file's first
+    64 KiB are read once.
 
     Examples
     --------
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "semicolons.csv"
-    >>> _ = path.write_bytes(b"age;sex\\r\\n30;m\\r\\n")
-    >>> release_csv_style(path)
-    (';', '\\r\\n')
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbfage;sex\\r\\n30;m\\r\\n")
+    >>> release_style(path)
+    {'encoding': 'utf-8-sig', 'sep': ';', 'line_terminator': '\\r\\n'}
     """
+    style: dict[str, Any] = {"encoding": encoding}
+    errors: tuple[type[Exception], ...] = (
+        *_decompress_errors(),
+        LookupError,
+        InvalidParameterError,
+    )
     try:
-        if _format_of(source) not in ("csv", "tsv"):
-            return None, None
-    except InvalidParameterError:
-        return None, None
-    path = Path(source)
-    if sep is None:
-        sep = "\t" if _format_of(path) == "tsv" else detect_separator(path, encoding=encoding)
-    errors: tuple[type[Exception], ...] = (*_decompress_errors(), LookupError)
-    try:
-        with _open_decompressed(path) as fh:
-            head = fh.read(65536).decode(encoding or "utf-8", errors="ignore")
+        fmt = _format_of(source)
+        with _open_decompressed(Path(source)) as fh:
+            raw = fh.read(65536)
+        head = raw.decode(encoding or "utf-8", errors="ignore")
     except errors:
-        return sep, None
+        return style
+    utf8 = encoding is None or encoding.lower().replace("_", "-") in ("utf-8", "utf8")
+    if utf8 and raw.startswith(b"\xef\xbb\xbf"):
+        style["encoding"] = "utf-8-sig"
+    if fmt not in ("csv", "tsv"):
+        return style
+    first = head.lstrip("\ufeff").split("\n", 1)[0].split("\r", 1)[0]
+    style["sep"] = sep or ("\t" if fmt == "tsv" else _separator_of(first))
     end = head.find("\n")
     if end > 0 and head[end - 1] == "\r":
-        return sep, "\r\n"
-    if end < 0 and "\r" in head:
-        return sep, "\r"
-    return sep, None
+        style["line_terminator"] = "\r\n"
+    elif end < 0 and "\r" in head:
+        style["line_terminator"] = "\r"
+    return style
 
 
 def _decompress_errors() -> tuple[type[Exception], ...]:
@@ -573,7 +570,7 @@ def write_table(
         ignore it.
     sep, line_terminator : str, optional
         Field separator (default ``,``) and line break (default ``\\n``) of a CSV
-        file; :func:`release_csv_style` gives the input's. A TSV file is always
+        file; :func:`release_style` gives the input's. A TSV file is always
         tab-separated; other formats ignore them.
 
     Raises

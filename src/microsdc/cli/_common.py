@@ -296,19 +296,12 @@ def write_output(
     ``source`` came: in ``encoding`` (a latin-1 file is released as latin-1), with the
     UTF-8 byte-order mark when it has one, with its separator (``sep``, the ``--sep``
     given, or the one detected) and its line breaks."""
-    from microsdc.io import release_csv_style, release_encoding, write_table
+    from microsdc.io import release_style, write_table
 
     if source is None:
         write_table(df, path, encoding=encoding)
-        return
-    sep_char, line = release_csv_style(source, parse_sep(sep), encoding)
-    write_table(
-        df,
-        path,
-        encoding=release_encoding(source, encoding),
-        sep=sep_char,
-        line_terminator=line,
-    )
+    else:
+        write_table(df, path, **release_style(source, parse_sep(sep), encoding))
 
 
 qi_option = click.option(

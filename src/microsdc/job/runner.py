@@ -1074,14 +1074,10 @@ def run_job(
         }
 
         def write_data() -> None:
-            from microsdc.io import release_csv_style, release_encoding, write_table
+            from microsdc.io import release_style, write_table
 
-            enc = release_encoding(cfg.input_path, cfg.encoding)
-            sep, line = release_csv_style(cfg.input_path, cfg.sep, cfg.encoding)
-            _write_atomic(
-                cfg.output.data,
-                lambda p: write_table(final, p, encoding=enc, sep=sep, line_terminator=line),
-            )
+            style = release_style(cfg.input_path, cfg.sep, cfg.encoding)
+            _write_atomic(cfg.output.data, lambda p: write_table(final, p, **style))
 
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
