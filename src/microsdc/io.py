@@ -844,13 +844,12 @@ def _text_types(df: pd.DataFrame) -> pd.DataFrame:
     value is written as Python writes an integer (no leading zero or plus sign, not
     "-0"), and floats when every value is such an integer or a decimal as Python
     writes that float ("0.5", "2.0" or "3.7e-05", not "0.50", "5e-1", ".5" or
-    "0.00001"): the
-    float gives the same text back (at most 15 digits always do; 16 or 17 when the
-    text is the float's shortest form, as Python's ``repr`` and ``to_csv`` write it),
-    not below 0.0001,
-    and no two texts give the same number ("2" and "2.0"). Anything else stays
-    text, so that "01" and "1", or "1.1" and "1.10", remain two codes and are
-    written back as they came. The checks are vectorised text operations.
+    "0.00001"): the float gives the same text back (at most 15 digits always do; 16
+    or 17 when the text is the float's shortest form, as Python's ``repr`` and
+    ``to_csv`` write it), and no two texts give the same number ("2" and "2.0").
+    Anything else stays text, so that "01" and "1", or "1.1" and "1.10", remain two
+    codes and are written back as they came. The checks are vectorised text
+    operations.
     """
     import pandas as pd
 
