@@ -80,10 +80,16 @@ def without_function_names(message: str) -> str:
         import microsdc.suppression
         import microsdc.swapping
 
-        modules = (microsdc, microsdc.recoding, microsdc.risk, microsdc.suppression)
+        modules = (
+            microsdc,
+            microsdc.recoding,
+            microsdc.risk,
+            microsdc.suppression,
+            microsdc.swapping,
+        )
         names = {
             name
-            for module in (*modules, microsdc.swapping)
+            for module in modules
             for name in getattr(module, "__all__", [])
             if name[0].islower()
         }
@@ -427,11 +433,7 @@ def warn_user_missing_codes(
         codes, counts = np.unique(x[inside], return_counts=True)
         texts = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in codes[:10]]
         shown = ", ".join(f"{t} ({n:,} record(s))" for t, n in zip(texts, counts, strict=False))
-        how = (
-            option.format(",".join(texts), ", ".join(texts))
-            if option
-            else f"missing_values={texts!r}"
-        )
+        how = _declaring(option, texts, ", ".join(texts))  # numbers, unquoted
         warnings.warn(
             f"key variable {col!r} holds codes the file declares user-missing: {shown}. "
             f"They are read as values, not as missing. If they mean missing, declare them: "
@@ -439,6 +441,13 @@ def warn_user_missing_codes(
             SDCWarning,
             stacklevel=2,
         )
+
+
+def _declaring(option: str, texts: list[str], listed: str) -> str:
+    """How to declare ``texts`` missing: ``option`` with ``{0}`` the texts joined by
+    commas and ``{1}`` ``listed`` (as a job file's list holds them), or the Python
+    parameter ``missing_values=``."""
+    return option.format(",".join(texts), listed) if option else f"missing_values={texts!r}"
 
 
 def _tally(values: list[Any], counts: Any, flags: list[bool]) -> list[tuple[str, int]]:
@@ -504,11 +513,7 @@ def warn_suspect_key_texts(
             found = _tally(values, counts, like)
             shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in found)
             texts = list(dict.fromkeys(t.strip() for t, _ in found))
-            how = (
-                option.format(",".join(texts), ", ".join(f'"{t}"' for t in texts))
-                if option
-                else f"missing_values={texts!r}"
-            )
+            how = _declaring(option, texts, ", ".join(f'"{t}"' for t in texts))
             warnings.warn(
                 f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
                 f"means missing, declare it: {how}.",
