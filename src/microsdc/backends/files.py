@@ -630,13 +630,12 @@ def csv_text_types(frame: Any) -> Any:
     """The text columns of a CSV file read by an engine, as numbers where nothing is lost.
 
     As the default reader does (``microsdc.io._text_types``): a column becomes
-    integers when every value is an integer written as Python writes it (no
-    leading zero, no plus sign, not "-0"), floats when every value is such an
-    integer of at most 15 digits or a plain decimal that the engine writes back as it
-    came (the shortest form of its float, as Python writes it), not below 0.0001, and no
-    two texts give the same number; it stays
-    text otherwise ("01" and "1" are two codes). One pass over the file computes
-    the checks.
+    integers when every value is an integer written as Python writes it (no leading
+    zero, no plus sign, not "-0"), floats when every value is such an integer of at
+    most 15 digits, a plain decimal that the engine writes back as it came (the
+    shortest form of its float, as Python writes it) or Python's exponent form, not
+    below 0.0001, and no two texts give the same number; it stays text otherwise
+    ("01" and "1" are two codes). One pass over the file computes the checks.
     """
     import narwhals as nw
 
