@@ -45,7 +45,8 @@ def check_random_state(seed: SeedLike, name: str = "seed") -> np.random.Generato
         return np.random.default_rng(int(seed))
     raise InvalidParameterError(
         f"The '{name}' parameter must be an int >= 0, a numpy.random.Generator or None. "
-        f"Got {seed!r} instead."
+        f"Got {seed!r} instead.",
+        param=name,
     )
 
 

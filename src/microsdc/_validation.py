@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "as_user_names",
     "check_bool",
     "check_columns",
     "check_frame",
@@ -29,14 +28,12 @@ __all__ = [
 def param_error(name: str, func: str, requirement: str, value: Any) -> InvalidParameterError:
     """Build the standard error for parameter ``name`` of ``func``."""
     return InvalidParameterError(
-        f"The '{name}' parameter of {func} must be {requirement}. Got {value!r} instead."
+        f"The '{name}' parameter of {func} must be {requirement}. Got {value!r} instead.",
+        func=func,
+        param=name,
+        requirement=requirement,
+        value=value,
     )
-
-
-_PARAMETER_RE = None
-
-
-_FUNCTION_RE: Any = None
 
 
 def decimal_comma_hint(texts: Sequence[str]) -> str:
@@ -58,95 +55,6 @@ def decimal_comma_hint(texts: Sequence[str]) -> str:
             "spreadsheet does so when saved with '.' as its decimal separator)."
         )
     return ""
-
-
-def without_function_names(message: str) -> str:
-    """``message`` without the library function it names ("of sample_frequencies",
-    "given to bin_numeric", "by record_swap"): the command line's and a job file's
-    users never called it.
-
-    Examples
-    --------
-    >>> without_function_names("Column 'h' (used as hid by record_swap) has blanks.")
-    "Column 'h' (used as hid) has blanks."
-    """
-    import re
-
-    global _FUNCTION_RE
-    if _FUNCTION_RE is None:
-        import microsdc
-        import microsdc.recoding
-        import microsdc.risk
-        import microsdc.suppression
-        import microsdc.swapping
-
-        modules = (
-            microsdc,
-            microsdc.recoding,
-            microsdc.risk,
-            microsdc.suppression,
-            microsdc.swapping,
-        )
-        names = {
-            name
-            for module in modules
-            for name in getattr(module, "__all__", [])
-            if name[0].islower()
-        }
-        alternatives = "|".join(sorted(names, key=len, reverse=True))
-        _FUNCTION_RE = re.compile(rf" (?:of|given to|by) (?:{alternatives})\b")
-    return str(_FUNCTION_RE.sub("", message))
-
-
-def as_user_names(message: str, names: Any, what: str = "Option") -> str:
-    """``message`` with "The 'p' parameter of f" replaced by the name the user typed.
-
-    Parameters
-    ----------
-    message : str
-        An error message in the shape of :func:`param_error`.
-    names : mapping of str to str
-        Python parameter name -> what the user wrote it as (``"--risk-variables"``,
-        ``"'swapping.risk_variables'"``). Parameters not in it are left as they are.
-    what : str, default "Option"
-        The word before the user's name ("Option", "Key").
-
-    Examples
-    --------
-    >>> as_user_names("The 'width' parameter of bin_numeric must be > 0.", {"width": "--bin"})
-    'Option --bin must be > 0.'
-    >>> as_user_names("method='exact' of local_suppression needs missing='wildcard'.",
-    ...               {"method": "--method", "missing": "--missing"})
-    '--method exact needs --missing wildcard.'
-    """
-    import re
-
-    global _PARAMETER_RE
-    if _PARAMETER_RE is None:
-        _PARAMETER_RE = re.compile(
-            r"\b([Tt])he '([^']+)' parameter of (?:microsdc [a-z]+|[A-Za-z_][A-Za-z0-9_.]*)"
-        )
-
-    def repl(m: Any) -> str:
-        name = names.get(m.group(2))
-        if name is None:
-            return str(m.group(0))
-        word = what if m.group(1) == "T" else what.lower()
-        return f"{word} {name}"
-
-    def repl_value(m: Any) -> str:
-        name = names.get(m.group(1))
-        if name is None:
-            return str(m.group(0))
-        return f"{name} {m.group(2)}" if what == "Option" else f'{name} = "{m.group(2)}"'
-
-    message = _PARAMETER_RE.sub(repl, message)
-    # "method='exact' of local_suppression" -> "--method exact"
-    return re.sub(
-        r"\b([a-z_]+)='([^']*)'(?: of (?:microsdc [a-z]+|[A-Za-z_][A-Za-z0-9_.]*))?",
-        repl_value,
-        message,
-    )
 
 
 def _is_int(value: Any) -> bool:
@@ -241,7 +149,9 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
         if library not in ("pandas", "builtins", "numpy") and hasattr(df, "to_pandas"):
             raise InvalidParameterError(
                 f"The '{name}' parameter of {func} must be a pandas DataFrame. Got a {library} "
-                f"{kind.__name__} instead; convert it with .to_pandas()."
+                f"{kind.__name__} instead; convert it with .to_pandas().",
+                func=func,
+                param=name,
             )
         raise param_error(name, func, "a pandas DataFrame", kind.__name__)
     if not df.columns.is_unique:
@@ -250,6 +160,7 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
             f"The data frame passed to {func} has duplicate column names: "
             f"{', '.join(repr(d) for d in dup)}. Rename them so each column can be named.",
             failure_cases=dup,
+            func=func,
         )
     return df
 
@@ -345,7 +256,9 @@ def check_columns(
     if dups:
         raise InvalidParameterError(
             f"The '{name}' parameter of {func} names the same column more than once: "
-            f"{', '.join(repr(d) for d in dups)}."
+            f"{', '.join(repr(d) for d in dups)}.",
+            func=func,
+            param=name,
         )
     present = set(df.columns)
     missing = [c for c in cols if c not in present]
@@ -358,6 +271,8 @@ def check_columns(
             + "."
             + close_matches_hint(missing, list(df.columns)),
             missing=missing,
+            func=func,
+            param=name,
         )
     return cols
 

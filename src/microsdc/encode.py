@@ -332,7 +332,9 @@ def encode_qis(
         if unknown:
             raise InvalidParameterError(
                 f"The 'missing_values' parameter of {func} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}."
+                f"{', '.join(repr(c) for c in unknown)}.",
+                func=func,
+                param="missing_values",
             )
     n = len(df)
     codes = np.empty((n, len(cols)), dtype=np.int32, order="F")

@@ -27,7 +27,53 @@ __all__ = [
 
 
 class SDCError(Exception):
-    """Base class of every error microsdc raises on purpose."""
+    """Base class of every error microsdc raises on purpose.
+
+    Besides its message, an error carries what it is about as fields, so that a
+    caller (the command line, a job file) can word it in its own names without
+    parsing the text.
+
+    Attributes
+    ----------
+    func : str or None
+        The library function whose call failed (``"local_suppression"``), as the
+        message names it.
+    param : str or None
+        The parameter at fault, as the message names it (``"k"``).
+    requirement : str or None
+        What ``param`` must be (``"an int >= 1"``), for errors of the standard shape.
+    value : object
+        The value given, for errors of the standard shape (else ``None``).
+    related : tuple of str
+        Other parameters the message names (``("missing",)`` in "method='exact' of
+        local_suppression needs missing='wildcard'").
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        func: str | None = None,
+        param: str | None = None,
+        requirement: str | None = None,
+        value: Any = None,
+        related: Sequence[str] = (),
+    ) -> None:
+        super().__init__(*args)
+        self.func = func
+        self.param = param
+        self.requirement = requirement
+        self.value = value
+        self.related = tuple(related)
+
+    def __reduce__(self) -> Any:  # the fields survive pickling (process pools, Spark)
+        return (_rebuild, (type(self), self.args, self.__dict__))
+
+
+def _rebuild(cls: type[SDCError], args: tuple[Any, ...], state: dict[str, Any]) -> SDCError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class InvalidParameterError(SDCError, ValueError, TypeError):
@@ -43,8 +89,8 @@ class ColumnNotFoundError(SDCError, KeyError):
         The names that were not found, in the order they were given.
     """
 
-    def __init__(self, message: str, missing: Sequence[Any] = ()) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, missing: Sequence[Any] = (), **fields: Any) -> None:
+        super().__init__(message, **fields)
         self.missing = list(missing)
 
     def __str__(self) -> str:  # KeyError would print the repr of the message
@@ -60,8 +106,8 @@ class DataValidationError(SDCError, ValueError):
         The offending values or row labels, when they are known.
     """
 
-    def __init__(self, message: str, failure_cases: Any = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, failure_cases: Any = None, **fields: Any) -> None:
+        super().__init__(message, **fields)
         self.failure_cases = failure_cases
 
 

@@ -175,7 +175,9 @@ def read_table(
         except (LookupError, TypeError) as exc:
             raise InvalidParameterError(
                 f"The 'encoding' parameter of read_table must be a text encoding known to "
-                f"Python, such as 'utf-8' or 'latin-1'. Got {encoding!r} instead."
+                f"Python, such as 'utf-8' or 'latin-1'. Got {encoding!r} instead.",
+                func="read_table",
+                param="encoding",
             ) from exc
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
@@ -244,7 +246,8 @@ def read_table(
         raise DataValidationError(
             f"Cannot read {path.name}: the byte 0x{exc.object[exc.start]:02x}{place} "
             f"is not {encoding or 'UTF-8'}. Give its encoding (encoding={guess!r}; "
-            "input.encoding in a job file) or save it as UTF-8."
+            "input.encoding in a job file) or save it as UTF-8.",
+            param="encoding",
         ) from exc
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -784,7 +787,8 @@ def check_utf16_text(path: Path, encoding: str | None) -> None:
     raise DataValidationError(
         f"{path.name} looks like UTF-16 text ({side}-endian) without a byte-order mark, "
         f"not {encoding or 'UTF-8'}: give its encoding (encoding={found!r}; "
-        "input.encoding in a job file) or save it as UTF-8."
+        "input.encoding in a job file) or save it as UTF-8.",
+        param="encoding",
     )
 
 

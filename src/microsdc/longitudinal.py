@@ -137,7 +137,9 @@ def collapse_subjects(
         raise InvalidParameterError(
             f"The 'subject_id' parameter of {func} must be one column name. Got "
             f"{list(subject_id)!r}: the arguments are (df, subject_id, qi), the "
-            "quasi-identifiers third."
+            "quasi-identifiers third.",
+            func=func,
+            param="subject_id",
         )
     (sid,) = check_columns(df, [subject_id], "subject_id", func)
     cols = check_columns(df, qi, "quasi_identifiers", func)
@@ -145,7 +147,9 @@ def collapse_subjects(
     if sid in set(cols) or sid in set(keep_cols):
         raise InvalidParameterError(
             f"The 'subject_id' parameter of {func} must not be a quasi-identifier or a kept "
-            f"column. Got {sid!r}."
+            f"column. Got {sid!r}.",
+            func=func,
+            param="subject_id",
         )
     bad = df[sid].isna().to_numpy()
     if bad.any():
@@ -153,6 +157,7 @@ def collapse_subjects(
             f"The subject id column {sid!r} of {func} has {int(bad.sum())} missing value(s) "
             f"(first rows: {list(df.index[bad][:5])}). Every record needs a subject.",
             failure_cases=list(df.index[bad]),
+            func=func,
         )
     n = len(df)
     subj, _uniques = pd.factorize(df[sid], sort=False)
@@ -168,6 +173,7 @@ def collapse_subjects(
                 f"The column {c!r} passed to {func} as 'keep' varies within "
                 f"{int(varies.sum())} subject(s); it must be constant per subject.",
                 failure_cases=list(_uniques[np.flatnonzero(varies.to_numpy())][:20]),
+                func=func,
             )
     pos = np.arange(n, dtype=np.int64)
     if rule == "mode":
@@ -278,17 +284,21 @@ def restore_subjects(
     if not isinstance(collapsed, Collapsed):
         raise InvalidParameterError(
             f"The 'collapsed' parameter of {func} must be the result of collapse_subjects. "
-            f"Got {type(collapsed).__name__} instead."
+            f"Got {type(collapsed).__name__} instead.",
+            func=func,
+            param="collapsed",
         )
     if len(anonymised) != collapsed.n_subjects:
         raise InvalidParameterError(
             f"The 'anonymised' frame passed to {func} must have one row per subject "
-            f"({collapsed.n_subjects}). Got {len(anonymised)} rows instead."
+            f"({collapsed.n_subjects}). Got {len(anonymised)} rows instead.",
+            func=func,
         )
     if len(original_df) != len(collapsed.row_subject):
         raise InvalidParameterError(
             f"The 'original_df' passed to {func} has {len(original_df)} records; the "
-            f"collapsed data were made from {len(collapsed.row_subject)}."
+            f"collapsed data were made from {len(collapsed.row_subject)}.",
+            func=func,
         )
     check_columns(anonymised, collapsed.qi, "anonymised", func)
     check_columns(original_df, collapsed.qi, "original_df", func)

@@ -27,14 +27,18 @@ def _take(data: Any, column: Any, func: str) -> tuple[pd.Series, pd.DataFrame | 
     if isinstance(data, pd.DataFrame):
         if column is None:
             raise InvalidParameterError(
-                f"The 'column' parameter of {func} is required when the data are a DataFrame."
+                f"The 'column' parameter of {func} is required when the data are a DataFrame.",
+                func=func,
+                param="column",
             )
         (col,) = check_columns(data, [column], "column", func)
         return data[col], data
     if isinstance(data, pd.Series):
         if column is not None:
             raise InvalidParameterError(
-                f"The 'column' parameter of {func} applies to a DataFrame only; got a Series."
+                f"The 'column' parameter of {func} applies to a DataFrame only; got a Series.",
+                func=func,
+                param="column",
             )
         return data, None
     raise param_error("data", func, "a pandas Series or DataFrame", type(data).__name__)
@@ -54,7 +58,8 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
     ):
         raise DataValidationError(
             f"Column {series.name!r} cannot be binned by {func}: it has dtype {series.dtype}, "
-            "not numbers."
+            "not numbers.",
+            func=func,
         )
     return series.astype("float64").to_numpy(na_value=np.nan)
 
@@ -111,6 +116,7 @@ def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
             f"value(s) that are not numbers nor declared missing codes, such as "
             f"{series[bad].iloc[0]!r} (first rows: {rows}).",
             failure_cases=list(series.index[bad]),
+            func=func,
         )
     return values.astype("float64").to_numpy(na_value=np.nan)
 
@@ -250,7 +256,9 @@ def bin_numeric(
         if width is not None:
             if bins is not None:
                 raise InvalidParameterError(
-                    f"Give either 'bins' or 'width' to {func} with method='width', not both."
+                    f"Give either 'bins' or 'width' to {func} with method='width', not both.",
+                    func=func,
+                    param="method",
                 )
             if (
                 isinstance(width, bool)
@@ -298,6 +306,7 @@ def bin_numeric(
                 f"given to {func}, from {_fmt(edges[0])} to {_fmt(edges[-1])} (first rows: "
                 f"{list(series.index[outside][:5])}). Add -inf/inf edges for open bins.",
                 failure_cases=list(series.index[outside]),
+                func=func,
             )
         last_open = False
     code = np.full(len(x), -1, dtype=np.int64)
@@ -330,7 +339,9 @@ def bin_numeric(
         if len(names) != n_bins_out or len(set(names)) != len(names):
             raise InvalidParameterError(
                 f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "
-                f"(one per bin). Got {len(names)}."
+                f"(one per bin). Got {len(names)}.",
+                func=func,
+                param="labels",
             )
     cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
     out = pd.Series(cat, index=series.index, name=series.name)
@@ -541,6 +552,7 @@ def _to_merge(
             f"Column {name!r} of {func} has {total} non-missing value(s) in all, fewer than "
             f"min_count={min_count}; no merging can give every category {min_count} records.",
             failure_cases=[name],
+            func=func,
         )
     return merged
 

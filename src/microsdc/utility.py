@@ -147,12 +147,14 @@ def suppressed_cells(
     check_columns(anonymised, cols, "columns", func, allow_empty=True)
     if not original.index.is_unique or not anonymised.index.is_unique:
         raise DataValidationError(
-            f"The frames passed to {func} need unique row labels to be compared."
+            f"The frames passed to {func} need unique row labels to be compared.",
+            func=func,
         )
     if len(original) != len(anonymised) or not original.index.isin(anonymised.index).all():
         raise DataValidationError(
             f"The frames passed to {func} do not hold the same records "
-            f"({len(original)} and {len(anonymised)} rows; compare their index labels)."
+            f"({len(original)} and {len(anonymised)} rows; compare their index labels).",
+            func=func,
         )
     after = (
         anonymised.loc[original.index]

@@ -229,16 +229,21 @@ def test_job_drops_and_links_columns(tmp_path: Path) -> None:
 
 
 def test_function_names_left_out_of_job_messages() -> None:
-    from microsdc._validation import without_function_names
+    from microsdc._core.messages import render
+    from microsdc.exceptions import DataValidationError
+
+    def shown(message: str, func: str) -> str:
+        return render(DataValidationError(message, func=func), {})
 
     assert (
-        without_function_names("Column 'h' (used as hid by record_swap) has missing values")
+        shown("Column 'h' (used as hid by record_swap) has missing values", "record_swap")
         == "Column 'h' (used as hid) has missing values"
     )
     assert (
-        without_function_names("The frames given to prosecutor_risk must hold the same records")
+        shown("The frames given to prosecutor_risk must hold the same records", "prosecutor_risk")
         == "The frames must hold the same records"
     )
-    assert (
-        without_function_names("a count of record_swapped ids") == "a count of record_swapped ids"
-    )
+    # a longer name that starts with the function's is left whole
+    assert shown("a count of record_swapped ids", "record_swap") == "a count of record_swapped ids"
+    # another function's name is not the error's to drop
+    assert shown("as given to bin_numeric", "record_swap") == "as given to bin_numeric"

@@ -87,7 +87,8 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
     except ImportError as exc:
         raise InvalidParameterError(
             f"{func} got a {name} frame; working on it needs narwhals: "
-            f"{install_hint(extra)} (or convert it first, e.g. with .to_pandas())."
+            f"{install_hint(extra)} (or convert it first, e.g. with .to_pandas()).",
+            func=func,
         ) from exc
     import narwhals as nw
 
@@ -97,6 +98,8 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
         raise InvalidParameterError(
             f"The '{param}' parameter of {func} must be a pandas DataFrame (or a polars, "
             f"pyarrow, DuckDB or Spark frame). Got a {root} {kind.__name__} that microsdc cannot "
-            f"read{hint}."
+            f"read{hint}.",
+            func=func,
+            param=param,
         )
     return Backend(name, isinstance(native, nw.LazyFrame), extra)

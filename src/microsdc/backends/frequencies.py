@@ -137,7 +137,8 @@ def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     raise DataValidationError(
         f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"
         + (f", with values such as {shown}." if shown else ".")
-        + decimal_comma_hint(found)
+        + decimal_comma_hint(found),
+        func=func,
     )
 
 
@@ -177,17 +178,20 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
     if bad:
         raise DataValidationError(
             f"The weight column {w!r} of {func} has {bad} missing or infinite value(s). "
-            "Weights must be known for every record."
+            "Weights must be known for every record.",
+            func=func,
         )
     if neg:
         raise DataValidationError(
             f"The weight column {w!r} of {func} has {neg} negative value(s). "
-            "Sampling weights must be >= 0."
+            "Sampling weights must be >= 0.",
+            func=func,
         )
     if n and not nonzero:
         raise DataValidationError(
             f"The weight column {w!r} of {func} is 0 for every record: Fk would be 0 for every "
-            "key. Sampling weights say how many people a record stands for (usually >= 1)."
+            "key. Sampling weights say how many people a record stands for (usually >= 1).",
+            func=func,
         )
 
 
@@ -325,7 +329,8 @@ def _check_output_names(names: list[str], func: str) -> None:
     if clash:
         raise InvalidParameterError(
             f"{func} appends the columns {', '.join(_OUT)} to a lazy frame, but it already "
-            f"has {', '.join(repr(c) for c in clash)}. Rename or drop them first."
+            f"has {', '.join(repr(c) for c in clash)}. Rename or drop them first.",
+            func=func,
         )
 
 

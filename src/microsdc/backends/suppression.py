@@ -124,7 +124,9 @@ def _refuse(option: str, why: str) -> InvalidParameterError:
     return InvalidParameterError(
         f"The '{option}' parameter of {_FUNC} is not supported on a lazy frame: {why}. "
         "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
-        ".toPandas(), or .toArrow() for a pyarrow table) to use it."
+        ".toPandas(), or .toArrow() for a pyarrow table) to use it.",
+        func=_FUNC,
+        param=option,
     )
 
 
@@ -169,7 +171,9 @@ def _check(
         if unknown:
             raise InvalidParameterError(
                 f"The 'missing_values' parameter of {_FUNC} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}."
+                f"{', '.join(repr(c) for c in unknown)}.",
+                func=_FUNC,
+                param="missing_values",
             )
     if method != "greedy":
         raise _refuse(
@@ -455,7 +459,8 @@ def local_suppression_lazy(
             raise DataValidationError(
                 f"The stratum column {c!r} of {_FUNC} has "
                 f"{int(patterns[_N].to_numpy()[bad].sum())} missing value(s). "
-                "Every record needs a known stratum."
+                "Every record needs a known stratum.",
+                func=_FUNC,
             )
     mv = (
         {c: v for c, v in missing_values.items() if c in set(cols)}
@@ -482,7 +487,9 @@ def local_suppression_lazy(
             where = "the data have" if not strata_cols else "a stratum has"
             raise InvalidParameterError(
                 f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-                f"{where} {n_rows} record(s) and k={max_k}; no suppression can reach it."
+                f"{where} {n_rows} record(s) and k={max_k}; no suppression can reach it.",
+                func=_FUNC,
+                param="k",
             )
     single = len(jobs) == 1 and len(jobs[0][0]) == m
     fk_before = np.zeros(p)
@@ -556,7 +563,9 @@ def _keyed(
     if plan.n_rows < k:
         raise InvalidParameterError(
             f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-            f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it."
+            f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it.",
+            func=_FUNC,
+            param="k",
         )
     from microsdc.backends.keyed import warn_unobserved
 

@@ -73,10 +73,8 @@ def user_errors(func: F) -> F:
         except click.UsageError:
             raise
         except SDCError as exc:
-            from microsdc._validation import without_function_names
-
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            fail(without_function_names(_typed_names(message)))
+            message = _typed_names(exc) if str(exc) else type(exc).__name__
+            fail(message.splitlines()[0])
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             fail(f"{exc.strerror}: {exc.filename}")
         except (OSError, ValueError, UnicodeDecodeError) as exc:
@@ -100,13 +98,14 @@ _PARAMETER_ALIASES = {
 }
 
 
-def _typed_names(message: str) -> str:
-    """Name the option the user typed instead of the library parameter behind it."""
-    from microsdc._validation import as_user_names
+def _typed_names(exc: Exception) -> str:
+    """``exc``'s message naming the option the user typed instead of the library
+    parameter behind it, and not the library function the command called."""
+    from microsdc._core.messages import render
 
     ctx = click.get_current_context(silent=True)
     if ctx is None:
-        return message
+        return render(exc, {})
     names: dict[str, str] = {}
     for param in ctx.command.params:
         if param.name is None:
@@ -119,8 +118,7 @@ def _typed_names(message: str) -> str:
         if dest in names and lib not in names:
             names[lib] = names[dest]
     # on the command line a parameter that is None is an option not given
-    message = message.replace(" Got None instead.", " It was not given.")
-    return as_user_names(message, names, "Option")
+    return render(exc, names, "Option").replace(" Got None instead.", " It was not given.")
 
 
 def cut_outside_quotes(

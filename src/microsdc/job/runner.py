@@ -323,14 +323,14 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
 
 def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     """``exc`` with the library's parameter names replaced by the job-file keys they come from."""
-    from microsdc._validation import as_user_names, without_function_names
+    from microsdc._core.messages import render
     from microsdc.exceptions import JobFileError
 
     keys = _STEP_KEYS.get(step)
     if keys is None or isinstance(exc, JobFileError) or not exc.args:
         return exc
     names = {p: f"'{key}'" for p, key in keys.items()}
-    message = without_function_names(as_user_names(str(exc.args[0]), names, "Key"))
+    message = render(exc, names, "Key")
     # where the first key the message names is set in the job file, as for its own errors
     named = [key for key in dict.fromkeys(keys.values()) if f"'{key}'" in message]
     about = ""
@@ -407,7 +407,7 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
             # declared codes stay as they are: apart from the cells blanked later
             binned = bin_numeric(col, missing_values=list(cfg.missing_values), **kwargs)
         except SDCError as exc:
-            from microsdc._validation import as_user_names
+            from microsdc._core.messages import render
 
             where = f"{key}.breaks" if spec.breaks is not None else key
             names = {
@@ -416,7 +416,7 @@ def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[s
                 "width": f"'{key}.width'",
                 "origin": f"'{key}.start'",
             }
-            message = as_user_names(str(exc), names, "Key")
+            message = render(exc, names, "Key")
             raise cfg.error(where, f"cannot be applied: {message}") from None
         out[spec.column] = binned
         notes.append(

@@ -249,6 +249,8 @@ def _household_codes(df: pd.DataFrame, hid: Hashable, func: str) -> np.ndarray:
             f"{int(bad.sum())} missing value(s) (first rows: {list(df.index[bad][:5])}). Every "
             "person needs a household.",
             failure_cases=list(df.index[bad]),
+            func=func,
+            param="hid",
         )
     codes, _ = pd.factorize(col, sort=False)
     return np.asarray(codes, dtype=np.int64)

@@ -765,7 +765,8 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
         hint = decimal_comma_hint(values[text].astype(str).tolist())
         raise DataValidationError(
             f"The weight column {name} of {func} must be numeric: it holds {int(text.sum())} "
-            f"value(s) that are not numbers (first rows: {shown}).{hint}"
+            f"value(s) that are not numbers (first rows: {shown}).{hint}",
+            func=func,
         ) from exc
     w = pd.Series(numeric).astype("float64").to_numpy(na_value=np.nan)
     bad = ~np.isfinite(w)
@@ -775,6 +776,7 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             f"value(s) (first rows: {list(df.index[bad][:5])}). Weights must be known for "
             "every record.",
             failure_cases=list(df.index[bad]),
+            func=func,
         )
     neg = w < 0
     if neg.any():
@@ -785,11 +787,13 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             f"The weight column {name} of {func} has {int(neg.sum())} negative value(s) "
             f"(first rows: {shown}). Sampling weights must be >= 0.",
             failure_cases=list(df.index[neg]),
+            func=func,
         )
     if len(w) and not w.any():
         raise DataValidationError(
             f"The weight column {name} of {func} is 0 for every record: Fk would be 0 for every "
-            "key. Sampling weights say how many people a record stands for (usually >= 1)."
+            "key. Sampling weights say how many people a record stands for (usually >= 1).",
+            func=func,
         )
     return w
 
@@ -810,7 +814,8 @@ def _aligned_weights(df: pd.DataFrame, weights: pd.Series, func: str) -> pd.Seri
         f"The weights Series of {func} is indexed otherwise than the data"
         + (f" (labels not in the data: {absent})" if absent else "")
         + ": give one weight per record with the data's index, or pass "
-        "weights.to_numpy() to take them in the order of the records."
+        "weights.to_numpy() to take them in the order of the records.",
+        func=func,
     )
 
 
@@ -1064,7 +1069,8 @@ def _summary(
         raise InvalidParameterError(
             f"The quasi-identifier(s) {', '.join(repr(c) for c in clash)} of {func} have the "
             f"name of an output column of the summary ({', '.join(SUMMARY_COLUMNS)}); "
-            "rename them (e.g. df.rename(columns={...})) so that values and counts stay apart."
+            "rename them (e.g. df.rename(columns={...})) so that values and counts stay apart.",
+            func=func,
         )
     data: dict[Any, Any] = {}
     for j, _name in enumerate(enc.columns):

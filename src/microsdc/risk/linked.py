@@ -122,7 +122,9 @@ def _others(df: pd.DataFrame, keys: list[Hashable], columns: Any, func: str) -> 
     if both:
         raise InvalidParameterError(
             f"The 'columns' parameter of {func} names key variables: "
-            f"{', '.join(repr(c) for c in both)}."
+            f"{', '.join(repr(c) for c in both)}.",
+            func=func,
+            param="columns",
         )
     return cols
 
@@ -268,7 +270,8 @@ def recoverable_cells(
     if len(original) != len(released):
         raise InvalidParameterError(
             f"The frames of {func} must have the same records: {len(original)} rows in "
-            f"'original', {len(released)} in 'released'."
+            f"'original', {len(released)} in 'released'.",
+            func=func,
         )
     keys = check_columns(released, key_variables, "key_variables", func)
     check_columns(original, keys, "key_variables", func)

@@ -142,7 +142,8 @@ def prosecutor_risk(
             f"The frames given to {func} must hold the same records in the same order: "
             f"original has {len(original)} rows, released {len(released)}"
             + ("" if len(original) != len(released) else ", and their indexes differ")
-            + "."
+            + ".",
+            func=func,
         )
     both = pd.concat(
         [original[cols].reset_index(drop=True), released[cols].reset_index(drop=True)],

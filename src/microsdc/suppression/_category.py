@@ -271,7 +271,8 @@ def category_suppress(
     if (cnt2 < k).any():
         raise SDCError(
             "Local suppression with missing='category' left a class below k; please report "
-            "this with the data shape and parameters."
+            "this with the data shape and parameters.",
+            param="missing",
         )
 
 
@@ -387,5 +388,7 @@ def _finish(
         taken.extend(np.flatnonzero(inv == g).tolist())
         need -= int(cnt[g])
     if need > 0:
-        raise SDCError("Local suppression with missing='category' could not reach k.")
+        raise SDCError(
+            "Local suppression with missing='category' could not reach k.", param="missing"
+        )
     codes[taken] = -1

@@ -159,7 +159,8 @@ def exact_suppress_codes(
     if n > MAX_EXACT_ROWS:
         raise InvalidParameterError(
             f"method='exact' accepts at most {MAX_EXACT_ROWS} records; got {n}. "
-            "Use method='greedy'."
+            "Use method='greedy'.",
+            param="method",
         )
     fk = fk_of(codes, np.asarray(n_categories), Policy("wildcard"))
     at_risk = np.flatnonzero(fk < k)

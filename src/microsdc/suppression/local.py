@@ -260,7 +260,9 @@ def _cover(names: list[Hashable], qi: list[Hashable], func: str) -> None:
         raise InvalidParameterError(
             f"The 'importance' parameter of {func} "
             + " and ".join(parts)
-            + ". Give every quasi-identifier exactly once."
+            + ". Give every quasi-identifier exactly once.",
+            func=func,
+            param="importance",
         )
 
 
@@ -295,7 +297,9 @@ def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[in
         if len(ks) != len(sizes):
             raise InvalidParameterError(
                 f"The 'k' parameter of {func} must be an int or a list with one k per entry "
-                f"of 'combs' ({len(sizes)}). Got {len(ks)} values instead."
+                f"of 'combs' ({len(sizes)}). Got {len(ks)} values instead.",
+                func=func,
+                param="k",
             )
         return list(zip(sizes, ks, strict=True)), ks
     kk = check_int(k, "k", func, min_value=1)
@@ -309,6 +313,7 @@ def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
             f"The {what} column {col!r} of {func} has {int(bad.sum())} missing value(s) "
             f"(first rows: {list(df.index[bad][:5])}). Every record needs a known {what}.",
             failure_cases=list(df.index[bad]),
+            func=func,
         )
 
 
@@ -574,7 +579,10 @@ def local_suppression(
         return _finish(df, res, ghosts, missing_values)
     if method == "exact" and (policy.kind != "wildcard" or combs is not None):
         raise InvalidParameterError(
-            f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only."
+            f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only.",
+            func=_FUNC,
+            param="method",
+            related=("missing",),
         )
 
     if subject_id is not None:
@@ -610,7 +618,9 @@ def local_suppression(
             where = "the data have" if not strata_cols else "a stratum has"
             raise InvalidParameterError(
                 f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-                f"{where} {len(rows)} record(s) and k={max_k}; no suppression can reach it."
+                f"{where} {len(rows)} record(s) and k={max_k}; no suppression can reach it.",
+                func=_FUNC,
+                param="k",
             )
     if method == "exact":
         from microsdc.suppression.exact import MAX_EXACT_ROWS
@@ -619,7 +629,9 @@ def local_suppression(
         if biggest > MAX_EXACT_ROWS:
             raise InvalidParameterError(
                 f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
-                f"stratum; got {biggest}. Use method='greedy'."
+                f"stratum; got {biggest}. Use method='greedy'.",
+                func=_FUNC,
+                param="method",
             )
 
     from microsdc.suppression._engine import (
@@ -732,7 +744,9 @@ def _check_linked(
         if key not in set(cols):
             raise InvalidParameterError(
                 f"The 'linked' parameter of {func} names {key!r}, which is not a "
-                "quasi-identifier; its keys are the key variables whose blanks are copied."
+                "quasi-identifier; its keys are the key variables whose blanks are copied.",
+                func=func,
+                param="linked",
             )
         names = check_columns(df, columns, "linked", func, allow_empty=True)
         for name in names:
@@ -740,7 +754,9 @@ def _check_linked(
                 what = "a quasi-identifier" if name in set(cols) else "a strata or subject column"
                 raise InvalidParameterError(
                     f"The 'linked' parameter of {func} links {name!r} to {key!r}, but "
-                    f"{name!r} is {what}."
+                    f"{name!r} is {what}.",
+                    func=func,
+                    param="linked",
                 )
             out.setdefault(name, []).append(key)
     return out
@@ -809,7 +825,9 @@ def _random_baseline(
     if given:
         raise InvalidParameterError(
             f"method='random' of {_FUNC} takes no {', '.join(repr(g) for g in given)} "
-            "(it blanks the same share of every quasi-identifier at random)."
+            "(it blanks the same share of every quasi-identifier at random).",
+            func=_FUNC,
+            param="method",
         )
     kk = check_int(k, "k", _FUNC, min_value=1)
     search = random_missingness_codes(
@@ -940,7 +958,9 @@ def check_call(
     for c in strata_cols:
         if c in set(cols):
             raise InvalidParameterError(
-                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}."
+                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}.",
+                func=_FUNC,
+                param="strata",
             )
         if values:
             _no_missing(df, c, "stratum", _FUNC)
@@ -958,7 +978,9 @@ def check_guarantee(policy: Policy, func: str) -> None:
             "blank records satisfy it for every record, so it guarantees nothing. It remains "
             "a measure in sample_frequencies. Use 'category' (every released record in a "
             "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
-            "count with the share of the value)."
+            "count with the share of the value).",
+            func=func,
+            param="missing",
         )
 
 

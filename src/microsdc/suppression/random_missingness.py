@@ -195,7 +195,9 @@ def random_missingness_codes(
     if not_qi:
         raise InvalidParameterError(
             f"The 'excluded_features' parameter of {_FUNC} names columns that are not "
-            f"quasi-identifiers: {not_qi!r}."
+            f"quasi-identifiers: {not_qi!r}.",
+            func=_FUNC,
+            param="excluded_features",
         )
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)

@@ -126,12 +126,16 @@ def resolve_columns(
             f"{listed}. Available columns: {shown}{' ...' if ncol > 30 else ''}."
             + close_matches_hint(missing, list(df.columns)),
             missing=missing,
+            func=FUNC,
+            param=name,
         )
     dups = [c for i, c in enumerate(out) if c in out[:i]]
     if dups:
         raise InvalidParameterError(
             f"The '{name}' parameter of {FUNC} names the same column more than once: "
-            f"{', '.join(repr(d) for d in dict.fromkeys(dups))}."
+            f"{', '.join(repr(d) for d in dict.fromkeys(dups))}.",
+            func=FUNC,
+            param=name,
         )
     return out
 
@@ -191,6 +195,8 @@ def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
                     f"Column {c!r} named in the 'risk' parameter of {FUNC} is not numeric "
                     f"(dtype {data[c].dtype}).",
                     failure_cases=[c],
+                    func=FUNC,
+                    param="risk",
                 )
         arr = data[cols].to_numpy(dtype=np.float64, na_value=np.nan)
     else:
@@ -209,6 +215,8 @@ def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
             f"The 'risk' parameter of {FUNC} holds missing or infinite values in {rows} row(s); "
             "every cell must be a finite real number >= 0.",
             failure_cases=np.flatnonzero(bad.any(axis=1)),
+            func=FUNC,
+            param="risk",
         )
     if (arr < 0).any():
         rows = int((arr < 0).any(axis=1).sum())
@@ -244,6 +252,7 @@ def check_missing(data: pd.DataFrame, roles: dict[Hashable, str]) -> None:
                 f"row(s) of {len(data)} (first rows: {rows[:5]}); fill or drop them before "
                 "swapping.",
                 failure_cases=rows,
+                func=FUNC,
             )
 
 
@@ -322,7 +331,9 @@ def check_swap_params(
     if swapped_id and swapped_name in data.columns:
         raise InvalidParameterError(
             f"The 'return_swapped_id' parameter of {FUNC} would add column {swapped_name!r}, "
-            "which the data already hold. Rename that column first."
+            "which the data already hold. Rename that column first.",
+            func=FUNC,
+            param="return_swapped_id",
         )
     log_path = _check_log_path(log_file_name)
     checked = resolve_columns(data, checked_columns, "checked_columns", allow_empty=True)

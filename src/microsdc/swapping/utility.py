@@ -23,7 +23,8 @@ def _in_household_order(frame: pd.DataFrame, hid: Hashable, name: str) -> tuple[
     if n_missing:
         raise DataValidationError(
             f"Column {hid!r} of the '{name}' frame of swap_utility has missing household ids "
-            f"in {n_missing} row(s) (first rows: {list(frame.index[blank][:5])})."
+            f"in {n_missing} row(s) (first rows: {list(frame.index[blank][:5])}).",
+            func="swap_utility",
         )
     order, keys = household_order(frame[hid])
     return (frame if order is None else frame.take(order)), keys
@@ -128,7 +129,8 @@ def swap_utility(
         raise DataValidationError(
             "The 'original' and 'swapped' frames of swap_utility do not hold the same "
             f"households: after sorting both by {hid!r}, the household ids differ "
-            f"({len(before)} and {len(after)} rows)."
+            f"({len(before)} and {len(after)} rows).",
+            func="swap_utility",
         )
     swapped = after
     first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
