@@ -190,7 +190,7 @@ def test_text_value_labels(tmp_path: Path) -> None:
 def test_user_missing_codes_of_a_key_variable_are_pointed_out(tmp_path: Path) -> None:
     import warnings
 
-    from microsdc._validation import warn_user_missing_codes
+    from microsdc.data.quality import warn_user_missing_codes
     from microsdc.exceptions import SDCWarning
 
     src = tmp_path / "in.sav"

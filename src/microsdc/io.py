@@ -37,6 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from microsdc.data.metadata import METADATA, file_metadata
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
 if TYPE_CHECKING:
@@ -978,31 +979,6 @@ def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:
             if empty.any():
                 df[col] = s.mask(empty)
     return df
-
-
-#: Key of ``DataFrame.attrs`` under which the metadata of an SPSS or Stata file travel.
-METADATA = "microsdc_metadata"
-
-
-def file_metadata(df: pd.DataFrame) -> dict[str, Any]:
-    """The SPSS/Stata metadata travelling with ``df`` (empty for other sources).
-
-    Returns
-    -------
-    dict
-        ``format`` ("spss" or "stata"), ``column_labels`` ({column: label}),
-        ``value_labels`` ({column: {code: label}}), ``missing_ranges`` (SPSS
-        user-missing: {column: [value or {"lo", "hi"}]}) and
-        ``variable_measure`` (SPSS: nominal, ordinal, scale).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> file_metadata(pd.DataFrame({"a": [1]}))
-    {}
-    """
-    meta = df.attrs.get(METADATA)
-    return meta if isinstance(meta, dict) else {}
 
 
 def _with_metadata(df: pd.DataFrame, meta: Any, fmt: str) -> pd.DataFrame:

@@ -126,7 +126,7 @@ def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     decimal comma in it), with a few of its texts, asked from the engine."""
     import narwhals as nw
 
-    from microsdc._validation import decimal_comma_hint
+    from microsdc.data.quality import decimal_comma_hint
 
     schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
     if schema[w].is_numeric():

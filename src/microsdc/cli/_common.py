@@ -238,7 +238,7 @@ def read_input(
         )
     df = number_records(df, path, sep_char, encoding)  # rows named as in the file
     if keys:
-        from microsdc._validation import (
+        from microsdc.data.quality import (
             warn_all_missing,
             warn_suspect_key_texts,
             warn_user_missing_codes,

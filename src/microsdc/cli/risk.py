@@ -306,10 +306,10 @@ def _risk_lazy(
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
     from rich.table import Table
 
-    from microsdc._validation import warn_suspect_key_texts
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import risk_frame, to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
+    from microsdc.data.quality import warn_suspect_key_texts
 
     if out is not None:
         from microsdc.io import check_output_path

@@ -404,8 +404,8 @@ def _suppress_lazy(
             missing=policy,
             missing_values=mv,
         )
-        from microsdc._validation import warn_suspect_key_texts
         from microsdc.backends.suppression import LazySuppressionResult
+        from microsdc.data.quality import warn_suspect_key_texts
 
         assert isinstance(result, LazySuppressionResult)
         pats = result.patterns  # every pattern wherever a key variable is text

@@ -141,7 +141,7 @@ class Patterns:
 def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
     """The input's patterns, with the pandas job's warning about key variables holding
     texts that often mean missing ("NA", "?")."""
-    from microsdc._validation import warn_suspect_key_texts
+    from microsdc.data.quality import warn_suspect_key_texts
 
     patterns = Patterns(frame, cfg)
     warn_suspect_key_texts(

@@ -262,7 +262,7 @@ def _check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
 
 def _read_checked(cfg: JobConfig) -> pd.DataFrame:
     """Read the input, check that the job's columns exist, warn about empty key variables."""
-    from microsdc._validation import (
+    from microsdc.data.quality import (
         warn_all_missing,
         warn_suspect_key_texts,
         warn_user_missing_codes,

@@ -760,7 +760,7 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
             f"{r!r}: {v!r}"
             for r, v in zip(df.index[text][:5], values[text].iloc[:5].tolist(), strict=True)
         )
-        from microsdc._validation import decimal_comma_hint
+        from microsdc.data.quality import decimal_comma_hint
 
         hint = decimal_comma_hint(values[text].astype(str).tolist())
         raise DataValidationError(

@@ -1,0 +1,1 @@
+"""What the data say about themselves: data-quality warnings and file metadata."""

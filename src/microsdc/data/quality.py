@@ -1,0 +1,215 @@
+"""Data-quality warnings about key variables: what a value looks like it means.
+
+A column missing in every record, SPSS user-missing codes read as values, texts
+that usually stand for "missing" ("NA", "?") or carry spaces at their ends, and
+weights written with decimal commas. Each warning names the column, the values,
+their records and how to declare or fix them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "MISSING_LIKE_TEXTS",
+    "decimal_comma_hint",
+    "warn_all_missing",
+    "warn_suspect_key_texts",
+    "warn_user_missing_codes",
+]
+
+
+def decimal_comma_hint(texts: Sequence[str]) -> str:
+    """A sentence for weights that are not numbers, when they all look like decimal
+    commas ("2,5"); else "".
+
+    Examples
+    --------
+    >>> decimal_comma_hint(["2,5", "1,0"])[:37]
+    ' They look like decimal commas: write'
+    >>> decimal_comma_hint(["heavy"])
+    ''
+    """
+    import re
+
+    if texts and all(re.fullmatch(r"\s*-?\d*,\d+\s*", str(t)) for t in texts):
+        return (
+            " They look like decimal commas: write the weights with a decimal point (a "
+            "spreadsheet does so when saved with '.' as its decimal separator)."
+        )
+    return ""
+
+
+def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None) -> None:
+    """Warn (:class:`DisclosureRiskWarning`) about each key variable missing in every record.
+
+    Such a column tells no record apart, which is seldom what was meant: a wrong
+    column, separator or missing-value code is the usual cause.
+    """
+    from microsdc.encode import missing_mask
+    from microsdc.encode import warn_all_missing as warn
+
+    if len(df) == 0:
+        return
+    for col in columns:
+        if bool(missing_mask(df[col], missing_values or []).all()):
+            warn(col, stacklevel=2)  # the message of the encode step
+
+
+#: Texts that often stand for a missing value in exported files (R, SAS, Stata, SQL,
+#: spreadsheets, the UCI adult file); read as values unless declared missing.
+MISSING_LIKE_TEXTS = (
+    "NA",
+    "N/A",
+    "n/a",
+    "NaN",
+    "nan",
+    "NULL",
+    "null",
+    "None",
+    "#N/A",
+    "<NA>",
+    ".",
+    "?",
+)
+_MISSING_LIKE = frozenset(MISSING_LIKE_TEXTS)
+
+
+def warn_user_missing_codes(
+    df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None, option: str = ""
+) -> None:
+    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about key variables whose SPSS
+    user-missing codes (declared in the file, ``missing_ranges`` of
+    :func:`microsdc.io.file_metadata`) occur and are not declared missing here.
+
+    They are read as values (a "refused" ``99`` is a category of its own), as the file
+    keeps them; the warning names the codes found, their records, and how to declare
+    them (``option`` as for :func:`warn_suspect_key_texts`).
+    """
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.data.metadata import file_metadata
+    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.exceptions import SDCWarning
+
+    ranges = file_metadata(df).get("missing_ranges", {})
+    for col in columns:
+        spans = ranges.get(str(col))
+        if not spans or not pd.api.types.is_numeric_dtype(df[col].dtype):
+            continue
+        x = df[col].astype("float64").to_numpy(na_value=np.nan)
+        inside = np.zeros(len(x), dtype=bool)
+        for span in spans:
+            lo, hi = (span["lo"], span["hi"]) if isinstance(span, dict) else (span, span)
+            inside |= (x >= float(lo)) & (x <= float(hi))
+        inside &= ~missing_mask(df[col], _missing_values_for(missing_values, col))
+        if not inside.any():
+            continue
+        codes, counts = np.unique(x[inside], return_counts=True)
+        texts = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in codes[:10]]
+        shown = ", ".join(f"{t} ({n:,} record(s))" for t, n in zip(texts, counts, strict=False))
+        how = _declaring(option, texts, ", ".join(texts))  # numbers, unquoted
+        warnings.warn(
+            f"key variable {col!r} holds codes the file declares user-missing: {shown}. "
+            f"They are read as values, not as missing. If they mean missing, declare them: "
+            f"{how}.",
+            SDCWarning,
+            stacklevel=2,
+        )
+
+
+def _declaring(option: str, texts: list[str], listed: str) -> str:
+    """How to declare ``texts`` missing: ``option`` with ``{0}`` the texts joined by
+    commas and ``{1}`` ``listed`` (as a job file's list holds them), or the Python
+    parameter ``missing_values=``."""
+    return option.format(",".join(texts), listed) if option else f"missing_values={texts!r}"
+
+
+def _tally(values: list[Any], counts: Any, flags: list[bool]) -> list[tuple[str, int]]:
+    """The flagged texts with their records, most records first (then by text)."""
+    found = [(str(v), int(n)) for v, n, f in zip(values, counts, flags, strict=True) if f]
+    return sorted(found, key=lambda item: (-item[1], item[0]))
+
+
+def warn_suspect_key_texts(
+    df: pd.DataFrame,
+    columns: Sequence[Any],
+    missing_values: Any = None,
+    option: str = "",
+    records: Any = None,
+) -> None:
+    """Warn (:class:`~microsdc.exceptions.SDCWarning`) about key-variable texts that are
+    likely not what they seem.
+
+    - A text that often means "missing" (:data:`MISSING_LIKE_TEXTS`, spaces around it
+      allowed: ``" ?"`` in the UCI adult file) and is not declared so. Such a text is a
+      value: "NA" is also Namibia, and a value taken for a missing one would match
+      every record. The warning names the column, the texts and their records, and
+      how to declare them: ``option`` is a template whose ``{0}`` gets the texts
+      joined by commas and ``{1}`` the texts quoted (default: the Python parameter
+      ``missing_values=``).
+    - Texts with spaces at the start or end (``" Male"``): another value than the
+      same text without them, though a table shows both alike.
+
+    ``records`` (one count per row of ``df``) makes each row stand for that many
+    records: the distinct key combinations an engine reports.
+    """
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+
+    from microsdc.encode import _missing_values_for
+    from microsdc.exceptions import SDCWarning
+
+    weight = None if records is None else np.asarray(records, dtype=np.int64)
+    for col in columns:
+        s = df[col]
+        if not (s.dtype == object or pd.api.types.is_string_dtype(s.dtype)):
+            continue
+        # each distinct value once: a column of a million records has few of them
+        codes, uniques = pd.factorize(s)
+        present = codes >= 0
+        counts = np.bincount(
+            codes[present],
+            weights=None if weight is None else weight[present],
+            minlength=len(uniques),
+        ).astype(np.int64)
+        values = [v if isinstance(v, str) else "" for v in uniques]  # "" flags nothing
+        # declared codes match with the spaces around them left out (as missing_mask)
+        declared = {str(v).strip() for v in _missing_values_for(missing_values, col)}
+        bare = [v.strip() for v in values]
+        like = [b in _MISSING_LIKE and b not in declared for b in bare]
+        padded = [
+            not hit and b != v and b not in declared
+            for hit, b, v in zip(like, bare, values, strict=True)
+        ]
+        if any(like):
+            found = _tally(values, counts, like)
+            shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in found)
+            texts = list(dict.fromkeys(t.strip() for t, _ in found))
+            how = _declaring(option, texts, ", ".join(f'"{t}"' for t in texts))
+            warnings.warn(
+                f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
+                f"means missing, declare it: {how}.",
+                SDCWarning,
+                stacklevel=2,
+            )
+        if any(padded):
+            found = _tally(values, counts, padded)
+            n = sum(c for _, c in found)
+            shown = ", ".join(repr(t) for t, _ in found[:3]) + (", ..." if len(found) > 3 else "")
+            warnings.warn(
+                f"key variable {col!r} holds {n:,} record(s) with spaces at the start or end "
+                f"of the text ({shown}): each is another value than the text without them. "
+                "Strip them first if they mean the same.",
+                SDCWarning,
+                stacklevel=2,
+            )
