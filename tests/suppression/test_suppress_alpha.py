@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microsdc
-from microsdc.suppression import _engine, local
+from microsdc.suppression import core
 from oracles.kanon import fk_bruteforce, rows_of
 
 SIX = pd.DataFrame(
@@ -70,7 +70,7 @@ def test_six_records_greedy_alone_counts_blanked_patterns_right() -> None:
     # pattern with a blank as 1 per complete or identical record, not alpha x matches
     # (which made every blank worthless at alpha = 0 and blanked all 11 cells)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "category_if_cheaper", lambda *a, **kw: False)
+        mp.setattr(core, "category_if_cheaper", lambda *a, **kw: False)
         zero = microsdc.local_suppression(SIX, ["A", "B"], 2, missing=0.0)
         half = microsdc.local_suppression(SIX, ["A", "B"], 2, missing=0.5)
     assert zero.n_cells == 5 and zero.details["solution"] == "greedy"
@@ -87,7 +87,7 @@ def test_category_solution_released_when_cheaper() -> None:
     df = pd.DataFrame({"q0": [2.0, 2.0, 0.0, 0.0], "q1": [1.0, 2.0, 2.0, 1.0]})
     qi = ["q0", "q1"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "category_if_cheaper", lambda *a, **kw: False)
+        mp.setattr(core, "category_if_cheaper", lambda *a, **kw: False)
         greedy = microsdc.local_suppression(df, qi, 2, missing=0.5)
     res = microsdc.local_suppression(df, qi, 2, missing=0.5)
     cat = microsdc.local_suppression(df, qi, 2, missing="category")
@@ -165,8 +165,8 @@ def test_alpha_zero_counts_like_the_general_alpha_count(df: pd.DataFrame, k: int
     if len(df) < k:
         return
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_engine, "category_if_cheaper", lambda *a, **kw: False)
-        mp.setattr(local, "_alpha0_improver", lambda *a, **kw: None)
+        mp.setattr(core, "category_if_cheaper", lambda *a, **kw: False)
+        mp.setattr(core, "_alpha0_improver", lambda *a, **kw: None)
         fast = microsdc.local_suppression(df, qi, k, missing=0.0)
         general = microsdc.local_suppression(df, qi, k, missing=1e-300)
     pd.testing.assert_frame_equal(fast.data, general.data)

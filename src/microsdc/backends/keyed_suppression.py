@@ -167,10 +167,12 @@ def keyed_suppression(
         )
         changed = np.flatnonzero(((codes < 0) & (codes0 >= 0)).any(axis=1))
         if len(changed):
-            from microsdc.backends.suppression import _true_fk
+            from microsdc.suppression.core import compatible_records
 
-            true_fk[changed] = background_fk(codes0[changed], background, radix) + _true_fk(
-                codes0[changed], codes, records.astype(np.float64), plan.base - 1
+            true_fk[changed] = background_fk(
+                codes0[changed], background, radix
+            ) + compatible_records(
+                codes, codes0[changed], plan.base - 1, records.astype(np.float64)
             )
             mask = (codes[changed] < 0) & (codes0[changed] >= 0)
             data = _blank_back(rel, plan, names, str_cols, (risky[changed], mask))

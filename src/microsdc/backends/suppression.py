@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import Policy
+from microsdc.suppression.core import check_reachable, suppress_codes
 from microsdc.suppression.local import SuppressionResult
 
 __all__ = ["LazySuppressionResult", "local_suppression_lazy"]
@@ -272,115 +272,6 @@ def _blank_back(
 # --------------------------------------------------------------------------- microsdc side
 
 
-def _units(
-    codes: np.ndarray, records: np.ndarray, first: np.ndarray, nc: np.ndarray, cost: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The greedy's units of weighted patterns: as
-    :func:`microsdc.suppression._engine.distinct_patterns` on the records."""
-    from microsdc.suppression._engine import distinct_patterns
-
-    units, inverse, _, _ = distinct_patterns(codes, nc, cost)
-    counts = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)
-    ufirst = np.full(len(units), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(ufirst, inverse, first)
-    return units, inverse, counts, ufirst
-
-
-def _fk(codes: np.ndarray, records: np.ndarray, nc: np.ndarray, policy: Policy) -> np.ndarray:
-    """fk of each pattern, each counted ``records`` times."""
-    from microsdc.suppression._engine import distinct_patterns, fk_of_units
-
-    if not len(codes):
-        return np.zeros(0)
-    units, inverse, _, _ = distinct_patterns(codes, nc)
-    counts = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)
-    return fk_of_units(units, nc, policy, counts)[inverse]
-
-
-def _risk(
-    codes: np.ndarray,
-    records: np.ndarray,
-    nc: np.ndarray,
-    policy: Policy,
-    jobs: Sequence[tuple[tuple[int, ...], int]],
-) -> np.ndarray:
-    risk = np.zeros(len(codes), dtype=bool)
-    for cols, k in jobs:
-        cl = list(cols)
-        risk |= _fk(np.ascontiguousarray(codes[:, cl]), records, nc[cl], policy) < k
-    return risk
-
-
-def _reach_k(
-    codes: np.ndarray,
-    records: np.ndarray,
-    first: np.ndarray,
-    nc: np.ndarray,
-    jobs: Sequence[tuple[tuple[int, ...], int]],
-    costs: Any,
-    policy: Policy,
-    fk_start: np.ndarray | None,
-    progress: Callable[[int, int], None] | None,
-) -> np.ndarray | None:
-    """:func:`microsdc.suppression._engine.reach_k` on weighted patterns (in place)."""
-    from microsdc.exceptions import SDCError
-    from microsdc.suppression._engine import _reach_k_units
-
-    single = len(jobs) == 1
-    known = fk_start if single else None
-    for _ in range(int(records.sum()) * codes.shape[1] + 2):
-        all_ok = True
-        for cols, k in jobs:
-            cl = list(cols)
-            sub_costs = costs.subset(cl)
-            units, inverse, counts, ufirst = _units(
-                np.ascontiguousarray(codes[:, cl]), records, first, nc[cl], sub_costs.weight
-            )
-            known_units = None
-            if known is not None:
-                known_units = np.zeros(len(units), dtype=known.dtype)
-                known_units[inverse] = known
-            known = None
-            changed, fk_units = _reach_k_units(
-                units,
-                counts,
-                ufirst,
-                np.asarray(nc[cl], dtype=np.int64),
-                k,
-                sub_costs,
-                policy,
-                1,
-                known_units,
-                single,
-                progress,
-            )
-            if changed:
-                all_ok = False
-                codes[:, cl] = units[inverse]
-            if single:
-                return np.asarray(fk_units)[inverse]
-        if all_ok:
-            return None
-    raise SDCError("Local suppression did not converge; please report this.")
-
-
-def _true_fk(
-    codes0: np.ndarray, codes: np.ndarray, records: np.ndarray, nc: np.ndarray
-) -> np.ndarray:
-    """Records of ``codes`` (weighted) compatible with each row of ``codes0`` (wildcard)."""
-    from microsdc.suppression._bitset import support_bitset
-    from microsdc.suppression._engine import bitset_fits, distinct_patterns
-    from microsdc.suppression._greedy import _support_many, key_layout
-
-    units, inverse, _, _ = distinct_patterns(codes, nc)
-    wt = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)
-    t_units, t_inv, _, _ = distinct_patterns(codes0, nc)
-    if bitset_fits(len(units), nc):
-        return np.asarray(support_bitset(units, nc, wt, t_units))[t_inv]
-    word_of, mult, n_words = key_layout(nc)
-    return np.asarray(_support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]
-
-
 def _strata_groups(patterns: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndarray]:
     from microsdc.suppression.local import _strata_groups as groups
 
@@ -469,54 +360,23 @@ def local_suppression_lazy(
     )
     enc = encode_qis(patterns, cols, missing_values=mv, func=_FUNC)
     records = patterns[_N].to_numpy(dtype=np.float64)
-    p, m = enc.codes.shape
     ncat = np.asarray(enc.n_categories, dtype=np.int64)
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    codes = codes0.copy()
-    first = patterns[_FIRST].to_numpy(dtype=np.int64) if ordered else np.zeros(p, dtype=np.int64)
+    first = (
+        patterns[_FIRST].to_numpy(dtype=np.int64)
+        if ordered
+        else np.zeros(len(codes0), dtype=np.int64)
+    )
     from microsdc.suppression.local import _costs
 
-    costs = _costs(imp, cols, ncat)
-    jobs = [(sub, kk) for size, kk in jobs_spec for sub in combinations(range(m), size)]
     groups = _strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
-    max_k = max(kk for _, kk in jobs_spec)
-    for rows in groups:
-        n_rows = int(records[rows].sum())
-        if 0 < n_rows < max_k:
-            where = "the data have" if not strata_cols else "a stratum has"
-            raise InvalidParameterError(
-                f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-                f"{where} {n_rows} record(s) and k={max_k}; no suppression can reach it.",
-                func=_FUNC,
-                param="k",
-            )
-    single = len(jobs) == 1 and len(jobs[0][0]) == m
-    fk_before = np.zeros(p)
-    fk_after = np.zeros(p)
-    risk_before = np.zeros(p, dtype=bool)
-    risk_after = np.zeros(p, dtype=bool)
-    true_fk = np.zeros(p, dtype=np.int64)
-    for rows in groups:
-        sub = np.ascontiguousarray(codes[rows])
-        w = records[rows]
-        fkb = _fk(sub, w, ncat, policy)
-        fk_before[rows] = fkb
-        rb = fkb < jobs[0][1] if single else _risk(sub, w, ncat, policy, jobs)
-        risk_before[rows] = rb
-        fka = fkb
-        if rb.any():
-            done = _reach_k(
-                sub, w, first[rows], ncat, jobs, costs, policy, fkb if single else None, progress
-            )
-            fka = done if done is not None else _fk(sub, w, ncat, policy)
-            codes[rows] = sub
-            hit = np.flatnonzero(((sub < 0) & (codes0[rows] >= 0)).any(axis=1))
-            if len(hit):
-                true_fk[rows[hit]] = _true_fk(codes0[rows][hit], sub, w, ncat)
-        fk_after[rows] = fka
-        risk_after[rows] = fka < jobs[0][1] if single else _risk(sub, w, ncat, policy, jobs)
-    blank = (codes < 0) & (codes0 >= 0)
+    check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
+    out = suppress_codes(
+        codes0, ncat, groups, jobs_spec, _costs(imp, cols, ncat), policy,
+        records=records, first=first, progress=progress,
+    )  # fmt: skip
+    blank = (out.codes < 0) & (codes0 >= 0)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
     data = _blank_back(df, backend, keys, names, table, blank_frame)
     return _lazy_result(
@@ -528,11 +388,11 @@ def local_suppression_lazy(
         policy,
         blank,
         records,
-        fk_before,
-        fk_after,
-        true_fk,
-        risk_before,
-        risk_after,
+        out.fk_before,
+        out.fk_after,
+        out.true_fk,
+        out.risk_before,
+        out.risk_after,
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
     )

@@ -121,13 +121,45 @@ def candidate_subsets(costs: Costs) -> tuple[np.ndarray, np.ndarray]:
     return sub_arr, klass
 
 
-def fk_of(codes: np.ndarray, n_categories: np.ndarray, policy: Policy) -> np.ndarray:
-    """Per-row fk under ``policy`` (a full count)."""
+def fk_of(
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    policy: Policy,
+    records: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per-row fk under ``policy`` (a full count); with ``records``, each row stands
+    for that many records (the distinct patterns an engine reports)."""
     from microsdc.risk.kanonymity import row_frequencies
 
     if codes.shape[0] == 0:
         return np.zeros(0)
-    return row_frequencies(codes, n_categories, policy=policy)[0]
+    if records is None:
+        return row_frequencies(codes, n_categories, policy=policy)[0]
+    units, inverse, counts, _ = weighted_patterns(codes, n_categories, records)
+    return fk_of_units(units, n_categories, policy, counts)[inverse]
+
+
+def weighted_patterns(
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    records: np.ndarray | None,
+    first: np.ndarray | None = None,
+    cost: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`distinct_patterns` of rows that each stand for ``records`` records
+    (one each when None), their first positions ``first`` (the row's own by default).
+
+    Returns the units, the inverse, the records per unit and the first position of
+    each unit, as :func:`distinct_patterns` does.
+    """
+    units, inverse, counts, ufirst = distinct_patterns(codes, n_categories, cost)
+    if records is None:
+        return units, inverse, counts, ufirst
+    counts = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)
+    if first is not None:
+        ufirst = np.full(len(units), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(ufirst, inverse, first)
+    return units, inverse, counts, ufirst
 
 
 def distinct_patterns(
@@ -223,12 +255,13 @@ def risk_mask(
     n_categories: np.ndarray,
     policy: Policy,
     jobs: Sequence[tuple[tuple[int, ...], int]],
+    records: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Rows at risk in at least one job (column subset, k)."""
+    """Rows at risk in at least one job (column subset, k); ``records`` as in :func:`fk_of`."""
     risk = np.zeros(codes.shape[0], dtype=bool)
     for cols, k in jobs:
         sub = np.ascontiguousarray(codes[:, list(cols)])
-        risk |= fk_of(sub, n_categories[list(cols)], policy) < k
+        risk |= fk_of(sub, n_categories[list(cols)], policy, records) < k
     return risk
 
 
@@ -242,6 +275,8 @@ def reach_k(
     select: int = 1,
     fk_start: np.ndarray | None = None,
     progress: ProgressCallback | None = None,
+    records: np.ndarray | None = None,
+    first: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Blank cells of ``codes`` (in place) until every job (column subset, k) holds.
 
@@ -263,6 +298,12 @@ def reach_k(
         fk of the single job on ``codes`` as given, when the caller has it.
     progress : callable, optional
         ``progress(processed, total)``, see :data:`ProgressCallback`.
+    records : ndarray of shape (n,), optional
+        Records each row stands for (an engine's distinct patterns); one each by
+        default.
+    first : ndarray of shape (n,), int, optional
+        Position of each row's first record in the data (the greedy's order among
+        ties); the row's own position by default.
 
     Returns
     -------
@@ -279,7 +320,7 @@ def reach_k(
     n = codes.shape[0]
     if n == 0:
         return None
-    max_rounds = n * codes.shape[1] + 2
+    max_rounds = (n if records is None else int(records.sum())) * codes.shape[1] + 2
     single = len(jobs) == 1
     known = fk_start if single else None
     for _ in range(max_rounds):
@@ -289,13 +330,18 @@ def reach_k(
             sub = np.ascontiguousarray(codes[:, cl])
             nc = np.asarray(n_categories[cl], dtype=np.int64)
             sub_costs = costs.subset(cl)
-            units, inverse, counts, first = distinct_patterns(sub, nc, sub_costs.weight)
-            known_units = None if known is None else known[first]
+            units, inverse, counts, ufirst = weighted_patterns(
+                sub, nc, records, first, sub_costs.weight
+            )
+            known_units = None
+            if known is not None:
+                known_units = np.zeros(len(units), dtype=known.dtype)
+                known_units[inverse] = known  # one fk per pattern
             known = None
             changed, fk_units = _reach_k_units(
                 units,
                 counts,
-                first,
+                ufirst,
                 nc,
                 k,
                 sub_costs,

@@ -6,7 +6,6 @@ import numbers
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,7 @@ from microsdc.exceptions import (
     InvalidParameterError,
 )
 from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
+from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 
 __all__ = ["SuppressionResult", "local_suppression"]
 
@@ -605,23 +605,10 @@ def local_suppression(
         return _finish(df, res, ghosts, missing_values)
 
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
-    n, m = enc.codes.shape
     ncat = enc.n_categories
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    codes = codes0.copy()
-    costs = _costs(imp, cols, ncat)
-    jobs = [(sub, kk) for size, kk in jobs_spec for sub in combinations(range(m), size)]
     groups = _strata_groups(df, strata_cols)
-    max_k = max(kk for _, kk in jobs_spec)
-    for rows in groups:
-        if 0 < len(rows) < max_k:
-            where = "the data have" if not strata_cols else "a stratum has"
-            raise InvalidParameterError(
-                f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-                f"{where} {len(rows)} record(s) and k={max_k}; no suppression can reach it.",
-                func=_FUNC,
-                param="k",
-            )
+    check_reachable(groups, None, max(kk for _, kk in jobs_spec), bool(strata_cols))
     if method == "exact":
         from microsdc.suppression.exact import MAX_EXACT_ROWS
 
@@ -633,94 +620,29 @@ def local_suppression(
                 func=_FUNC,
                 param="method",
             )
-
-    from microsdc.suppression._engine import (
-        category_if_cheaper,
-        category_reach_k,
-        fk_of,
-        reach_k,
-        risk_mask,
-    )
-
-    fk_before = np.zeros(n)
-    fk_after = np.zeros(n)
-    risk_before = np.zeros(n, dtype=bool)
-    risk_after = np.zeros(n, dtype=bool)
-    single = len(jobs) == 1 and len(jobs[0][0]) == m
-    exact_info: list[dict[str, Any]] = []
-    alpha_sources: set[str] = set()
-    for rows in groups:
-        sub = np.ascontiguousarray(codes[rows])
-        fkb = fk_of(sub, ncat, policy)
-        fk_before[rows] = fkb
-        rb = fkb < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
-        risk_before[rows] = rb
-        fka = fkb
-        if rb.any():
-            if method == "exact":
-                from microsdc.suppression.exact import exact_suppress_codes
-
-                greedy = sub.copy()
-                reach_k(greedy, ncat, jobs, costs, policy, fk_start=fkb)
-                info = exact_suppress_codes(
-                    sub, ncat, jobs_spec[0][1], costs.weight, time_limit, greedy=greedy
-                )
-                exact_info.append(info)
-                fka = fk_of(sub, ncat, policy)
-            elif policy.kind == "probabilistic":
-                from microsdc.suppression._probabilistic import probabilistic_reach_k
-
-                probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
-                fka = fk_of(sub, ncat, policy)
-            elif policy.kind == "category":
-                done = category_reach_k(
-                    sub, ncat, jobs, costs, fk_start=fkb if single else None, progress=progress
-                )
-                fka = done if done is not None else fk_of(sub, ncat, policy)
-            else:
-                done = reach_k(
-                    sub,
-                    ncat,
-                    jobs,
-                    costs,
-                    policy,
-                    fk_start=fkb if single else None,
-                    progress=progress,
-                )
-                fka = done if done is not None else fk_of(sub, ncat, policy)
-                if policy.kind == "alpha":
-                    improve = _alpha0_improver(policy, single, ncat, jobs[0][1], costs)
-                    if improve is not None and improve(codes0[rows], sub):
-                        fka = fk_of(sub, ncat, policy)
-                    took = category_if_cheaper(
-                        codes0[rows], sub, ncat, jobs, costs, policy, improve
-                    )
-                    alpha_sources.add("category" if took else "greedy")
-                    if took:
-                        fka = fk_of(sub, ncat, policy)
-            codes[rows] = sub
-        fk_after[rows] = fka
-        risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs)
-    blank = (codes < 0) & (codes0 >= 0)
-    data = _blank_frame(df, cols, blank)
-    true_fk = _true_fk(codes0, codes, blank, groups, ncat, df.index)
-    pros = _prosecutor(codes0, codes, groups, ncat, bool(risk_before.any()))
+    costs = _costs(imp, cols, ncat)
+    out = suppress_codes(
+        codes0, ncat, groups, jobs_spec, costs, policy,
+        method=method, time_limit=time_limit, progress=progress,
+    )  # fmt: skip
+    blank = (out.codes < 0) & (codes0 >= 0)
+    pros = _prosecutor(codes0, out.codes, groups, ncat, bool(out.risk_before.any()))
     res = _result(
         df,
-        data,
+        _blank_frame(df, cols, blank),
         cols,
         k_report,
         policy,
         method,
         blank,
-        fk_before,
-        fk_after,
-        true_fk,
-        int(risk_before.sum()),
-        int(risk_after.sum()),
+        out.fk_before,
+        out.fk_after,
+        _true_fk_series(out.true_fk, blank, df.index),
+        int(out.risk_before.sum()),
+        int(out.risk_after.sum()),
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
-        _exact_details(exact_info) if method == "exact" else _alpha_details(alpha_sources),
+        _exact_details(out.exact) if method == "exact" else _alpha_details(out.alpha_sources),
         (
             pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
             pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
@@ -843,7 +765,6 @@ def _random_baseline(
     data = _blank_frame(df, cols, blank)
     fk_before = fk_of(codes0, ncat, policy)
     fk_after = fk_of(codes, ncat, policy)
-    groups = [np.arange(len(df))]
     result = _result(
         df,
         data,
@@ -854,7 +775,7 @@ def _random_baseline(
         blank,
         fk_before,
         fk_after,
-        _true_fk(codes0, codes, blank, groups, ncat, df.index),
+        _true_fk_series(true_fk_of(codes0, codes, ncat, None), blank, df.index),
         int(np.count_nonzero(fk_before < kk)),
         int(np.count_nonzero(fk_after < kk)),
         None,
@@ -872,22 +793,6 @@ def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
         "optimal": all(i["optimal"] for i in infos),
         "strata": infos,
     }
-
-
-def _alpha0_improver(
-    policy: Policy, single: bool, ncat: np.ndarray, k: int, costs: Any
-) -> Callable[[np.ndarray, np.ndarray], object] | None:
-    """Under alpha = 0 on all QIs at once: the pass that gives back unneeded blanks."""
-    from microsdc.suppression._category import category_fits
-
-    if policy.alpha != 0.0 or not single or not category_fits(ncat):
-        return None
-    from microsdc.suppression._alpha0 import restore_alpha0_checked
-
-    def improve(original: np.ndarray, codes: np.ndarray) -> int:
-        return restore_alpha0_checked(original, codes, ncat, k, costs.weight, policy)
-
-    return improve
 
 
 def _alpha_details(sources: set[str]) -> dict[str, Any]:
@@ -1005,24 +910,10 @@ def _strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.nda
     return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]
 
 
-def _true_fk(
-    codes0: np.ndarray,
-    codes: np.ndarray,
-    blank: np.ndarray,
-    groups: list[np.ndarray],
-    ncat: np.ndarray,
-    index: pd.Index,
-) -> pd.Series:
-    from microsdc.suppression._greedy import wildcard_support_of
-
-    suppressed = np.any(blank, axis=1)
-    out = np.zeros(len(codes0), dtype=np.int64)
-    for rows in groups:
-        hit = rows[suppressed[rows]]
-        if len(hit):
-            out[hit] = wildcard_support_of(codes[rows], codes0[hit], ncat)
-    sel = np.flatnonzero(suppressed)
-    return pd.Series(out[sel], index=index[sel], name="true_fk", dtype="int64")
+def _true_fk_series(true_fk: np.ndarray, blank: np.ndarray, index: pd.Index) -> pd.Series:
+    """``true_fk`` of the records with a blanked cell, by their index."""
+    sel = np.flatnonzero(blank.any(axis=1))
+    return pd.Series(true_fk[sel], index=index[sel], name="true_fk", dtype="int64")
 
 
 def _result(

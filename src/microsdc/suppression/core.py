@@ -1,0 +1,289 @@
+"""The one core of local suppression, on code matrices: the same for a pandas frame
+(one row per record) and an engine's distinct patterns (one row per pattern, each
+standing for its records).
+
+:func:`microsdc.local_suppression` encodes the records; the engine route
+(:mod:`microsdc.backends.suppression`) encodes the patterns the engine grouped.
+Both hand the codes to :func:`suppress_codes`, which runs the strata, counts fk and
+the records at risk before and after, blanks cells, and counts ``true_fk``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from microsdc.exceptions import InvalidParameterError
+from microsdc.risk._policy import Policy
+from microsdc.suppression._engine import (
+    Costs,
+    category_if_cheaper,
+    category_reach_k,
+    fk_of,
+    reach_k,
+    risk_mask,
+)
+
+__all__ = ["Outcome", "check_reachable", "compatible_records", "suppress_codes", "true_fk_of"]
+
+_FUNC = "local_suppression"
+
+
+@dataclass
+class Outcome:
+    """What the core did, one entry per row of the codes it was given.
+
+    Attributes
+    ----------
+    codes : ndarray of shape (n, m), int64
+        The codes after suppression (-1 = missing).
+    fk_before, fk_after : ndarray of shape (n,)
+        fk of each row, before and after.
+    risk_before, risk_after : ndarray of shape (n,), bool
+        Rows at risk (in at least one column subset), before and after.
+    true_fk : ndarray of shape (n,), int64
+        For rows with a blanked cell: the released records compatible (wildcard) with
+        the row's original values; 0 elsewhere.
+    exact : list of dict
+        What the exact method used, per stratum (``method="exact"``).
+    alpha_sources : set of str
+        Which solution the alpha policy released per stratum ("greedy", "category").
+    """
+
+    codes: np.ndarray
+    fk_before: np.ndarray
+    fk_after: np.ndarray
+    risk_before: np.ndarray
+    risk_after: np.ndarray
+    true_fk: np.ndarray
+    exact: list[dict[str, Any]] = field(default_factory=list)
+    alpha_sources: set[str] = field(default_factory=set)
+
+
+def check_reachable(
+    groups: Sequence[np.ndarray],
+    records: np.ndarray | None,
+    max_k: int,
+    stratified: bool,
+) -> None:
+    """Refuse a k above the records of the data (or of a stratum): nothing reaches it.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the records and k.
+    """
+    for rows in groups:
+        n_rows = len(rows) if records is None else int(records[rows].sum())
+        if 0 < n_rows < max_k:
+            where = "the data have" if not stratified else "a stratum has"
+            raise InvalidParameterError(
+                f"The 'k' parameter of {_FUNC} must be at most the number of records: "
+                f"{where} {n_rows} record(s) and k={max_k}; no suppression can reach it.",
+                func=_FUNC,
+                param="k",
+            )
+
+
+def suppress_codes(
+    codes0: np.ndarray,
+    ncat: np.ndarray,
+    groups: Sequence[np.ndarray],
+    jobs_spec: Sequence[tuple[int, int]],
+    costs: Costs,
+    policy: Policy,
+    *,
+    method: str = "greedy",
+    records: np.ndarray | None = None,
+    first: np.ndarray | None = None,
+    time_limit: float = 60.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Outcome:
+    """Blank cells until every row of every stratum is safe.
+
+    Parameters
+    ----------
+    codes0 : ndarray of shape (n, m), int64
+        The key variables' codes, -1 = missing; not changed.
+    ncat : ndarray of shape (m,)
+        Categories per column.
+    groups : sequence of ndarray
+        The rows of each stratum.
+    jobs_spec : sequence of (int, int)
+        (subset size, k) pairs: every subset of that many columns must reach k.
+    costs : Costs
+        Cost of blanking a cell of each column.
+    policy : Policy
+        How a missing value matches.
+    method : {"greedy", "exact"}
+        ``"exact"`` solves each stratum with HiGHS (one row per record).
+    records : ndarray of shape (n,), optional
+        Records each row stands for: an engine's distinct patterns. Record-level
+        work (the exact method, ``"category"``, ``"probabilistic"``, the alpha
+        improvements) needs one row per record and is skipped or refused upstream.
+    first : ndarray of shape (n,), optional
+        With ``records``: each pattern's first record, the greedy's order among ties.
+    time_limit : float
+        Seconds per stratum for the exact method.
+    progress : callable, optional
+        ``progress(processed, total)``.
+
+    Returns
+    -------
+    Outcome
+    """
+    per_record = records is None
+    m = codes0.shape[1]
+    jobs = [(sub, kk) for size, kk in jobs_spec for sub in combinations(range(m), size)]
+    single = len(jobs) == 1 and len(jobs[0][0]) == m
+    n = len(codes0)
+    out = Outcome(
+        codes=codes0.copy(),
+        fk_before=np.zeros(n),
+        fk_after=np.zeros(n),
+        risk_before=np.zeros(n, dtype=bool),
+        risk_after=np.zeros(n, dtype=bool),
+        true_fk=np.zeros(n, dtype=np.int64),
+    )
+    for rows in groups:
+        w = None if records is None else records[rows]
+        sub = np.ascontiguousarray(out.codes[rows])
+        fkb = fk_of(sub, ncat, policy, w)
+        out.fk_before[rows] = fkb
+        rb = fkb < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs, w)
+        out.risk_before[rows] = rb
+        fka = fkb
+        if rb.any():
+            if per_record:
+                fka = _per_record(
+                    codes0[rows],
+                    sub,
+                    ncat,
+                    jobs,
+                    jobs_spec,
+                    costs,
+                    policy,
+                    method,
+                    fkb if single else None,
+                    time_limit,
+                    progress,
+                    out,
+                )
+            else:
+                done = reach_k(
+                    sub,
+                    ncat,
+                    jobs,
+                    costs,
+                    policy,
+                    fk_start=fkb if single else None,
+                    progress=progress,
+                    records=w,
+                    first=None if first is None else first[rows],
+                )
+                fka = done if done is not None else fk_of(sub, ncat, policy, w)
+            out.codes[rows] = sub
+            out.true_fk[rows] = true_fk_of(codes0[rows], sub, ncat, w)
+        out.fk_after[rows] = fka
+        out.risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs, w)
+    return out
+
+
+def _per_record(
+    original: np.ndarray,
+    sub: np.ndarray,
+    ncat: np.ndarray,
+    jobs: list[tuple[tuple[int, ...], int]],
+    jobs_spec: Sequence[tuple[int, int]],
+    costs: Costs,
+    policy: Policy,
+    method: str,
+    fk_start: np.ndarray | None,
+    time_limit: float,
+    progress: Callable[[int, int], None] | None,
+    out: Outcome,
+) -> np.ndarray:
+    """One stratum of one row per record (in place on ``sub``); fk after."""
+    if method == "exact":
+        from microsdc.suppression.exact import exact_suppress_codes
+
+        greedy = sub.copy()
+        reach_k(greedy, ncat, jobs, costs, policy, fk_start=fk_start)
+        info = exact_suppress_codes(
+            sub, ncat, jobs_spec[0][1], costs.weight, time_limit, greedy=greedy
+        )
+        out.exact.append(info)
+        return fk_of(sub, ncat, policy)
+    if policy.kind == "probabilistic":
+        from microsdc.suppression._probabilistic import probabilistic_reach_k
+
+        probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
+        return fk_of(sub, ncat, policy)
+    if policy.kind == "category":
+        done = category_reach_k(sub, ncat, jobs, costs, fk_start=fk_start, progress=progress)
+        return done if done is not None else fk_of(sub, ncat, policy)
+    done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fk_start, progress=progress)
+    fka = done if done is not None else fk_of(sub, ncat, policy)
+    if policy.kind == "alpha":
+        single = len(jobs) == 1 and len(jobs[0][0]) == sub.shape[1]
+        improve = _alpha0_improver(policy, single, ncat, jobs[0][1], costs)
+        if improve is not None and improve(original, sub):
+            fka = fk_of(sub, ncat, policy)
+        took = category_if_cheaper(original, sub, ncat, jobs, costs, policy, improve)
+        out.alpha_sources.add("category" if took else "greedy")
+        if took:
+            fka = fk_of(sub, ncat, policy)
+    return fka
+
+
+def _alpha0_improver(
+    policy: Policy, single: bool, ncat: np.ndarray, k: int, costs: Costs
+) -> Callable[[np.ndarray, np.ndarray], object] | None:
+    """Under alpha = 0 on all QIs at once: the pass that gives back unneeded blanks."""
+    from microsdc.suppression._category import category_fits
+
+    if policy.alpha != 0.0 or not single or not category_fits(ncat):
+        return None
+    from microsdc.suppression._alpha0 import restore_alpha0_checked
+
+    def improve(original: np.ndarray, codes: np.ndarray) -> int:
+        return restore_alpha0_checked(original, codes, ncat, k, costs.weight, policy)
+
+    return improve
+
+
+def true_fk_of(
+    original: np.ndarray, after: np.ndarray, ncat: np.ndarray, records: np.ndarray | None
+) -> np.ndarray:
+    """For the rows with a blanked cell: the released records compatible (wildcard)
+    with their original values; 0 for the others."""
+    out = np.zeros(len(original), dtype=np.int64)
+    hit = np.flatnonzero(((after < 0) & (original >= 0)).any(axis=1))
+    if len(hit):
+        out[hit] = compatible_records(after, original[hit], ncat, records)
+    return out
+
+
+def compatible_records(
+    released: np.ndarray, targets: np.ndarray, ncat: np.ndarray, records: np.ndarray | None
+) -> np.ndarray:
+    """For each row of ``targets``: the records of ``released`` compatible with it (a
+    blank on either side matches any value); ``records`` as in :func:`suppress_codes`."""
+    if records is None:
+        from microsdc.suppression._greedy import wildcard_support_of
+
+        return np.asarray(wildcard_support_of(released, targets, ncat), dtype=np.int64)
+    from microsdc.suppression._bitset import support_bitset
+    from microsdc.suppression._engine import bitset_fits, weighted_patterns
+    from microsdc.suppression._greedy import _support_many, key_layout
+
+    units, _, wt, _ = weighted_patterns(released, ncat, records)
+    t_units, t_inv, _, _ = weighted_patterns(targets, ncat, None)
+    if bitset_fits(len(units), ncat):
+        return np.asarray(support_bitset(units, ncat, wt, t_units))[t_inv]
+    word_of, mult, n_words = key_layout(ncat)
+    return np.asarray(_support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]
