@@ -51,9 +51,13 @@ class _Key:
     default: Any = _NONE
     #: Values the library parameter takes that the job refuses on purpose.
     refused: tuple[Any, ...] = ()
+    #: Another key whose value is the default of this one.
+    follows: str | None = None
 
     def resolved_default(self) -> Any:
         """The default: the library signature's for a library parameter, else the job's."""
+        if self.follows is not None:
+            return default_of(self.follows)
         if self.param is not None and self.default is _NONE:
             func, name = self.param
             return inspect.signature(func).parameters[name].default
@@ -232,11 +236,13 @@ SCHEMA: dict[str, Any] = {
             lambda v: _is_int(v) and v >= 0,
             "an integer >= 0",
             param=(record_swap_result, "k_anonymity"),
+            follows="risk.k",
         ),
         "risk_variables": _STR_LIST,
+        # below 1: the job's risk is 1 / the persons sharing the risk variables, at most 1
         "risk_threshold": _Key(
-            lambda v: _is_num(v) and v >= 0,
-            "a number >= 0",
+            lambda v: _is_num(v) and 0 <= v < 1,
+            "a number in [0, 1)",
             param=(record_swap_result, "risk_threshold"),
         ),
         "carry_along": _STR_LIST0,
