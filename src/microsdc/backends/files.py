@@ -16,6 +16,7 @@ from typing import Any
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = [
+    "ENGINES",
     "NA_VALUES",
     "check_output_location",
     "check_parquet_schemas",
@@ -29,6 +30,9 @@ __all__ = [
     "write_parquet",
 ]
 
+
+#: Engines that can hold the rows of an input too big for memory (:func:`scan`).
+ENGINES = ("duckdb", "polars")
 
 #: The texts a CSV cell reads as missing, on every engine: the empty field only, as
 #: the default reader (:data:`microsdc.io.NA_TEXTS`), so that an engine counts the same

@@ -13,7 +13,10 @@ from typing import Any
 
 import click
 
-ENGINES = ("pandas", "duckdb", "polars", "spark")
+from microsdc.backends.files import ENGINES as FILE_ENGINES
+
+#: pandas (in memory), the engines the library opens, and Spark (opened here).
+ENGINES = ("pandas", *FILE_ENGINES, "spark")
 
 engine_option = click.option(
     "--engine",

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from microsdc.cli._common import announce_compile, console, user_errors
+from microsdc.job.schema import default_of
 
 __all__ = ["print_result", "run"]
 
@@ -106,7 +107,7 @@ def print_result(result: Any, out: Any) -> None:
         note = swap_rate_note(
             swp["n_swapped_households"],
             swp["n_households"],
-            float(sp.get("swaprate", 0.05)),
+            float(sp.get("swaprate", default_of("swapping.swaprate"))),
             at_risk,
             int(sp.get("k_anonymity", k)),
             list(sp.get("risk_variables", [])),

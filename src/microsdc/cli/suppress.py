@@ -30,8 +30,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, table_option
-
-METHODS = ("greedy", "exact", "random")
+from microsdc.suppression.local import METHODS
 
 
 def _importance(text: str | None) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 from typing import Any
 
@@ -19,6 +20,10 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
+from microsdc.swapping import record_swap_result
+
+#: The defaults of the options come from the library.
+_SWAP = inspect.signature(record_swap_result)
 
 __all__ = ["swap", "swap_rate_note", "synth"]
 
@@ -132,13 +137,17 @@ def _check_log_path(log_file: str, file: str, out_file: str) -> None:
     "-k",
     "--k-anonymity",
     type=int,
-    default=3,
+    default=_SWAP.parameters["k_anonymity"].default,
     show_default=True,
     help="k of the risk rule: a household is at risk when a member shares its risk variables "
     "with fewer than k persons of its area. 0 or 1: nobody is at risk (random swaps only).",
 )
 @click.option(
-    "--swaprate", type=float, default=0.05, show_default=True, help="Fraction of households."
+    "--swaprate",
+    type=float,
+    default=_SWAP.parameters["swaprate"].default,
+    show_default=True,
+    help="Fraction of households.",
 )
 @click.option(
     "--risk-threshold", type=float, default=None, help="Override the threshold 1/k of the risk."

@@ -1,8 +1,8 @@
 """The reference of job-file keys, rendered as Markdown from the checks themselves.
 
-The documentation's job-file page is built from :data:`microsdc.job.config.SCHEMA`
+The documentation's job-file page is built from :data:`microsdc.job.schema.SCHEMA`
 (what each key accepts, and which keys are required) and
-:data:`microsdc.job.config.KEY_DOCS` (defaults and meanings), so that it cannot
+:data:`microsdc.job.schema.KEY_DOCS` (defaults and meanings), so that it cannot
 drift from what :func:`microsdc.job.load_job` accepts.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from microsdc.job.config import KEY_DOCS, SCHEMA, _Key
+from microsdc.job.schema import KEY_DOCS, SCHEMA, _Key
 
 __all__ = ["documented_keys", "job_reference_markdown", "schema_keys"]
 
@@ -37,7 +37,7 @@ def schema_keys(schema: Mapping[str, Any] = SCHEMA, prefix: str = "") -> list[st
 
 
 def documented_keys() -> list[str]:
-    """Dotted names that have an entry in :data:`microsdc.job.config.KEY_DOCS`."""
+    """Dotted names that have an entry in :data:`microsdc.job.schema.KEY_DOCS`."""
     return list(KEY_DOCS)
 
 
@@ -53,7 +53,7 @@ def job_reference_markdown(heading_level: int = 2) -> str:
     """Markdown reference of every job-file key: accepted values, default, meaning.
 
     One heading per table of the file, with a table of its keys. Keys missing
-    from :data:`~microsdc.job.config.KEY_DOCS` are listed with an empty
+    from :data:`~microsdc.job.schema.KEY_DOCS` are listed with an empty
     meaning (the documentation tests fail on them).
 
     Parameters

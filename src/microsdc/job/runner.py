@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.config import JobConfig, load_job
+from microsdc.job.schema import default_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -696,7 +697,7 @@ def _suppress(
         df, res.data, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
     )
     figures = cells.to_dict()
-    figures["method"] = s.get("method", "greedy")
+    figures["method"] = s.get("method", default_of("suppression.method"))
     true_fk = res.true_fk.to_numpy()
     figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
     figures["guarantee"] = cfg.missing
@@ -716,14 +717,14 @@ def _swap(
     s = cfg.swapping
     similar = s.get("similar", [])
     kwargs: dict[str, Any] = {
-        "swaprate": s.get("swaprate", 0.05),
+        "swaprate": s.get("swaprate", default_of("swapping.swaprate")),
         "k_anonymity": s.get("k_anonymity", cfg.k),
         "risk_variables": list(s["risk_variables"]),
         "carry_along": list(s.get("carry_along", [])) or None,
         "checked_columns": list(s.get("checked_columns", [])) or None,
         "seed": s.get("seed"),
     }
-    renumber = bool(s.get("renumber_households", False))
+    renumber = bool(s.get("renumber_households", default_of("swapping.renumber_households")))
     if renumber:  # the ids are replaced below: their order may follow the geography
         kwargs["checked_columns"] = [*(kwargs["checked_columns"] or []), cfg.household_id]
     if "risk_threshold" in s:

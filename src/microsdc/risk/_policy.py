@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from microsdc._validation import param_error
 
 __all__ = ["POLICIES", "MissingPolicy", "Policy", "parse_policy"]
 
-POLICIES = ("wildcard", "category", "conservative", "probabilistic")
+PolicyName = Literal["wildcard", "category", "probabilistic", "conservative"]
+#: The policies by name, in the order messages list them; alpha in [0, 1] besides.
+POLICIES: tuple[str, ...] = get_args(PolicyName)
 
-MissingPolicy = Literal["wildcard", "category", "conservative", "probabilistic"] | float
+MissingPolicy = PolicyName | float
 
 
 @dataclass(frozen=True)
@@ -55,5 +57,5 @@ def parse_policy(missing: Any, func: str, *, suppression: bool = False) -> Polic
         a = float(missing)
         if 0.0 <= a <= 1.0:
             return Policy("wildcard") if a == 1.0 else Policy("alpha", a)
-    names = "'wildcard', 'category', 'probabilistic'" + ("" if suppression else ", 'conservative'")
+    names = ", ".join(repr(p) for p in POLICIES if not (suppression and p == "conservative"))
     raise param_error("missing", func, f"one of {names} or a real number alpha in [0, 1]", missing)

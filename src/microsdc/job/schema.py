@@ -1,0 +1,571 @@
+"""The job-file schema: what each key accepts, its default and its meaning.
+
+Each key is a :class:`_Key` with a check and the words of what it wants. A key
+passed on to a library function names that function's parameter
+(``param``): its default is read from the function's signature, and the
+option lists come from the library module that owns them, so the job accepts
+what the library accepts and says the same default. The job-file reference of
+the documentation is generated from :data:`SCHEMA` and :data:`KEY_DOCS`
+(:mod:`microsdc.job.reference`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import itertools
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from microsdc.backends.files import ENGINES
+from microsdc.exceptions import JobFileError
+from microsdc.risk import check_k_anonymity, l_diversity, sample_frequencies
+from microsdc.risk._policy import POLICIES
+from microsdc.risk.ldiversity import KINDS
+from microsdc.suppression.local import METHODS, local_suppression
+from microsdc.swapping import record_swap_result
+
+__all__ = ["KEY_DOCS", "SCHEMA", "STEPS", "default_of", "library_keys"]
+
+#: Protection steps a job can run, in the order they run. "risk" only measures.
+STEPS = ("risk", "swapping", "suppression")
+
+#: ``method = "random"`` of :func:`~microsdc.local_suppression` is the kanonymity
+#: baseline, for comparisons: a job does not release it.
+JOB_METHODS = tuple(m for m in METHODS if m != "random")
+
+_NONE = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class _Key:
+    check: Callable[[Any], bool]
+    wanted: str
+    required: bool = False
+    #: The library function and parameter the key is passed to.
+    param: tuple[Callable[..., Any], str] | None = None
+    #: The job's own default, for a key that is not a library parameter.
+    default: Any = _NONE
+    #: Values the library parameter takes that the job refuses on purpose.
+    refused: tuple[Any, ...] = ()
+    #: Another key whose value is the default of this one.
+    follows: str | None = None
+
+    def resolved_default(self) -> Any:
+        """The default: the library signature's for a library parameter, else the job's."""
+        if self.follows is not None:
+            return default_of(self.follows)
+        if self.param is not None and self.default is _NONE:
+            func, name = self.param
+            return inspect.signature(func).parameters[name].default
+        return self.default
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str) and v != ""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _str_list(v: Any, *, empty: bool = False) -> bool:
+    return (
+        isinstance(v, list)
+        and (empty or len(v) > 0)
+        and all(_is_str(x) for x in v)
+        and len(set(v)) == len(v)
+    )
+
+
+def _similar(v: Any) -> bool:
+    if isinstance(v, list) and all(_is_str(x) for x in v):
+        return True
+    return isinstance(v, list) and all(_str_list(x) for x in v)
+
+
+def _is_encoding(v: Any) -> bool:
+    import codecs
+
+    if not _is_str(v):
+        return False
+    try:
+        codecs.lookup(v)
+    except LookupError:
+        return False
+    return True
+
+
+def _missing_values(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str | int | float) for x in v)
+
+
+def _listed(options: tuple[str, ...]) -> str:
+    return ", ".join(f'"{o}"' for o in options)
+
+
+def _one_of(options: tuple[str, ...], **kw: Any) -> _Key:
+    return _Key(lambda v: v in options, f"one of {_listed(options)}", **kw)
+
+
+def _is_policy(v: Any) -> bool:
+    """A value ``missing=`` of the library takes (a policy name or alpha in [0, 1])."""
+    from microsdc.exceptions import InvalidParameterError
+    from microsdc.risk._policy import parse_policy
+
+    if isinstance(v, bool):
+        return False
+    try:
+        parse_policy(v, "job")
+    except InvalidParameterError:
+        return False
+    return True
+
+
+_STR = _Key(_is_str, "a non-empty string")
+_STR_LIST = _Key(_str_list, "a non-empty list of distinct column names (strings)")
+_STR_LIST0 = _Key(lambda v: _str_list(v, empty=True), "a list of distinct column names")
+
+
+SCHEMA: dict[str, Any] = {
+    "title": _STR,
+    "steps": _Key(
+        lambda v: _str_list(v) and all(s in STEPS for s in v),
+        "a non-empty list of distinct steps from " + _listed(STEPS),
+        required=True,
+    ),
+    "input": {
+        "path": _Key(_is_str, "a file name (string)", required=True),
+        "missing_values": _Key(
+            _missing_values, 'a list of strings or numbers that mean missing (e.g. ["?", -9])'
+        ),
+        "sep": _Key(
+            lambda v: isinstance(v, str) and len(v) == 1,
+            'a one-character string (e.g. ";"; default: detected from the header line)',
+        ),
+        "encoding": _Key(_is_encoding, 'a text encoding known to Python (e.g. "latin-1")'),
+        "engine": _one_of(ENGINES),
+        "table": _Key(_is_str, "a table name (string)"),
+    },
+    "variables": {
+        "quasi_identifiers": _Key(_str_list, _STR_LIST.wanted, required=True),
+        "weights": _STR,
+        "household_id": _STR,
+        "hierarchy": _STR_LIST,
+        "sensitive": _STR_LIST0,
+        "drop": _STR_LIST0,
+    },
+    "recode": {
+        "*": {
+            "width": _Key(lambda v: _is_num(v) and v > 0, "a number > 0"),
+            "start": _Key(_is_num, "a number"),
+            "breaks": _Key(
+                lambda v: (
+                    isinstance(v, list)
+                    and len(v) >= 2
+                    and all(_is_num(x) for x in v)
+                    and all(a < b for a, b in itertools.pairwise(v))
+                ),
+                "an increasing list of at least two numbers",
+            ),
+            "labels": _Key(lambda v: _str_list(v), "a list of distinct strings, one per bin"),
+        },
+    },
+    "risk": {
+        "k": _Key(
+            lambda v: _is_int(v) and v >= 1,
+            "an integer >= 1",
+            param=(check_k_anonymity, "k"),
+            default=3,
+        ),
+        "missing": _Key(
+            _is_policy,
+            f"one of {_listed(POLICIES)} or a number alpha in [0, 1]",
+            param=(sample_frequencies, "missing"),
+        ),
+        "l_diversity": _one_of(KINDS, param=(l_diversity, "kind")),
+        # a threshold for every kind, not only the 'l' of recursive diversity
+        "l": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1", default=2),
+        "c": _Key(lambda v: _is_num(v) and v > 0, "a number > 0", param=(l_diversity, "c")),
+        "risk_threshold": _Key(
+            lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]", default=0.1
+        ),
+    },
+    "suppression": {
+        "importance": _Key(
+            lambda v: (
+                _str_list(v)
+                or (
+                    isinstance(v, dict)
+                    and bool(v)
+                    and all(_is_num(x) and x > 0 for x in v.values())
+                )
+            ),
+            "a list of the quasi-identifiers, most important (blanked last) first, or a table "
+            "of weights > 0 per quasi-identifier (the cost of blanking one cell)",
+        ),
+        "method": _one_of(JOB_METHODS, param=(local_suppression, "method"), refused=("random",)),
+        "strata": _STR_LIST,
+        "combs": _Key(
+            lambda v: isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= 1 for x in v),
+            "a list of integers >= 1 (sizes of QI subsets)",
+        ),
+        "linked": _Key(
+            lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
+            "a table {key variable = [linked columns]} (columns blanked wherever their key "
+            "variable is)",
+        ),
+    },
+    "swapping": {
+        "similar": _Key(
+            _similar, "a list of column names, or a list of such lists (similarity profiles)"
+        ),
+        "swaprate": _Key(
+            lambda v: _is_num(v) and 0 <= v <= 1,
+            "a number in [0, 1]",
+            param=(record_swap_result, "swaprate"),
+        ),
+        "k_anonymity": _Key(
+            lambda v: _is_int(v) and v >= 0,
+            "an integer >= 0",
+            param=(record_swap_result, "k_anonymity"),
+            follows="risk.k",
+        ),
+        "risk_variables": _STR_LIST,
+        # below 1: the job's risk is 1 / the persons sharing the risk variables, at most 1
+        "risk_threshold": _Key(
+            lambda v: _is_num(v) and 0 <= v < 1,
+            "a number in [0, 1)",
+            param=(record_swap_result, "risk_threshold"),
+        ),
+        "carry_along": _STR_LIST0,
+        "checked_columns": _STR_LIST0,
+        "renumber_households": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
+        "seed": _Key(
+            lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(record_swap_result, "seed")
+        ),
+    },
+    "output": {
+        "directory": _Key(_is_str, "a folder name (string)"),
+        "data": _Key(_is_str, "a file name (string)"),
+        "audit": _Key(lambda v: _is_str(v) and v.endswith(".json"), "a file name ending in .json"),
+        "report": _Key(
+            lambda v: _is_str(v) and v.endswith((".html", ".htm")),
+            "a file name ending in .html",
+        ),
+    },
+}
+
+
+def _key(dotted: str) -> _Key:
+    spec: Any = SCHEMA
+    for part in dotted.split("."):
+        spec = spec[part]
+    assert isinstance(spec, _Key), dotted
+    return spec
+
+
+def default_of(dotted: str) -> Any:
+    """The default of a job key: its library parameter's (from the signature), else the job's.
+
+    Examples
+    --------
+    >>> default_of("swapping.swaprate"), default_of("risk.missing"), default_of("risk.k")
+    (0.05, 'wildcard', 3)
+    """
+    return _key(dotted).resolved_default()
+
+
+def library_keys(
+    schema: Mapping[str, Any] = SCHEMA, prefix: str = ""
+) -> list[tuple[str, Callable[..., Any], str]]:
+    """The keys passed on to a library parameter: (dotted key, function, parameter name)."""
+    out: list[tuple[str, Callable[..., Any], str]] = []
+    for name, spec in schema.items():
+        if isinstance(spec, dict):
+            out.extend(library_keys(spec, f"{prefix}{name}."))
+        elif spec.param is not None:
+            out.append((f"{prefix}{name}", *spec.param))
+    return out
+
+
+def _shown(value: Any) -> str:
+    """A default as the reference shows it: TOML for a value, the prose of a text default."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+#: The default of this key is shown from :func:`default_of` (the library's, or the job's).
+_DERIVED = "derived"
+
+#: What each table and key of :data:`SCHEMA` means: dotted name -> (default, description).
+#: The default is ``None`` for a required key and for a table. ``"*"`` stands for any
+#: column name. The job-file reference of the documentation is generated from
+#: SCHEMA and this table (:func:`microsdc.job.reference.job_reference_markdown`).
+_KEY_DOCS: dict[str, tuple[str | None, str]] = {
+    "title": ("the input file's name", "Title of the report and the audit record."),
+    "steps": (
+        None,
+        "Steps to run. They always run in the order risk, swapping, suppression, whatever "
+        'the order in the list; "risk" only measures. The risk is measured before and '
+        "after the protection steps in every job.",
+    ),
+    "input": (None, "The file to anonymise. Required."),
+    "input.path": (
+        None,
+        "CSV, Parquet, SPSS (`.sav`) or Stata (`.dta`) file, relative to the job file's folder; "
+        "with `engine`, also a folder or glob of Parquet files, or a DuckDB database file.",
+    ),
+    "input.missing_values": (
+        "none",
+        "Codes that mean missing in every column, besides empty cells and NaN; such "
+        "cells count as missing in the quasi-identifiers.",
+    ),
+    "input.sep": (
+        "detected",
+        "Field separator of a CSV file (`.csv` or `.txt`); when absent, the one among "
+        "`,` `;` tab and `|` that splits the header into the most fields.",
+    ),
+    "input.encoding": (
+        "utf-8",
+        'Text encoding of a CSV file, any name Python knows (e.g. `"latin-1"`).',
+    ),
+    "input.engine": (
+        "none (pandas, in memory)",
+        'Who holds the rows: `"duckdb"` or `"polars"` read `path` lazily (a Parquet file, '
+        "a folder or glob of Parquet files, a CSV file (UTF-8, or latin-1 and UTF-16 with "
+        '`encoding` on `"duckdb"`; read as pandas reads it: an empty cell is missing, '
+        "`NA` or `NULL` only when declared in `missing_values`), or with `table` a DuckDB "
+        "database "
+        "file), group "
+        "the records by the key variables and write the anonymised data as Parquet "
+        "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
+        '`risk.missing = "wildcard"`) and `[recode]` bands of one `width` (binned in the '
+        "engine); swapping, `[recode]` with `breaks`, `suppression.linked` and "
+        '`suppression.method = "exact"` need the records in memory and are refused. The '
+        "report leaves out what needs the records: the household risk, l-diversity and the "
+        "prosecutor risk.",
+    ),
+    "input.table": (
+        "none",
+        'Table of the DuckDB database file `path` to read; with `engine = "duckdb"`.',
+    ),
+    "variables": (None, "The roles of the columns. Required."),
+    "variables.quasi_identifiers": (
+        None,
+        "Key variables: the columns an intruder may know. Categorical; bin numeric ones "
+        "in `[recode]`.",
+    ),
+    "variables.weights": (
+        "none (the sample is the population)",
+        "Sampling weight column; gives the population frequency Fk and the individual risk.",
+    ),
+    "variables.household_id": (
+        "none",
+        "Household id column. Required by swapping; adds the household risk.",
+    ),
+    "variables.hierarchy": (
+        "none",
+        "Geographic levels, coarsest first (e.g. region, district). Required by swapping.",
+    ),
+    "variables.sensitive": (
+        "[]",
+        "Sensitive variables whose l-diversity is measured. None may be a quasi-identifier.",
+    ),
+    "variables.drop": (
+        "[]",
+        "Columns removed right after reading: never used, never released (e.g. a code that "
+        "gives a key variable back, such as `education-num` for `education`).",
+    ),
+    "recode": (
+        None,
+        "Binning of numeric columns before anything is measured; one table per column.",
+    ),
+    "recode.*": (None, "The column to bin: exactly one of `width` or `breaks`."),
+    "recode.*.width": ("", "Equal-width bins: `width = 5` gives 20-24, 25-29, ..."),
+    "recode.*.start": ("0", "Left edge of one bin of width `width` (the bins are anchored there)."),
+    "recode.*.breaks": (
+        "",
+        "Bin edges, ascending; values outside them are an error.",
+    ),
+    "recode.*.labels": (
+        "made from the edges (18-64, 65+)",
+        "One label per bin; only with `breaks`.",
+    ),
+    "risk": ("", "How the risk is measured."),
+    "risk.k": (
+        _DERIVED,
+        "k of k-anonymity: a record is at risk when fewer than k records match it.",
+    ),
+    "risk.missing": (
+        _DERIVED,
+        "How a missing quasi-identifier value counts, and so the guarantee suppression "
+        'gives: it matches any value (`"wildcard"`), matches a value with that value\'s '
+        'share (`"probabilistic"`), or is one more category (`"category"`, every released '
+        'record in a class of k identical records); `"conservative"` (the smallest count '
+        "over the completions) is a measure only and refused with a suppression step; a "
+        "number alpha in [0, 1] weighs matches with missing values as sdcMicro's freqCalc.",
+    ),
+    "risk.l_diversity": (_DERIVED, "Kind of l-diversity measured on the sensitive variables."),
+    "risk.l": (_DERIVED, "A record fails l-diversity when its class has fewer than l values."),
+    "risk.c": ("none", 'Constant of recursive (c, l)-diversity; required by "recursive".'),
+    "risk.risk_threshold": (
+        _DERIVED,
+        "The report counts the records whose individual risk is above this value.",
+    ),
+    "suppression": ("", 'Local suppression; needs "suppression" in `steps`.'),
+    "suppression.importance": (
+        "QIs with more categories are blanked first",
+        "Which cells to keep. A list ranks every quasi-identifier; a table such as "
+        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell.",
+    ),
+    "suppression.method": (
+        _DERIVED,
+        '"exact" solves an integer program (small files only) for the fewest cells.',
+    ),
+    "suppression.strata": ("none", "Columns whose groups are anonymised each on its own."),
+    "suppression.linked": (
+        "{}",
+        "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "
+        "wherever its key variable was blanked, so that it cannot give the value back.",
+    ),
+    "suppression.combs": (
+        "the full set of quasi-identifiers",
+        "Sizes of quasi-identifier subsets that must each become k-anonymous.",
+    ),
+    "swapping": (
+        "",
+        'Targeted record swapping of households; needs "swapping" in `steps`, '
+        "`variables.household_id` and `variables.hierarchy`.",
+    ),
+    "swapping.similar": (
+        "no constraint",
+        "Similarity profiles: a donor household must have the same values in these "
+        "columns; with a list of lists, the profiles are tried in turn.",
+    ),
+    "swapping.swaprate": (
+        _DERIVED,
+        "Share of households swapped at least (both households of a pair count). Every "
+        "household at risk that finds a donor is swapped, so more may be swapped.",
+    ),
+    "swapping.k_anonymity": (
+        "`risk.k`",
+        "A household is at risk when a member shares its risk variables and area with "
+        "fewer than this many persons; 0 or 1: nobody is at risk.",
+    ),
+    "swapping.risk_variables": (
+        "the quasi-identifiers that are not hierarchy levels",
+        "Person variables of the swapping risk.",
+    ),
+    "swapping.risk_threshold": (
+        "1 / `k_anonymity`",
+        "A household is at risk when its risk is above this value.",
+    ),
+    "swapping.carry_along": (
+        "[]",
+        "Columns exchanged together with the geography; a column that varies within "
+        "households moves member by member between households of one size.",
+    ),
+    "swapping.checked_columns": (
+        "[]",
+        "Columns left in place although they look like geography (constant within areas, "
+        "or determining an area). Without it such a column stops the job with its name.",
+    ),
+    "swapping.renumber_households": (
+        _DERIVED,
+        "Give the released households new random ids, so that ids numbered area by area "
+        "do not give the original area back.",
+    ),
+    "swapping.seed": (
+        "none (fresh randomness)",
+        "Seed of the random choices. It is never written into the outputs; keep it secret.",
+    ),
+    "output": ("", "Where the job writes."),
+    "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
+    "output.data": (
+        "`<input>_anonymised.<ext>`",
+        "The anonymised data; the format follows the extension (a CSV file in the "
+        "input's `encoding`).",
+    ),
+    "output.audit": ("`<input>_audit.json`", "The audit record (JSON)."),
+    "output.report": ("`<input>_report.html`", "The HTML report."),
+}
+
+#: What each table and key of :data:`SCHEMA` means: dotted name -> (default, description).
+KEY_DOCS: dict[str, tuple[str | None, str]] = {
+    dotted: (_shown(default_of(dotted)) if shown == _DERIVED else shown, meaning)
+    for dotted, (shown, meaning) in _KEY_DOCS.items()
+}
+
+
+def _type_name(v: Any) -> str:
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "a table"
+    return type(v).__name__
+
+
+def _show(v: Any) -> str:
+    """A value as the job file wrote it (``true``, ``{sex = 0}``), cut to 60 characters."""
+    if isinstance(v, bool):
+        text = "true" if v else "false"
+    elif isinstance(v, dict):
+        text = "{" + ", ".join(f"{k} = {_show(x)}" for k, x in v.items()) + "}"
+    else:
+        text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_table(
+    data: Mapping[str, Any],
+    schema: Mapping[str, Any],
+    prefix: tuple[str, ...],
+    fail: Callable[[tuple[str, ...], str], JobFileError],
+) -> None:
+    for name, value in data.items():
+        path = (*prefix, name)
+        dotted = ".".join(path)
+        spec = schema.get(name, schema.get("*"))
+        if spec is None:
+            allowed = sorted(k for k in schema if k != "*")
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            where = f"[{'.'.join(prefix)}]" if prefix else "the top level"
+            raise fail(
+                path,
+                f"Unknown key '{dotted}'.{hint} Keys allowed in {where}: {', '.join(allowed)}.",
+            )
+        if isinstance(spec, dict):
+            if not isinstance(value, dict):
+                raise fail(
+                    path, f"key '{dotted}' must be a table ([{dotted}]), got {_type_name(value)}."
+                )
+            check_table(value, spec, path, fail)
+        elif not spec.check(value):
+            raise fail(path, f"key '{dotted}' must be {spec.wanted}, got {_show(value)}.")
+    for name, spec in schema.items():
+        if isinstance(spec, _Key) and spec.required and name not in data:
+            path = (*prefix, name)
+            section = f" in [{'.'.join(prefix)}]" if prefix else ""
+            raise fail(prefix or path, f"missing required key '{'.'.join(path)}'{section}.")
+
+
+#: Sections required by a step.
+_SECTION_OF_STEP = {"suppression": "suppression", "swapping": "swapping"}
