@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -311,71 +311,3 @@ def restore_subjects(
 
     per_record = blanked[collapsed.row_subject]
     return blank_cells(original_df, collapsed.qi, per_record)
-
-
-def suppress_subjects(
-    df: pd.DataFrame,
-    qi: list[Hashable],
-    k: Any,
-    *,
-    subject_id: Hashable,
-    rule: str = "mode",
-    strata: list[Hashable] | None = None,
-    missing_values: MissingValues = None,
-    **kwargs: Any,
-) -> Any:
-    """``local_suppression`` on one row per subject, carried back to every record.
-
-    Used by ``local_suppression(..., subject_id=...)``; the figures of the
-    result are per subject (fk, records at risk) and repeated on each record,
-    while ``data``, ``cells_per_qi`` and ``cells_per_row`` describe the records.
-    """
-    from microsdc.suppression.local import SuppressionResult, local_suppression
-
-    col = collapse_subjects(
-        df, subject_id, qi, rule=rule, keep=strata, missing_values=missing_values
-    )
-    res = local_suppression(col.data, qi, k, strata=strata, missing_values=missing_values, **kwargs)
-    out = restore_subjects(df, col, res.data)
-    enc0 = encode_qis(df, qi, missing_values=missing_values, func="local_suppression")
-    was_missing = enc0.codes < 0
-    now_missing = out[qi].isna().to_numpy()
-    blank = now_missing & ~was_missing
-    rs = col.row_subject
-    per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(qi, dtype=object))
-    per_qi.name = "cells"
-    per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
-    subj_true = np.full(col.n_subjects, -1, dtype=np.int64)
-    if len(res.true_fk):
-        subj_true[res.true_fk.index.to_numpy(dtype=np.int64)] = res.true_fk.to_numpy()
-    hit = np.flatnonzero(blank.any(axis=1))
-    true_rows = subj_true[rs[hit]]
-    # records blanked only by the "missing_if_differs" rule: their subject row was not suppressed
-    true_fk = pd.Series(true_rows, index=df.index[hit], name="true_fk", dtype="int64")
-    true_fk = true_fk[true_fk >= 0]
-    return SuppressionResult(
-        data=out,
-        qi=list(qi),
-        k=res.k,
-        missing=res.missing,
-        method=res.method,
-        cells_per_qi=per_qi,
-        cells_per_row=per_row,
-        fk_before=pd.Series(res.fk_before.to_numpy()[rs], index=df.index, name="fk"),
-        fk_after=pd.Series(res.fk_after.to_numpy()[rs], index=df.index, name="fk"),
-        true_fk=true_fk,
-        n_at_risk_before=res.n_at_risk_before,
-        n_at_risk_after=res.n_at_risk_after,
-        combs=res.combs,
-        seconds=res.seconds,
-        details={
-            **res.details,  # what method="exact" used, when it was
-            "subject_id": str(subject_id),
-            "rule": rule,
-            "n_subjects": col.n_subjects,
-            "unit_of_fk": "subject",
-            "cells_from_rule": int((col.differing[rs] & ~was_missing).sum())
-            if rule == "missing_if_differs"
-            else 0,
-        },
-    )

@@ -30,7 +30,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, table_option
-from microsdc.suppression.local import METHODS
+from microsdc.suppression.params import METHODS
 
 
 def _importance(text: str | None) -> Any:
@@ -367,7 +367,7 @@ def _suppress_lazy(
         import pandas as pd
 
         from microsdc._validation import check_columns
-        from microsdc.backends.suppression import _schema
+        from microsdc.suppression.lazy import _schema
 
         nwf = nw.from_native(frame)
         names = pd.Index([str(c) for c in _schema(nwf).names()], dtype=object)
@@ -380,7 +380,7 @@ def _suppress_lazy(
 
         from microsdc._validation import check_columns, param_error
         from microsdc.backends.recoding import bin_width_lazy
-        from microsdc.backends.suppression import _schema
+        from microsdc.suppression.lazy import _schema
 
         columns = [str(c) for c in _schema(nw.from_native(frame)).names()]
         stand_in = pd.DataFrame(columns=pd.Index(columns, dtype=object))
@@ -403,8 +403,8 @@ def _suppress_lazy(
             missing=policy,
             missing_values=mv,
         )
-        from microsdc.backends.suppression import LazySuppressionResult
         from microsdc.data.quality import warn_suspect_key_texts
+        from microsdc.suppression.result import LazySuppressionResult
 
         assert isinstance(result, LazySuppressionResult)
         pats = result.patterns  # every pattern wherever a key variable is text

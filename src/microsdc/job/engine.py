@@ -338,9 +338,9 @@ def suppress_engine(
     cells blanked per key variable."""
     import numpy as np
 
-    from microsdc.backends.suppression import LazySuppressionResult
     from microsdc.encode import missing_mask
     from microsdc.suppression import local_suppression
+    from microsdc.suppression.result import LazySuppressionResult
 
     s = cfg.suppression
     kwargs: dict[str, Any] = {

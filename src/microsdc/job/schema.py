@@ -25,7 +25,8 @@ from microsdc.exceptions import JobFileError
 from microsdc.risk import check_k_anonymity, l_diversity, sample_frequencies
 from microsdc.risk._policy import POLICIES
 from microsdc.risk.ldiversity import KINDS
-from microsdc.suppression.local import METHODS, local_suppression
+from microsdc.suppression.local import local_suppression
+from microsdc.suppression.params import METHODS
 from microsdc.swapping import record_swap_result
 
 __all__ = ["KEY_DOCS", "SCHEMA", "STEPS", "default_of", "library_keys"]

@@ -3,7 +3,7 @@
 standing for its records).
 
 :func:`microsdc.local_suppression` encodes the records; the engine route
-(:mod:`microsdc.backends.suppression`) encodes the patterns the engine grouped.
+(:mod:`microsdc.suppression.lazy`) encodes the patterns the engine grouped.
 Both hand the codes to :func:`suppress_codes`, which runs the strata, counts fk and
 the records at risk before and after, blanks cells, and counts ``true_fk``.
 """

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import numbers
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -13,308 +11,22 @@ import pandas as pd
 
 from microsdc._random import SeedLike
 from microsdc._validation import (
-    check_columns,
     check_frame,
     check_int,
-    check_one_of,
-    param_error,
 )
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
-    DataValidationError,
     InvalidParameterError,
 )
-from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
+from microsdc.risk._policy import MissingPolicy, Policy
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
+from microsdc.suppression.params import check_call, costs_of, strata_groups
+from microsdc.suppression.result import SuppressionResult
 
 __all__ = ["SuppressionResult", "local_suppression"]
 
 _FUNC = "local_suppression"
-METHODS = ("greedy", "exact", "random")
-
-
-@dataclass(frozen=True)
-class SuppressionResult:
-    """What local suppression did.
-
-    Attributes
-    ----------
-    data : pandas.DataFrame
-        The released frame: same index, columns and row order as the input;
-        suppressed cells are missing, every other cell is unchanged. A column
-        that received a missing value and could not hold one changes to the
-        matching nullable dtype (``int64`` -> ``Int64``, ``bool`` -> ``boolean``).
-    qi : list
-        The quasi-identifiers.
-    k : int or list of int
-        The requested k (one per entry of ``combs`` when given so).
-    missing : str
-        The missing-value policy, e.g. ``"wildcard"`` or ``"alpha=0.5"``.
-    method : str
-        ``"greedy"``, ``"exact"`` (or ``"random"`` for the baseline).
-    cells_per_qi : pandas.Series of int, indexed by QI name
-        Cells blanked in each quasi-identifier.
-    cells_per_row : pandas.Series of int, indexed like the input
-        Cells blanked in each record.
-    fk_before, fk_after : pandas.Series, indexed like the input
-        Sample frequency on all the QIs under ``missing``, before and after
-        (within the stratum when ``strata`` is used; per subject when
-        ``subject_id`` is used, repeated on every row of the subject).
-    true_fk : pandas.Series of int, indexed by the suppressed records
-        For each record with a blanked cell, the number of released records
-        whose every non-missing QI value equals the record's original value:
-        the frequency an intruder who knows the true values sees. It can be
-        below k although ``fk_after`` is not.
-    n_at_risk_before, n_at_risk_after : int
-        Records at risk before and after under the requested guarantee (every
-        QI subset of ``combs`` with its k, when given).
-    combs : list of int or None
-    seconds : float
-        Wall-clock time of the computation.
-    details : dict
-        With ``method="exact"``: ``solution``, which solution was released
-        (``"solver"``; ``"greedy"`` or ``"blank_records"`` when the solver
-        found nothing cheaper within the time limit; ``"mixed"`` over strata),
-        ``optimal`` (proved by the solver) and ``strata`` (per stratum:
-        ``cells``, ``greedy_cells``, ``solver_cells``, ``objective``, ``status``).
-        With alpha < 1 and records at risk: ``solution``, ``"greedy"`` or
-        ``"category"`` (the ``missing="category"`` solution, released when it
-        passes the alpha check and costs less; ``"mixed"`` over strata).
-        Further figures: ``linked_cells`` ({linked column: cells blanked with
-        its key variable}, when ``linked`` is given) and ``recoverable`` (the
-        (key variable, column) pairs through which blanked values can still be
-        read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
-        when none); per-subject figures with ``subject_id``.
-    prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
-        Per record, the probability that an intruder who knows the record's true
-        QI values picks its released record, before and after suppression
-        (see :func:`microsdc.risk.prosecutor_risk`; within the stratum when
-        ``strata`` is used). Blank cells of other records count only with the
-        share of the person's value, so blank records cannot lower it much.
-    """
-
-    data: pd.DataFrame
-    qi: list[Hashable]
-    k: int | list[int]
-    missing: str
-    method: str
-    cells_per_qi: pd.Series
-    cells_per_row: pd.Series
-    fk_before: pd.Series
-    fk_after: pd.Series
-    true_fk: pd.Series
-    n_at_risk_before: int
-    n_at_risk_after: int
-    combs: list[int] | None = None
-    seconds: float = 0.0
-    details: dict[str, Any] = field(default_factory=dict)
-    prosecutor_before: pd.Series | None = None
-    prosecutor_after: pd.Series | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"SuppressionResult(method={self.method!r}, k={self.k!r}, missing={self.missing!r}, "
-            f"n_rows={self.n_rows:,}, qi={[str(q) for q in self.qi]!r}, "
-            f"n_cells={self.n_cells:,}, n_rows_suppressed={self.n_rows_suppressed:,}, "
-            f"at_risk={self.n_at_risk_before:,} -> {self.n_at_risk_after:,})"
-        )
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    @property
-    def n_cells(self) -> int:
-        """Total number of cells blanked."""
-        return int(self.cells_per_qi.sum())
-
-    @property
-    def n_rows(self) -> int:
-        """Number of records of the input."""
-        return len(self.data)
-
-    def n_true_fk_below(self, k: int) -> int:
-        """Suppressed records whose true values match fewer than ``k`` released records."""
-        return int((self.true_fk < k).sum())
-
-    @property
-    def n_rows_suppressed(self) -> int:
-        """Number of records with at least one blanked cell."""
-        return int((self.cells_per_row > 0).sum())
-
-    def summary(self) -> str:
-        """A short plain-text report."""
-        lines = [
-            f"Local suppression ({self.method}, k={self.k}, missing={self.missing}"
-            + (f", combs={self.combs}" if self.combs else "")
-            + ")",
-            f"  records at risk: {self.n_at_risk_before:,} before, {self.n_at_risk_after:,} after",
-            f"  cells blanked:   {self.n_cells:,} in {self.n_rows_suppressed:,} records",
-        ]
-        width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
-        for name, count in self.cells_per_qi.items():
-            lines.append(f"    {name!s:<{width}}  {int(count):,}")
-        for name, count in self.details.get("linked_cells", {}).items():
-            lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
-        for r in self.details.get("recoverable", []):
-            lines.append(
-                f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
-                f"read back from {r['column']}"
-            )
-        if len(self.true_fk):
-            below = self.n_true_fk_below(_min_k(self.k))
-            lines.append(
-                f"  suppressed records whose true values match fewer than k released "
-                f"records: {below:,}"
-            )
-        if self.prosecutor_before is not None and self.prosecutor_after is not None:
-            b, a = (
-                _prosecutor_figures(self.prosecutor_before),
-                _prosecutor_figures(self.prosecutor_after),
-            )
-            lines.append(
-                f"  prosecutor risk (intruder knows the true QIs): max {b['max']:.2f} -> "
-                f"{a['max']:.2f}, mean {b['mean']:.3f} -> {a['mean']:.3f}"
-            )
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable figures (no data values)."""
-        return {
-            "method": self.method,
-            "k": self.k,
-            "missing": self.missing,
-            "combs": self.combs,
-            "quasi_identifiers": [str(q) for q in self.qi],
-            "n_rows": self.n_rows,
-            "n_cells": self.n_cells,
-            "n_rows_suppressed": self.n_rows_suppressed,
-            "cells_per_qi": {str(k): int(v) for k, v in self.cells_per_qi.items()},
-            "n_at_risk_before": self.n_at_risk_before,
-            "n_at_risk_after": self.n_at_risk_after,
-            "true_fk_below_k": self.n_true_fk_below(_min_k(self.k)),
-            "linked_cells": dict(self.details.get("linked_cells", {})),
-            "recoverable": [
-                {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
-                for r in self.details.get("recoverable", [])
-            ],
-            "prosecutor_risk": None
-            if self.prosecutor_before is None or self.prosecutor_after is None
-            else {
-                "before": _prosecutor_figures(self.prosecutor_before, _min_k(self.k)),
-                "after": _prosecutor_figures(self.prosecutor_after, _min_k(self.k)),
-            },
-            "seconds": round(self.seconds, 4),
-        }
-
-
-def _prosecutor_figures(risk: pd.Series, k: int = 1) -> dict[str, Any]:
-    """Maximum, mean and records above 1/k of a prosecutor risk."""
-    v = risk.to_numpy(dtype=np.float64)
-    return {
-        "max": float(v.max()) if len(v) else 0.0,
-        "mean": float(v.mean()) if len(v) else 0.0,
-        "n_above_1_over_k": int((v > 1.0 / k + 1e-12).sum()),
-    }
-
-
-def _min_k(k: int | list[int]) -> int:
-    return int(min(k)) if isinstance(k, list) else int(k)
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _check_importance(importance: Any, qi: list[Hashable], df: pd.DataFrame, func: str) -> Any:
-    """Normalise ``importance`` to ("rank", list) or ("weight", dict), or None."""
-    if importance is None:
-        return None
-    if isinstance(importance, Mapping):
-        names = list(importance)
-        check_columns(df, names, "importance", func)
-        _cover(names, qi, func)
-        weights = {}
-        for name in qi:
-            w = importance[name]
-            ok = isinstance(w, numbers.Real) and not isinstance(w, bool)
-            if not ok or not np.isfinite(w) or w <= 0:
-                raise param_error(
-                    "importance", func, "a dict of positive finite weights", importance
-                )
-            weights[name] = float(w)
-        return ("weight", weights)
-    names = check_columns(df, importance, "importance", func, allow_single=False)
-    _cover(names, qi, func)
-    return ("rank", names)
-
-
-def _cover(names: list[Hashable], qi: list[Hashable], func: str) -> None:
-    extra = [c for c in names if c not in set(qi)]
-    lacking = [c for c in qi if c not in set(names)]
-    if extra or lacking:
-        parts = []
-        if extra:
-            parts.append(f"names columns that are not quasi-identifiers: {extra!r}")
-        if lacking:
-            parts.append(f"does not cover the quasi-identifiers {lacking!r}")
-        raise InvalidParameterError(
-            f"The 'importance' parameter of {func} "
-            + " and ".join(parts)
-            + ". Give every quasi-identifier exactly once.",
-            func=func,
-            param="importance",
-        )
-
-
-def _costs(importance: Any, qi: list[Hashable], n_categories: np.ndarray) -> Any:
-    from microsdc.suppression._engine import Costs, ranked_costs
-
-    m = len(qi)
-    if importance is None:
-        # sdcMicro's default: variables with more categories are blanked first
-        order = np.lexsort((-np.arange(m), -np.asarray(n_categories)))
-        rank = np.empty(m, dtype=np.int64)
-        rank[order] = np.arange(m)
-        return ranked_costs(rank)
-    kind, value = importance
-    if kind == "rank":
-        position = {name: i for i, name in enumerate(value)}  # 0 = most important
-        rank = np.array([m - 1 - position[name] for name in qi], dtype=np.int64)
-        return ranked_costs(rank)
-    return Costs(np.array([value[name] for name in qi], dtype=np.float64), False)
-
-
-def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[int, int]], Any]:
-    """(size, k) pairs to enforce, and the k to report."""
-    if combs is None:
-        return [(m, check_int(k, "k", func, min_value=1))], check_int(k, "k", func, min_value=1)
-    given: list[Any] = [combs] if isinstance(combs, numbers.Integral) else list(combs)
-    if not given:
-        raise param_error("combs", func, "an int or a non-empty list of ints", combs)
-    sizes = [check_int(s, "combs", func, min_value=1, max_value=m) for s in given]
-    if isinstance(k, Sequence) and not isinstance(k, str):
-        ks = [check_int(x, "k", func, min_value=1) for x in k]
-        if len(ks) != len(sizes):
-            raise InvalidParameterError(
-                f"The 'k' parameter of {func} must be an int or a list with one k per entry "
-                f"of 'combs' ({len(sizes)}). Got {len(ks)} values instead.",
-                func=func,
-                param="k",
-            )
-        return list(zip(sizes, ks, strict=True)), ks
-    kk = check_int(k, "k", func, min_value=1)
-    return [(s, kk) for s in sizes], kk
-
-
-def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
-    bad = df[col].isna().to_numpy()
-    if bad.any():
-        raise DataValidationError(
-            f"The {what} column {col!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every record needs a known {what}.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
 
 
 # --------------------------------------------------------------------------- main
@@ -348,8 +60,8 @@ def local_suppression(
         polars ``LazyFrame`` or DuckDB relation stays in its engine: the greedy
         runs on its distinct patterns, with the same cells as pandas on the
         same rows in the engine's order, and the result is a
-        :class:`~microsdc.backends.suppression.LazySuppressionResult` (see
-        :func:`~microsdc.backends.suppression.local_suppression_lazy` for the
+        :class:`~microsdc.suppression.result.LazySuppressionResult` (see
+        :func:`~microsdc.suppression.lazy.local_suppression_lazy` for the
         options it refuses).
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
@@ -562,7 +274,7 @@ def local_suppression(
         from microsdc.backends import detect_backend
 
         if detect_backend(df, _FUNC).lazy:  # the engine groups and joins, the greedy on patterns
-            from microsdc.backends.suppression import local_suppression_lazy
+            from microsdc.suppression.lazy import local_suppression_lazy
 
             return local_suppression_lazy(**args)
         return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
@@ -585,29 +297,28 @@ def local_suppression(
             related=("missing",),
         )
 
-    if subject_id is not None:
-        from microsdc.longitudinal import suppress_subjects
+    if subject_id is not None:  # one row per subject, suppressed, then carried back
+        from microsdc.longitudinal import collapse_subjects
+        from microsdc.suppression.subjects import subjects_result
 
-        res = suppress_subjects(
-            df,
-            cols,
-            k,
-            subject_id=subject_id,
-            rule=subject_rule,
-            importance=importance,
-            combs=combs,
-            strata=strata_cols or None,
-            missing=missing,
-            method=method,
-            missing_values=missing_values,
-            time_limit=time_limit,
+        keep = strata_cols or None
+        col = collapse_subjects(
+            df, subject_id, cols, rule=subject_rule, keep=keep, missing_values=missing_values
         )
+        inner = local_suppression(
+            col.data, cols, k, importance=importance, combs=combs, strata=keep,
+            missing=missing, method=method, missing_values=missing_values, time_limit=time_limit,
+        )  # fmt: skip
+        res = subjects_result(
+            df, cols, col, inner, subject_id=subject_id, rule=subject_rule,
+            missing_values=missing_values,
+        )  # fmt: skip
         return _finish(df, res, ghosts, missing_values)
 
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     ncat = enc.n_categories
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    groups = _strata_groups(df, strata_cols)
+    groups = strata_groups(df, strata_cols)
     check_reachable(groups, None, max(kk for _, kk in jobs_spec), bool(strata_cols))
     if method == "exact":
         from microsdc.suppression.exact import MAX_EXACT_ROWS
@@ -620,7 +331,7 @@ def local_suppression(
                 func=_FUNC,
                 param="method",
             )
-    costs = _costs(imp, cols, ncat)
+    costs = costs_of(imp, cols, ncat)
     out = suppress_codes(
         codes0, ncat, groups, jobs_spec, costs, policy,
         method=method, time_limit=time_limit, progress=progress,
@@ -649,39 +360,6 @@ def local_suppression(
         ),
     )
     return _finish(df, res, ghosts, missing_values)
-
-
-def _check_linked(
-    linked: Any, cols: list[Hashable], df: pd.DataFrame, reserved: list[Any], func: str
-) -> dict[Hashable, list[Hashable]]:
-    """``linked`` as ``{linked column: [key variables]}`` after checking it."""
-    if linked is None:
-        return {}
-    if not isinstance(linked, Mapping):
-        raise param_error(
-            "linked", func, "a dict {key variable: [linked columns]}", type(linked).__name__
-        )
-    out: dict[Hashable, list[Hashable]] = {}
-    for key, columns in linked.items():
-        if key not in set(cols):
-            raise InvalidParameterError(
-                f"The 'linked' parameter of {func} names {key!r}, which is not a "
-                "quasi-identifier; its keys are the key variables whose blanks are copied.",
-                func=func,
-                param="linked",
-            )
-        names = check_columns(df, columns, "linked", func, allow_empty=True)
-        for name in names:
-            if name in set(cols) or name in set(reserved):
-                what = "a quasi-identifier" if name in set(cols) else "a strata or subject column"
-                raise InvalidParameterError(
-                    f"The 'linked' parameter of {func} links {name!r} to {key!r}, but "
-                    f"{name!r} is {what}.",
-                    func=func,
-                    param="linked",
-                )
-            out.setdefault(name, []).append(key)
-    return out
 
 
 def _finish(
@@ -828,86 +506,10 @@ def _prosecutor(
     return before, after
 
 
-def check_call(
-    df: pd.DataFrame,
-    qi: Any,
-    k: Any,
-    importance: Any,
-    combs: Any,
-    strata: Any,
-    missing: Any,
-    method: Any,
-    time_limit: Any,
-    linked: Any,
-    subject_id: Any,
-    *,
-    values: bool = True,
-) -> tuple[Policy, str, list[Hashable], Any, Any, Any, list[Hashable], Any]:
-    """The parameter checks of :func:`local_suppression`, in their order: policy,
-    method, key variables, k and combs, importance, strata, time limit, linked
-    columns. With ``values=False`` (an empty frame standing for a lazy frame's
-    schema) the strata are not checked for missing values.
-
-    Returns the policy, method, key variables, k per subset size, k as reported,
-    the importance, the strata columns and the linked columns.
-    """
-    policy = parse_policy(missing, _FUNC, suppression=True)
-    check_guarantee(policy, _FUNC)
-    method = check_one_of(method, "method", _FUNC, METHODS)
-    cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
-    if len(cols) > 62:
-        raise param_error("qi", _FUNC, "a list of at most 62 columns", f"{len(cols)} columns")
-    jobs_spec, k_report = _check_k_combs(k, combs, len(cols), _FUNC)
-    imp = _check_importance(importance, cols, df, _FUNC)
-    strata_cols = check_columns(df, strata, "strata", _FUNC, allow_empty=True)
-    for c in strata_cols:
-        if c in set(cols):
-            raise InvalidParameterError(
-                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}.",
-                func=_FUNC,
-                param="strata",
-            )
-        if values:
-            _no_missing(df, c, "stratum", _FUNC)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
-        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
-    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
-    return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
-
-
-def check_guarantee(policy: Policy, func: str) -> None:
-    """Refuse a policy that blank records can satisfy as the target of suppression."""
-    if policy.kind == "conservative":
-        raise InvalidParameterError(
-            f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
-            "blank records satisfy it for every record, so it guarantees nothing. It remains "
-            "a measure in sample_frequencies. Use 'category' (every released record in a "
-            "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
-            "count with the share of the value).",
-            func=func,
-            param="missing",
-        )
-
-
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
     from microsdc.suppression._frame import blank_cells
 
     return blank_cells(df, cols, blank)
-
-
-def _strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndarray]:
-    n = len(df)
-    if not strata_cols:
-        return [np.arange(n)]
-    keys = df[strata_cols].astype(object)
-    codes = (
-        pd.MultiIndex.from_frame(keys).factorize()[0]
-        if len(strata_cols) > 1
-        else (pd.factorize(keys.iloc[:, 0])[0])
-    )
-    order = np.argsort(codes, kind="stable")
-    bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]
 
 
 def _true_fk_series(true_fk: np.ndarray, blank: np.ndarray, index: pd.Index) -> pd.Series:

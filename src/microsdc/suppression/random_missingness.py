@@ -186,7 +186,7 @@ def random_missingness_codes(
     trials = check_int(n_random_trials, "n_random_trials", _FUNC, min_value=1)
     rng = check_random_state(seed)
     policy = parse_policy(missing, _FUNC, suppression=True)
-    from microsdc.suppression.local import check_guarantee
+    from microsdc.suppression.params import check_guarantee
 
     check_guarantee(policy, _FUNC)
     cols = check_columns(df, QI, "QI", _FUNC)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,8 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk._policy import Policy
 from microsdc.suppression.core import check_reachable, suppress_codes
-from microsdc.suppression.local import SuppressionResult
+from microsdc.suppression.params import costs_of, strata_groups
+from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
 __all__ = ["LazySuppressionResult", "local_suppression_lazy"]
 
@@ -44,74 +44,6 @@ _N = "__microsdc_records"
 _ROW = "__microsdc_row"
 _FIRST = "__microsdc_first"
 _BLANK = "__microsdc_blank"
-
-
-@dataclass(frozen=True, repr=False)
-class LazySuppressionResult(SuppressionResult):
-    """What local suppression did to a lazy frame (polars ``LazyFrame``, DuckDB relation).
-
-    The fields of :class:`~microsdc.suppression.SuppressionResult`, with
-    ``data`` the caller's kind of lazy frame (same columns and types; blanked
-    cells are null, an integer column stays an integer column) and the
-    record-level figures given per distinct pattern, since the rows stay in the
-    engine:
-
-    Attributes
-    ----------
-    patterns : pandas.DataFrame
-        One row per distinct (strata and) QI tuple the engine reported: the
-        strata and QI values as given, ``records`` (how many records carry
-        it), ``fk_before``, ``fk_after`` and ``cells`` (cells blanked in each
-        of its records). On the combined-key route (a DuckDB relation with
-        integer QIs of small range, see :mod:`microsdc.backends.keyed`) only
-        the patterns at risk before suppression are listed, a missing value
-        shown as missing whatever its code; every other pattern keeps its
-        cells and reaches k.
-    n_patterns : int
-        Distinct QI tuples in the input (all of them, also when ``patterns``
-        lists only those at risk).
-    cells_per_row, fk_before, fk_after : pandas.Series, indexed like ``patterns``
-        Per pattern (each stands for ``patterns["records"]`` records).
-    true_fk : pandas.Series of int, indexed by the suppressed patterns
-    prosecutor_before, prosecutor_after : None
-        The prosecutor risk needs the records; it is not computed.
-
-    ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
-    pattern times its records), as on pandas.
-    """
-
-    patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
-    n_records_total: int | None = None
-    n_patterns_total: int | None = None
-
-    @property
-    def n_rows(self) -> int:
-        """Number of records of the input."""
-        if self.n_records_total is not None:
-            return self.n_records_total
-        return int(self.patterns["records"].sum()) if len(self.patterns) else 0
-
-    @property
-    def n_patterns(self) -> int:
-        """Number of distinct QI tuples (and strata) of the input."""
-        return len(self.patterns) if self.n_patterns_total is None else self.n_patterns_total
-
-    @property
-    def n_rows_suppressed(self) -> int:
-        """Number of records with at least one blanked cell."""
-        p = self.patterns
-        return int(p["records"][p["cells"] > 0].sum()) if len(p) else 0
-
-    def n_true_fk_below(self, k: int) -> int:
-        """Suppressed records whose true values match fewer than ``k`` released records."""
-        records = self.patterns["records"].reindex(self.true_fk.index)
-        return int(records[self.true_fk < k].sum())
-
-    def __repr__(self) -> str:
-        return "Lazy" + super().__repr__()
-
-
-# --------------------------------------------------------------------------- checks
 
 
 def _schema(nwf: Any) -> Any:
@@ -146,7 +78,7 @@ def _check(
 ) -> tuple[Policy, list[Hashable], list[tuple[int, int]], Any, Any, list[Hashable]]:
     """The checks of the pandas route against the schema, in the same order, then the
     options that need the records. No row is read."""
-    from microsdc.suppression.local import check_call
+    from microsdc.suppression.params import check_call
 
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
     checked = check_call(
@@ -272,12 +204,6 @@ def _blank_back(
 # --------------------------------------------------------------------------- microsdc side
 
 
-def _strata_groups(patterns: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndarray]:
-    from microsdc.suppression.local import _strata_groups as groups
-
-    return groups(patterns, strata_cols)
-
-
 def local_suppression_lazy(
     df: Any,
     qi: Sequence[Hashable],
@@ -367,19 +293,17 @@ def local_suppression_lazy(
         if ordered
         else np.zeros(len(codes0), dtype=np.int64)
     )
-    from microsdc.suppression.local import _costs
-
-    groups = _strata_groups(patterns, strata_cols)
+    groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
     check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
     out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, _costs(imp, cols, ncat), policy,
+        codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
         records=records, first=first, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
     data = _blank_back(df, backend, keys, names, table, blank_frame)
-    return _lazy_result(
+    return lazy_result(
         data,
         patterns,
         keys,
@@ -409,13 +333,13 @@ def _keyed(
     progress: Callable[[int, int], None] | None,
     t0: float,
 ) -> LazySuppressionResult | None:
-    """The combined-key route (:mod:`microsdc.backends.keyed_suppression`) when it
+    """The combined-key route (:mod:`microsdc.suppression.keyed`) when it
     applies: wildcard policy, integer QIs of small range, no strata or combs."""
     if policy.kind != "wildcard":
         return None
     from microsdc.backends.keyed import plan_keys
-    from microsdc.backends.keyed_suppression import keyed_suppression
     from microsdc.suppression._engine import bitset_fits
+    from microsdc.suppression.keyed import keyed_suppression
 
     plan = plan_keys(rel, cols, missing_values, policy, False)
     if plan is None or bitset_fits(plan.n_rows, plan.base - 1):
@@ -433,59 +357,3 @@ def _keyed(
     result = keyed_suppression(rel, plan, names, cols, k, imp, policy, progress, t0)
     assert result is None or isinstance(result, LazySuppressionResult)
     return result
-
-
-def _lazy_result(
-    data: Any,
-    patterns: pd.DataFrame,
-    keys: list[str],
-    cols: list[Hashable],
-    k: Any,
-    policy: Policy,
-    blank: np.ndarray,
-    records: np.ndarray,
-    fk_before: np.ndarray,
-    fk_after: np.ndarray,
-    true_fk: np.ndarray,
-    risk_before: np.ndarray,
-    risk_after: np.ndarray,
-    combs: list[int] | None,
-    seconds: float,
-    details: dict[str, Any] | None = None,
-    n_records_total: int | None = None,
-    n_patterns_total: int | None = None,
-) -> LazySuppressionResult:
-    n = records.astype(np.int64)
-    dtype: Any = "float64" if policy.fractional else "int64"
-    cells = blank.sum(axis=1).astype(np.int64)
-    table = patterns[keys].copy()
-    table["records"] = n
-    table["fk_before"] = pd.Series(fk_before, index=table.index).astype(dtype)
-    table["fk_after"] = pd.Series(fk_after, index=table.index).astype(dtype)
-    table["cells"] = cells
-    per_qi = pd.Series(
-        (blank * n[:, None]).sum(axis=0).astype(np.int64),
-        index=pd.Index(cols, dtype=object),
-        name="cells",
-    )
-    hit = np.flatnonzero(cells > 0)
-    return LazySuppressionResult(
-        data=data,
-        qi=list(cols),
-        k=k,
-        missing=policy.label,
-        method="greedy",
-        cells_per_qi=per_qi,
-        cells_per_row=table["cells"].rename("cells"),
-        fk_before=table["fk_before"].rename("fk"),
-        fk_after=table["fk_after"].rename("fk"),
-        true_fk=pd.Series(true_fk[hit], index=table.index[hit], name="true_fk", dtype="int64"),
-        n_at_risk_before=int(n[risk_before].sum()),
-        n_at_risk_after=int(n[risk_after].sum()),
-        combs=combs,
-        seconds=seconds,
-        details={} if details is None else details,
-        patterns=table,
-        n_records_total=n_records_total,
-        n_patterns_total=n_patterns_total,
-    )

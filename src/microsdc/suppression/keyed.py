@@ -133,7 +133,7 @@ def keyed_suppression(
         ``patterns`` lists the patterns at risk before suppression.
     """
     from microsdc.suppression._engine import _reach_k_units, background_fk, bitset_fits
-    from microsdc.suppression.local import _costs
+    from microsdc.suppression.params import costs_of
 
     str_cols = [str(c) for c in cols]
     n_patterns, n_categories, risky, fk0, bits = _first_pass(rel, plan, k)
@@ -150,7 +150,7 @@ def keyed_suppression(
     if len(risky):
         background, records, first = _second_pass(rel, plan, risky, bits)
         radix = np.concatenate([[1], np.cumprod(plan.base[:-1])]).astype(np.int64)
-        costs = _costs(importance, cols, n_categories)
+        costs = costs_of(importance, cols, n_categories)
         _, fk_after = _reach_k_units(
             codes,
             records,
@@ -177,10 +177,10 @@ def keyed_suppression(
             mask = (codes[changed] < 0) & (codes0[changed] >= 0)
             data = _blank_back(rel, plan, names, str_cols, (risky[changed], mask))
         del background
-    from microsdc.backends.suppression import _lazy_result
+    from microsdc.suppression.result import lazy_result
 
     fk_after = np.asarray(fk_after, dtype=np.float64)
-    return _lazy_result(
+    return lazy_result(
         data,
         _values(codes0, plan.lows, str_cols),
         str_cols,

@@ -1,0 +1,222 @@
+"""The parameters of :func:`microsdc.local_suppression`, checked in one place for
+every engine: key variables, k and combs, importance, strata, method, policy, time
+limit and linked columns; and the costs and strata they turn into."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microsdc._validation import check_columns, check_int, check_one_of, param_error
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.risk._policy import Policy, parse_policy
+
+__all__ = ["METHODS", "check_call", "check_guarantee", "costs_of", "strata_groups"]
+
+_FUNC = "local_suppression"
+METHODS = ("greedy", "exact", "random")
+
+
+def _check_importance(importance: Any, qi: list[Hashable], df: pd.DataFrame, func: str) -> Any:
+    """Normalise ``importance`` to ("rank", list) or ("weight", dict), or None."""
+    if importance is None:
+        return None
+    if isinstance(importance, Mapping):
+        names = list(importance)
+        check_columns(df, names, "importance", func)
+        _cover(names, qi, func)
+        weights = {}
+        for name in qi:
+            w = importance[name]
+            ok = isinstance(w, numbers.Real) and not isinstance(w, bool)
+            if not ok or not np.isfinite(w) or w <= 0:
+                raise param_error(
+                    "importance", func, "a dict of positive finite weights", importance
+                )
+            weights[name] = float(w)
+        return ("weight", weights)
+    names = check_columns(df, importance, "importance", func, allow_single=False)
+    _cover(names, qi, func)
+    return ("rank", names)
+
+
+def _cover(names: list[Hashable], qi: list[Hashable], func: str) -> None:
+    extra = [c for c in names if c not in set(qi)]
+    lacking = [c for c in qi if c not in set(names)]
+    if extra or lacking:
+        parts = []
+        if extra:
+            parts.append(f"names columns that are not quasi-identifiers: {extra!r}")
+        if lacking:
+            parts.append(f"does not cover the quasi-identifiers {lacking!r}")
+        raise InvalidParameterError(
+            f"The 'importance' parameter of {func} "
+            + " and ".join(parts)
+            + ". Give every quasi-identifier exactly once.",
+            func=func,
+            param="importance",
+        )
+
+
+def costs_of(importance: Any, qi: list[Hashable], n_categories: np.ndarray) -> Any:
+    from microsdc.suppression._engine import Costs, ranked_costs
+
+    m = len(qi)
+    if importance is None:
+        # sdcMicro's default: variables with more categories are blanked first
+        order = np.lexsort((-np.arange(m), -np.asarray(n_categories)))
+        rank = np.empty(m, dtype=np.int64)
+        rank[order] = np.arange(m)
+        return ranked_costs(rank)
+    kind, value = importance
+    if kind == "rank":
+        position = {name: i for i, name in enumerate(value)}  # 0 = most important
+        rank = np.array([m - 1 - position[name] for name in qi], dtype=np.int64)
+        return ranked_costs(rank)
+    return Costs(np.array([value[name] for name in qi], dtype=np.float64), False)
+
+
+def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[int, int]], Any]:
+    """(size, k) pairs to enforce, and the k to report."""
+    if combs is None:
+        return [(m, check_int(k, "k", func, min_value=1))], check_int(k, "k", func, min_value=1)
+    given: list[Any] = [combs] if isinstance(combs, numbers.Integral) else list(combs)
+    if not given:
+        raise param_error("combs", func, "an int or a non-empty list of ints", combs)
+    sizes = [check_int(s, "combs", func, min_value=1, max_value=m) for s in given]
+    if isinstance(k, Sequence) and not isinstance(k, str):
+        ks = [check_int(x, "k", func, min_value=1) for x in k]
+        if len(ks) != len(sizes):
+            raise InvalidParameterError(
+                f"The 'k' parameter of {func} must be an int or a list with one k per entry "
+                f"of 'combs' ({len(sizes)}). Got {len(ks)} values instead.",
+                func=func,
+                param="k",
+            )
+        return list(zip(sizes, ks, strict=True)), ks
+    kk = check_int(k, "k", func, min_value=1)
+    return [(s, kk) for s in sizes], kk
+
+
+def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
+    bad = df[col].isna().to_numpy()
+    if bad.any():
+        raise DataValidationError(
+            f"The {what} column {col!r} of {func} has {int(bad.sum())} missing value(s) "
+            f"(first rows: {list(df.index[bad][:5])}). Every record needs a known {what}.",
+            failure_cases=list(df.index[bad]),
+            func=func,
+        )
+
+
+def _check_linked(
+    linked: Any, cols: list[Hashable], df: pd.DataFrame, reserved: list[Any], func: str
+) -> dict[Hashable, list[Hashable]]:
+    """``linked`` as ``{linked column: [key variables]}`` after checking it."""
+    if linked is None:
+        return {}
+    if not isinstance(linked, Mapping):
+        raise param_error(
+            "linked", func, "a dict {key variable: [linked columns]}", type(linked).__name__
+        )
+    out: dict[Hashable, list[Hashable]] = {}
+    for key, columns in linked.items():
+        if key not in set(cols):
+            raise InvalidParameterError(
+                f"The 'linked' parameter of {func} names {key!r}, which is not a "
+                "quasi-identifier; its keys are the key variables whose blanks are copied.",
+                func=func,
+                param="linked",
+            )
+        names = check_columns(df, columns, "linked", func, allow_empty=True)
+        for name in names:
+            if name in set(cols) or name in set(reserved):
+                what = "a quasi-identifier" if name in set(cols) else "a strata or subject column"
+                raise InvalidParameterError(
+                    f"The 'linked' parameter of {func} links {name!r} to {key!r}, but "
+                    f"{name!r} is {what}.",
+                    func=func,
+                    param="linked",
+                )
+            out.setdefault(name, []).append(key)
+    return out
+
+
+def check_call(
+    df: pd.DataFrame,
+    qi: Any,
+    k: Any,
+    importance: Any,
+    combs: Any,
+    strata: Any,
+    missing: Any,
+    method: Any,
+    time_limit: Any,
+    linked: Any,
+    subject_id: Any,
+    *,
+    values: bool = True,
+) -> tuple[Policy, str, list[Hashable], Any, Any, Any, list[Hashable], Any]:
+    """The parameter checks of :func:`local_suppression`, in their order: policy,
+    method, key variables, k and combs, importance, strata, time limit, linked
+    columns. With ``values=False`` (an empty frame standing for a lazy frame's
+    schema) the strata are not checked for missing values.
+
+    Returns the policy, method, key variables, k per subset size, k as reported,
+    the importance, the strata columns and the linked columns.
+    """
+    policy = parse_policy(missing, _FUNC, suppression=True)
+    check_guarantee(policy, _FUNC)
+    method = check_one_of(method, "method", _FUNC, METHODS)
+    cols = check_columns(df, qi, "quasi_identifiers", _FUNC)
+    if len(cols) > 62:
+        raise param_error("qi", _FUNC, "a list of at most 62 columns", f"{len(cols)} columns")
+    jobs_spec, k_report = _check_k_combs(k, combs, len(cols), _FUNC)
+    imp = _check_importance(importance, cols, df, _FUNC)
+    strata_cols = check_columns(df, strata, "strata", _FUNC, allow_empty=True)
+    for c in strata_cols:
+        if c in set(cols):
+            raise InvalidParameterError(
+                f"The 'strata' parameter of {_FUNC} names a quasi-identifier: {c!r}.",
+                func=_FUNC,
+                param="strata",
+            )
+        if values:
+            _no_missing(df, c, "stratum", _FUNC)
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
+        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
+    return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
+
+
+def check_guarantee(policy: Policy, func: str) -> None:
+    """Refuse a policy that blank records can satisfy as the target of suppression."""
+    if policy.kind == "conservative":
+        raise InvalidParameterError(
+            f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
+            "blank records satisfy it for every record, so it guarantees nothing. It remains "
+            "a measure in sample_frequencies. Use 'category' (every released record in a "
+            "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
+            "count with the share of the value).",
+            func=func,
+            param="missing",
+        )
+
+
+def strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndarray]:
+    n = len(df)
+    if not strata_cols:
+        return [np.arange(n)]
+    keys = df[strata_cols].astype(object)
+    codes = (
+        pd.MultiIndex.from_frame(keys).factorize()[0]
+        if len(strata_cols) > 1
+        else (pd.factorize(keys.iloc[:, 0])[0])
+    )
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]

@@ -1,0 +1,327 @@
+"""What local suppression did: :class:`SuppressionResult` for a pandas frame and
+:class:`LazySuppressionResult` for an engine's frame (figures per distinct pattern)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microsdc.risk._policy import Policy
+
+__all__ = ["LazySuppressionResult", "SuppressionResult", "lazy_result"]
+
+
+@dataclass(frozen=True)
+class SuppressionResult:
+    """What local suppression did.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The released frame: same index, columns and row order as the input;
+        suppressed cells are missing, every other cell is unchanged. A column
+        that received a missing value and could not hold one changes to the
+        matching nullable dtype (``int64`` -> ``Int64``, ``bool`` -> ``boolean``).
+    qi : list
+        The quasi-identifiers.
+    k : int or list of int
+        The requested k (one per entry of ``combs`` when given so).
+    missing : str
+        The missing-value policy, e.g. ``"wildcard"`` or ``"alpha=0.5"``.
+    method : str
+        ``"greedy"``, ``"exact"`` (or ``"random"`` for the baseline).
+    cells_per_qi : pandas.Series of int, indexed by QI name
+        Cells blanked in each quasi-identifier.
+    cells_per_row : pandas.Series of int, indexed like the input
+        Cells blanked in each record.
+    fk_before, fk_after : pandas.Series, indexed like the input
+        Sample frequency on all the QIs under ``missing``, before and after
+        (within the stratum when ``strata`` is used; per subject when
+        ``subject_id`` is used, repeated on every row of the subject).
+    true_fk : pandas.Series of int, indexed by the suppressed records
+        For each record with a blanked cell, the number of released records
+        whose every non-missing QI value equals the record's original value:
+        the frequency an intruder who knows the true values sees. It can be
+        below k although ``fk_after`` is not.
+    n_at_risk_before, n_at_risk_after : int
+        Records at risk before and after under the requested guarantee (every
+        QI subset of ``combs`` with its k, when given).
+    combs : list of int or None
+    seconds : float
+        Wall-clock time of the computation.
+    details : dict
+        With ``method="exact"``: ``solution``, which solution was released
+        (``"solver"``; ``"greedy"`` or ``"blank_records"`` when the solver
+        found nothing cheaper within the time limit; ``"mixed"`` over strata),
+        ``optimal`` (proved by the solver) and ``strata`` (per stratum:
+        ``cells``, ``greedy_cells``, ``solver_cells``, ``objective``, ``status``).
+        With alpha < 1 and records at risk: ``solution``, ``"greedy"`` or
+        ``"category"`` (the ``missing="category"`` solution, released when it
+        passes the alpha check and costs less; ``"mixed"`` over strata).
+        Further figures: ``linked_cells`` ({linked column: cells blanked with
+        its key variable}, when ``linked`` is given) and ``recoverable`` (the
+        (key variable, column) pairs through which blanked values can still be
+        read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
+        when none); per-subject figures with ``subject_id``.
+    prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
+        Per record, the probability that an intruder who knows the record's true
+        QI values picks its released record, before and after suppression
+        (see :func:`microsdc.risk.prosecutor_risk`; within the stratum when
+        ``strata`` is used). Blank cells of other records count only with the
+        share of the person's value, so blank records cannot lower it much.
+    """
+
+    data: pd.DataFrame
+    qi: list[Hashable]
+    k: int | list[int]
+    missing: str
+    method: str
+    cells_per_qi: pd.Series
+    cells_per_row: pd.Series
+    fk_before: pd.Series
+    fk_after: pd.Series
+    true_fk: pd.Series
+    n_at_risk_before: int
+    n_at_risk_after: int
+    combs: list[int] | None = None
+    seconds: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict)
+    prosecutor_before: pd.Series | None = None
+    prosecutor_after: pd.Series | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"SuppressionResult(method={self.method!r}, k={self.k!r}, missing={self.missing!r}, "
+            f"n_rows={self.n_rows:,}, qi={[str(q) for q in self.qi]!r}, "
+            f"n_cells={self.n_cells:,}, n_rows_suppressed={self.n_rows_suppressed:,}, "
+            f"at_risk={self.n_at_risk_before:,} -> {self.n_at_risk_after:,})"
+        )
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    @property
+    def n_cells(self) -> int:
+        """Total number of cells blanked."""
+        return int(self.cells_per_qi.sum())
+
+    @property
+    def n_rows(self) -> int:
+        """Number of records of the input."""
+        return len(self.data)
+
+    def n_true_fk_below(self, k: int) -> int:
+        """Suppressed records whose true values match fewer than ``k`` released records."""
+        return int((self.true_fk < k).sum())
+
+    @property
+    def n_rows_suppressed(self) -> int:
+        """Number of records with at least one blanked cell."""
+        return int((self.cells_per_row > 0).sum())
+
+    def summary(self) -> str:
+        """A short plain-text report."""
+        lines = [
+            f"Local suppression ({self.method}, k={self.k}, missing={self.missing}"
+            + (f", combs={self.combs}" if self.combs else "")
+            + ")",
+            f"  records at risk: {self.n_at_risk_before:,} before, {self.n_at_risk_after:,} after",
+            f"  cells blanked:   {self.n_cells:,} in {self.n_rows_suppressed:,} records",
+        ]
+        width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
+        for name, count in self.cells_per_qi.items():
+            lines.append(f"    {name!s:<{width}}  {int(count):,}")
+        for name, count in self.details.get("linked_cells", {}).items():
+            lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
+        for r in self.details.get("recoverable", []):
+            lines.append(
+                f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
+                f"read back from {r['column']}"
+            )
+        if len(self.true_fk):
+            below = self.n_true_fk_below(_min_k(self.k))
+            lines.append(
+                f"  suppressed records whose true values match fewer than k released "
+                f"records: {below:,}"
+            )
+        if self.prosecutor_before is not None and self.prosecutor_after is not None:
+            b, a = (
+                _prosecutor_figures(self.prosecutor_before),
+                _prosecutor_figures(self.prosecutor_after),
+            )
+            lines.append(
+                f"  prosecutor risk (intruder knows the true QIs): max {b['max']:.2f} -> "
+                f"{a['max']:.2f}, mean {b['mean']:.3f} -> {a['mean']:.3f}"
+            )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable figures (no data values)."""
+        return {
+            "method": self.method,
+            "k": self.k,
+            "missing": self.missing,
+            "combs": self.combs,
+            "quasi_identifiers": [str(q) for q in self.qi],
+            "n_rows": self.n_rows,
+            "n_cells": self.n_cells,
+            "n_rows_suppressed": self.n_rows_suppressed,
+            "cells_per_qi": {str(k): int(v) for k, v in self.cells_per_qi.items()},
+            "n_at_risk_before": self.n_at_risk_before,
+            "n_at_risk_after": self.n_at_risk_after,
+            "true_fk_below_k": self.n_true_fk_below(_min_k(self.k)),
+            "linked_cells": dict(self.details.get("linked_cells", {})),
+            "recoverable": [
+                {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
+                for r in self.details.get("recoverable", [])
+            ],
+            "prosecutor_risk": None
+            if self.prosecutor_before is None or self.prosecutor_after is None
+            else {
+                "before": _prosecutor_figures(self.prosecutor_before, _min_k(self.k)),
+                "after": _prosecutor_figures(self.prosecutor_after, _min_k(self.k)),
+            },
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def _prosecutor_figures(risk: pd.Series, k: int = 1) -> dict[str, Any]:
+    """Maximum, mean and records above 1/k of a prosecutor risk."""
+    v = risk.to_numpy(dtype=np.float64)
+    return {
+        "max": float(v.max()) if len(v) else 0.0,
+        "mean": float(v.mean()) if len(v) else 0.0,
+        "n_above_1_over_k": int((v > 1.0 / k + 1e-12).sum()),
+    }
+
+
+def _min_k(k: int | list[int]) -> int:
+    return int(min(k)) if isinstance(k, list) else int(k)
+
+
+@dataclass(frozen=True, repr=False)
+class LazySuppressionResult(SuppressionResult):
+    """What local suppression did to a lazy frame (polars ``LazyFrame``, DuckDB relation).
+
+    The fields of :class:`~microsdc.suppression.SuppressionResult`, with
+    ``data`` the caller's kind of lazy frame (same columns and types; blanked
+    cells are null, an integer column stays an integer column) and the
+    record-level figures given per distinct pattern, since the rows stay in the
+    engine:
+
+    Attributes
+    ----------
+    patterns : pandas.DataFrame
+        One row per distinct (strata and) QI tuple the engine reported: the
+        strata and QI values as given, ``records`` (how many records carry
+        it), ``fk_before``, ``fk_after`` and ``cells`` (cells blanked in each
+        of its records). On the combined-key route (a DuckDB relation with
+        integer QIs of small range, see :mod:`microsdc.backends.keyed`) only
+        the patterns at risk before suppression are listed, a missing value
+        shown as missing whatever its code; every other pattern keeps its
+        cells and reaches k.
+    n_patterns : int
+        Distinct QI tuples in the input (all of them, also when ``patterns``
+        lists only those at risk).
+    cells_per_row, fk_before, fk_after : pandas.Series, indexed like ``patterns``
+        Per pattern (each stands for ``patterns["records"]`` records).
+    true_fk : pandas.Series of int, indexed by the suppressed patterns
+    prosecutor_before, prosecutor_after : None
+        The prosecutor risk needs the records; it is not computed.
+
+    ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
+    pattern times its records), as on pandas.
+    """
+
+    patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
+    n_records_total: int | None = None
+    n_patterns_total: int | None = None
+
+    @property
+    def n_rows(self) -> int:
+        """Number of records of the input."""
+        if self.n_records_total is not None:
+            return self.n_records_total
+        return int(self.patterns["records"].sum()) if len(self.patterns) else 0
+
+    @property
+    def n_patterns(self) -> int:
+        """Number of distinct QI tuples (and strata) of the input."""
+        return len(self.patterns) if self.n_patterns_total is None else self.n_patterns_total
+
+    @property
+    def n_rows_suppressed(self) -> int:
+        """Number of records with at least one blanked cell."""
+        p = self.patterns
+        return int(p["records"][p["cells"] > 0].sum()) if len(p) else 0
+
+    def n_true_fk_below(self, k: int) -> int:
+        """Suppressed records whose true values match fewer than ``k`` released records."""
+        records = self.patterns["records"].reindex(self.true_fk.index)
+        return int(records[self.true_fk < k].sum())
+
+    def __repr__(self) -> str:
+        return "Lazy" + super().__repr__()
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def lazy_result(
+    data: Any,
+    patterns: pd.DataFrame,
+    keys: list[str],
+    cols: list[Hashable],
+    k: Any,
+    policy: Policy,
+    blank: np.ndarray,
+    records: np.ndarray,
+    fk_before: np.ndarray,
+    fk_after: np.ndarray,
+    true_fk: np.ndarray,
+    risk_before: np.ndarray,
+    risk_after: np.ndarray,
+    combs: list[int] | None,
+    seconds: float,
+    details: dict[str, Any] | None = None,
+    n_records_total: int | None = None,
+    n_patterns_total: int | None = None,
+) -> LazySuppressionResult:
+    n = records.astype(np.int64)
+    dtype: Any = "float64" if policy.fractional else "int64"
+    cells = blank.sum(axis=1).astype(np.int64)
+    table = patterns[keys].copy()
+    table["records"] = n
+    table["fk_before"] = pd.Series(fk_before, index=table.index).astype(dtype)
+    table["fk_after"] = pd.Series(fk_after, index=table.index).astype(dtype)
+    table["cells"] = cells
+    per_qi = pd.Series(
+        (blank * n[:, None]).sum(axis=0).astype(np.int64),
+        index=pd.Index(cols, dtype=object),
+        name="cells",
+    )
+    hit = np.flatnonzero(cells > 0)
+    return LazySuppressionResult(
+        data=data,
+        qi=list(cols),
+        k=k,
+        missing=policy.label,
+        method="greedy",
+        cells_per_qi=per_qi,
+        cells_per_row=table["cells"].rename("cells"),
+        fk_before=table["fk_before"].rename("fk"),
+        fk_after=table["fk_after"].rename("fk"),
+        true_fk=pd.Series(true_fk[hit], index=table.index[hit], name="true_fk", dtype="int64"),
+        n_at_risk_before=int(n[risk_before].sum()),
+        n_at_risk_after=int(n[risk_after].sum()),
+        combs=combs,
+        seconds=seconds,
+        details={} if details is None else details,
+        patterns=table,
+        n_records_total=n_records_total,
+        n_patterns_total=n_patterns_total,
+    )
