@@ -178,7 +178,7 @@ def swap(
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)
     write_output(result.data, out_file, encoding, source=file, sep=sep)
-    from microsdc.swapping.demo import render_swap_summary
+    from microsdc.report.console import render_swap_summary
 
     out = console()
     out.print(render_swap_summary(result))
