@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from microsdc.cli import cli as main
-from microsdc.cli.swap import swap_rate_note
 from microsdc.exceptions import DisclosureRiskWarning
+from microsdc.report.sections import swap_rate_note
 from microsdc.swapping import record_swap_result
 
 TESTDATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "testdata.csv"

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from microsdc.exceptions import DataValidationError
+from microsdc.report.console import render_swap_summary
 from microsdc.swapping import record_swap, record_swap_result, swap_utility
-from microsdc.swapping.demo import demo_swap, render_swap_summary
+from microsdc.swapping.demo import demo_swap
 
 HIER = ["nuts1", "nuts2"]
 RV = ["ageGroup", "national"]

@@ -298,7 +298,7 @@ def suppress(
         bar.update(task, advance=1)
     write_output(data, out, encoding, source=file, sep=sep)
     con = console()
-    from microsdc.suppression.demo import render_suppression_summary
+    from microsdc.report.console import render_suppression_summary
 
     title = None
     if method == "random":
@@ -412,7 +412,7 @@ def _suppress_lazy(
         bar.update(task, advance=1, description=f"writing {out} ({engine})")
         write_lazy(result.data, out)
         bar.update(task, advance=1)
-    from microsdc.suppression.demo import render_suppression_summary
+    from microsdc.report.console import render_suppression_summary
 
     con = console()
     con.print(render_suppression_summary(result))

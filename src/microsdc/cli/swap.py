@@ -20,60 +20,16 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
+from microsdc.report.sections import swap_rate_note
 from microsdc.swapping import record_swap_result
 
 #: The defaults of the options come from the library.
 _SWAP = inspect.signature(record_swap_result)
 
-__all__ = ["swap", "swap_rate_note", "synth"]
+__all__ = ["swap", "synth"]
 
 #: Inputs with more rows than this show a progress bar (when stderr is a terminal).
 PROGRESS_ROWS = 200_000
-
-
-def swap_rate_note(
-    n_swapped: int,
-    n_households: int,
-    swaprate: float,
-    at_risk: int,
-    k: int,
-    risk_variables: list[str],
-    *,
-    k_name: str = "-k",
-    rv_name: str = "--risk-variables",
-) -> str | None:
-    """Why more households than the swap rate were swapped, and what to change; None if not.
-
-    Examples
-    --------
-    >>> note = swap_rate_note(300, 1000, 0.05, 363, 3, ["sex", "age"])
-    >>> print(note)  # doctest: +NORMALIZE_WHITESPACE
-    300 of 1,000 households (30.0 %) were swapped, more than the swap rate of 5 %: the rate
-    is a minimum, and every household at risk is swapped, with a partner from another area,
-    when one is found (363 households have a member who shares sex, age with fewer than 3
-    persons of the area). To swap fewer, lower -k or use fewer or coarser risk variables
-    (--risk-variables; e.g. age in bands); a higher k swaps more.
-    >>> swap_rate_note(50, 1000, 0.05, 10, 3, ["sex"]) is None
-    True
-    """
-    if not n_households or n_swapped <= 2 * max(round(swaprate * n_households / 2), 1) + 1:
-        return None
-    share = n_swapped / n_households
-    if at_risk:
-        why = (
-            f"every household at risk is swapped, with a partner from another area, when one is "
-            f"found ({at_risk:,} "
-            f"households have a member who shares {', '.join(risk_variables)} with fewer than "
-            f"{k} persons of the area)"
-        )
-    else:
-        why = "households at risk are swapped first"
-    return (
-        f"{n_swapped:,} of {n_households:,} households ({100 * share:.1f} %) were swapped, more "
-        f"than the swap rate of {100 * swaprate:g} %: the rate is a minimum, and {why}. To swap "
-        f"fewer, lower {k_name} or use fewer or coarser risk variables ({rv_name}; e.g. age in "
-        "bands); a higher k swaps more."
-    )
 
 
 def _parse_profiles(value: str | None) -> list[list[str]] | None:
@@ -231,7 +187,7 @@ def swap(
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)
     write_output(result.data, out_file, encoding, source=file, sep=sep)
-    from microsdc.swapping.demo import render_swap_summary
+    from microsdc.report.console import render_swap_summary
 
     out = console()
     out.print(render_swap_summary(result))

@@ -3,7 +3,7 @@
 Importing this package loads neither numba nor scipy; the kernels load on first use.
 """
 
-from microsdc.suppression.demo import demo_suppression, render_suppression_summary
+from microsdc.suppression.demo import demo_suppression
 from microsdc.suppression.local import SuppressionResult, local_suppression
 from microsdc.suppression.random_missingness import min_missingness_max_deid
 
@@ -12,5 +12,4 @@ __all__ = [
     "demo_suppression",
     "local_suppression",
     "min_missingness_max_deid",
-    "render_suppression_summary",
 ]

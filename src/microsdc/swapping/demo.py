@@ -6,7 +6,7 @@ from typing import Any
 
 from microsdc.swapping.core import SwapResult
 
-__all__ = ["DEMO_SETTINGS", "demo_swap", "render_swap_summary"]
+__all__ = ["DEMO_SETTINGS", "demo_swap"]
 
 #: Settings of the demo swap (besides the data and the seed).
 DEMO_SETTINGS: dict[str, Any] = {
@@ -51,56 +51,3 @@ def demo_swap(n_households: int = 20000, seed: int = 2021) -> SwapResult:
 
     data = synthetic_census(n_households, seed=seed)
     return record_swap_result(data, seed=seed + 1, **DEMO_SETTINGS)
-
-
-def render_swap_summary(result: SwapResult) -> Any:
-    """A rich table of what a swap changed, per hierarchy level.
-
-    Parameters
-    ----------
-    result : SwapResult
-
-    Returns
-    -------
-    rich.table.Table
-        One row per level (households at risk, households and persons swapped,
-        households without a donor) and a total row; the caption gives the shares.
-    """
-    from rich.markup import escape
-    from rich.table import Table
-
-    c = result.counts_per_level
-    table = Table(
-        title=f"Targeted record swapping: {result.n_households:,} households, "
-        f"{result.n_persons:,} persons",
-        caption=(
-            f"{result.n_swapped_households:,} households "
-            f"({result.n_swapped_households / max(result.n_households, 1):.1%}) and "
-            f"{result.n_swapped_persons:,} persons "
-            f"({result.n_swapped_persons / max(result.n_persons, 1):.1%}) swapped; "
-            f"target {result.target_pairs:,} pairs"
-        ),
-    )
-    table.add_column("Level", justify="right")
-    table.add_column("Area column")
-    for name in ("At risk", "Households swapped", "Persons swapped", "Without donor"):
-        table.add_column(name, justify="right")
-    for row in c.to_dict("records"):
-        table.add_row(
-            str(int(row["level"]) + 1),
-            escape(str(row["hierarchy"])),
-            f"{int(row['households_at_risk']):,}",
-            f"{int(row['households_swapped']):,}",
-            f"{int(row['persons_swapped']):,}",
-            f"{int(row['households_without_donor']):,}",
-        )
-    table.add_row(
-        "",
-        "total",
-        f"{int(c['households_at_risk'].sum()):,}",
-        f"{result.n_swapped_households:,}",
-        f"{result.n_swapped_persons:,}",
-        f"{result.n_no_donor:,}",
-        end_section=True,
-    )
-    return table
