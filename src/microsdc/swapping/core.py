@@ -471,6 +471,15 @@ _PARAMS_DOC = """
         Columns you have checked and keep in place although they look like
         geography (see Raises). Every other column that gives back the
         geography must be in ``hierarchy`` or ``carry_along``.
+    progress : callable, optional, keyword only
+        Called as ``progress(level, done)`` while households are paired, to show
+        progress: ``level`` (int) is the 0-based hierarchy level being paired
+        (coarsest first, as in ``hierarchy``) and ``done`` (float in (0, 1]) the
+        share of that level's areas handled so far. Levels come in order; within
+        a level ``done`` increases and ends at 1.0 (a level with no household at
+        risk reports 1.0 at once). Not called when ``data`` has no rows. Its
+        return value is ignored, and an exception it raises stops the swap.
+        ``None`` (default) reports nothing; the result does not depend on it.
 """
 
 _RAISES_DOC = """
@@ -564,6 +573,7 @@ def record_swap_result(
     seed: SeedLike = None,
     *,
     checked_columns: Any = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> SwapResult:
     import pandas as pd
 
@@ -584,6 +594,7 @@ def record_swap_result(
         log_file_name,
         seed,
         checked_columns=checked_columns,
+        on_progress=progress,
     )
 
 
@@ -603,6 +614,7 @@ def record_swap(
     seed: SeedLike = None,
     *,
     checked_columns: Any = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> pd.DataFrame:
     import pandas as pd
 
@@ -623,6 +635,7 @@ def record_swap(
         log_file_name,
         seed,
         checked_columns=checked_columns,
+        progress=progress,
     ).data
 
 
