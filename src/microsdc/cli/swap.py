@@ -43,10 +43,10 @@ def _swap_with_progress(
     data: Any, hid: str, levels: list[str], kwargs: dict[str, Any], progress: Any
 ) -> Any:
     """Run the swap, with one progress bar per hierarchy level when ``progress`` is given."""
-    from microsdc.swapping.core import _run
+    from microsdc.swapping import record_swap_result
 
     if progress is None:
-        return _run(data, hid, levels, **kwargs)
+        return record_swap_result(data, hid, levels, **kwargs)
     with progress:
         tasks = [
             progress.add_task(f"level {i + 1}: {name}", total=1.0, info="")
@@ -56,7 +56,7 @@ def _swap_with_progress(
         def on_progress(level: int, done: float) -> None:
             progress.update(tasks[level], completed=done, info=f"{done:.0%} of the areas")
 
-        return _run(data, hid, levels, **kwargs, on_progress=on_progress)
+        return record_swap_result(data, hid, levels, **kwargs, progress=on_progress)
 
 
 def _check_log_path(log_file: str, file: str, out_file: str) -> None:

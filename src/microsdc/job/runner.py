@@ -710,8 +710,7 @@ def _suppress(
 def _swap(
     cfg: JobConfig, df: pd.DataFrame, on_progress: Callable[[int, float], None] | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    from microsdc.swapping import swap_utility
-    from microsdc.swapping.core import _run
+    from microsdc.swapping import record_swap_result, swap_utility
     from microsdc.utility import swap_utility_summary
 
     s = cfg.swapping
@@ -730,8 +729,9 @@ def _swap(
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
-    # record_swap_result's implementation, which reports progress per hierarchy level
-    res = _run(df, cfg.household_id, hierarchy, similar or None, **kwargs, on_progress=on_progress)
+    res = record_swap_result(
+        df, cfg.household_id, hierarchy, similar or None, **kwargs, progress=on_progress
+    )
     util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -121,288 +120,6 @@ class SwapResult:
         }
 
 
-def _write_log(path: str, hids: list[Any]) -> None:
-    lines = [
-        f"{len(hids)} household IDs for which a suitable donor for swapping was not found",
-        " " + "-" * 43,
-        *(f" {h}" for h in hids),
-    ]
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
-
-
-def _check_nested(data: pd.DataFrame, hh: Any, p: Any) -> None:
-    """Stop when a column left in place would give the geography back (see ``_geography``).
-
-    Household ids that follow the geography (sorted by id, households come area
-    by area) cannot be carried along: a warning says to renumber them.
-    """
-    import numpy as np
-
-    from microsdc.exceptions import DataValidationError, DisclosureRiskWarning
-    from microsdc.swapping._geography import nested_columns, order_follows_geography
-
-    skip = [p.hid, *p.hierarchy, *p.carry_along, *p.checked_columns]
-    found = nested_columns(data, hh, p.hierarchy, skip)
-    if found:
-        listed = "; ".join(f"{f.column!r} ({f.reason})" for f in found)
-        names = ", ".join(repr(f.column) for f in found)
-        plain = ",".join(str(f.column) for f in found)
-        raise DataValidationError(
-            f"{len(found)} column(s) left in place by the swap would give back the original "
-            f"geography of every swapped household: {listed}. Carry them along with the "
-            f"geography (carry_along=[{names}]; command line --carry-along {plain}; job key "
-            f"swapping.carry_along), drop them before swapping, or, if they are safe to keep, "
-            f"list them in checked_columns (--checked). Nothing was swapped.",
-            failure_cases=[f.column for f in found],
-        )
-    if p.hid not in p.checked_columns:
-        level, runs, expected = order_follows_geography(np.arange(hh.n_households), hh)
-        if level >= 0:
-            warnings.warn(
-                f"The household ids in {p.hid!r} follow the geography: sorted by id, households "
-                f"form {runs:,} runs of {p.hierarchy[level]!s} areas where a random numbering "
-                f"gives about {expected:,.0f}, so an id range tells the original area of a "
-                "swapped household. Renumber the households at random before release (or list "
-                f"{p.hid!r} in checked_columns).",
-                DisclosureRiskWarning,
-                stacklevel=4,
-            )
-
-
-def _warn_levels_that_split_nothing(n_areas: list[int], hierarchy: list[Any]) -> None:
-    """Warn about a hierarchy level with no more areas than the level above it: listed
-    from the finest level to the coarsest (``nuts3, nuts1``), every level after the
-    first splits nothing, and swaps are no longer kept inside the coarser areas."""
-    from microsdc.exceptions import SDCWarning
-
-    for i in range(1, len(hierarchy)):
-        if n_areas[i] == n_areas[i - 1] > 1:
-            warnings.warn(
-                f"Hierarchy level {hierarchy[i]!r} splits no area of {hierarchy[i - 1]!r} "
-                f"({n_areas[i]:,} areas at both levels). The hierarchy goes from the coarsest "
-                "level to the finest; list it in that order, or leave out a level that "
-                "repeats the one above it.",
-                SDCWarning,
-                stacklevel=4,
-            )
-
-
-def _run(
-    data: Any,
-    hid: Any,
-    hierarchy: Any,
-    similar: Any,
-    swaprate: Any = 0.05,
-    risk: Any = None,
-    risk_threshold: Any = None,
-    k_anonymity: Any = 3,
-    risk_variables: Any = None,
-    carry_along: Any = None,
-    return_swapped_id: Any = False,
-    log_file_name: Any = None,
-    seed: SeedLike = None,
-    *,
-    checked_columns: Any = None,
-    on_progress: Callable[[int, float], None] | None = None,
-) -> SwapResult:
-    """Implementation behind :func:`record_swap_result`, with a progress callback."""
-    import numpy as np
-    import pandas as pd
-
-    from microsdc.exceptions import DisclosureRiskWarning, HouseholdLevelWarning
-    from microsdc.swapping._checks import check_swap_params
-    from microsdc.swapping._prepare import (
-        combine_codes,
-        household_codes,
-        prepare_households,
-        row_codes,
-    )
-    from microsdc.swapping.apply import (
-        apply_pairs,
-        person_level_columns,
-        sorted_copy,
-        warn_person_level_carry_along,
-        warn_person_level_similar,
-    )
-    from microsdc.swapping.donors import run_levels
-    from microsdc.swapping.risk import household_min_counts
-    from microsdc.swapping.targets import distribute_targets, total_pairs
-
-    p = check_swap_params(
-        data,
-        hid,
-        hierarchy,
-        similar,
-        swaprate,
-        risk,
-        risk_threshold,
-        k_anonymity,
-        risk_variables,
-        carry_along,
-        return_swapped_id,
-        log_file_name,
-        checked_columns,
-    )
-    rng = check_random_state(seed)
-    rng_targets, rng_loop = rng.spawn(2)
-    hh = prepare_households(data, p.hid, p.hierarchy)
-    _check_nested(data, hh, p)
-    _warn_levels_that_split_nothing(hh.n_areas, p.hierarchy)
-    n_levels = len(p.hierarchy)
-    n_hh = hh.n_households
-
-    if p.risk is None:
-        rv_code, n_rv = row_codes(data, p.risk_variables, hh)
-        counts = household_min_counts(rv_code, n_rv, hh)
-        risk_hh = 1.0 / np.maximum(counts, 1)
-        if p.risk_threshold is None:
-            threshold = 1.0 / p.k_anonymity if p.k_anonymity >= 2 else None
-            risky = counts < p.k_anonymity if p.k_anonymity >= 2 else np.zeros_like(counts, bool)
-        else:
-            threshold = p.risk_threshold
-            risky = risk_hh > threshold
-        risk_source = "k-anonymity on " + ", ".join(str(c) for c in p.risk_variables)
-    else:
-        user = p.risk if hh.order is None else p.risk[hh.order]
-        if n_hh:
-            risk_hh = np.maximum.reduceat(user, hh.first, axis=0)
-        else:
-            risk_hh = np.zeros((0, n_levels))
-        if (user != risk_hh[hh.hh_of_row]).any():
-            warnings.warn(
-                "The 'risk' values differ between members of some households; each household "
-                "uses the maximum over its members.",
-                HouseholdLevelWarning,
-                stacklevel=3,
-            )
-        threshold = p.risk_threshold
-        risky = risk_hh > threshold
-        risk_source = "user-supplied"
-    level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
-
-    warn_person_level_similar(data, p.profiles, hh)
-    profiles = [household_codes(data, prof, hh) for prof in p.profiles] or [
-        (np.zeros(n_hh, dtype=np.int64), 1)
-    ]
-    # A person-level carry_along column is exchanged member by member, so partners
-    # must have the same size: the household size joins every similarity profile.
-    person_cols = person_level_columns(data, p.carry_along, hh)
-    if person_cols:
-        warn_person_level_carry_along(data, person_cols, hh)
-    if person_cols and n_hh:
-        n_size = int(hh.size.max()) + 1
-        profiles = [combine_codes(code, ncode, hh.size, n_size) for code, ncode in profiles]
-    n_pairs = total_pairs(n_hh, p.swaprate, rng_targets)
-    finest = hh.area[-1]
-    targets = distribute_targets(
-        np.bincount(finest, minlength=hh.n_areas[-1]), n_pairs, rng_targets
-    )
-    if n_hh:
-        state = run_levels(hh, level, risk_hh, profiles, targets, rng_loop, on_progress)
-        partner, plevel, flevel, sampled = (
-            state.partner,
-            state.pair_level,
-            state.fail_level,
-            state.sampled,
-        )
-    else:
-        partner = plevel = flevel = np.zeros(0, dtype=np.int64)
-        sampled = np.zeros(0, dtype=np.uint8)
-
-    out = sorted_copy(data, hh)
-    first_rows = hh.first if hh.order is None else hh.order[hh.first]
-    hids = data[p.hid].iloc[first_rows].array  # one hid per household, original dtype
-    out = apply_pairs(
-        out,
-        hh,
-        partner,
-        [*p.carry_along, *p.hierarchy],
-        p.swapped_id_name if p.return_swapped_id else None,
-        p.hid,
-        person_cols,
-    )
-
-    s = np.flatnonzero(sampled == 1)
-    s = s[np.lexsort((s, plevel[s]))]
-    pairs = pd.DataFrame(
-        {
-            "sampled_hid": hids.take(s),
-            "donor_hid": hids.take(partner[s]),
-            "level": plevel[s],
-            "level_name": pd.array([p.hierarchy[h] for h in plevel[s]], dtype=object),
-        }
-    )
-    failed = np.flatnonzero(flevel >= 0)
-    no_donor = pd.Index(hids.take(failed), name=p.hid)
-    rows = []
-    for h, name in enumerate(p.hierarchy):
-        at_h = plevel == h
-        rows.append(
-            {
-                "level": h,
-                "hierarchy": name,
-                "households_at_risk": int((level == h).sum()),
-                "households_swapped": int(at_h.sum()),
-                "persons_swapped": int(hh.size[at_h].sum()),
-                "households_without_donor": int((flevel == h).sum()),
-            }
-        )
-    counts_df = pd.DataFrame(rows)
-    risky_failed = int(((flevel >= 0) & (level < n_levels)).sum())
-    if risky_failed:
-        if person_cols:
-            names = ", ".join(repr(c) for c in person_cols)
-            advice = (
-                f"a donor must have the same household size, since the carry_along "
-                f"column(s) {names} differ between members of a household and are exchanged "
-                "member by member; fill a household-level column's blanks with the "
-                "household's value"
-                + (
-                    ", or relax the similarity profiles"
-                    if any(len(prof) for prof in p.profiles)
-                    else ""
-                )
-            )
-        elif any(len(prof) for prof in p.profiles):
-            advice = "relax the similarity profiles or add a coarser fallback profile"
-        else:
-            advice = (
-                "other areas hold too few households to pair them with (each household takes "
-                "part in at most one swap); lower k, use fewer or coarser risk variables, or "
-                "a hierarchy with more areas"
-            )
-        warnings.warn(
-            f"{risky_failed} household(s) at risk found no donor and keep their geography; "
-            f"{advice}.",
-            DisclosureRiskWarning,
-            stacklevel=3,
-        )
-    if p.log_file_name is not None and len(failed):
-        _write_log(p.log_file_name, list(no_donor))
-    parameters = {
-        "swaprate": p.swaprate,
-        "k_anonymity": p.k_anonymity,
-        "risk": risk_source,
-        "risk_threshold": threshold,
-        "similar": [[str(c) for c in prof] for prof in p.profiles],
-        "carry_along": [str(c) for c in p.carry_along],
-        "carry_along_per_person": [str(c) for c in person_cols],
-        "seed_given": seed is not None,
-    }
-    return SwapResult(
-        data=out,
-        pairs=pairs,
-        no_donor=no_donor,
-        counts_per_level=counts_df,
-        hierarchy=list(p.hierarchy),
-        n_households=n_hh,
-        n_persons=len(data),
-        target_pairs=n_pairs,
-        parameters=parameters,
-    )
-
-
 _PARAMS_DOC = """
     Parameters
     ----------
@@ -471,6 +188,15 @@ _PARAMS_DOC = """
         Columns you have checked and keep in place although they look like
         geography (see Raises). Every other column that gives back the
         geography must be in ``hierarchy`` or ``carry_along``.
+    progress : callable, optional, keyword only
+        Called as ``progress(level, done)`` while households are paired, to show
+        progress: ``level`` (int) is the 0-based hierarchy level being paired
+        (coarsest first, as in ``hierarchy``) and ``done`` (float in (0, 1]) the
+        share of that level's areas handled so far. Levels come in order; within
+        a level ``done`` increases and ends at 1.0 (a level with no household at
+        risk reports 1.0 at once). Not called when ``data`` has no rows. Its
+        return value is ignored, and an exception it raises stops the swap.
+        ``None`` (default) reports nothing; the result does not depend on it.
 """
 
 _RAISES_DOC = """
@@ -564,12 +290,16 @@ def record_swap_result(
     seed: SeedLike = None,
     *,
     checked_columns: Any = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> SwapResult:
     import pandas as pd
 
+    from microsdc.swapping import stages
+    from microsdc.swapping._checks import check_swap_params
+
     if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
         return call_in_memory(record_swap_result, locals())
-    return _run(
+    p = check_swap_params(
         data,
         hid,
         hierarchy,
@@ -582,8 +312,28 @@ def record_swap_result(
         carry_along,
         return_swapped_id,
         log_file_name,
-        seed,
-        checked_columns=checked_columns,
+        checked_columns,
+    )
+    rng = check_random_state(seed)
+    # Each stage warns with a stacklevel that points at the caller of this function.
+    hh = stages.households(data, p)
+    at_risk = stages.select_at_risk(data, hh, p)
+    profiles = stages.similarity_profiles(data, hh, p)
+    pairing = stages.pair_households(hh, at_risk, profiles, p.swaprate, rng, progress)
+    out = stages.swapped_data(data, hh, p, pairing, profiles)
+    summary = stages.summarise(data, hh, p, at_risk, pairing)
+    stages.warn_unmatched(p, at_risk, pairing, profiles)
+    stages.write_no_donor_log(p, summary.no_donor)
+    return SwapResult(
+        data=out,
+        pairs=summary.pairs,
+        no_donor=summary.no_donor,
+        counts_per_level=summary.counts_per_level,
+        hierarchy=list(p.hierarchy),
+        n_households=hh.n_households,
+        n_persons=len(data),
+        target_pairs=pairing.target_pairs,
+        parameters=stages.recorded_parameters(p, at_risk, profiles, seed is not None),
     )
 
 
@@ -603,27 +353,14 @@ def record_swap(
     seed: SeedLike = None,
     *,
     checked_columns: Any = None,
+    progress: Callable[[int, float], None] | None = None,
 ) -> pd.DataFrame:
+    arguments = dict(locals())  # the parameters by name, as given
     import pandas as pd
 
     if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(record_swap, locals())
-    return record_swap_result(
-        data,
-        hid,
-        hierarchy,
-        similar,
-        swaprate,
-        risk,
-        risk_threshold,
-        k_anonymity,
-        risk_variables,
-        carry_along,
-        return_swapped_id,
-        log_file_name,
-        seed,
-        checked_columns=checked_columns,
-    ).data
+        return call_in_memory(record_swap, arguments)
+    return record_swap_result(**arguments).data
 
 
 record_swap_result.__doc__ = (
