@@ -270,14 +270,7 @@ def local_suppression(
     ({'sex': 0, 'age': 2}, 0)
     """
     if not isinstance(df, pd.DataFrame):
-        args = dict(locals())
-        from microsdc.backends import detect_backend
-
-        if detect_backend(df, _FUNC).lazy:  # the engine groups and joins, the greedy on patterns
-            from microsdc.suppression.lazy import local_suppression_lazy
-
-            return local_suppression_lazy(**args)
-        return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
+        return _other_frame(dict(locals()))
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     checked = check_call(
@@ -296,49 +289,82 @@ def local_suppression(
             param="method",
             related=("missing",),
         )
-
     if subject_id is not None:  # one row per subject, suppressed, then carried back
-        from microsdc.longitudinal import collapse_subjects
-        from microsdc.suppression.subjects import subjects_result
-
-        keep = strata_cols or None
-        col = collapse_subjects(
-            df, subject_id, cols, rule=subject_rule, keep=keep, missing_values=missing_values
+        options = {"importance": importance, "combs": combs, "missing": missing, "method": method}
+        res = _by_subject(
+            df, cols, k, subject_id, subject_rule, strata_cols, missing_values, time_limit, options
         )
-        inner = local_suppression(
-            col.data, cols, k, importance=importance, combs=combs, strata=keep,
-            missing=missing, method=method, missing_values=missing_values, time_limit=time_limit,
-        )  # fmt: skip
-        res = subjects_result(
-            df, cols, col, inner, subject_id=subject_id, rule=subject_rule,
-            missing_values=missing_values,
-        )  # fmt: skip
-        return _finish(df, res, ghosts, missing_values)
+    else:
+        res = _on_records(df, checked, combs, missing_values, time_limit, progress, t0)
+    return _finish(df, res, ghosts, missing_values)
 
+
+def _other_frame(args: dict[str, Any]) -> SuppressionResult:
+    """:func:`local_suppression` of a frame that is not pandas: on patterns in the engine
+    for a lazy frame, in memory for polars and pyarrow."""
+    from microsdc.backends import detect_backend
+
+    if detect_backend(args["df"], _FUNC).lazy:  # the engine groups and joins
+        from microsdc.suppression.lazy import local_suppression_lazy
+
+        return local_suppression_lazy(**args)
+    return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
+
+
+def _by_subject(
+    df: pd.DataFrame,
+    cols: list[Hashable],
+    k: Any,
+    subject_id: Hashable,
+    rule: str,
+    strata_cols: list[Hashable],
+    missing_values: MissingValues,
+    time_limit: float,
+    options: dict[str, Any],
+) -> SuppressionResult:
+    """Suppression of one row per subject (``rule`` where a subject's records differ),
+    carried back to every record of the subject."""
+    from microsdc.longitudinal import collapse_subjects
+    from microsdc.suppression.subjects import subjects_result
+
+    keep = strata_cols or None
+    col = collapse_subjects(
+        df, subject_id, cols, rule=rule, keep=keep, missing_values=missing_values
+    )
+    inner = local_suppression(
+        col.data, cols, k, strata=keep, missing_values=missing_values, time_limit=time_limit,
+        **options,
+    )  # fmt: skip
+    return subjects_result(
+        df, cols, col, inner, subject_id=subject_id, rule=rule, missing_values=missing_values
+    )
+
+
+def _on_records(
+    df: pd.DataFrame,
+    checked: tuple[Any, ...],
+    combs: Any,
+    missing_values: MissingValues,
+    time_limit: float,
+    progress: Callable[[int, int], None] | None,
+    t0: float,
+) -> SuppressionResult:
+    """The greedy or the exact method on one row per record, through :func:`suppress_codes`."""
+    policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     ncat = enc.n_categories
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
     groups = strata_groups(df, strata_cols)
     check_reachable(groups, None, max(kk for _, kk in jobs_spec), bool(strata_cols))
     if method == "exact":
-        from microsdc.suppression.exact import MAX_EXACT_ROWS
-
-        biggest = max((len(g) for g in groups), default=0)
-        if biggest > MAX_EXACT_ROWS:
-            raise InvalidParameterError(
-                f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
-                f"stratum; got {biggest}. Use method='greedy'.",
-                func=_FUNC,
-                param="method",
-            )
-    costs = costs_of(imp, cols, ncat)
+        _check_exact_size(groups)
     out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, costs, policy,
+        codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
         method=method, time_limit=time_limit, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
     pros = _prosecutor(codes0, out.codes, groups, ncat, bool(out.risk_before.any()))
-    res = _result(
+    return _result(
         df,
         _blank_frame(df, cols, blank),
         cols,
@@ -359,7 +385,20 @@ def local_suppression(
             pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
         ),
     )
-    return _finish(df, res, ghosts, missing_values)
+
+
+def _check_exact_size(groups: list[np.ndarray]) -> None:
+    """Refuse the exact method on a stratum larger than the solver takes."""
+    from microsdc.suppression.exact import MAX_EXACT_ROWS
+
+    biggest = max((len(g) for g in groups), default=0)
+    if biggest > MAX_EXACT_ROWS:
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
+            f"stratum; got {biggest}. Use method='greedy'.",
+            func=_FUNC,
+            param="method",
+        )
 
 
 def _finish(
