@@ -182,6 +182,10 @@ def test_whole_blank_records_are_pointed_out() -> None:
     # six records unique in both key variables: the optimum blanks k - 1 = 2 records
     # entirely (4 cells), which match everyone under wildcards
     df = pd.DataFrame({"a": list("uvwxyz"), "b": list("ABCDEF")})
-    with pytest.warns(DisclosureRiskWarning, match=r"blanks 2 record\(s\) in every key variable"):
+    with pytest.warns(
+        DisclosureRiskWarning, match=r"blanks 2 record\(s\) in every key variable"
+    ) as caught:
         res = local_suppression(df, ["a", "b"], 3, method="exact")
     assert res.n_cells == 4 and int(res.data.isna().all(axis=1).sum()) == 2
+    # the warning points at the line that called local_suppression, however deep it rose
+    assert {w.filename for w in caught} == {__file__}

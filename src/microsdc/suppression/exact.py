@@ -16,11 +16,11 @@ import pickle
 import subprocess
 import sys
 import time
-import warnings
 from typing import Any
 
 import numpy as np
 
+from microsdc._core.warn import warn
 from microsdc.exceptions import PerformanceWarning
 
 __all__ = ["GRACE_SECONDS", "MAX_EXACT_ROWS", "MAX_MODEL_NONZEROS", "exact_suppress_codes"]
@@ -199,20 +199,7 @@ def exact_suppress_codes(
     known.append((float((bsol * weights).sum()), 2, "blank_records", bsol))
     cutoff = min(c for c, *_ in known)
 
-    solver: dict[str, Any] = {"x": None, "status": -3, "message": ""}
-    if too_large:
-        solver["message"] = (
-            f"model too large for the solver ({3 * conflicts:,} non-zeros > {MAX_MODEL_NONZEROS:,})"
-        )
-    else:
-        model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
-        if model is None:
-            solver["message"] = f"building the model took the whole time limit ({time_limit:g} s)"
-        else:
-            left = max(time_limit - (time.monotonic() - t0), 0.01)
-            model["time_limit"] = float(left)
-            solver = _run_solver(model, left + GRACE_SECONDS + 0.1 * time_limit)
-
+    solver = _solve(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff, 3 * conflicts)
     cost_x = weights[np.nonzero(obs)[1]]
     candidates: list[tuple[float, int, str, np.ndarray]] = []
     solver_cells = None
@@ -227,33 +214,8 @@ def exact_suppress_codes(
     objective, _, source, best = min(candidates, key=lambda t: (round(t[0], 9), t[1]))
     optimal = source == "solver" and solver["status"] == 0
     if not optimal:
-        what = {
-            "solver": "the solver's best solution",
-            "greedy": "the greedy's solution (the solver had nothing cheaper)",
-            "blank_records": f"{k - 1} record(s) blanked entirely (cheaper than the greedy "
-            "and anything the solver found)",
-        }[source]
-        reason = solver["message"] or "no proof of optimality"
-        unsolved = too_large or solver["message"].startswith("building the model")
-        head = (
-            "The exact model was not solved"
-            if unsolved
-            else f"The exact model did not prove optimality within {time_limit:g} s"
-        )
-        warnings.warn(f"{head} ({reason}); using {what}.", PerformanceWarning, stacklevel=3)
-    whole = int((best.any(axis=1) & (best == obs).all(axis=1)).sum())
-    if k > 1 and m > 1 and whole >= k - 1:  # one key variable: a blank is a whole record
-        from microsdc.exceptions import DisclosureRiskWarning
-
-        warnings.warn(
-            f"The exact solution blanks {whole} record(s) in every key variable. Under the "
-            "wildcard policy such a record matches every record, so k is reached by "
-            "counting blank records rather than records that share key values: an intruder "
-            "who knows a person's key values still sees fewer than k records showing them. "
-            "Use method='greedy', or missing='category' for identical classes.",
-            DisclosureRiskWarning,
-            stacklevel=3,
-        )
+        _warn_not_optimal(source, str(solver["message"]), too_large, time_limit, k)
+    _warn_blank_records(best, obs, k)
     codes[best] = -1
     return {
         "objective": objective,
@@ -264,6 +226,70 @@ def exact_suppress_codes(
         "greedy_cells": greedy_cells,
         "solver_cells": solver_cells,
     }
+
+
+def _solve(
+    codes: np.ndarray,
+    obs: np.ndarray,
+    x_index: np.ndarray,
+    at_risk: np.ndarray,
+    weights: np.ndarray,
+    k: int,
+    t0: float,
+    time_limit: float,
+    cutoff: float,
+    nonzeros: int,
+) -> dict[str, Any]:
+    """Build the model (``nonzeros`` at most) and run HiGHS on it within what is left of
+    ``time_limit``: ``{"x", "status", "message"}`` (``x`` None when nothing was solved)."""
+    if nonzeros > MAX_MODEL_NONZEROS:
+        message = (
+            f"model too large for the solver ({nonzeros:,} non-zeros > {MAX_MODEL_NONZEROS:,})"
+        )
+        return {"x": None, "status": -3, "message": message}
+    model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
+    if model is None:
+        message = f"building the model took the whole time limit ({time_limit:g} s)"
+        return {"x": None, "status": -3, "message": message}
+    left = max(time_limit - (time.monotonic() - t0), 0.01)
+    model["time_limit"] = float(left)
+    return _run_solver(model, left + GRACE_SECONDS + 0.1 * time_limit)
+
+
+def _warn_not_optimal(
+    source: str, message: str, too_large: bool, time_limit: float, k: int
+) -> None:
+    """Say which solution is released when the solver proved none optimal, and why."""
+    what = {
+        "solver": "the solver's best solution",
+        "greedy": "the greedy's solution (the solver had nothing cheaper)",
+        "blank_records": f"{k - 1} record(s) blanked entirely (cheaper than the greedy "
+        "and anything the solver found)",
+    }[source]
+    reason = message or "no proof of optimality"
+    unsolved = too_large or message.startswith("building the model")
+    head = (
+        "The exact model was not solved"
+        if unsolved
+        else f"The exact model did not prove optimality within {time_limit:g} s"
+    )
+    warn(f"{head} ({reason}); using {what}.", PerformanceWarning)
+
+
+def _warn_blank_records(best: np.ndarray, obs: np.ndarray, k: int) -> None:
+    """Warn when k is reached through records blanked in every key variable."""
+    whole = int((best.any(axis=1) & (best == obs).all(axis=1)).sum())
+    if k > 1 and obs.shape[1] > 1 and whole >= k - 1:  # one key variable: a blank is a record
+        from microsdc.exceptions import DisclosureRiskWarning
+
+        warn(
+            f"The exact solution blanks {whole} record(s) in every key variable. Under the "
+            "wildcard policy such a record matches every record, so k is reached by "
+            "counting blank records rather than records that share key values: an intruder "
+            "who knows a person's key values still sees fewer than k records showing them. "
+            "Use method='greedy', or missing='category' for identical classes.",
+            DisclosureRiskWarning,
+        )
 
 
 def _reaches_k(codes: np.ndarray, blank: np.ndarray, n_categories: Any, k: int) -> bool:
