@@ -256,6 +256,62 @@ def check_missing(data: pd.DataFrame, roles: dict[Hashable, str]) -> None:
             )
 
 
+def _check_risk_source(
+    data: Any,
+    risk: Any,
+    risk_variables: Any,
+    threshold: float | None,
+    risk_threshold: Any,
+    n_levels: int,
+) -> tuple[list[Hashable], Any]:
+    """The risk variables and the user's risk (None when the risk is computed): either
+    risk variables to compute it from, or a risk per household and a threshold."""
+    if risk is None:
+        risk_vars = resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
+        if not risk_vars:
+            raise param_error(
+                "risk_variables",
+                FUNC,
+                "a non-empty list of column names (the person variables of the "
+                "k-anonymity risk, which also give the sampling weights) unless a risk "
+                "is given",
+                risk_variables,
+            )
+        if threshold is not None and threshold >= 1.0:
+            # the risk is then 1 / count, at most 1: no household would ever be at risk
+            raise param_error(
+                "risk_threshold",
+                FUNC,
+                "below 1 when the risk is computed (1 / the number of persons who share the "
+                "risk variables, at most 1): at 1 or more no household is at risk",
+                risk_threshold,
+            )
+        return risk_vars, None
+    # Named for documentation only: with a user risk they take no part in the swap.
+    resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
+    if threshold is None:
+        raise param_error("risk_threshold", FUNC, "a real number >= 0 when 'risk' is given", None)
+    return [], _check_risk(risk, data, n_levels)
+
+
+def _roles(
+    hid_col: Hashable,
+    hier: list[Hashable],
+    profiles: list[list[Hashable]],
+    risk_vars: list[Hashable],
+) -> dict[Hashable, str]:
+    """The role of each column that must hold no blank, the first role it has."""
+    roles: dict[Hashable, str] = {hid_col: "hid"}
+    for c in hier:
+        roles.setdefault(c, "hierarchy")
+    for prof in profiles:
+        for c in prof:
+            roles.setdefault(c, "similar")
+    for c in risk_vars:
+        roles.setdefault(c, "risk_variables")
+    return roles
+
+
 def check_swap_params(
     data: Any,
     hid: Any,
@@ -288,36 +344,9 @@ def check_swap_params(
         else check_number(risk_threshold, "risk_threshold", FUNC, low=0.0)
     )
     swapped_id = check_bool(return_swapped_id, "return_swapped_id", FUNC)
-    if risk is None:
-        risk_vars = resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
-        if not risk_vars:
-            raise param_error(
-                "risk_variables",
-                FUNC,
-                "a non-empty list of column names (the person variables of the "
-                "k-anonymity risk, which also give the sampling weights) unless a risk "
-                "is given",
-                risk_variables,
-            )
-        if threshold is not None and threshold >= 1.0:
-            # the risk is then 1 / count, at most 1: no household would ever be at risk
-            raise param_error(
-                "risk_threshold",
-                FUNC,
-                "below 1 when the risk is computed (1 / the number of persons who share the "
-                "risk variables, at most 1): at 1 or more no household is at risk",
-                risk_threshold,
-            )
-        risk_arr = None
-    else:
-        # Named for documentation only: with a user risk they take no part in the swap.
-        resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
-        risk_vars = []
-        if threshold is None:
-            raise param_error(
-                "risk_threshold", FUNC, "a real number >= 0 when 'risk' is given", None
-            )
-        risk_arr = _check_risk(risk, data, len(hier))
+    risk_vars, risk_arr = _check_risk_source(
+        data, risk, risk_variables, threshold, risk_threshold, len(hier)
+    )
     carry = [
         c
         for c in resolve_columns(data, carry_along, "carry_along", allow_empty=True)
@@ -338,16 +367,8 @@ def check_swap_params(
     log_path = _check_log_path(log_file_name)
     checked = resolve_columns(data, checked_columns, "checked_columns", allow_empty=True)
 
-    roles: dict[Hashable, str] = {hid_col: "hid"}
-    for c in hier:
-        roles.setdefault(c, "hierarchy")
-    for prof in profiles:
-        for c in prof:
-            roles.setdefault(c, "similar")
-    for c in risk_vars:
-        roles.setdefault(c, "risk_variables")
     # carry_along columns may hold blanks: they are exchanged as they are
-    check_missing(data, roles)
+    check_missing(data, _roles(hid_col, hier, profiles, risk_vars))
     return SwapParams(
         hid=hid_col,
         hierarchy=hier,
