@@ -82,6 +82,48 @@ def _bucket(order: np.ndarray, cells: np.ndarray, n_cells: int) -> tuple[np.ndar
     return order[np.argsort(key, kind="stable")].astype(np.int64, copy=False), ptr
 
 
+def _finest_members(
+    risk: np.ndarray, rng: np.random.Generator, area_of: np.ndarray, n_areas: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """At the finest level every household may be sampled: all, riskiest first (ties
+    at random), bucketed by area."""
+    skey = _priority(risk, rng)
+    return _bucket(np.argsort(-skey, kind="stable"), area_of, n_areas)
+
+
+def _donor_index(
+    risk: np.ndarray,
+    rng: np.random.Generator,
+    profiles: list[tuple[np.ndarray, int]],
+    area_of: np.ndarray,
+    n_areas: int,
+    alive: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """The donors of one level, riskiest first (ties at random), per similarity profile:
+    their order by profile cell, the cell pointers, the (cell, area) pair codes with the
+    live donors per pair and per cell, flattened over the profiles as the kernel reads them."""
+    dkey = _priority(risk, rng)
+    by_key = np.argsort(-dkey, kind="stable")
+    orders, ptrs, pcodes, palive, calive = [], [], [], [], []
+    for cells, ncell in profiles:
+        o, ptr = _bucket(by_key, cells, ncell)
+        orders.append(o)
+        ptrs.append(ptr)
+        pc, npc = combine_codes(cells, ncell, area_of, n_areas)
+        pcodes.append(pc)
+        palive.append(np.bincount(pc[alive], minlength=npc).astype(np.int64))
+        calive.append(np.bincount(cells[alive], minlength=ncell).astype(np.int64))
+    pair_off = np.concatenate(([0], np.cumsum([len(x) for x in palive])[:-1])).astype(np.int64)
+    return (
+        np.ascontiguousarray(np.stack(orders)),
+        np.concatenate(ptrs),
+        np.ascontiguousarray(np.stack(pcodes)),
+        pair_off,
+        np.concatenate(palive),
+        np.concatenate(calive),
+    )
+
+
 def run_levels(
     hh: Households,
     level: np.ndarray,
@@ -132,8 +174,7 @@ def run_levels(
         n_areas = hh.n_areas[h]
         alive = (used == 0) & (failed == 0)
         if finest:
-            skey = _priority(risk[:, h], lrng_sample)
-            members, area_ptr = _bucket(np.argsort(-skey, kind="stable"), area_of, n_areas)
+            members, area_ptr = _finest_members(risk[:, h], lrng_sample, area_of, n_areas)
             charged = np.bincount(area_of[sampled == 1], minlength=n_areas).astype(np.int64)
             lvl_targets = targets.astype(np.int64)
         else:
@@ -145,24 +186,9 @@ def run_levels(
             must = must[lrng_order.permutation(len(must))]
             members, area_ptr = _bucket(must, area_of, n_areas)
             charged = lvl_targets = np.zeros(n_areas, dtype=np.int64)
-        dkey = _priority(risk[:, h], lrng_donor)
-        by_key = np.argsort(-dkey, kind="stable")
-        orders, ptrs, pcodes, palive, calive = [], [], [], [], []
-        for cells, ncell in profiles:
-            o, ptr = _bucket(by_key, cells, ncell)
-            orders.append(o)
-            ptrs.append(ptr)
-            pc, npc = combine_codes(cells, ncell, area_of, n_areas)
-            pcodes.append(pc)
-            palive.append(np.bincount(pc[alive], minlength=npc).astype(np.int64))
-            calive.append(np.bincount(cells[alive], minlength=ncell).astype(np.int64))
-        prof_order = np.ascontiguousarray(np.stack(orders))
+        donors = _donor_index(risk[:, h], lrng_donor, profiles, area_of, n_areas, alive)
+        prof_order, cell_ptr, pair_code, pair_off, pair_alive, cell_alive = donors
         nxt = np.tile(np.arange(n_hh, dtype=np.int64), (len(profiles), 1))
-        cell_ptr = np.concatenate(ptrs)
-        pair_code = np.ascontiguousarray(np.stack(pcodes))
-        pair_off = np.concatenate(([0], np.cumsum([len(x) for x in palive])[:-1])).astype(np.int64)
-        pair_alive = np.concatenate(palive)
-        cell_alive = np.concatenate(calive)
         buf = np.empty(max(int(np.diff(area_ptr).max(initial=0)), 1), dtype=np.int64)
         bounds = np.linspace(0, n_areas, min(N_CHUNKS, n_areas) + 1).astype(np.int64)
         for c in range(len(bounds) - 1):
