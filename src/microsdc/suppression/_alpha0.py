@@ -27,6 +27,22 @@ from microsdc.risk._policy import Policy
 __all__ = ["restore_alpha0", "restore_alpha0_checked"]
 
 
+def _how_many(size: int, have: int, in_pattern: int, complete: bool, spare: int, k: int) -> int:
+    """How many of a group of ``size`` records of pattern P move to P' (0: none).
+
+    ``have`` is fk of P', ``in_pattern`` the records of P, ``complete`` whether P' has no
+    blank, ``spare`` what P's records can lose and keep k.
+    """
+    # all of them: P keeps k (or empties; a complete P' gives back what P loses)
+    if have + size >= k and (in_pattern == size or complete or spare >= size):
+        return size
+    # fewest that reach k together with P' as it is, if P can spare them
+    take = max(k - have, 1)
+    if take > size or (in_pattern > take and not complete and spare < take):
+        return 0
+    return take
+
+
 def restore_alpha0(
     original: np.ndarray, codes: np.ndarray, n_categories: np.ndarray, k: int, cost: np.ndarray
 ) -> int:
@@ -120,17 +136,8 @@ def restore_alpha0(
             b, key = int(masks[i0]), int(keys[i0])
             b2 = b | (1 << j)
             key2 = key + int(original[i0, j] + 1) * int(radix[j])
-            size = len(members)
-            have = fk(key2, b2)
-            spare = fk(key, b) - k  # what P's records can lose and keep k
-            # all of them: P keeps k (or empties; a complete P' gives back what P loses)
-            if have + size >= k and (own[key] == size or b2 == full or spare >= size):
-                take = size
-            else:
-                # fewest that reach k together with P' as it is, if P can spare them
-                take = max(k - have, 1)
-                if take > size or (own[key] > take and b2 != full and spare < take):
-                    continue
+            # what P's records can lose and keep k
+            take = _how_many(len(members), fk(key2, b2), own[key], b2 == full, fk(key, b) - k, k)
             for i in members[:take]:
                 move(int(i), j, b2, key2)
             restored += take
