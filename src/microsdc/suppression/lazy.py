@@ -204,6 +204,44 @@ def _blank_back(
 # --------------------------------------------------------------------------- microsdc side
 
 
+def _strata_known(table: Any, strata_cols: list[Hashable]) -> pd.DataFrame:
+    """The engine's patterns as a pandas frame, refused when a stratum is missing."""
+    from microsdc.backends.frequencies import to_pandas
+
+    patterns = to_pandas(table)
+    for c in strata_cols:
+        bad = patterns[str(c)].isna().to_numpy()
+        if bad.any():
+            raise DataValidationError(
+                f"The stratum column {c!r} of {_FUNC} has "
+                f"{int(patterns[_N].to_numpy()[bad].sum())} missing value(s). "
+                "Every record needs a known stratum.",
+                func=_FUNC,
+            )
+    return patterns
+
+
+def _pattern_codes(
+    patterns: pd.DataFrame, cols: list[Hashable], missing_values: MissingValues, ordered: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The patterns' codes, categories per key variable, records per pattern and the
+    position of each pattern's first record (0 when the engine gives no order)."""
+    mv = (
+        {c: v for c, v in missing_values.items() if c in set(cols)}
+        if isinstance(missing_values, Mapping)
+        else missing_values
+    )
+    enc = encode_qis(patterns, cols, missing_values=mv, func=_FUNC)
+    codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    first = (
+        patterns[_FIRST].to_numpy(dtype=np.int64)
+        if ordered
+        else np.zeros(len(codes0), dtype=np.int64)
+    )
+    records = patterns[_N].to_numpy(dtype=np.float64)
+    return codes0, np.asarray(enc.n_categories, dtype=np.int64), records, first
+
+
 def local_suppression_lazy(
     df: Any,
     qi: Sequence[Hashable],
@@ -248,51 +286,17 @@ def local_suppression_lazy(
     nwf = nw.from_native(df)
     names = [str(c) for c in _schema(nwf).names()]
     policy, cols, jobs_spec, k_report, imp, strata_cols = _check(
-        names,
-        qi,
-        k,
-        importance,
-        combs,
-        strata,
-        missing,
-        method,
-        subject_id,
-        missing_values,
-        time_limit,
-        linked,
-    )
+        names, qi, k, importance, combs, strata, missing, method, subject_id, missing_values,
+        time_limit, linked,
+    )  # fmt: skip
     if backend.name == "DuckDB" and not strata_cols and combs is None:
         keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
     table, ordered = _aggregate_first(df, backend, keys)
-    from microsdc.backends.frequencies import to_pandas
-
-    patterns = to_pandas(table)
-    for c in strata_cols:
-        bad = patterns[str(c)].isna().to_numpy()
-        if bad.any():
-            raise DataValidationError(
-                f"The stratum column {c!r} of {_FUNC} has "
-                f"{int(patterns[_N].to_numpy()[bad].sum())} missing value(s). "
-                "Every record needs a known stratum.",
-                func=_FUNC,
-            )
-    mv = (
-        {c: v for c, v in missing_values.items() if c in set(cols)}
-        if isinstance(missing_values, Mapping)
-        else missing_values
-    )
-    enc = encode_qis(patterns, cols, missing_values=mv, func=_FUNC)
-    records = patterns[_N].to_numpy(dtype=np.float64)
-    ncat = np.asarray(enc.n_categories, dtype=np.int64)
-    codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    first = (
-        patterns[_FIRST].to_numpy(dtype=np.int64)
-        if ordered
-        else np.zeros(len(codes0), dtype=np.int64)
-    )
+    patterns = _strata_known(table, strata_cols)
+    codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
     check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
