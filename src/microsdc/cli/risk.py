@@ -91,8 +91,6 @@ def risk(
       microsdc risk survey.csv --qi age_band,sex,region -k 3 --weight w
       microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
     """
-    import numpy as np
-    from rich.table import Table
 
     from microsdc.encode import encode_qis
     from microsdc.risk._policy import parse_policy
@@ -157,26 +155,14 @@ def risk(
         f"({escape(', '.join(map(str, qis)))}), missing values as "
         f"[italic]{policy.label}[/italic]"
     )
-    table = Table(title="Records at risk (fk < k)", title_justify="left")
-    table.add_column("k", justify="right")
-    table.add_column("records at risk", justify="right")
-    table.add_column("share", justify="right")
-    for kk in ks:
-        at = int(np.count_nonzero(fk < kk))
-        style = "bold" if kk == k else None
-        table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
-    con.print(table)
-    if policy.kind != "alpha" and n:
-        con.print(_expected_line(fk, res.row_Fk, None, weight))
+    riskiest = None
     if top and n:
         # positions as column names: a QI called "fk" or "count" cannot clash with the counts
         summary = _summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
         if res.Fk is not None:  # among equal fk, the smallest estimated population first
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
-        summary = summary.head(top)
-        con.print(riskiest_table(summary, list(enc.columns), res.Fk is not None, con.width))
-        if bool(summary[list(range(len(enc.columns)))].isna().to_numpy().any()):
-            con.print(_missing_legend(policy.kind))  # only when the table shows one
+        riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
+    _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
@@ -185,6 +171,41 @@ def risk(
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
         )
+
+
+def _print_counts(
+    con: Any,
+    fk: Any,
+    counts: Any,
+    Fk: Any,
+    ks: list[int],
+    k: int,
+    policy_kind: str,
+    weight: str | None,
+    riskiest: tuple[Any, list[Any], list[Any]] | None,
+) -> None:
+    """The records at risk for each k, the expected re-identifications and the riskiest
+    key combinations (``riskiest``: the rows to show, their key-variable columns and the
+    names to show for them); ``counts`` records per row (None: one each)."""
+    import numpy as np
+    from rich.table import Table
+
+    n = len(fk) if counts is None else int(counts.sum())
+    table = Table(title="Records at risk (fk < k)", title_justify="left")
+    for c in ("k", "records at risk", "share"):
+        table.add_column(c, justify="right")
+    for kk in ks:
+        at = int(np.count_nonzero(fk < kk)) if counts is None else int(counts[fk < kk].sum())
+        style = "bold" if kk == k else None
+        table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
+    con.print(table)
+    if policy_kind != "alpha" and n:
+        con.print(_expected_line(fk, Fk, counts, weight))
+    if riskiest is not None:
+        rows, cols, names = riskiest
+        con.print(riskiest_table(rows, names, Fk is not None, con.width))
+        if bool(rows[cols].isna().to_numpy().any()):
+            con.print(_missing_legend(policy_kind))  # only when the table shows one
 
 
 def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
@@ -304,7 +325,6 @@ def _risk_lazy(
     encoding: str | None = None,
 ) -> None:
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
-    from rich.table import Table
 
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import risk_frame, to_pandas
@@ -336,7 +356,6 @@ def _risk_lazy(
             s, list(qis), parse_missing_values(missing_values), "--missing-values '{0}'", s["count"]
         )
     counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
-    head = s.iloc[:top]
     n = int(counts.sum())
     con = console()
     from rich.markup import escape
@@ -347,25 +366,16 @@ def _risk_lazy(
         f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} "
         f"({escape(', '.join(qis))})"
     )
-    t = Table(title="Records at risk (fk < k)", title_justify="left")
-    for c, j in (("k", "right"), ("records at risk", "right"), ("share", "right")):
-        t.add_column(c, justify=j)  # type: ignore[arg-type]
-    for kk in ks:
-        at = int(counts[fk < kk].sum())
-        t.add_row(
-            str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style="bold" if kk == k else None
-        )
-    con.print(t)
     with_Fk = "Fk" in s.columns
-    if policy_kind != "alpha" and n:
-        con.print(_expected_line(fk, s["Fk"].to_numpy() if with_Fk else None, counts, weight))
+    riskiest = None
     if top and n:
+        head = s.iloc[:top]
         if with_Fk:  # among equal fk, the smallest estimated population first
             head = s.sort_values(["fk", "Fk"], kind="stable").iloc[:top]
         shown = [*qis, "count", "fk", *(["Fk"] if with_Fk else [])]
-        con.print(riskiest_table(head[shown], list(qis), with_Fk, con.width))
-        if bool(head[list(qis)].isna().to_numpy().any()):
-            con.print(_missing_legend(policy_kind))
+        riskiest = (head[shown], list(qis), list(qis))
+    Fk = s["Fk"].to_numpy() if with_Fk else None
+    _print_counts(con, fk, counts, Fk, ks, k, policy_kind, weight, riskiest)
     if out:
         with progress("microsdc risk") as bar:
             task = bar.add_task(f"writing {out} ({engine})", total=None)
