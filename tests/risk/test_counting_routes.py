@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from microsdc._core.policy import Policy
 from microsdc._kernels.hashing import group_count, hash_groups
 from microsdc._kernels.maskpairs import group_ids
 from microsdc._kernels.route import SMALL_NS, choose_route, route_costs
-from microsdc.risk._policy import Policy
 from microsdc.risk.kanonymity import frequencies_from_codes, row_frequencies
 from oracles.kanon import fk_bruteforce
 

@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import Policy, parse_policy
 from microsdc._validation import check_columns, check_int, param_error
 from microsdc.backends import Backend
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import Policy, parse_policy
 
 __all__ = [
     "check_k_anonymity_frame",

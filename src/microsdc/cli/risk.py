@@ -94,8 +94,8 @@ def risk(
     import numpy as np
     from rich.table import Table
 
+    from microsdc._core.policy import parse_policy
     from microsdc.encode import encode_qis
-    from microsdc.risk._policy import parse_policy
     from microsdc.risk.kanonymity import _summary, _weights, frequencies_from_codes
 
     qis = parse_list(qi, "--qi")

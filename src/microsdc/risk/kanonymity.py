@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy, parse_policy
 from microsdc._validation import check_columns, check_frame, check_int, param_error
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 
 __all__ = [
     "PatternFrequencies",

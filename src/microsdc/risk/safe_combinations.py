@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._validation import check_bool, check_int, param_error
 from microsdc.encode import EncodedQIs, MissingValues
-from microsdc.risk._policy import MissingPolicy, Policy
 
 __all__ = ["safe_combinations"]
 

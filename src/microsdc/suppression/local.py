@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._random import SeedLike
 from microsdc._validation import (
     check_frame,
@@ -19,7 +20,6 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
     InvalidParameterError,
 )
-from microsdc.risk._policy import MissingPolicy, Policy
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 from microsdc.suppression.params import check_call, costs_of, strata_groups
 from microsdc.suppression.result import SuppressionResult
