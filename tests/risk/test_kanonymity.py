@@ -505,7 +505,7 @@ def _route_fk(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     import microsdc._kernels.dense as dense
     import microsdc._kernels.maskpairs as maskpairs
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     pol = parse_policy(policy, "test")
     if route == "dense kernel":  # the dense kernel on the rows, whatever the heuristics say

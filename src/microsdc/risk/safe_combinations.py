@@ -84,7 +84,7 @@ def safe_combinations(
     func = "safe_combinations"
     if not isinstance(df, pd.DataFrame):
         from microsdc.backends import detect_backend
-        from microsdc.backends.frequencies import record_patterns
+        from microsdc.risk.lazy import record_patterns
 
         k = check_int(k, "k", func, min_value=1)
         min_size, max_size, maximal = _check_sizes(
