@@ -371,9 +371,9 @@ def _finish(
     """Blank the linked columns where their key variable was blanked; warn about read-backs."""
     from dataclasses import replace
 
+    from microsdc.data.blank import blank_cells
     from microsdc.encode import _missing_values_for, missing_mask
     from microsdc.risk.linked import warn_recoverable
-    from microsdc.suppression._frame import blank_cells
 
     data = res.data
     details = dict(res.details)
@@ -507,7 +507,7 @@ def _prosecutor(
 
 
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
-    from microsdc.suppression._frame import blank_cells
+    from microsdc.data.blank import blank_cells
 
     return blank_cells(df, cols, blank)
 

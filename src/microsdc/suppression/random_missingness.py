@@ -116,8 +116,8 @@ def min_missingness_max_deid(
     """
     if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
         return call_in_memory(min_missingness_max_deid, locals())
+    from microsdc.data.blank import blank_cells
     from microsdc.risk.linked import warn_recoverable
-    from microsdc.suppression._frame import blank_cells
 
     search = random_missingness_codes(
         df,
