@@ -70,7 +70,7 @@ def _warm_up(case: str, p_missing: float, dist: str, pol: object) -> None:
     from microsdc import sample_frequencies
     from microsdc.encode import encode_qis
     from microsdc.risk._policy import parse_policy
-    from microsdc.risk.kanonymity import frequencies_from_codes
+    from microsdc.risk.frequencies import frequencies_from_codes
 
     small = make_data(case, 3000, max(p_missing, 0.05), dist, seed=1)
     sample_frequencies(small, list(small.columns), missing=pol)  # type: ignore[arg-type]

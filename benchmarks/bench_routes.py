@@ -39,7 +39,7 @@ def _codes(n: int, cards: tuple[int, ...], p: float, seed: int = 5) -> np.ndarra
 
 
 def main() -> None:
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
     from microsdc._kernels.patterns import distinct_patterns
     from microsdc._kernels.route import SMALL_NS, choose_route, route_costs
 

@@ -9,6 +9,7 @@ import numbers
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from microsdc._core.errors import param_error
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
 if TYPE_CHECKING:
@@ -23,17 +24,6 @@ __all__ = [
     "check_one_of",
     "param_error",
 ]
-
-
-def param_error(name: str, func: str, requirement: str, value: Any) -> InvalidParameterError:
-    """Build the standard error for parameter ``name`` of ``func``."""
-    return InvalidParameterError(
-        f"The '{name}' parameter of {func} must be {requirement}. Got {value!r} instead.",
-        func=func,
-        param=name,
-        requirement=requirement,
-        value=value,
-    )
 
 
 def _is_int(value: Any) -> bool:

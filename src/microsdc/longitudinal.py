@@ -188,7 +188,7 @@ def collapse_subjects(
     differing = _differing(codes, subj, n_subj)
     data = df.iloc[rep][[sid, *cols, *keep_cols]].reset_index(drop=True)
     if rule == "missing_if_differs":
-        from microsdc.suppression._frame import blank_cells
+        from microsdc.data.blank import blank_cells
 
         # a subject whose first record is missing may hold a value elsewhere
         filled = _first_observed(codes, subj, n_subj)
@@ -307,7 +307,7 @@ def restore_subjects(
     blanked = after & ~before
     if collapsed.rule == "missing_if_differs":
         blanked = blanked | collapsed.differing
-    from microsdc.suppression._frame import blank_cells
+    from microsdc.data.blank import blank_cells
 
     per_record = blanked[collapsed.row_subject]
     return blank_cells(original_df, collapsed.qi, per_record)

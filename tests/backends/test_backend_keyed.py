@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microsdc
+from microsdc._core.policy import Policy
 from microsdc._kernels.keyspace import add_keys, wildcard_sums_inplace, zeros
 from microsdc.backends import keyed
 from microsdc.exceptions import InvalidParameterError
-from microsdc.risk._policy import Policy
 from microsdc.suppression import _engine
 from oracles.kanon import fk_bruteforce, rows_of
 

@@ -149,7 +149,7 @@ def test_hand_computed_example(spark: Any) -> None:
 def test_risk_frame_counts_and_joins_from_one_group_by(spark: Any) -> None:
     # what `microsdc risk --engine ...` prints and writes
     from microsdc.backends import detect_backend
-    from microsdc.backends.frequencies import risk_frame
+    from microsdc.risk.lazy import risk_frame
 
     sdf = spark.createDataFrame(
         pa.table(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from microsdc._core.policy import Policy
 from microsdc._kernels.hashing import group_count, hash_groups
 from microsdc._kernels.maskpairs import group_ids
 from microsdc._kernels.route import SMALL_NS, choose_route, route_costs
-from microsdc.risk._policy import Policy
 from microsdc.risk.kanonymity import frequencies_from_codes, row_frequencies
 from oracles.kanon import fk_bruteforce
 
@@ -152,7 +152,7 @@ _ORACLE: dict[object, tuple[list[float], list[float]]] = {}
 def test_many_masks_every_route(
     route: str, policy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     codes, weights = _many_masks()
     pol = Policy("alpha", 0.4) if isinstance(policy, float) else Policy(str(policy))
@@ -195,7 +195,7 @@ def test_complete_patterns_against_incomplete_masks(
     cards: list[int], direct_limit: int, policy: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import microsdc._kernels.maskpairs as maskpairs
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     rng = np.random.default_rng(len(cards) * 31 + direct_limit % 7 + cards[0])
     n = 150
@@ -252,7 +252,7 @@ def test_complete_cross_direct_by_hand() -> None:
 def test_complete_cross_through_row_indexes_equals_bit_sets(kind: str) -> None:
     from microsdc._kernels.maskpairs import _prefix_plan
     from microsdc._kernels.patterns import distinct_patterns
-    from microsdc.risk.kanonymity import _mask_blocks
+    from microsdc.risk.frequencies import _mask_blocks
 
     # enough complete patterns for row indexes; masks with few patterns each
     rng = np.random.default_rng(7)
@@ -280,7 +280,7 @@ def test_complete_cross_through_row_indexes_equals_bit_sets(kind: str) -> None:
 def test_rare_masks_without_weights(
     which: str, with_complete: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     rng = np.random.default_rng(3)
     codes = rng.integers(0, 3, size=(300, 5)).astype(np.int32)
@@ -305,7 +305,7 @@ def test_rare_masks_without_weights(
 def test_presence_filters_on_hashed_pairs_equal_bit_sets(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     # key spans far above the patterns (hash tables, whose build side is summarised in
     # a presence table over the leading columns): values drawn from a few hundred per
@@ -437,7 +437,7 @@ def test_alpha_weights_of_complete_and_incomplete_records_kept_apart(route: str)
 
 
 def test_every_mask_rare_with_weights(monkeypatch: pytest.MonkeyPatch) -> None:
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     # no complete pattern, every mask on bit sets: nothing left for mask pairs
     rng = np.random.default_rng(37)

@@ -20,8 +20,8 @@ from microsdc import (
     safe_combinations,
     sample_frequencies,
 )
+from microsdc._core.policy import parse_policy
 from microsdc.encode import encode_qis
-from microsdc.risk._policy import parse_policy
 from oracles.kanon import fk_bruteforce, rows_of, safe_combinations_bruteforce
 
 POLICIES = ["wildcard", "category", "conservative", "probabilistic", 0.0, 0.3, 1.0]
@@ -505,7 +505,7 @@ def _route_fk(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     import microsdc._kernels.dense as dense
     import microsdc._kernels.maskpairs as maskpairs
-    import microsdc.risk.kanonymity as kan
+    import microsdc.risk.frequencies as kan
 
     pol = parse_policy(policy, "test")
     if route == "dense kernel":  # the dense kernel on the rows, whatever the heuristics say

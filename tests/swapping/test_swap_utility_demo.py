@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc.datasets.demo import demo_swap
 from microsdc.exceptions import DataValidationError
 from microsdc.report.console import render_swap_summary
 from microsdc.swapping import record_swap, record_swap_result, swap_utility
-from microsdc.swapping.demo import demo_swap
 
 HIER = ["nuts1", "nuts2"]
 RV = ["ageGroup", "national"]

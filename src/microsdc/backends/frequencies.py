@@ -1,14 +1,13 @@
-"""Sample frequencies on polars, pyarrow and DuckDB frames.
+"""The engine side of sample frequencies on polars, pyarrow, DuckDB and Spark frames.
 
-Eager frames (polars ``DataFrame``, pyarrow ``Table``): the QI (and weight)
-columns go through the pandas route and the result comes back as a frame of
-the same kind, row-aligned with the input.
+Eager frames (polars ``DataFrame``, pyarrow ``Table``): :func:`eager_input` gives
+the QI (and weight) columns as pandas for the pandas route, and :func:`eager_output`
+turns its result back into a frame of the same kind, row-aligned with the input.
 
-Lazy frames (polars ``LazyFrame``, DuckDB relations): the engine groups the
-rows by the QIs, missing values kept as a group, and counts them (and sums the
-weights). microsdc computes fk on those distinct patterns, each weighing its
-number of records, and the engine joins fk back with a null-safe join on the
-QIs. Rows never enter Python, and the result stays lazy.
+Lazy frames (polars ``LazyFrame``, DuckDB relations, Spark DataFrames): the engine
+groups the rows by the QIs, missing values kept as a group, and counts them (and
+sums the weights) (:func:`aggregate`); :func:`join_back` joins the figures computed
+on those patterns (:mod:`microsdc.risk.lazy`) back with a null-safe join on the QIs.
 """
 
 from __future__ import annotations
@@ -16,32 +15,39 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_int, param_error
+from microsdc._validation import check_columns, param_error
 from microsdc.backends import Backend
-from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import Policy, parse_policy
 
 __all__ = [
-    "check_k_anonymity_frame",
-    "record_patterns",
-    "risk_frame",
-    "sample_frequencies_frame",
+    "N_RECORDS",
+    "SQL_FK_NAME",
+    "WEIGHT_SUM",
+    "aggregate",
+    "check_inputs",
+    "check_output_names",
+    "check_weights",
+    "columns",
+    "eager_input",
+    "eager_output",
+    "join_back",
     "to_pandas",
 ]
 
-_N = "__microsdc_records"
-_W = "__microsdc_weight"
+#: The columns of the engine's group-by: records, and the weight sum, of each pattern.
+N_RECORDS = "__microsdc_records"
+WEIGHT_SUM = "__microsdc_weight"
+_N = N_RECORDS
+_W = WEIGHT_SUM
 _OUT = ("fk", "Fk", "at_risk")
 #: SQL engines (DuckDB, Spark) resolve names case-insensitively, so ``Fk`` would collide
 #: with ``fk`` there.
 SQL_FK_NAME = "Fk_pop"
 
 
-def _columns(nwf: Any) -> list[str]:
+def columns(nwf: Any) -> list[str]:
     import narwhals as nw
 
     if isinstance(nwf, nw.LazyFrame):
@@ -49,11 +55,11 @@ def _columns(nwf: Any) -> list[str]:
     return list(nwf.columns)
 
 
-def _check_inputs(
+def check_inputs(
     nwf: Any, qi: Any, weights: Any, backend: Backend, func: str
 ) -> tuple[list[Hashable], str | None]:
     """Same column checks as on pandas, against the frame's schema (no rows read)."""
-    names = _columns(nwf)
+    names = columns(nwf)
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
     cols = check_columns(stand_in, qi, "quasi_identifiers", func)
     if weights is None:
@@ -142,7 +148,7 @@ def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     )
 
 
-def _check_weights(nwf: Any, w: str, func: str) -> None:
+def check_weights(nwf: Any, w: str, func: str) -> None:
     """Missing, NaN or negative weights: the pandas route's errors, from one pass."""
     import narwhals as nw
 
@@ -195,32 +201,7 @@ def _check_weights(nwf: Any, w: str, func: str) -> None:
         )
 
 
-def _pattern_frequencies(
-    patterns: pd.DataFrame,
-    qi: list[Hashable],
-    policy: Policy,
-    weighted: bool,
-    missing_values: MissingValues,
-    func: str,
-) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """fk (and Fk) of distinct patterns, each weighing its number of records.
-
-    Returns the encoding, the distinct-pattern counts, fk, Fk and the map from
-    the rows of ``patterns`` to distinct patterns (rows can repeat a pattern
-    once missing codes are normalised).
-    """
-    from microsdc.risk.kanonymity import frequencies_from_codes
-
-    enc = encode_qis(patterns, qi, missing_values=missing_values, func=func)
-    n = patterns[_N].to_numpy(dtype=np.float64)
-    w = patterns[_W].to_numpy(dtype=np.float64) if weighted else None
-    # each row is a pattern standing for n records: fk counts records (and the
-    # probabilistic shares are shares of records), Fk sums their weights
-    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w, counts=n)
-    return enc, res.count, res.fk, res.Fk, res.inverse
-
-
-def _aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
+def aggregate(nwf: Any, qi: list[Hashable], w: str | None) -> Any:
     """The engine's group-by: one row per distinct QI tuple, missing kept, as pyarrow."""
     import narwhals as nw
 
@@ -267,7 +248,7 @@ def to_pandas(table: Any) -> pd.DataFrame:
 _ROW_ORDER = "__microsdc_row_order"
 
 
-def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any:
+def join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any:
     """Left-join ``result`` (pyarrow: QIs + output columns) onto ``df``, missing == missing."""
     cols = [str(c) for c in qi]
     if backend.name == "polars":
@@ -305,16 +286,26 @@ def _join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> An
     )
 
 
-def _eager_to_pandas(nwf: Any, cols: list[Any]) -> pd.DataFrame:
-    return nwf.select(*[str(c) for c in cols]).to_pandas()
+def eager_input(
+    df: Any, backend: Backend, quasi_identifiers: Any, weights: Any, func: str
+) -> tuple[pd.DataFrame, list[Hashable], str | None]:
+    """The QI (and weight) columns of an eager polars or pyarrow frame as pandas, with
+    the QI list and the weight column, after the same column checks as on pandas."""
+    import narwhals as nw
+
+    nwf = nw.from_native(df)
+    cols, w = check_inputs(nwf, quasi_identifiers, weights, backend, func)
+    wanted = cols + ([w] if w else [])
+    return nwf.select(*[str(c) for c in wanted]).to_pandas(), cols, w
 
 
-def _eager_from_pandas(out: pd.DataFrame, nwf: Any) -> Any:
+def eager_output(out: pd.DataFrame, df: Any) -> Any:
+    """A pandas result as a frame of the kind of ``df`` (polars or pyarrow)."""
     import narwhals as nw
 
     out = out.reset_index(drop=True)
     out.columns = pd.Index([str(c) for c in out.columns], dtype=object)
-    if nwf.implementation is nw.Implementation.POLARS:
+    if nw.from_native(df).implementation is nw.Implementation.POLARS:
         import polars as pl
 
         return pl.from_pandas(out)
@@ -323,7 +314,7 @@ def _eager_from_pandas(out: pd.DataFrame, nwf: Any) -> Any:
     return pa.Table.from_pandas(out, preserve_index=False)
 
 
-def _check_output_names(names: list[str], func: str) -> None:
+def check_output_names(names: list[str], func: str) -> None:
     ours = {c.lower() for c in (*_OUT, SQL_FK_NAME)}
     clash = [n for n in names if n.lower() in ours]
     if clash:
@@ -332,196 +323,3 @@ def _check_output_names(names: list[str], func: str) -> None:
             f"has {', '.join(repr(c) for c in clash)}. Rename or drop them first.",
             func=func,
         )
-
-
-def _lazy_patterns(
-    nwf: Any,
-    cols: list[Hashable],
-    w: str | None,
-    policy: Policy,
-    missing_values: MissingValues,
-    func: str,
-) -> tuple[Any, tuple[Any, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]]:
-    """The engine's patterns of a lazy frame (pyarrow) and their frequencies
-    (see :func:`_pattern_frequencies`), after the weights are checked."""
-    if w is not None:
-        _check_weights(nwf, w, func)
-    table = _aggregate(nwf, cols, w)
-    freqs = _pattern_frequencies(
-        to_pandas(table), cols, policy, w is not None, missing_values, func
-    )
-    return table, freqs
-
-
-def sample_frequencies_frame(
-    df: Any,
-    backend: Backend,
-    quasi_identifiers: Sequence[Hashable],
-    *,
-    k: int | None,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-) -> Any:
-    """:func:`microsdc.sample_frequencies` on a polars, pyarrow or DuckDB frame.
-
-    Eager frames get a frame of the output columns, row-aligned with the input.
-    Lazy frames get the input with the output columns appended; on DuckDB, whose
-    names are case-insensitive, ``Fk`` is called ``Fk_pop``.
-    """
-    import narwhals as nw
-
-    from microsdc.risk.kanonymity import sample_frequencies
-
-    func = "sample_frequencies"
-    if k is not None:
-        k = check_int(k, "k", func, min_value=1)
-    policy = parse_policy(missing, func)
-    nwf = nw.from_native(df)
-    cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
-    if not backend.lazy:
-        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
-        out = sample_frequencies(
-            pdf, cols, k=k, missing=missing, weights=w, missing_values=missing_values
-        )
-        return _eager_from_pandas(out, nwf)
-    _check_output_names(_columns(nwf), func)
-    if backend.name == "DuckDB":
-        from microsdc.backends.keyed import keyed_fk, plan_keys, warn_unobserved
-
-        plan = plan_keys(df, cols, missing_values, policy, w is not None)
-        if plan is not None:
-            warn_unobserved(plan, cols, stacklevel=4)
-            return keyed_fk(df, plan, policy, k)
-    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    return _with_fk(df, backend, cols, table, freqs, k)
-
-
-def _with_fk(
-    df: Any, backend: Backend, cols: list[Hashable], table: Any, freqs: Any, k: int | None
-) -> Any:
-    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily."""
-    import pyarrow as pa
-
-    _enc, _count, fk, big, inverse = freqs
-    result = table.select([str(c) for c in cols])
-    result = result.append_column("fk", pa.array(fk[inverse]))
-    if big is not None:
-        name = SQL_FK_NAME if backend.name in ("DuckDB", "PySpark") else "Fk"
-        result = result.append_column(name, pa.array(big[inverse]))
-    if k is not None:
-        result = result.append_column("at_risk", pa.array(fk[inverse] < k))
-    return _join_back(df, backend, cols, result)
-
-
-def check_k_anonymity_frame(
-    df: Any,
-    backend: Backend,
-    quasi_identifier_cols: Sequence[Hashable],
-    k: int,
-    *,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-) -> tuple[int, Any]:
-    """:func:`microsdc.check_k_anonymity` on a polars, pyarrow or DuckDB frame.
-
-    The summary comes back as an eager frame of the same engine (a polars
-    ``DataFrame`` for a ``LazyFrame``, a pyarrow ``Table`` for a DuckDB relation):
-    it has one row per distinct key combination, so it is small.
-    """
-    import narwhals as nw
-
-    from microsdc.risk.kanonymity import check_k_anonymity
-
-    func = "check_k_anonymity"
-    k = check_int(k, "k", func, min_value=1)
-    policy = parse_policy(missing, func)
-    nwf = nw.from_native(df)
-    cols, w = _check_inputs(nwf, quasi_identifier_cols, weights, backend, func)
-    if not backend.lazy:
-        pdf = _eager_to_pandas(nwf, cols + ([w] if w else []))
-        n_at_risk, summary = check_k_anonymity(
-            pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
-        )
-        return n_at_risk, _eager_from_pandas(summary, nwf)
-    _table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    return _lazy_summary(freqs, k, backend)
-
-
-def _lazy_summary(freqs: Any, k: int, backend: Backend) -> tuple[int, Any]:
-    """Records at risk and the summary of the distinct patterns, as an eager frame."""
-    from microsdc.risk.kanonymity import PatternFrequencies, _summary
-
-    enc, count, fk, big, inverse = freqs
-    n_at_risk = int(count[fk < k].sum())
-    first = np.zeros(len(count), dtype=np.int64)
-    first[inverse[::-1]] = np.arange(len(inverse))[::-1]
-    distinct = PatternFrequencies(enc.codes[first], count, fk, big, np.arange(len(count)))
-    summary = _summary(enc, distinct, k)
-    if backend.name == "polars":
-        import polars as pl
-
-        return n_at_risk, pl.from_pandas(summary)
-    import pyarrow as pa
-
-    return n_at_risk, pa.Table.from_pandas(summary, preserve_index=False)
-
-
-def risk_frame(
-    df: Any,
-    backend: Backend,
-    quasi_identifiers: Sequence[Hashable],
-    k: int,
-    *,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-    func: str,
-    join: bool,
-) -> tuple[int, Any, Any]:
-    """Records at risk, the summary and (with ``join``) ``df`` with fk appended, from one
-    group-by of a lazy frame: the command line prints the counts and writes the rows
-    without grouping twice. Errors come before any work."""
-    import narwhals as nw
-
-    k = check_int(k, "k", func, min_value=1)
-    policy = parse_policy(missing, func)
-    nwf = nw.from_native(df)
-    cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
-    if join:
-        _check_output_names(_columns(nwf), func)
-    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    n_at_risk, summary = _lazy_summary(freqs, k, backend)
-    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k) if join else None
-
-
-def record_patterns(
-    df: Any,
-    backend: Backend,
-    quasi_identifiers: Sequence[Hashable],
-    *,
-    missing: Any,
-    missing_values: MissingValues,
-    func: str,
-) -> tuple[Any, Policy, np.ndarray]:
-    """Distinct QI patterns of a frame, encoded, with their numbers of records.
-
-    The engine does the group-by; for callers that compute on patterns with
-    multiplicities (such as :func:`microsdc.safe_combinations`).
-
-    Returns
-    -------
-    enc : EncodedQIs
-        One row per distinct pattern the engine reported.
-    policy : Policy
-    counts : ndarray of shape (n_patterns,), float64, records of each pattern
-    """
-    import narwhals as nw
-
-    policy = parse_policy(missing, func)
-    nwf = nw.from_native(df)
-    cols, _ = _check_inputs(nwf, quasi_identifiers, None, backend, func)
-    patterns = to_pandas(_aggregate(nwf, cols, None))
-    enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
-    return enc, policy, patterns[_N].to_numpy(dtype=np.float64)

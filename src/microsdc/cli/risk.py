@@ -92,9 +92,10 @@ def risk(
       microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
     """
 
+    from microsdc._core.policy import parse_policy
     from microsdc.encode import encode_qis
-    from microsdc.risk._policy import parse_policy
-    from microsdc.risk.kanonymity import _summary, _weights, frequencies_from_codes
+    from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
+    from microsdc.risk.kanonymity import _weights
 
     qis = parse_list(qi, "--qi")
     if not qis:
@@ -158,7 +159,7 @@ def risk(
     riskiest = None
     if top and n:
         # positions as column names: a QI called "fk" or "count" cannot clash with the counts
-        summary = _summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
+        summary = pattern_summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
         if res.Fk is not None:  # among equal fk, the smallest estimated population first
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
@@ -327,9 +328,10 @@ def _risk_lazy(
     """The risk command on a lazy engine: counts per k and the riskiest combinations."""
 
     from microsdc.backends import detect_backend
-    from microsdc.backends.frequencies import risk_frame, to_pandas
+    from microsdc.backends.frequencies import to_pandas
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
     from microsdc.data.quality import warn_suspect_key_texts
+    from microsdc.risk.lazy import risk_frame
 
     if out is not None:
         from microsdc.io import check_output_path

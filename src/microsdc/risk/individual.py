@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, parse_policy
 from microsdc._validation import check_columns, check_frame, param_error
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
-from microsdc.risk._policy import MissingPolicy, parse_policy
 from microsdc.risk.kanonymity import sample_frequencies
 
 __all__ = [

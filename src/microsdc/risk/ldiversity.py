@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, parse_policy
 from microsdc._validation import (
     check_columns,
     check_frame,
@@ -25,7 +26,6 @@ from microsdc._validation import (
 )
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, combine_codes, encode_column, encode_qis
-from microsdc.risk._policy import MissingPolicy, parse_policy
 
 __all__ = ["KINDS", "l_diversity"]
 

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._validation import check_bool, check_int, param_error
 from microsdc.encode import EncodedQIs, MissingValues
-from microsdc.risk._policy import MissingPolicy, Policy
 
 __all__ = ["safe_combinations"]
 
@@ -84,7 +84,7 @@ def safe_combinations(
     func = "safe_combinations"
     if not isinstance(df, pd.DataFrame):
         from microsdc.backends import detect_backend
-        from microsdc.backends.frequencies import record_patterns
+        from microsdc.risk.lazy import record_patterns
 
         k = check_int(k, "k", func, min_value=1)
         min_size, max_size, maximal = _check_sizes(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from microsdc.risk._policy import Policy
+from microsdc._core.policy import Policy
 
 __all__ = ["restore_alpha0", "restore_alpha0_checked"]
 

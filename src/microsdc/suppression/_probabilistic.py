@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from microsdc._core.policy import Policy
 from microsdc.exceptions import SDCError
-from microsdc.risk._policy import Policy
 from microsdc.suppression._engine import Costs, ProgressCallback
 
 __all__ = ["probabilistic_reach_k", "probabilistic_suppress"]

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from microsdc._core.policy import Policy
 from microsdc.exceptions import InvalidParameterError
-from microsdc.risk._policy import Policy
 from microsdc.suppression._engine import (
     Costs,
     category_if_cheaper,

@@ -150,8 +150,8 @@ def exact_suppress_codes(
     starting solution; instead the cheaper of the other two bounds the
     objective (a cut-off row), and the three are compared after the solve.
     """
+    from microsdc._core.policy import Policy
     from microsdc.exceptions import InvalidParameterError
-    from microsdc.risk._policy import Policy
     from microsdc.suppression._engine import fk_of
 
     t0 = time.monotonic()
@@ -294,7 +294,7 @@ def _warn_blank_records(best: np.ndarray, obs: np.ndarray, k: int) -> None:
 
 def _reaches_k(codes: np.ndarray, blank: np.ndarray, n_categories: Any, k: int) -> bool:
     """Does blanking ``blank`` give every record wildcard fk >= k?"""
-    from microsdc.risk._policy import Policy
+    from microsdc._core.policy import Policy
     from microsdc.suppression._engine import fk_of
 
     trial = np.where(blank, -1, codes)

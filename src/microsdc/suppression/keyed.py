@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import Policy
 from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
 from microsdc.backends.keyed import KeyPlan
-from microsdc.risk._policy import Policy
 
 __all__ = ["keyed_suppression"]
 

@@ -152,9 +152,9 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
 
         return aggregate_first(df, keys, _N, _FIRST), True
     else:
-        from microsdc.backends.frequencies import _aggregate
+        from microsdc.backends.frequencies import aggregate
 
-        return _aggregate(nw.from_native(df), list(keys), None), False
+        return aggregate(nw.from_native(df), list(keys), None), False
     grouped = (
         nw.from_native(numbered)
         .group_by(*keys, drop_null_keys=False)
@@ -177,7 +177,7 @@ def _blank_back(
     import narwhals as nw
     import pyarrow as pa
 
-    from microsdc.backends.frequencies import _join_back
+    from microsdc.backends.frequencies import join_back
 
     qi_names: list[str] = list(blank.columns)
     b = blank.to_numpy(dtype=bool)
@@ -193,7 +193,7 @@ def _blank_back(
         # True where blanked, null elsewhere: unmatched records and kept cells read alike
         flagged = b[hit, j]
         right = right.append_column(flag, pa.array(flagged, mask=~flagged, type=pa.bool_()))
-    joined = nw.from_native(_join_back(df, backend, list[Hashable](keys), right))
+    joined = nw.from_native(join_back(df, backend, list[Hashable](keys), right))
     exprs = [
         nw.when(nw.col(flags[c]).is_null()).then(nw.col(c)).alias(c) if c in flags else nw.col(c)
         for c in names

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._random import SeedLike
 from microsdc._validation import (
     check_frame,
@@ -19,7 +20,6 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
     InvalidParameterError,
 )
-from microsdc.risk._policy import MissingPolicy, Policy
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 from microsdc.suppression.params import check_call, costs_of, strata_groups
 from microsdc.suppression.result import SuppressionResult
@@ -410,9 +410,9 @@ def _finish(
     """Blank the linked columns where their key variable was blanked; warn about read-backs."""
     from dataclasses import replace
 
+    from microsdc.data.blank import blank_cells
     from microsdc.encode import _missing_values_for, missing_mask
     from microsdc.risk.linked import warn_recoverable
-    from microsdc.suppression._frame import blank_cells
 
     data = res.data
     details = dict(res.details)
@@ -546,7 +546,7 @@ def _prosecutor(
 
 
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
-    from microsdc.suppression._frame import blank_cells
+    from microsdc.data.blank import blank_cells
 
     return blank_cells(df, cols, blank)
 

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import Policy, parse_policy
 from microsdc._validation import check_columns, check_int, check_one_of, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import Policy, parse_policy
 
 __all__ = ["METHODS", "check_call", "check_guarantee", "costs_of", "strata_groups"]
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import MissingPolicy, Policy, parse_policy
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame, check_int, check_number
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
-from microsdc.risk._policy import MissingPolicy, Policy, parse_policy
 
 __all__ = ["RandomMissingness", "min_missingness_max_deid", "random_missingness_codes"]
 
@@ -116,8 +116,8 @@ def min_missingness_max_deid(
     """
     if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
         return call_in_memory(min_missingness_max_deid, locals())
+    from microsdc.data.blank import blank_cells
     from microsdc.risk.linked import warn_recoverable
-    from microsdc.suppression._frame import blank_cells
 
     search = random_missingness_codes(
         df,

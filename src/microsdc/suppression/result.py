@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc.risk._policy import Policy
+from microsdc._core.policy import Policy
 
 __all__ = ["LazySuppressionResult", "SuppressionResult", "lazy_result"]
 
