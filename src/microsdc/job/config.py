@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from microsdc._validation import check_bool, check_path
 from microsdc.exceptions import JobFileError
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
@@ -56,6 +57,7 @@ __all__ = [
     "JobFileError",
     "OutputPaths",
     "RecodeSpec",
+    "check_run_arguments",
     "load_job",
     "parse_job",
 ]
@@ -755,7 +757,8 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
         If the file cannot be read (missing, a folder, not UTF-8) or its content
         is invalid; see :func:`parse_job`.
     """
-    path = Path(path)
+    path = Path(check_path(path, "path", "load_job"))
+    check_bool(check_files, "check_files", "load_job")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -765,3 +768,20 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
     except UnicodeDecodeError as exc:
         raise JobFileError(f"the job file is not UTF-8 text ({exc.reason}).", path=path) from None
     return parse_job(text, path, check_files=check_files)
+
+
+def check_run_arguments(job: Any, output_dir: Any, write: Any, progress: Any, now: Any) -> None:
+    """The arguments of :func:`microsdc.run_job`, checked before the job is read."""
+    from datetime import datetime
+
+    from microsdc._validation import param_error
+
+    func = "run_job"
+    if not isinstance(job, JobConfig):
+        check_path(job, "job", func)
+    if output_dir is not None:
+        check_path(output_dir, "output_dir", func)
+    check_bool(write, "write", func)
+    check_bool(progress, "progress", func)
+    if now is not None and not isinstance(now, datetime):
+        raise param_error("now", func, "a datetime.datetime or None", now)
