@@ -14,7 +14,9 @@ else:
 __all__ = ["SeedLike", "check_random_state", "spawn"]
 
 
-def check_random_state(seed: SeedLike, name: str = "seed") -> np.random.Generator:
+def check_random_state(
+    seed: SeedLike, name: str = "seed", func: str | None = None
+) -> np.random.Generator:
     """Return a Generator for ``seed``.
 
     Parameters
@@ -25,6 +27,8 @@ def check_random_state(seed: SeedLike, name: str = "seed") -> np.random.Generato
         (and advanced by the caller's use).
     name : str, default "seed"
         Parameter name used in the error message.
+    func : str, optional
+        The public function whose ``seed`` this is (the error's ``func`` field).
 
     Raises
     ------
@@ -46,6 +50,7 @@ def check_random_state(seed: SeedLike, name: str = "seed") -> np.random.Generato
     raise InvalidParameterError(
         f"The '{name}' parameter must be an int >= 0, a numpy.random.Generator or None. "
         f"Got {seed!r} instead.",
+        func=func,
         param=name,
     )
 

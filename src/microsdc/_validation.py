@@ -17,11 +17,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "check_bool",
+    "check_callable",
     "check_columns",
     "check_frame",
     "check_int",
+    "check_missing_values",
     "check_number",
     "check_one_of",
+    "check_path",
     "param_error",
 ]
 
@@ -98,6 +101,30 @@ def check_bool(value: Any, name: str, func: str) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
     raise param_error(name, func, "a bool", value)
+
+
+def check_callable(value: Any, name: str, func: str) -> Any:
+    """Raise unless ``value`` is None or callable."""
+    if value is None or callable(value):
+        return value
+    raise param_error(name, func, "a callable or None", value)
+
+
+def check_path(value: Any, name: str, func: str) -> Any:
+    """Raise unless ``value`` is a file path (a str or an ``os.PathLike``)."""
+    import os
+
+    if isinstance(value, str | os.PathLike):
+        return value
+    raise param_error(name, func, "a file path (str or os.PathLike)", value)
+
+
+def check_missing_values(value: Any, name: str, func: str) -> Any:
+    """Raise unless ``value`` can be missing-value codes: None, one code (a str or a
+    number), a list of codes, or a dict of column -> codes."""
+    if value is None or isinstance(value, str | bytes | numbers.Number | Iterable):
+        return value
+    raise param_error(name, func, "a list of values or a dict of column -> values", value)
 
 
 def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:

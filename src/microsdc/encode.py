@@ -19,7 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame
+from microsdc._validation import (
+    check_bool,
+    check_columns,
+    check_frame,
+    check_missing_values,
+    param_error,
+)
 from microsdc.exceptions import (
     DataValidationError,
     DisclosureRiskWarning,
@@ -325,8 +331,12 @@ def encode_qis(
     >>> enc.codes[:, 0].tolist(), list(enc.categories[0])
     ([0, -1, 1, -1], ['x', 'y'])
     """
+    if not isinstance(func, str):
+        raise param_error("func", "encode_qis", "a str", func)
     check_frame(df, "df", func)
     cols = check_columns(df, qi, "quasi_identifiers", func)
+    check_missing_values(missing_values, "missing_values", func)
+    check_bool(warn_cardinality, "warn_cardinality", func)
     if isinstance(missing_values, Mapping):
         unknown = [c for c in missing_values if c not in set(df.columns)]
         if unknown:

@@ -34,9 +34,11 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from microsdc._validation import check_path, param_error
 from microsdc.data.metadata import METADATA, file_metadata
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 
@@ -166,7 +168,12 @@ def read_table(
     """
     import pandas as pd
 
-    path = Path(path)
+    func = "read_table"
+    path = Path(check_path(path, "path", func))
+    if columns is not None and not isinstance(columns, Iterable):
+        raise param_error("columns", func, "a list of column names", columns)
+    if sep is not None and not isinstance(sep, str):
+        raise param_error("sep", func, "a str or None", sep)
     fmt = _format_of(path)
     if encoding is not None:
         import codecs
@@ -205,6 +212,8 @@ def read_table(
                     f"{' ...' if len(present) > 30 else ''}.{separator_hint(present)}"
                     f"{_close_hint(missing, present)}",
                     missing=missing,
+                    func=func,
+                    param="columns",
                 )
         if fmt in ("csv", "tsv"):
             check_csv_header(path, csv_kwargs["sep"], encoding)
@@ -588,7 +597,11 @@ def write_table(
     FileNotFoundError
         If the folder does not exist.
     """
-    path = Path(path)
+    func = "write_table"
+    path = Path(check_path(path, "path", func))
+    for name, value in (("encoding", encoding), ("sep", sep), ("line_terminator", line_terminator)):
+        if value is not None and not isinstance(value, str):
+            raise param_error(name, func, "a str or None", value)
     fmt = _format_of(path)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -240,6 +240,10 @@ def bin_numeric(
     func = "bin_numeric"
     series, frame = _take(data, column, func)
     method = check_one_of(method, "method", func, BIN_METHODS)
+    if labels is not False and not isinstance(labels, str | Iterable):
+        raise param_error("labels", func, "'auto', False or a list of labels", labels)
+    if not isinstance(missing_values, Iterable):
+        raise param_error("missing_values", func, "a list of values", missing_values)
     codes_kept = None
     if len(missing_values):
         from microsdc.encode import missing_mask
@@ -335,7 +339,7 @@ def bin_numeric(
         else:
             names = _labels(edges, integer)
     else:
-        names = [str(s) for s in labels]  # type: ignore[union-attr]
+        names = [str(s) for s in labels]
         if len(names) != n_bins_out or len(set(names)) != len(names):
             raise InvalidParameterError(
                 f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "

@@ -18,7 +18,13 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from microsdc._validation import check_columns, check_frame
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_int,
+    check_missing_values,
+    param_error,
+)
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
 
@@ -145,6 +151,7 @@ def suppressed_cells(
     else:
         cols = check_columns(original, columns, "columns", func, allow_empty=True)
     check_columns(anonymised, cols, "columns", func, allow_empty=True)
+    check_missing_values(missing_values, "missing_values", func)
     if not original.index.is_unique or not anonymised.index.is_unique:
         raise DataValidationError(
             f"The frames passed to {func} need unique row labels to be compared.",
@@ -235,6 +242,10 @@ def swap_utility_summary(utility: SwapUtility, *, max_areas: int = 50) -> dict[s
     """
     import numpy as np
 
+    func = "swap_utility_summary"
+    if not all(hasattr(utility, a) for a in ("share_per_area", "share_per_level", "hellinger")):
+        raise param_error("utility", func, "a SwapUtility (what swap_utility returned)", utility)
+    max_areas = check_int(max_areas, "max_areas", func, min_value=0)
     per_area = utility.share_per_area
     hell = dict(zip(utility.hellinger["hierarchy"], utility.hellinger["hellinger"], strict=True))
     levels = []

@@ -332,25 +332,30 @@ def _suppress_lazy(
 ) -> None:
     """The suppress command on a lazy engine: the engine groups the rows by the key
     variables, the greedy decides on the patterns, the engine writes the Parquet file."""
+    from microsdc.backends.capabilities import first_refusal, refusal_text
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
     from microsdc.io import check_output_path
     from microsdc.risk._policy import parse_policy
 
-    needs_rows = {
+    flags = {
+        "method": "--method",
+        "missing": "--missing",
         "subject_id": "--subject-id",
         "linked": "--linked",
         "seed": "--seed",
     }
-    given = [flag for name, flag in needs_rows.items() if options.get(name)]
-    if method != "greedy":
-        given.insert(0, f"--method {method}")
-    kind = parse_policy(policy, "microsdc suppress").kind
-    if kind in ("category", "probabilistic"):
-        given.append(f"--missing {kind}")
-    if given:
+    refused = first_refusal(
+        {
+            "method": method,
+            "missing": parse_policy(policy, "microsdc suppress").label,
+            **{name: options.get(name) for name in ("subject_id", "linked", "seed")},
+        }
+    )
+    if refused is not None:
+        entry, value = refused
+        advice = f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
         raise click.UsageError(
-            f"{', '.join(given)} work(s) on the records in memory; with --engine {engine} "
-            "only the greedy on wildcard or alpha policies runs (use --engine pandas)"
+            refusal_text(entry, value, flags[entry.param], flags, "Option", advice)
         )
     check_lazy_output(out, file)
     check_output_path(out)

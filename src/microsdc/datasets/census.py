@@ -76,7 +76,7 @@ def synthetic_census(n_households: int = 10000, *, seed: SeedLike = None) -> pd.
     import pandas as pd
 
     n = check_int(n_households, "n_households", "synthetic_census", min_value=1)
-    rng = check_random_state(seed)
+    rng = check_random_state(seed, func="synthetic_census")
     i32 = np.int32
     nuts1 = rng.integers(1, 4, n, dtype=i32)
     nuts2 = nuts1 * 10 + rng.integers(1, 6, n, dtype=i32)

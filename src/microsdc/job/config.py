@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from microsdc._validation import check_bool, check_path
 from microsdc.exceptions import JobFileError
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
@@ -56,6 +57,7 @@ __all__ = [
     "JobFileError",
     "OutputPaths",
     "RecodeSpec",
+    "check_run_arguments",
     "load_job",
     "parse_job",
 ]
@@ -625,12 +627,69 @@ def _check_engine(
     check_files: bool,
     fail: Callable[[tuple[str, ...], str], JobFileError],
 ) -> None:
-    """The settings an engine input (``input.engine``) can run, before any row is read."""
+    """The settings an engine input (``input.engine``) can run, before any row is read:
+    the input itself, then each setting against the table of what needs the records
+    (:mod:`microsdc.backends.capabilities`)."""
+    from microsdc.backends.capabilities import first_refusal, refusal_text
+
+    _check_engine_input(data["input"], input_path, check_files, fail)
+    for key, settings in _record_settings(data, steps):
+        refused = first_refusal(settings)
+        if refused is None:
+            continue
+        entry, value = refused
+        name = ".".join(key)
+        if key == ("steps",):
+            subject, advice = f"the {entry.param} step", _PANDAS_INPUT
+        else:
+            subject, advice = f"key '{name}'", _LEAVE_ENGINE
+        names = {entry.param: f"'{name}'"}
+        raise fail(key, refusal_text(entry, value, subject, names, "Key", advice))
+
+
+#: how a job refuses a setting an engine input cannot run
+_LEAVE_ENGINE = (
+    "with 'input.engine' the rows stay in the engine (change the key, or leave 'input.engine' out)"
+)
+_PANDAS_INPUT = (
+    "with 'input.engine' the rows stay in the engine. Run the job on a pandas input "
+    "instead: leave 'input.engine' out and give a single file, e.g. written with "
+    "pyarrow.parquet.read_table(folder).to_pandas().to_parquet(path) or DuckDB's "
+    "COPY table TO 'file.parquet' (10 million households fit in memory)"
+)
+
+
+def _record_settings(
+    data: Mapping[str, Any], steps: tuple[str, ...]
+) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """The job's settings a lazy engine may refuse: (job key, library parameter -> value)."""
+    found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    if "swapping" in steps:
+        found.append((("steps",), {"swapping": True}))
+    for col, spec in data.get("recode", {}).items():
+        if isinstance(spec, dict) and "breaks" in spec:
+            found.append((("recode", col, "breaks"), {"breaks": spec["breaks"]}))
+    if "suppression" in steps:
+        suppression = data.get("suppression", {})
+        method = suppression.get("method", default_of("suppression.method"))
+        found.append((("suppression", "method"), {"method": method}))
+        found.append((("suppression", "linked"), {"linked": suppression.get("linked")}))
+        missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
+        found.append((("risk", "missing"), {"missing": missing}))
+    return found
+
+
+def _check_engine_input(
+    inp: Mapping[str, Any],
+    input_path: Path,
+    check_files: bool,
+    fail: Callable[[tuple[str, ...], str], JobFileError],
+) -> None:
+    """The input of an engine job: engine, database table, files and CSV options."""
     import glob
 
     from microsdc.backends.files import is_database, is_pattern
 
-    inp = data["input"]
     engine = inp.get("engine")
     path = str(input_path)
     if engine is None:
@@ -688,44 +747,6 @@ def _check_engine(
             check_csv_options(inp["encoding"], engine, "key 'input.encoding' =")
         except InvalidParameterError as exc:
             raise fail(("input", "encoding"), f"{exc}.") from None
-    rows = "needs the records in memory; with 'input.engine' the rows stay in the engine"
-    if "swapping" in steps:
-        raise fail(
-            ("steps",),
-            f"the swapping step {rows}. Run the job on a pandas input instead: leave "
-            "'input.engine' out and give a single file, e.g. written with "
-            "pyarrow.parquet.read_table(folder).to_pandas().to_parquet(path) or DuckDB's "
-            "COPY table TO 'file.parquet' (10 million households fit in memory).",
-        )
-    for col, spec in data.get("recode", {}).items():
-        if isinstance(spec, dict) and "breaks" in spec:
-            raise fail(
-                ("recode", col, "breaks"),
-                f"key 'recode.{col}.breaks' {rows}; bands of one 'width' run in the engine "
-                "(or leave 'input.engine' out).",
-            )
-    suppression = data.get("suppression", {})
-    if "suppression" in steps:
-        if suppression.get("method", default_of("suppression.method")) != "greedy":
-            raise fail(
-                ("suppression", "method"),
-                f"key 'suppression.method' = \"{suppression['method']}\" {rows}; the greedy "
-                "works on the distinct key combinations (leave the key out).",
-            )
-        if "linked" in suppression:
-            raise fail(
-                ("suppression", "linked"),
-                f"key 'suppression.linked' {rows} (the linked columns are blanked record by "
-                "record); leave the linked columns out with variables.drop instead.",
-            )
-        missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
-        if missing in ("category", "probabilistic"):
-            raise fail(
-                ("risk", "missing"),
-                f"key 'risk.missing' = \"{missing}\" with a suppression step {rows} "
-                '(identical records can get different blanks); "wildcard" works on the '
-                "distinct key combinations.",
-            )
 
 
 def _data_suffix(input_path: Path) -> str:
@@ -755,7 +776,8 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
         If the file cannot be read (missing, a folder, not UTF-8) or its content
         is invalid; see :func:`parse_job`.
     """
-    path = Path(path)
+    path = Path(check_path(path, "path", "load_job"))
+    check_bool(check_files, "check_files", "load_job")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -765,3 +787,20 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
     except UnicodeDecodeError as exc:
         raise JobFileError(f"the job file is not UTF-8 text ({exc.reason}).", path=path) from None
     return parse_job(text, path, check_files=check_files)
+
+
+def check_run_arguments(job: Any, output_dir: Any, write: Any, progress: Any, now: Any) -> None:
+    """The arguments of :func:`microsdc.run_job`, checked before the job is read."""
+    from datetime import datetime
+
+    from microsdc._validation import param_error
+
+    func = "run_job"
+    if not isinstance(job, JobConfig):
+        check_path(job, "job", func)
+    if output_dir is not None:
+        check_path(output_dir, "output_dir", func)
+    check_bool(write, "write", func)
+    check_bool(progress, "progress", func)
+    if now is not None and not isinstance(now, datetime):
+        raise param_error("now", func, "a datetime.datetime or None", now)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from microsdc.exceptions import SDCError, SDCWarning
-from microsdc.job.config import JobConfig, load_job
+from microsdc.job.config import JobConfig, check_run_arguments, load_job
 from microsdc.job.schema import default_of
 
 if TYPE_CHECKING:
@@ -995,6 +995,7 @@ def run_job(
     Nothing is written unless every step succeeded.
     """
     started = time.perf_counter()
+    check_run_arguments(job, output_dir, write, progress, now)
     cfg = job if isinstance(job, JobConfig) else load_job(job)
     if output_dir is not None:
         from dataclasses import replace

@@ -11,9 +11,11 @@ id, a seed, or a cell of a frequency table.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from microsdc._validation import param_error
 from microsdc.report._format import _listing, _n, _p, _x, format_percent
 from microsdc.report.sections import (
     GUARANTEES,
@@ -86,6 +88,8 @@ def render_report(audit: dict[str, Any]) -> str:
 
     from microsdc.report.figures import all_figures
 
+    if not isinstance(audit, Mapping):
+        raise param_error("audit", "render_report", "an audit record (a dict)", audit)
     text = (
         resources.files("microsdc.report").joinpath("templates/report.html.j2").read_text("utf-8")
     )

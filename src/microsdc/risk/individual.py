@@ -22,7 +22,7 @@ from microsdc._validation import check_columns, check_frame, param_error
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
-from microsdc.risk.kanonymity import sample_frequencies
+from microsdc.risk.kanonymity import frequencies_for
 
 __all__ = [
     "GlobalRisk",
@@ -229,14 +229,23 @@ def individual_risk(
     """
     if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
         return call_in_memory(individual_risk, locals())
-    func = "individual_risk"
+    risk = _risk(df, quasi_identifiers, weights, missing, missing_values, "individual_risk")
+    return pd.Series(risk, index=df.index, name="risk")
+
+
+def _risk(
+    df: pd.DataFrame,
+    quasi_identifiers: Any,
+    weights: Any,
+    missing: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> np.ndarray:
+    """The individual risk per record, the errors naming ``func``."""
     check_frame(df, "df", func)
     _check_counting_policy(missing, func)
-    freq = sample_frequencies(
-        df, quasi_identifiers, missing=missing, weights=weights, missing_values=missing_values
-    )
-    Fk = freq["Fk"].to_numpy() if "Fk" in freq else None
-    return pd.Series(risk_from_frequencies(freq["fk"].to_numpy(), Fk), index=df.index, name="risk")
+    fk, Fk = frequencies_for(df, quasi_identifiers, missing, weights, missing_values, func)
+    return risk_from_frequencies(fk, Fk)
 
 
 def _household_codes(df: pd.DataFrame, hid: Hashable, func: str) -> np.ndarray:
@@ -329,9 +338,7 @@ def household_risk(
     func = "household_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func)
-    risk = individual_risk(
-        df, quasi_identifiers, weights=weights, missing=missing, missing_values=missing_values
-    ).to_numpy()
+    risk = _risk(df, quasi_identifiers, weights, missing, missing_values, func)
     return pd.Series(_household_from_risk(risk, codes), index=df.index, name="household_risk")
 
 
@@ -442,9 +449,7 @@ def global_risk(
     func = "global_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func) if hid is not None else None
-    risk = individual_risk(
-        df, quasi_identifiers, weights=weights, missing=missing, missing_values=missing_values
-    ).to_numpy()
+    risk = _risk(df, quasi_identifiers, weights, missing, missing_values, func)
     n = len(risk)
     er = float(risk.sum())
     out: dict[str, Any] = {

@@ -28,6 +28,7 @@ from microsdc.risk.frequencies import (
 __all__ = [
     "PatternFrequencies",
     "check_k_anonymity",
+    "frequencies_for",
     "frequencies_from_codes",
     "row_frequencies",
     "sample_frequencies",
@@ -138,6 +139,26 @@ def _prepare(
     enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
     w = _weights(df, weights, func)
     return enc, policy, w
+
+
+def frequencies_for(
+    df: pd.DataFrame,
+    quasi_identifiers: Any,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``fk`` and ``Fk`` (None without weights) per record, the errors naming ``func``."""
+    enc, policy, w = _prepare(
+        df,
+        quasi_identifiers,
+        missing=missing,
+        weights=weights,
+        missing_values=missing_values,
+        func=func,
+    )
+    return row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
 
 
 def sample_frequencies(
@@ -272,15 +293,7 @@ default "wildcard"
     func = "sample_frequencies"
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
-    enc, policy, w = _prepare(
-        df,
-        quasi_identifiers,
-        missing=missing,
-        weights=weights,
-        missing_values=missing_values,
-        func=func,
-    )
-    fk, big_fk = row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
+    fk, big_fk = frequencies_for(df, quasi_identifiers, missing, weights, missing_values, func)
     out = pd.DataFrame({"fk": fk}, index=df.index)
     if big_fk is not None:
         out["Fk"] = big_fk

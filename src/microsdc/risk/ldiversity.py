@@ -241,6 +241,8 @@ def l_diversity(
         c_val = check_number(c, "c", func, low=0.0, low_open=True)
         l_val = check_int(l, "l", func, min_value=1)
     elif c is not None or l is not None:
+        if c is None:  # 'l' alone
+            raise param_error("l", func, "None unless kind='recursive'", l)
         raise param_error("c", func, "None unless kind='recursive'", (c, l))
     policy = parse_policy(missing, func)
     if policy.kind not in ("wildcard", "category"):

@@ -24,7 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame, check_int, check_number
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_int,
+    check_missing_values,
+    check_number,
+)
 from microsdc.encode import MissingValues, encode_column
 from microsdc.exceptions import InvalidParameterError
 
@@ -199,6 +205,7 @@ def linked_columns(
     check_frame(df, "df", func)
     keys = check_columns(df, key_variables, "key_variables", func)
     share, min_count = _check(share, min_count, func)
+    check_missing_values(missing_values, "missing_values", func)
     others = _others(df, keys, columns, func)
     rows = []
     coded = {c: _codes(df[c], _missing_for(missing_values, c)) for c in others}
@@ -272,10 +279,13 @@ def recoverable_cells(
             f"The frames of {func} must have the same records: {len(original)} rows in "
             f"'original', {len(released)} in 'released'.",
             func=func,
+            param="released",
+            related=("original",),
         )
     keys = check_columns(released, key_variables, "key_variables", func)
     check_columns(original, keys, "key_variables", func)
     share, min_count = _check(share, min_count, func)
+    check_missing_values(missing_values, "missing_values", func)
     others = _others(released, keys, columns, func)
     rows = []
     coded: dict[Hashable, np.ndarray] = {}

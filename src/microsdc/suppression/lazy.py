@@ -29,6 +29,7 @@ import pandas as pd
 
 from microsdc._validation import check_columns
 from microsdc.backends import Backend
+from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
@@ -52,13 +53,14 @@ def _schema(nwf: Any) -> Any:
     return nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
 
 
-def _refuse(option: str, why: str) -> InvalidParameterError:
+def _refuse(option: str, why: str, value: Any) -> InvalidParameterError:
     return InvalidParameterError(
         f"The '{option}' parameter of {_FUNC} is not supported on a lazy frame: {why}. "
         "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
         ".toPandas(), or .toArrow() for a pyarrow table) to use it.",
         func=_FUNC,
         param=option,
+        value=value,
     )
 
 
@@ -107,23 +109,12 @@ def _check(
                 func=_FUNC,
                 param="missing_values",
             )
-    if method != "greedy":
-        raise _refuse(
-            "method",
-            f"method={method!r} works on the records"
-            + (" (random blanks per record)" if method == "random" else " (small instances)")
-            + "; method='greedy' works on patterns",
-        )
-    if policy.kind in ("category", "probabilistic"):
-        raise _refuse(
-            "missing",
-            f"missing={policy.label!r} suppression works record by record (identical records "
-            "can get different blanks); 'wildcard' or an alpha work on patterns",
-        )
-    if subject_id is not None:
-        raise _refuse("subject_id", "subjects are collapsed from their records")
-    if linked is not None:
-        raise _refuse("linked", "blanking linked columns needs their values per record")
+    refused = first_refusal(
+        {"method": method, "missing": policy.label, "subject_id": subject_id, "linked": linked}
+    )
+    if refused is not None:
+        entry, value = refused
+        raise _refuse(entry.param, entry.reason(value), value)
     return policy, cols, jobs_spec, k_report, imp, strata_cols
 
 

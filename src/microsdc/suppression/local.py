@@ -21,7 +21,7 @@ from microsdc.exceptions import (
     InvalidParameterError,
 )
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
-from microsdc.suppression.params import check_call, costs_of, strata_groups
+from microsdc.suppression.params import check_call, check_passed_on, costs_of, strata_groups
 from microsdc.suppression.result import SuppressionResult
 
 __all__ = ["SuppressionResult", "local_suppression"]
@@ -277,6 +277,7 @@ def local_suppression(
         df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
     )
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
+    check_passed_on(subject_rule, seed, progress, _FUNC)
     if method == "random":
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0

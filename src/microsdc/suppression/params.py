@@ -5,17 +5,30 @@ limit and linked columns; and the costs and strata they turn into."""
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy, parse_policy
-from microsdc._validation import check_columns, check_int, check_one_of, param_error
+from microsdc._validation import (
+    check_callable,
+    check_columns,
+    check_int,
+    check_one_of,
+    param_error,
+)
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
-__all__ = ["METHODS", "check_call", "check_guarantee", "costs_of", "strata_groups"]
+__all__ = [
+    "METHODS",
+    "check_call",
+    "check_guarantee",
+    "check_passed_on",
+    "costs_of",
+    "strata_groups",
+]
 
 _FUNC = "local_suppression"
 METHODS = ("greedy", "exact", "random")
@@ -84,6 +97,8 @@ def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[in
     """(size, k) pairs to enforce, and the k to report."""
     if combs is None:
         return [(m, check_int(k, "k", func, min_value=1))], check_int(k, "k", func, min_value=1)
+    if not isinstance(combs, numbers.Integral | Iterable) or isinstance(combs, str | bytes):
+        raise param_error("combs", func, "an int or a non-empty list of ints", combs)
     given: list[Any] = [combs] if isinstance(combs, numbers.Integral) else list(combs)
     if not given:
         raise param_error("combs", func, "an int or a non-empty list of ints", combs)
@@ -189,8 +204,21 @@ def check_call(
             _no_missing(df, c, "stratum", _FUNC)
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
         raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    if subject_id is not None:
+        check_columns(df, [subject_id], "subject_id", _FUNC)
     ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
     return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
+
+
+def check_passed_on(subject_rule: Any, seed: Any, progress: Any, func: str) -> None:
+    """The options :func:`local_suppression` hands to other steps, checked up front even
+    when the call does not use them (``seed`` without ``method="random"``)."""
+    from microsdc._random import check_random_state
+    from microsdc.longitudinal import RULES
+
+    check_one_of(subject_rule, "subject_rule", func, RULES)
+    check_random_state(seed, "seed", func)
+    check_callable(progress, "progress", func)
 
 
 def check_guarantee(policy: Policy, func: str) -> None:

@@ -184,7 +184,7 @@ def random_missingness_codes(
     maximum = check_number(maximum_missingness, "maximum_missingness", _FUNC, low=0, high=100)
     step = check_number(step, "step", _FUNC, low=0, low_open=True)
     trials = check_int(n_random_trials, "n_random_trials", _FUNC, min_value=1)
-    rng = check_random_state(seed)
+    rng = check_random_state(seed, func=_FUNC)
     policy = parse_policy(missing, _FUNC, suppression=True)
     from microsdc.suppression.params import check_guarantee
 

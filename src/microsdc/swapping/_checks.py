@@ -55,7 +55,7 @@ def _is_position(item: Any) -> bool:
     return isinstance(item, numbers.Integral) and not isinstance(item, bool)
 
 
-def _as_items(value: Any, name: str) -> list[Any]:
+def _as_items(value: Any, name: str, func: str = FUNC) -> list[Any]:
     import numpy as np
     import pandas as pd
 
@@ -66,7 +66,7 @@ def _as_items(value: Any, name: str) -> list[Any]:
     ):
         raise param_error(
             name,
-            FUNC,
+            func,
             "a column name, a 0-based column position or a list of them",
             type(value).__name__,
         )
@@ -82,6 +82,7 @@ def resolve_columns(
     *,
     single: bool = False,
     allow_empty: bool = False,
+    func: str = FUNC,
 ) -> list[Hashable]:
     """Resolve column names or 0-based positions to a list of column names.
 
@@ -95,24 +96,24 @@ def resolve_columns(
     ColumnNotFoundError
         A name that is not a column of ``df``.
     """
-    items = _as_items(value, name)
+    items = _as_items(value, name, func)
     if single and len(items) != 1:
-        raise param_error(name, FUNC, "a single column name or 0-based position", value)
+        raise param_error(name, func, "a single column name or 0-based position", value)
     if not items and not allow_empty:
-        raise param_error(name, FUNC, "a non-empty list of column names", value)
+        raise param_error(name, func, "a non-empty list of column names", value)
     ncol = df.shape[1]
     out: list[Hashable] = []
     missing: list[Any] = []
     for item in items:
         if not isinstance(item, Hashable) or isinstance(item, list | tuple | set):
-            raise param_error(name, FUNC, "column names or 0-based column positions", value)
+            raise param_error(name, func, "column names or 0-based column positions", value)
         if item in df.columns:
             out.append(item)
         elif _is_position(item):
             pos = int(item)  # type: ignore[call-overload]
             if not 0 <= pos < ncol:
                 raise param_error(
-                    name, FUNC, f"column names or 0-based positions in [0, {ncol - 1}]", value
+                    name, func, f"column names or 0-based positions in [0, {ncol - 1}]", value
                 )
             label: Hashable = df.columns[pos]
             out.append(label)
@@ -122,19 +123,19 @@ def resolve_columns(
         listed = ", ".join(repr(m) for m in missing)
         shown = ", ".join(repr(c) for c in list(df.columns)[:30])
         raise ColumnNotFoundError(
-            f"The '{name}' parameter of {FUNC} names {len(missing)} column(s) not in the data: "
+            f"The '{name}' parameter of {func} names {len(missing)} column(s) not in the data: "
             f"{listed}. Available columns: {shown}{' ...' if ncol > 30 else ''}."
             + close_matches_hint(missing, list(df.columns)),
             missing=missing,
-            func=FUNC,
+            func=func,
             param=name,
         )
     dups = [c for i, c in enumerate(out) if c in out[:i]]
     if dups:
         raise InvalidParameterError(
-            f"The '{name}' parameter of {FUNC} names the same column more than once: "
+            f"The '{name}' parameter of {func} names the same column more than once: "
             f"{', '.join(repr(d) for d in dict.fromkeys(dups))}.",
-            func=FUNC,
+            func=func,
             param=name,
         )
     return out

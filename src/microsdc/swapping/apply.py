@@ -179,9 +179,10 @@ def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None
     from microsdc._random import check_random_state
     from microsdc.swapping._checks import check_missing, resolve_columns
 
-    col = resolve_columns(data, hid, "hid", single=True)[0]
+    func = "renumber_households"
+    col = resolve_columns(data, hid, "hid", single=True, func=func)[0]
     check_missing(data, {col: "hid"})
-    rng = check_random_state(seed)
+    rng = check_random_state(seed, func=func)
     codes, uniques = pd.factorize(data[col])
     new_ids = rng.permutation(len(uniques)).astype(np.int64) + 1
     new = new_ids[codes]

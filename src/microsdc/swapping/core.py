@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from microsdc._random import SeedLike, check_random_state
+from microsdc._validation import check_callable
 from microsdc.backends.eager import call_in_memory
 
 if TYPE_CHECKING:
@@ -314,7 +315,8 @@ def record_swap_result(
         log_file_name,
         checked_columns,
     )
-    rng = check_random_state(seed)
+    rng = check_random_state(seed, func="record_swap")
+    check_callable(progress, "progress", "record_swap")
     # Each stage warns with a stacklevel that points at the caller of this function.
     hh = stages.households(data, p)
     at_risk = stages.select_at_risk(data, hh, p)

@@ -97,9 +97,10 @@ def level_risk(
     """
     from microsdc.swapping._checks import check_missing, resolve_columns
 
-    hid_col = resolve_columns(data, hid, "hid", single=True)[0]
-    hier = resolve_columns(data, hierarchy, "hierarchy")
-    rvars = resolve_columns(data, risk_variables, "risk_variables")
+    func = "level_risk"
+    hid_col = resolve_columns(data, hid, "hid", single=True, func=func)[0]
+    hier = resolve_columns(data, hierarchy, "hierarchy", func=func)
+    rvars = resolve_columns(data, risk_variables, "risk_variables", func=func)
     check_missing(data, {c: "a key column" for c in [hid_col, *hier, *rvars]})
     hh = prepare_households(data, hid_col, hier)
     rv_code, n_rv = row_codes(data, rvars, hh)

@@ -120,9 +120,11 @@ def swap_utility(
     """
     from microsdc.swapping._checks import resolve_columns
 
-    hier = resolve_columns(original, hierarchy, "hierarchy")
-    rvars = resolve_columns(original, risk_variables, "risk_variables", allow_empty=True)
-    resolve_columns(swapped, [hid, *hier, *rvars], "swapped")
+    func = "swap_utility"
+    hid = resolve_columns(original, hid, "hid", single=True, func=func)[0]
+    hier = resolve_columns(original, hierarchy, "hierarchy", func=func)
+    rvars = resolve_columns(original, risk_variables, "risk_variables", allow_empty=True, func=func)
+    resolve_columns(swapped, [hid, *hier, *rvars], "swapped", func=func)
     before, keys = _in_household_order(original, hid, "original")
     after, _ = _in_household_order(swapped, hid, "swapped")
     if len(before) != len(after) or not _same_hids(before[hid], after[hid]):
