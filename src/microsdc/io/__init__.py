@@ -52,11 +52,6 @@ from microsdc.io.csv import (
 from microsdc.io.formats import COMPRESSED, FORMATS, check_column_names
 from microsdc.io.metadata import METADATA, file_metadata
 from microsdc.io.read import number_records, read_columns, read_table
-
-# the patterns, for backends.files until its scan moves into this package
-from microsdc.io.text_types import _DECIMAL_TEXT as _DECIMAL_TEXT
-from microsdc.io.text_types import _EXPONENT_TEXT as _EXPONENT_TEXT
-from microsdc.io.text_types import _INT_TEXT as _INT_TEXT
 from microsdc.io.text_types import NA_TEXTS, WHOLE_AS_INTEGERS
 from microsdc.io.write import check_output_path, write_table
 

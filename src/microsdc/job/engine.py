@@ -53,8 +53,8 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
         If the input has no records (as the pandas job).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_records, scan
     from microsdc.exceptions import DataValidationError, InvalidParameterError
+    from microsdc.io.engines import check_records, scan
 
     assert cfg.engine is not None
     try:
@@ -414,8 +414,9 @@ def run_engine_job(
 ) -> Any:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
 
-    from microsdc.backends.files import check_output_location, write_parquet
+    from microsdc.backends.files import check_output_location
     from microsdc.exceptions import InvalidParameterError
+    from microsdc.io.engines import write_parquet
     from microsdc.job.runner import (
         JobResult,
         _progress,
