@@ -159,8 +159,8 @@ def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> An
     """``[recode]`` of bands of one width, in the engine
     (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
     entries, as the pandas job writes them."""
-    from microsdc.backends.recoding import bin_width_lazy
     from microsdc.exceptions import DataValidationError
+    from microsdc.recoding.lazy import bin_width_lazy
 
     for spec in cfg.recode:
         assert spec.width is not None  # breaks are refused when the job is read
