@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microsdc.backends.recoding import bin_width_lazy
 from microsdc.recoding import bin_numeric
+from microsdc.recoding.lazy import bin_width_lazy
 
 duckdb = pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")

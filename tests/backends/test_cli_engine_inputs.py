@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from cli_runner import run_cli
-from microsdc.backends.files import check_output_location, write_parquet
+from microsdc.backends.files import check_output_location
 from microsdc.exceptions import InvalidParameterError, OutputError
+from microsdc.io.engines import write_parquet
 
 pytest.importorskip("duckdb")
 pl = pytest.importorskip("polars")
@@ -55,7 +56,7 @@ def engine_schema(path: Path, text: str, engine: str) -> Any:
     """The column types ``engine`` gives the CSV file ``path`` written with ``text``."""
     import narwhals as nw
 
-    from microsdc.backends.files import scan
+    from microsdc.io.engines import scan
 
     path.write_text(text, encoding="utf-8")
     return nw.from_native(scan(str(path), engine, None)).collect_schema()
@@ -312,12 +313,12 @@ def test_failed_write_leaves_no_partial_file(tmp_path: Path) -> None:
 def test_failed_engine_write_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import microsdc.backends.files as files
+    import microsdc.io.engines as engines
 
     def full_disk(frame: object, path: str) -> None:
         raise RuntimeError("IO Error: could not write: No space left on device\nmore lines")
 
-    monkeypatch.setattr(files, "_write_spark", full_disk)
+    monkeypatch.setattr(engines, "_write_spark", full_disk)
     monkeypatch.setattr(pl.LazyFrame, "sink_parquet", lambda self, path: full_disk(self, path))
     csv = write_csv(tmp_path / "d.csv")
     out = tmp_path / "o.parquet"
@@ -331,7 +332,7 @@ def test_failed_engine_write_is_one_line(
 
 
 def test_a_spark_write_error_names_its_deepest_cause() -> None:
-    from microsdc.backends.files import _cause
+    from microsdc.io.engines import _cause
 
     java = (
         "An error occurred while calling o96.parquet.\n: org.apache.spark.SparkException: "

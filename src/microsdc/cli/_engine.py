@@ -61,14 +61,13 @@ def open_lazy(
     from microsdc.backends import install_hint
     from microsdc.backends.files import (
         check_parquet_schemas,
-        check_records,
         hive_base,
         hive_columns,
         is_pattern,
-        keep_partitions,
         parquet_files,
     )
     from microsdc.exceptions import InvalidParameterError
+    from microsdc.io.engines import check_records, keep_partitions
 
     try:
         import narwhals  # noqa: F401
@@ -123,7 +122,7 @@ def open_lazy(
             frame = reader.parquet(path)
         frame = keep_partitions(frame, path, partitions)
     else:
-        from microsdc.backends.files import scan
+        from microsdc.io.engines import scan
 
         try:
             frame = scan(path, engine, table, sep=sep, encoding=encoding)
@@ -205,6 +204,6 @@ def check_lazy_output(out: str, source: str) -> None:
 def write_lazy(frame: Any, out: str) -> None:
     """Write a lazy frame to Parquet by its own engine (streaming; checked by
     :func:`check_lazy_output` before any work)."""
-    from microsdc.backends.files import write_parquet
+    from microsdc.io.engines import write_parquet
 
     write_parquet(frame, out)

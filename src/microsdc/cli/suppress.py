@@ -384,7 +384,7 @@ def _suppress_lazy(
         import pandas as pd
 
         from microsdc._validation import check_columns, param_error
-        from microsdc.backends.recoding import bin_width_lazy
+        from microsdc.recoding.lazy import bin_width_lazy
         from microsdc.suppression.lazy import _schema
 
         columns = [str(c) for c in _schema(nw.from_native(frame)).names()]

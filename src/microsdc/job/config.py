@@ -740,8 +740,8 @@ def _check_engine_input(
                 "which the engine reads without it (leave the key out).",
             )
     if "encoding" in inp:
-        from microsdc.backends.files import check_csv_options
         from microsdc.exceptions import InvalidParameterError
+        from microsdc.io.engines import check_csv_options
 
         try:
             check_csv_options(inp["encoding"], engine, "key 'input.encoding' =")

@@ -53,8 +53,8 @@ def open_input(cfg: JobConfig) -> tuple[Any, list[str]]:
         If the input has no records (as the pandas job).
     """
     from microsdc.backends import install_hint
-    from microsdc.backends.files import check_records, scan
     from microsdc.exceptions import DataValidationError, InvalidParameterError
+    from microsdc.io.engines import check_records, scan
 
     assert cfg.engine is not None
     try:
@@ -159,8 +159,8 @@ def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> An
     """``[recode]`` of bands of one width, in the engine
     (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
     entries, as the pandas job writes them."""
-    from microsdc.backends.recoding import bin_width_lazy
     from microsdc.exceptions import DataValidationError
+    from microsdc.recoding.lazy import bin_width_lazy
 
     for spec in cfg.recode:
         assert spec.width is not None  # breaks are refused when the job is read
@@ -414,8 +414,9 @@ def run_engine_job(
 ) -> Any:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
 
-    from microsdc.backends.files import check_output_location, write_parquet
+    from microsdc.backends.files import check_output_location
     from microsdc.exceptions import InvalidParameterError
+    from microsdc.io.engines import write_parquet
     from microsdc.job.runner import (
         JobResult,
         _progress,

@@ -2,7 +2,7 @@
 
 One pass asks the engine for the smallest and largest value of the column and
 whether every value is an integer; the bands and their labels are those of
-:func:`microsdc.recoding.bin_numeric` (``width``, ``origin``) on the same values,
+:func:`microsdc.recoding.recode.bin_numeric` (``width``, ``origin``) on the same values,
 and the column becomes text: each value's label, a declared missing code kept as
 written, a missing value kept missing.
 """
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from microsdc.exceptions import DataValidationError
+from microsdc.recoding.bands import edge_decimals, width_edges, width_labels
 
 __all__ = ["bin_width_lazy"]
 
@@ -70,8 +71,6 @@ def bin_width_lazy(
         If ``column`` is not a numeric column.
     """
     import narwhals as nw
-
-    from microsdc.recoding import edge_decimals, width_edges, width_labels
 
     lazy = nw.from_native(frame)
     dtype = lazy.collect_schema()[column]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from microsdc._validation import check_columns, check_int, check_one_of, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.recoding.bands import bin_labels, number_text, width_edges, width_labels
 
 __all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
 
@@ -64,42 +65,6 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
     return series.astype("float64").to_numpy(na_value=np.nan)
 
 
-def edge_decimals(width: float) -> int:
-    """Decimals the edges ``origin + i * width`` are rounded to, so that 3 x 0.1 is the
-    edge 0.3 (a value 0.3 then lies in the band [0.3, 0.4) its label names)."""
-    return int(min(15, max(0, 12 - math.floor(math.log10(width)))))
-
-
-def width_edges(low: float | None, high: float | None, width: float, origin: float) -> np.ndarray:
-    """Edges ``origin + i * width`` (rounded to :func:`edge_decimals`) of the bands from
-    the one holding ``low`` to the one holding ``high`` (``None``: no value, one band
-    from ``origin``)."""
-    d = edge_decimals(width)
-
-    def edge(i: int) -> float:
-        return float(np.round(origin + width * float(i), d))
-
-    def band(x: float) -> int:  # i with edge(i) <= x < edge(i + 1)
-        i = math.floor((x - origin) / width)
-        while edge(i) > x:
-            i -= 1
-        while edge(i + 1) <= x:
-            i += 1
-        return i
-
-    if low is None or high is None:
-        lo, hi = 0, 1
-    else:
-        lo, hi = band(low), band(high) + 1
-    return np.round(origin + width * np.arange(lo, hi + 1, dtype=np.float64), d)
-
-
-def width_labels(edges: np.ndarray, integer: bool) -> list[str]:
-    """The "auto" labels of :func:`bin_numeric` for the bands of :func:`width_edges`
-    ("20-24" when the values and edges are integers, else "[20.5, 25)")."""
-    return _labels(np.append(edges, 2 * edges[-1] - edges[-2]), integer)[:-1]
-
-
 def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
     """The values of ``series`` (its declared codes already blanked) as floats; a text
     column counts when every value is a number."""
@@ -119,38 +84,6 @@ def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
             func=func,
         )
     return values.astype("float64").to_numpy(na_value=np.nan)
-
-
-def _fmt(x: float) -> str:
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if float(x).is_integer():
-        return str(int(x))
-    return f"{x:.6g}"
-
-
-def _labels(edges: np.ndarray, integer: bool) -> list[str]:
-    """Readable labels of [e0, e1), [e1, e2), ..., [e_{n-1}, e_n] (last closed)."""
-    out = []
-    last = len(edges) - 2
-    for i in range(len(edges) - 1):
-        lo, hi = float(edges[i]), float(edges[i + 1])
-        if integer:
-            top = hi if i == last else hi - 1
-            if math.isinf(lo) and math.isinf(top):
-                out.append("all")
-            elif math.isinf(lo):
-                out.append(f"<={_fmt(top)}")
-            elif math.isinf(top):
-                out.append(f"{_fmt(lo)}+")
-            elif top <= lo:
-                out.append(_fmt(lo))
-            else:
-                out.append(f"{_fmt(lo)}-{_fmt(top)}")
-        else:
-            close = "]" if i == last else ")"
-            out.append(f"[{_fmt(lo)}, {_fmt(hi)}{close}")
-    return out
 
 
 def bin_numeric(
@@ -244,80 +177,19 @@ def bin_numeric(
         raise param_error("labels", func, "'auto', False or a list of labels", labels)
     if not isinstance(missing_values, Iterable):
         raise param_error("missing_values", func, "a list of values", missing_values)
-    codes_kept = None
-    if len(missing_values):
-        from microsdc.encode import missing_mask
-
-        declared = missing_mask(series, list(missing_values)) & series.notna().to_numpy()
-        if declared.any():
-            codes_kept = declared
-        x = _numbers_besides_codes(series.where(~declared), func)
-    else:
-        x = _numeric(series, func)
+    x, codes_kept = _bin_values(series, missing_values, func)
     ok = ~np.isnan(x)
     vals = x[ok]
     if method == "width":
-        if width is not None:
-            if bins is not None:
-                raise InvalidParameterError(
-                    f"Give either 'bins' or 'width' to {func} with method='width', not both.",
-                    func=func,
-                    param="method",
-                )
-            if (
-                isinstance(width, bool)
-                or not isinstance(width, numbers.Real)
-                or not math.isfinite(width)
-                or width <= 0
-            ):
-                raise param_error("width", func, "a real number > 0", width)
-            if not isinstance(origin, numbers.Real) or not math.isfinite(origin):
-                raise param_error("origin", func, "a finite real number", origin)
-            edges = width_edges(
-                float(vals.min()) if len(vals) else None,
-                float(vals.max()) if len(vals) else None,
-                float(width),
-                float(origin),
-            )
-            last_open = True  # the top edge lies beyond the maximum
-        else:
-            n_bins = check_int(bins, "bins", func, min_value=1)
-            a, b = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
-            if a == b:
-                a, b = a - 0.5, b + 0.5
-            edges = np.linspace(a, b, n_bins + 1)
-            last_open = False
+        edges, last_open = _width_edges(vals, bins, width, origin, func)
     elif method == "quantile":
-        n_bins = check_int(bins, "bins", func, min_value=1)
-        edges = (
-            np.unique(np.quantile(vals, np.linspace(0, 1, n_bins + 1)))
-            if len(vals)
-            else np.array([0.0, 1.0])
-        )
-        if len(edges) == 1:
-            edges = np.array([edges[0], edges[0] + 1.0])
-        last_open = False
+        edges, last_open = _quantile_edges(vals, bins, func), False
     else:
-        if bins is None or isinstance(bins, numbers.Real | str):
-            raise param_error("bins", func, "a sequence of at least two edges", bins)
-        edges = np.asarray(list(cast(Sequence[float], bins)), dtype=np.float64)
-        if len(edges) < 2 or np.isnan(edges).any() or not (np.diff(edges) > 0).all():
-            raise param_error("bins", func, "a strictly increasing sequence of >= 2 edges", bins)
-        outside = ok & ((x < edges[0]) | (x > edges[-1]))
-        if outside.any():
-            raise DataValidationError(
-                f"{int(outside.sum())} value(s) of {series.name!r} lie outside the edges "
-                f"given to {func}, from {_fmt(edges[0])} to {_fmt(edges[-1])} (first rows: "
-                f"{list(series.index[outside][:5])}). Add -inf/inf edges for open bins.",
-                failure_cases=list(series.index[outside]),
-                func=func,
-            )
-        last_open = False
+        edges, last_open = _given_edges(series, x, ok, bins, func), False
     code = np.full(len(x), -1, dtype=np.int64)
     idx = np.searchsorted(edges, vals, side="right") - 1
     idx = np.clip(idx, 0, len(edges) - 2)
     code[ok] = idx
-    n_bins_out = len(edges) - 1
     if labels is False:
         out = pd.Series(
             pd.array(np.where(code >= 0, code, 0), dtype="Int64"),
@@ -326,6 +198,110 @@ def bin_numeric(
         )
         out[code < 0] = pd.NA
         return _put(frame, series.name, out)
+    names = _bin_names(labels, edges, vals, last_open, func)
+    cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
+    out = pd.Series(cat, index=series.index, name=series.name)
+    if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
+        kept = series[codes_kept].map(str)
+        extra = [v for v in pd.unique(kept) if v not in set(names)]
+        out = out.cat.add_categories(extra)
+        out[codes_kept] = kept.to_numpy()
+    return _put(frame, series.name, out)
+
+
+def _bin_values(
+    series: pd.Series, missing_values: Sequence[Any], func: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The values to bin as floats (NaN: missing or a declared code), and the mask of
+    the declared codes found (None: none)."""
+    if not len(missing_values):
+        return _numeric(series, func), None
+    from microsdc.encode import missing_mask
+
+    declared = missing_mask(series, list(missing_values)) & series.notna().to_numpy()
+    x = _numbers_besides_codes(series.where(~declared), func)
+    return x, (declared if declared.any() else None)
+
+
+def _width_edges(
+    vals: np.ndarray, bins: Any, width: Any, origin: Any, func: str
+) -> tuple[np.ndarray, bool]:
+    """The edges of ``method="width"``: bands of ``width`` from ``origin`` (the last one
+    open beyond the maximum), or ``bins`` equal bins from the minimum to the maximum."""
+    if width is not None:
+        if bins is not None:
+            raise InvalidParameterError(
+                f"Give either 'bins' or 'width' to {func} with method='width', not both.",
+                func=func,
+                param="method",
+            )
+        if (
+            isinstance(width, bool)
+            or not isinstance(width, numbers.Real)
+            or not math.isfinite(width)
+            or width <= 0
+        ):
+            raise param_error("width", func, "a real number > 0", width)
+        if not isinstance(origin, numbers.Real) or not math.isfinite(origin):
+            raise param_error("origin", func, "a finite real number", origin)
+        edges = width_edges(
+            float(vals.min()) if len(vals) else None,
+            float(vals.max()) if len(vals) else None,
+            float(width),
+            float(origin),
+        )
+        return edges, True  # the top edge lies beyond the maximum
+    n_bins = check_int(bins, "bins", func, min_value=1)
+    a, b = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
+    if a == b:
+        a, b = a - 0.5, b + 0.5
+    return np.linspace(a, b, n_bins + 1), False
+
+
+def _quantile_edges(vals: np.ndarray, bins: Any, func: str) -> np.ndarray:
+    """The edges of ``method="quantile"`` (coinciding quantiles merged)."""
+    n_bins = check_int(bins, "bins", func, min_value=1)
+    edges = (
+        np.unique(np.quantile(vals, np.linspace(0, 1, n_bins + 1)))
+        if len(vals)
+        else np.array([0.0, 1.0])
+    )
+    if len(edges) == 1:
+        edges = np.array([edges[0], edges[0] + 1.0])
+    return edges
+
+
+def _given_edges(
+    series: pd.Series, x: np.ndarray, ok: np.ndarray, bins: Any, func: str
+) -> np.ndarray:
+    """The edges of ``method="edges"``, checked: strictly increasing, every value
+    between the first and the last."""
+    if bins is None or isinstance(bins, numbers.Real | str):
+        raise param_error("bins", func, "a sequence of at least two edges", bins)
+    edges = np.asarray(list(cast(Sequence[float], bins)), dtype=np.float64)
+    if len(edges) < 2 or np.isnan(edges).any() or not (np.diff(edges) > 0).all():
+        raise param_error("bins", func, "a strictly increasing sequence of >= 2 edges", bins)
+    outside = ok & ((x < edges[0]) | (x > edges[-1]))
+    if outside.any():
+        raise DataValidationError(
+            f"{int(outside.sum())} value(s) of {series.name!r} lie outside the edges "
+            f"given to {func}, from {number_text(edges[0])} to {number_text(edges[-1])} "
+            f"(first rows: {list(series.index[outside][:5])}). Add -inf/inf edges for "
+            "open bins.",
+            failure_cases=list(series.index[outside]),
+            func=func,
+        )
+    return edges
+
+
+def _bin_names(
+    labels: str | Sequence[str] | bool,
+    edges: np.ndarray,
+    vals: np.ndarray,
+    last_open: bool,
+    func: str,
+) -> list[str]:
+    """One label per bin: the "auto" labels, or the list given (checked)."""
     if isinstance(labels, str):
         if labels != "auto":
             raise param_error("labels", func, "'auto', False or a list of labels", labels)
@@ -335,26 +311,18 @@ def bin_numeric(
         )
         if last_open:
             # width bands: the last band is half-open like the others
-            names = width_labels(edges, integer)
-        else:
-            names = _labels(edges, integer)
-    else:
-        names = [str(s) for s in labels]
-        if len(names) != n_bins_out or len(set(names)) != len(names):
-            raise InvalidParameterError(
-                f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "
-                f"(one per bin). Got {len(names)}.",
-                func=func,
-                param="labels",
-            )
-    cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
-    out = pd.Series(cat, index=series.index, name=series.name)
-    if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
-        kept = series[codes_kept].map(str)
-        extra = [v for v in pd.unique(kept) if v not in set(names)]
-        out = out.cat.add_categories(extra)
-        out[codes_kept] = kept.to_numpy()
-    return _put(frame, series.name, out)
+            return width_labels(edges, integer)
+        return bin_labels(edges, integer)
+    names = [str(s) for s in labels]  # type: ignore[union-attr]
+    n_bins_out = len(edges) - 1
+    if len(names) != n_bins_out or len(set(names)) != len(names):
+        raise InvalidParameterError(
+            f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "
+            f"(one per bin). Got {len(names)}.",
+            func=func,
+            param="labels",
+        )
+    return names
 
 
 def _code(data: Any, column: Any, threshold: Any, value: Any, func: str, above: bool) -> Any:

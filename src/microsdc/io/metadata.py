@@ -1,0 +1,121 @@
+"""SPSS and Stata metadata: labels and user-missing declarations read with pyreadstat
+into ``df.attrs`` and written back for the columns still present."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from microsdc.data.metadata import METADATA, file_metadata
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["METADATA", "file_metadata"]
+
+
+def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:
+    """SPSS and Stata store a missing string as "": read it as missing."""
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            empty = s.eq("").fillna(False).to_numpy(dtype=bool)
+            if empty.any():
+                df[col] = s.mask(empty)
+    return df
+
+
+def _with_metadata(df: pd.DataFrame, meta: Any, fmt: str) -> pd.DataFrame:
+    """Attach the labels and user-missing declarations read by pyreadstat."""
+    labels = {
+        str(k): str(v) for k, v in (meta.column_names_to_labels or {}).items() if v is not None
+    }
+    record: dict[str, Any] = {
+        "format": fmt,
+        "column_labels": labels,
+        "value_labels": {
+            str(k): dict(v) for k, v in (meta.variable_value_labels or {}).items() if v
+        },
+        "missing_ranges": {
+            str(k): list(v) for k, v in (getattr(meta, "missing_ranges", None) or {}).items() if v
+        },
+        "variable_measure": {
+            str(k): v
+            for k, v in (getattr(meta, "variable_measure", None) or {}).items()
+            if v in ("nominal", "ordinal", "scale")
+        },
+    }
+    df.attrs[METADATA] = record
+    return df
+
+
+def _numeric_objects(df: pd.DataFrame) -> pd.DataFrame:
+    """pyreadstat reads a Stata integer column with missing values as objects: make it numeric."""
+    import pandas as pd
+
+    for col in df.columns:
+        s = df[col]
+        if s.dtype == object:
+            values = s.dropna()
+            if len(values) and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in values
+            ):
+                df[col] = pd.to_numeric(s)
+    return df
+
+
+def _labels_fit(series: pd.Series, labels: dict[Any, str]) -> bool:
+    """Whether value labels still describe a column (numeric codes on a numeric column)."""
+    import pandas as pd
+
+    numeric = pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+        series.dtype
+    )
+    codes_numeric = all(isinstance(k, int | float) for k in labels)
+    return bool(labels) and numeric == codes_numeric and (numeric or series.dtype != object)
+
+
+def _kept(df: pd.DataFrame, mapping: dict[str, Any]) -> dict[str, Any]:
+    return {c: v for c, v in mapping.items() if c in set(df.columns)}
+
+
+def _spss_metadata(df: pd.DataFrame) -> dict[str, Any]:
+    meta = file_metadata(df)
+    if not meta:
+        return {}
+    values = {
+        c: v for c, v in _kept(df, meta.get("value_labels", {})).items() if _labels_fit(df[c], v)
+    }
+    missing = {
+        c: v
+        for c, v in _kept(df, meta.get("missing_ranges", {})).items()
+        if _labels_fit(df[c], {(r["lo"] if isinstance(r, dict) else r): "" for r in v})
+    }
+    out: dict[str, Any] = {}
+    if labels := _kept(df, meta.get("column_labels", {})):
+        out["column_labels"] = labels
+    if values:
+        out["variable_value_labels"] = values
+    if missing:
+        out["missing_ranges"] = missing
+    if measure := _kept(df, meta.get("variable_measure", {})):
+        out["variable_measure"] = measure
+    return out
+
+
+def _stata_metadata(df: pd.DataFrame) -> dict[str, Any]:
+    meta = file_metadata(df)
+    if not meta:
+        return {}
+    out: dict[str, Any] = {}
+    if labels := _kept(df, meta.get("column_labels", {})):
+        out["variable_labels"] = {c: v[:80] for c, v in labels.items()}
+    values = {}
+    for c, v in _kept(df, meta.get("value_labels", {})).items():
+        numeric = all(isinstance(k, int | float) and float(k).is_integer() for k in v)
+        if numeric and _labels_fit(df[c], v):  # Stata labels integer codes only
+            values[c] = {int(k): label for k, label in v.items()}
+    if values:
+        out["value_labels"] = values
+    return out

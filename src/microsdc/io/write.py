@@ -1,0 +1,160 @@
+"""Writing a data file, under a temporary name moved into place."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from microsdc._validation import check_path, param_error
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.io.formats import _format_of, check_column_names
+from microsdc.io.metadata import _spss_metadata, _stata_metadata
+from microsdc.io.text_types import _as_written
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["check_output_path", "write_table"]
+
+
+def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
+    """Check, before any work, that ``path`` can be written.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the extension is unknown, or ``path`` is one of ``inputs`` (an
+        output never replaces the original data).
+    FileNotFoundError
+        If the folder of ``path`` does not exist.
+    """
+    path = Path(path)
+    _format_of(path)
+    if not path.parent.exists():
+        raise FileNotFoundError(2, "No such directory", str(path.parent))
+    for src in inputs:
+        if Path(src).exists() and path.exists() and os.path.samefile(src, path):
+            raise InvalidParameterError(
+                f"The output {str(path)!r} is the input file; write the anonymised data to a "
+                "new file so that the original is kept."
+            )
+    return path
+
+
+def write_table(
+    df: pd.DataFrame,
+    path: str | Path,
+    *,
+    encoding: str | None = None,
+    sep: str | None = None,
+    line_terminator: str | None = None,
+) -> None:
+    """Write ``df`` in the format given by the extension of ``path``.
+
+    The file is written under a temporary name in the same folder and moved
+    into place, so a failed write leaves nothing behind.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+    path : str or pathlib.Path
+    encoding : str, optional
+        Text encoding of a CSV or TSV file (default UTF-8); give the input's, so
+        that a file read as latin-1 is released as latin-1. Other formats
+        ignore it.
+    sep, line_terminator : str, optional
+        Field separator (default ``,``) and line break (default ``\\n``) of a CSV
+        file; :func:`release_style` gives the input's. A TSV file is always
+        tab-separated; other formats ignore them.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the extension is not one of the supported formats.
+    DataValidationError
+        If a column name cannot be stored in an SPSS or Stata file (all such
+        names are listed), or a value or column name has no code in
+        ``encoding`` (the first such is named).
+    FileNotFoundError
+        If the folder does not exist.
+    """
+    func = "write_table"
+    path = Path(check_path(path, "path", func))
+    for name, value in (("encoding", encoding), ("sep", sep), ("line_terminator", line_terminator)):
+        if value is not None and not isinstance(value, str):
+            raise param_error(name, func, "a str or None", value)
+    fmt = _format_of(path)
+    if not path.parent.exists():
+        raise FileNotFoundError(2, "No such directory", str(path.parent))
+    check_column_names(df.columns, path)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix="".join(path.suffixes), dir=path.parent
+    )
+    os.close(fd)
+    try:
+        if fmt in ("csv", "tsv"):
+            sep = "\t" if fmt == "tsv" else (sep or ",")
+            line = line_terminator or "\n"
+            try:
+                if path.suffix.lower() == ".gz":
+                    import gzip
+
+                    # the gzip header names the file it holds: the final name, not the
+                    # temporary one
+                    with open(tmp, "wb") as raw, gzip.GzipFile(path.name, "wb", fileobj=raw) as gz:
+                        _as_written(df).to_csv(
+                            gz,
+                            index=False,
+                            sep=sep,
+                            lineterminator=line,
+                            encoding=encoding or "utf-8",
+                        )
+                else:
+                    _as_written(df).to_csv(
+                        tmp, index=False, sep=sep, lineterminator=line, encoding=encoding
+                    )
+            except UnicodeEncodeError as exc:
+                raise DataValidationError(
+                    f"Cannot write {path.name} in {encoding}: "
+                    f"{_unencodable(df, encoding or 'utf-8')} has no code in it. Write "
+                    "UTF-8 (leave the encoding out) or Parquet."
+                ) from exc
+        elif fmt == "parquet":
+            df.to_parquet(tmp, index=False)
+        elif fmt == "spss":
+            import pyreadstat
+
+            pyreadstat.write_sav(
+                df, tmp, compress=path.suffix.lower() == ".zsav", **_spss_metadata(df)
+            )
+        else:
+            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL
+            df.to_stata(tmp, write_index=False, version=118, **_stata_metadata(df))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _unencodable(df: pd.DataFrame, encoding: str) -> str:
+    """The first column name or value of ``df`` that ``encoding`` cannot encode, described."""
+    for name in df.columns:
+        try:
+            str(name).encode(encoding)
+        except UnicodeEncodeError:
+            return f"the column name {str(name)!r}"
+    for name in df.columns:
+        col = df[name]
+        if col.dtype.kind not in "OSU" and str(col.dtype) not in ("string", "category"):
+            continue
+        for value in col.dropna().astype(str).unique():
+            try:
+                value.encode(encoding)
+            except UnicodeEncodeError:
+                return f"the value {value!r} of column {str(name)!r}"
+    return "a value"
