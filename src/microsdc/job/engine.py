@@ -188,45 +188,22 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
     import numpy as np
 
     from microsdc.encode import missing_mask
-    from microsdc.job.runner import RISK_BANDS
-    from microsdc.risk.individual import risk_from_frequencies, whole_matches
+    from microsdc.risk.summary import pattern_risk_summary
 
-    fk, count = patterns.fk, patterns.count
-    risk = np.asarray(risk_from_frequencies(whole_matches(fk), patterns.Fk), dtype=np.float64)
-    n = patterns.n_records
-    k = cfg.k
-    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
-    counts = [int(count[fk == i].sum()) for i in range(1, k)]
-    counts.append(int(count[fk >= k].sum()))
     records = patterns.table["records"].to_numpy(dtype=np.int64)
     mv = list(cfg.missing_values)
     n_missing = sum(
         int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
         for c in cfg.quasi_identifiers
     )
-    at_risk = int(count[fk < k].sum())
-    er = float((risk * count).sum())
-    # as _count_bands on the records: each combination counts its records
-    edges = np.r_[0.0, RISK_BANDS]
-    idx = np.clip(np.searchsorted(edges, risk, side="left") - 1, 0, len(RISK_BANDS) - 1)
-    bands = np.rint(np.bincount(idx, weights=count, minlength=len(RISK_BANDS)))
-    return {
-        "n_records": n,
-        "k": k,
-        "n_at_risk": at_risk,
-        "share_at_risk": at_risk / n if n else 0.0,
-        "n_unique": int(count[fk == 1].sum()),
-        "fk_counts": {"labels": labels, "counts": counts},
-        "missing_qi_cells": n_missing,
-        "expected_reidentifications": er,
-        "global_risk": er / n if n else 0.0,
-        "max_risk": float(risk.max()) if n else 0.0,
-        "risk_threshold": cfg.risk_threshold,
-        "n_high_risk": int(count[risk > cfg.risk_threshold].sum()),
-        "risk_bands": {"upper_edges": list(RISK_BANDS), "counts": [int(b) for b in bands]},
-        "household": None,
-        "l_diversity": {},
-    }
+    return pattern_risk_summary(
+        patterns.fk,
+        patterns.Fk,
+        patterns.count,
+        cfg.k,
+        risk_threshold=cfg.risk_threshold,
+        missing_qi_cells=n_missing,
+    )
 
 
 def engine_not_computed(cfg: JobConfig) -> list[str]:

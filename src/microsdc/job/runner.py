@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.config import JobConfig, load_job
 from microsdc.job.schema import default_of
+from microsdc.risk.summary import RISK_BANDS
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -41,8 +41,6 @@ __all__ = [
 #: Version of the audit record layout (``report/audit.schema.json``).
 AUDIT_SCHEMA_VERSION = "1.0"
 
-#: Upper edges of the individual-risk bands counted for the figures (the first band starts at 0).
-RISK_BANDS = (0.00001, 0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
 
 _PACKAGES = (
     "microsdc",
@@ -559,19 +557,12 @@ def describe_variables(
     return variables, keys
 
 
-def _count_bands(values: np.ndarray) -> list[int]:
-    import numpy as np
-
-    edges = np.r_[0.0, RISK_BANDS]
-    idx = np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(RISK_BANDS) - 1)
-    return [int(x) for x in np.bincount(idx, minlength=len(RISK_BANDS))]
-
-
 def measure_risk(
     df: pd.DataFrame,
     cfg: JobConfig,
 ) -> dict[str, Any]:
-    """Risk figures of a frame under a job's settings (aggregates only).
+    """Risk figures of a frame under a job's settings (aggregates only):
+    :func:`microsdc.risk.summary.risk_summary` with the job's variables and risk keys.
 
     Parameters
     ----------
@@ -582,98 +573,25 @@ def measure_risk(
     Returns
     -------
     dict
-        ``n_records``, ``k``, ``n_at_risk`` (fk < k), ``share_at_risk``,
-        ``n_unique`` (fk = 1), ``fk_counts`` (records with fk = 1, 2, ..., k - 1
-        and >= k, labelled), ``missing_qi_cells``, ``expected_reidentifications``,
-        ``global_risk``, ``max_risk``, ``n_high_risk`` (risk above the job's
-        threshold), ``risk_bands`` (records per band of individual risk),
-        ``household`` (or None), ``l_diversity`` (per sensitive variable:
-        ``n_failing``, and ``n_not_applicable``, records whose group has no
-        observed sensitive value and so cannot fail).
+        As :func:`microsdc.risk.summary.risk_summary`.
     """
-    import numpy as np
+    from microsdc.risk.summary import risk_summary
 
-    from microsdc.encode import missing_mask
-    from microsdc.risk.individual import _household_codes, _household_from_risk
-    from microsdc.risk.kanonymity import sample_frequencies
-    from microsdc.risk.ldiversity import l_diversity
-
-    qi = list(cfg.quasi_identifiers)
-    mv = _missing_values(cfg)
-    policy: Any = cfg.missing
-    freq = sample_frequencies(df, qi, missing=policy, weights=cfg.weights, missing_values=mv)
-    fk = freq["fk"].to_numpy()
-    from microsdc.risk.individual import risk_from_frequencies, whole_matches
-
-    risk = risk_from_frequencies(whole_matches(fk), freq["Fk"].to_numpy() if "Fk" in freq else None)
-    n = len(df)
-    k = cfg.k
-    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
-    counts = [int(np.count_nonzero(fk == i)) for i in range(1, k)]
-    counts.append(int(np.count_nonzero(fk >= k)))
-    n_missing = sum(int(missing_mask(df[c], mv or []).sum()) for c in qi)
-    er = float(risk.sum())
-    out: dict[str, Any] = {
-        "n_records": n,
-        "k": k,
-        "n_at_risk": int(np.count_nonzero(fk < k)),
-        "share_at_risk": float(np.count_nonzero(fk < k) / n) if n else 0.0,
-        "n_unique": int(np.count_nonzero(fk == 1)),
-        "fk_counts": {"labels": labels, "counts": counts},
-        "missing_qi_cells": n_missing,
-        "expected_reidentifications": er,
-        "global_risk": er / n if n else 0.0,
-        "max_risk": float(risk.max()) if n else 0.0,
-        "risk_threshold": cfg.risk_threshold,
-        "n_high_risk": int(np.count_nonzero(risk > cfg.risk_threshold)),
-        "risk_bands": {"upper_edges": list(RISK_BANDS), "counts": _count_bands(risk)},
-        "household": None,
-        "l_diversity": {},
-    }
-    if cfg.household_id:
-        codes = _household_codes(df, cfg.household_id, "run_job")
-        hh = _household_from_risk(risk, codes)
-        her = float(hh.sum())
-        out["household"] = {
-            "n_households": int(codes.max()) + 1 if n else 0,
-            "expected_reidentifications": her,
-            "global_risk": her / n if n else 0.0,
-            "max_risk": float(hh.max()) if n else 0.0,
-        }
-    if cfg.sensitive:
-        policy = policy if policy in ("wildcard", "category") else "wildcard"
-        kind = cfg.l_diversity
-        res = l_diversity(
-            df,
-            qi,
-            list(cfg.sensitive),
-            kind=kind,
-            c=cfg.c if kind == "recursive" else None,
-            l=cfg.l if kind == "recursive" else None,
-            missing=policy,
-            missing_values=mv,
-        )
-        for s in cfg.sensitive:
-            col = res[s]
-            # a class without any observed sensitive value is not applicable, not failing
-            na = col.isna().to_numpy(dtype=bool)
-            if kind == "recursive":
-                failing = ~col.fillna(True).to_numpy(dtype=bool)
-            else:
-                failing = (col.astype("float64").fillna(np.inf) < cfg.l).to_numpy(dtype=bool)
-            entry: dict[str, Any] = {
-                "kind": kind,
-                "l": cfg.l,
-                "c": cfg.c if kind == "recursive" else None,
-                "policy": policy,
-                "n_failing": int(np.count_nonzero(failing)),
-                "share_failing": float(np.count_nonzero(failing) / n) if n else 0.0,
-                "n_not_applicable": int(np.count_nonzero(na)),
-            }
-            if kind != "recursive":
-                entry["min"] = float(col.min()) if n and not na.all() else 0.0
-            out["l_diversity"][str(s)] = entry
-    return out
+    missing: Any = cfg.missing  # a policy name or an alpha, checked when the job was read
+    return risk_summary(
+        df,
+        list(cfg.quasi_identifiers),
+        cfg.k,
+        weights=cfg.weights,
+        hid=cfg.household_id or None,
+        sensitive=list(cfg.sensitive),
+        kind=cfg.l_diversity,
+        l=cfg.l,
+        c=cfg.c,
+        risk_threshold=cfg.risk_threshold,
+        missing=missing,
+        missing_values=_missing_values(cfg),
+    )
 
 
 def _suppress(
