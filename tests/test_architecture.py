@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[1]
 KNOWN_CYCLES = [
     {"microsdc.backends.frequencies", "microsdc.backends.keyed", "microsdc.risk.kanonymity"},
     {"microsdc.suppression._engine", "microsdc.suppression._greedy"},
-    {"microsdc.job.engine", "microsdc.job.runner"},
 ]
 
 

@@ -17,7 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
+from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
+from microsdc.job.steps import ProgressDisplay, step_timer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,10 +98,8 @@ def columns_of(frame: Any) -> list[str]:
 def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
     import pandas as pd
 
-    from microsdc.job.runner import _check_columns
-
     # the pandas route's checks and messages, on a frame with the input's columns only
-    _check_columns(cfg, pd.DataFrame(columns=pd.Index(columns, dtype=object)))
+    check_columns(cfg, pd.DataFrame(columns=pd.Index(columns, dtype=object)))
 
 
 class Patterns:
@@ -256,10 +257,8 @@ def describe_engine(
     import numpy as np
     import pandas as pd
 
-    from microsdc.job.runner import _roles
-
     mv = list(cfg.missing_values)
-    roles = _roles(cfg)
+    roles = column_roles(cfg)
     variables = []
     for name in columns:
         entry_roles = list(roles.get(name, [])) or ["other"]
@@ -360,11 +359,10 @@ def sha256_input(cfg: JobConfig) -> str:
     """SHA-256 of an engine input: of the file, or, for a folder or glob, of the files'
     relative names and contents in name order."""
     from microsdc.backends.files import input_files, is_pattern
-    from microsdc.job.runner import _sha256
 
     path = cfg.input_path
     if path.is_file():
-        return _sha256(path)
+        return sha256_file(path)
     files = sorted(Path(f) for f in input_files(str(path)) if Path(f).is_file())
     root = path
     while is_pattern(str(root)) and root.parent != root:
@@ -375,7 +373,7 @@ def sha256_input(cfg: JobConfig) -> str:
             name = str(f.relative_to(root))
         except ValueError:
             name = str(f)
-        h.update(name.encode("utf-8") + b"\0" + bytes.fromhex(_sha256(f)))
+        h.update(name.encode("utf-8") + b"\0" + bytes.fromhex(sha256_file(f)))
     return h.hexdigest()
 
 
@@ -383,23 +381,14 @@ def run_engine_job(
     cfg: JobConfig,
     *,
     write: bool,
-    progress: bool,
-    console: Any,
+    display: ProgressDisplay,
     now: Any,
     started: float,
-) -> Any:
+) -> JobResult:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
 
     from microsdc.backends.files import check_output_location, write_parquet
     from microsdc.exceptions import InvalidParameterError
-    from microsdc.job.runner import (
-        JobResult,
-        _progress,
-        _step_timer,
-        audit_header,
-        audit_outputs,
-        finish_job,
-    )
 
     try:  # checked when the job was read; again, for an output folder given since
         check_output_location(
@@ -412,8 +401,8 @@ def run_engine_job(
     suppress = "suppression" in cfg.steps
     n_steps = 4 + (1 if suppress else 0) + (1 if write else 0)
     engine = cfg.engine
-    with _progress(progress, n_steps, console) as step:
-        timed = _step_timer(step, cfg, timings, notes)
+    with display(n_steps) as step:
+        timed = step_timer(step, cfg, timings, notes)
 
         frame, all_columns = timed(
             "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)
