@@ -27,6 +27,7 @@ from microsdc.risk._policy import Policy, parse_policy
 
 __all__ = [
     "check_k_anonymity_frame",
+    "lazy_patterns",
     "record_patterns",
     "risk_frame",
     "sample_frequencies_frame",
@@ -334,7 +335,7 @@ def _check_output_names(names: list[str], func: str) -> None:
         )
 
 
-def _lazy_patterns(
+def lazy_patterns(
     nwf: Any,
     cols: list[Hashable],
     w: str | None,
@@ -343,7 +344,13 @@ def _lazy_patterns(
     func: str,
 ) -> tuple[Any, tuple[Any, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]]:
     """The engine's patterns of a lazy frame (pyarrow) and their frequencies
-    (see :func:`_pattern_frequencies`), after the weights are checked."""
+    (see :func:`_pattern_frequencies`), after the weights are checked.
+
+    Returns ``(table, (encoded, count, fk, Fk, inverse))``: the engine's table of
+    distinct patterns (the key variables, their records and weight sums) and, per
+    distinct pattern with the missing codes merged, the records, fk and Fk (None
+    without weights); ``inverse`` maps each row of the table to its pattern.
+    """
     if w is not None:
         _check_weights(nwf, w, func)
     table = _aggregate(nwf, cols, w)
@@ -393,7 +400,7 @@ def sample_frequencies_frame(
         if plan is not None:
             warn_unobserved(plan, cols, stacklevel=4)
             return keyed_fk(df, plan, policy, k)
-    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _with_fk(df, backend, cols, table, freqs, k)
 
 
@@ -445,7 +452,7 @@ def check_k_anonymity_frame(
             pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
         )
         return n_at_risk, _eager_from_pandas(summary, nwf)
-    _table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    _table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _lazy_summary(freqs, k, backend)
 
 
@@ -491,7 +498,7 @@ def risk_frame(
     cols, w = _check_inputs(nwf, quasi_identifiers, weights, backend, func)
     if join:
         _check_output_names(_columns(nwf), func)
-    table, freqs = _lazy_patterns(nwf, cols, w, policy, missing_values, func)
+    table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     n_at_risk, summary = _lazy_summary(freqs, k, backend)
     return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k) if join else None
 

@@ -119,13 +119,13 @@ class Patterns:
     def __init__(self, frame: Any, cfg: JobConfig) -> None:
         import narwhals as nw
 
-        from microsdc.backends.frequencies import _lazy_patterns, to_pandas
+        from microsdc.backends.frequencies import lazy_patterns, to_pandas
         from microsdc.risk._policy import parse_policy
 
         qi: list[Any] = list(cfg.quasi_identifiers)
         mv = list(cfg.missing_values) or None
         policy = parse_policy(cfg.missing, "run_job")
-        table, freqs = _lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
+        table, freqs = lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
         _enc, count, fk, big, inverse = freqs
         self.table: pd.DataFrame = to_pandas(table).rename(columns={_N: "records"})
         self.count: np.ndarray = count
