@@ -377,6 +377,20 @@ def sha256_input(cfg: JobConfig) -> str:
     return h.hexdigest()
 
 
+def _check_output(cfg: JobConfig) -> None:
+    """The output data file is not among the input's files: checked when the job was
+    read; again, for an output folder given since."""
+    from microsdc.backends.files import check_output_location
+    from microsdc.exceptions import InvalidParameterError
+
+    try:
+        check_output_location(
+            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
+        )
+    except InvalidParameterError as exc:
+        raise cfg.error("output", f"cannot be used: {exc}.") from None
+
+
 def run_engine_job(
     cfg: JobConfig,
     *,
@@ -387,15 +401,9 @@ def run_engine_job(
 ) -> JobResult:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
 
-    from microsdc.backends.files import check_output_location, write_parquet
-    from microsdc.exceptions import InvalidParameterError
+    from microsdc.backends.files import write_parquet
 
-    try:  # checked when the job was read; again, for an output folder given since
-        check_output_location(
-            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
-        )
-    except InvalidParameterError as exc:
-        raise cfg.error("output", f"cannot be used: {exc}.") from None
+    _check_output(cfg)
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps

@@ -375,6 +375,23 @@ def _swap(
     return res.data, figures
 
 
+def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
+    """``cfg`` with its outputs in ``output_dir`` (file names unchanged)."""
+    from dataclasses import replace
+
+    directory = Path(output_dir).resolve()
+    return replace(
+        cfg,
+        output=replace(
+            cfg.output,
+            directory=directory,
+            data=directory / cfg.output.data.name,
+            audit=directory / cfg.output.audit.name,
+            report=directory / cfg.output.report.name,
+        ),
+    )
+
+
 def _display(progress: bool, console: Any) -> ProgressDisplay:
     """Rich progress bars on ``console`` with ``progress``, else nothing shown."""
     if not progress:
@@ -446,19 +463,7 @@ def run_job(
     started = time.perf_counter()
     cfg = job if isinstance(job, JobConfig) else load_job(job)
     if output_dir is not None:
-        from dataclasses import replace
-
-        directory = Path(output_dir).resolve()
-        cfg = replace(
-            cfg,
-            output=replace(
-                cfg.output,
-                directory=directory,
-                data=directory / cfg.output.data.name,
-                audit=directory / cfg.output.audit.name,
-                report=directory / cfg.output.report.name,
-            ),
-        )
+        cfg = _in_directory(cfg, output_dir)
     display = progress_display or _display(progress, console)
     if cfg.engine is not None:  # the rows stay in the engine
         from microsdc.job.engine import run_engine_job
