@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from microsdc.cli._common import progress_columns, records_callback
-from microsdc.job.runner import _Steps
+from microsdc.report.console import JobSteps
 
 
 def _progress() -> tuple[Progress, io.StringIO]:
@@ -36,7 +36,7 @@ def test_records_callback_shows_handled_left_and_time_left() -> None:
 def test_job_steps_show_step_numbers_and_a_records_line() -> None:
     bar, _ = _progress()
     with bar:
-        steps = _Steps(bar, 5)
+        steps = JobSteps(bar, 5)
         steps("reading")
         steps("local suppression")
         assert bar.tasks[0].fields["info"] == "step 2 of 5"
@@ -54,6 +54,6 @@ def test_job_steps_show_step_numbers_and_a_records_line() -> None:
 
 
 def test_no_display_no_callbacks() -> None:
-    steps = _Steps()
+    steps = JobSteps()
     steps("reading")
     assert steps.records() is None and steps.levels(["a"]) is None

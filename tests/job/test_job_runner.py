@@ -305,8 +305,8 @@ def test_warnings_go_into_the_audit_and_the_report(tmp_path: Path) -> None:
 
 
 def test_risk_bands_are_closed_on_the_right() -> None:
-    from microsdc.job.runner import _count_bands
+    from microsdc.risk.summary import count_bands
 
-    counts = _count_bands(np.array([0.0, 1e-5, 2e-5, 0.1, 0.10001, 0.5, 1.0]))
+    counts = count_bands(np.array([0.0, 1e-5, 2e-5, 0.1, 0.10001, 0.5, 1.0]))
     assert RISK_BANDS[:2] == (1e-5, 1e-4) and RISK_BANDS[-4:] == (0.1, 0.2, 0.5, 1.0)
     assert counts == [2, 1, 0, 0, 0, 1, 1, 1, 1]

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import click
 
+from microsdc.report.console import progress_columns
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
@@ -359,35 +361,6 @@ def parse_missing_values(text: str | None) -> list[Any] | None:
         except ValueError:
             pass
     return list(dict.fromkeys(out))
-
-
-def progress_columns(label: str = "") -> list[Any]:
-    """Columns of microsdc's progress bars: what runs, a bar, counts, time left and elapsed.
-
-    A task may carry an ``info`` field (e.g. "1,200 of 5,000 records at risk handled").
-    """
-    from rich.progress import (
-        BarColumn,
-        ProgressColumn,
-        SpinnerColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-    from rich.text import Text
-
-    class InfoColumn(ProgressColumn):
-        def render(self, task: Any) -> Text:
-            return Text(str(task.fields.get("info", "")))
-
-    return [
-        SpinnerColumn(),
-        TextColumn(f"[bold]{label}[/bold] {{task.description}}" if label else "{task.description}"),
-        BarColumn(),
-        InfoColumn(),
-        TimeRemainingColumn(),
-        TimeElapsedColumn(),
-    ]
 
 
 def records_callback(bar: Any, label: str = "suppressing") -> Any:

@@ -187,11 +187,12 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     from microsdc.cli.run import print_result
     from microsdc.datasets import ADULT_QUASI_IDENTIFIERS, synthetic_census
     from microsdc.job import load_job, run_job
+    from microsdc.report.console import job_progress
 
     announce_compile()
     _risk_table(k)
     con = console()
-    err = console(stderr=True)
+    display = None if no_progress else job_progress(console(stderr=True))
     output_dir.mkdir(parents=True, exist_ok=True)
     folder = output_dir.resolve()
     reports = []
@@ -222,14 +223,14 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
         con,
     )
     con.print()
-    result = run_job(load_job(folder / "adult.toml"), progress=not no_progress, console=err)
+    result = run_job(load_job(folder / "adult.toml"), progress_display=display)
     print_result(result, con)
     reports.append(result.written["report"])
 
     synthetic_census(households, seed=seed).to_csv(folder / "census.csv", index=False)
     _write_job(folder / "census.toml", CENSUS_JOB.format(k=k, seed=seed + 1), con)
     con.print()
-    result = run_job(load_job(folder / "census.toml"), progress=not no_progress, console=err)
+    result = run_job(load_job(folder / "census.toml"), progress_display=display)
     print_result(result, con)
     reports.append(result.written["report"])
 

@@ -218,11 +218,11 @@ def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
     import numpy as np
 
     from microsdc.report import format_percent
-    from microsdc.risk.individual import risk_from_frequencies, whole_matches
+    from microsdc.risk.summary import pattern_risk_summary
 
-    ir = risk_from_frequencies(whole_matches(fk), Fk)
-    n = float(len(ir) if counts is None else np.sum(counts))
-    er = float(ir.sum() if counts is None else np.dot(ir, counts))
+    records = np.ones(len(fk), dtype=np.int64) if counts is None else counts
+    figures = pattern_risk_summary(fk, Fk, records, 1)  # k does not enter the three shown
+    er = figures["expected_reidentifications"]
     how = (
         f"with the weights in {weight} (Benedetti-Franconi, as sdcMicro's measure_risk)"
         if weight
@@ -230,8 +230,8 @@ def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
     )
     return (
         f"Expected re-identifications: [bold]{er:,.1f}[/bold]; global risk "
-        f"[bold]{format_percent(er / n, 2)}[/bold] of records; highest individual risk "
-        f"{float(ir.max()):.2g}; individual risk {how}."
+        f"[bold]{format_percent(figures['global_risk'], 2)}[/bold] of records; "
+        f"highest individual risk {figures['max_risk']:.2g}; individual risk {how}."
     )
 
 

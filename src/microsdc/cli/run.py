@@ -56,15 +56,16 @@ def run(
     stops the run with exit code 2 before anything is written.
     """
     from microsdc.job import load_job, run_job
+    from microsdc.report.console import job_progress
 
     job = load_job(job_file)
     announce_compile("risk", *(s for s in job.steps if s != "risk"))
+    show = not (no_progress or quiet)
     result = run_job(
         job,
         output_dir=output_dir,
         write=not dry_run,
-        progress=not (no_progress or quiet),
-        console=console(stderr=True),
+        progress_display=job_progress(console(stderr=True)) if show else None,
     )
     if quiet:
         for path in result.written.values():

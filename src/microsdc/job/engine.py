@@ -17,7 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
+from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
+from microsdc.job.steps import ProgressDisplay, step_timer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,10 +98,8 @@ def columns_of(frame: Any) -> list[str]:
 def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
     import pandas as pd
 
-    from microsdc.job.runner import _check_columns
-
     # the pandas route's checks and messages, on a frame with the input's columns only
-    _check_columns(cfg, pd.DataFrame(columns=pd.Index(columns, dtype=object)))
+    check_columns(cfg, pd.DataFrame(columns=pd.Index(columns, dtype=object)))
 
 
 class Patterns:
@@ -189,45 +190,22 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
     import numpy as np
 
     from microsdc.encode import missing_mask
-    from microsdc.job.runner import RISK_BANDS
-    from microsdc.risk.individual import risk_from_frequencies, whole_matches
+    from microsdc.risk.summary import pattern_risk_summary
 
-    fk, count = patterns.fk, patterns.count
-    risk = np.asarray(risk_from_frequencies(whole_matches(fk), patterns.Fk), dtype=np.float64)
-    n = patterns.n_records
-    k = cfg.k
-    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
-    counts = [int(count[fk == i].sum()) for i in range(1, k)]
-    counts.append(int(count[fk >= k].sum()))
     records = patterns.table["records"].to_numpy(dtype=np.int64)
     mv = list(cfg.missing_values)
     n_missing = sum(
         int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
         for c in cfg.quasi_identifiers
     )
-    at_risk = int(count[fk < k].sum())
-    er = float((risk * count).sum())
-    # as _count_bands on the records: each combination counts its records
-    edges = np.r_[0.0, RISK_BANDS]
-    idx = np.clip(np.searchsorted(edges, risk, side="left") - 1, 0, len(RISK_BANDS) - 1)
-    bands = np.rint(np.bincount(idx, weights=count, minlength=len(RISK_BANDS)))
-    return {
-        "n_records": n,
-        "k": k,
-        "n_at_risk": at_risk,
-        "share_at_risk": at_risk / n if n else 0.0,
-        "n_unique": int(count[fk == 1].sum()),
-        "fk_counts": {"labels": labels, "counts": counts},
-        "missing_qi_cells": n_missing,
-        "expected_reidentifications": er,
-        "global_risk": er / n if n else 0.0,
-        "max_risk": float(risk.max()) if n else 0.0,
-        "risk_threshold": cfg.risk_threshold,
-        "n_high_risk": int(count[risk > cfg.risk_threshold].sum()),
-        "risk_bands": {"upper_edges": list(RISK_BANDS), "counts": [int(b) for b in bands]},
-        "household": None,
-        "l_diversity": {},
-    }
+    return pattern_risk_summary(
+        patterns.fk,
+        patterns.Fk,
+        patterns.count,
+        cfg.k,
+        risk_threshold=cfg.risk_threshold,
+        missing_qi_cells=n_missing,
+    )
 
 
 def engine_not_computed(cfg: JobConfig) -> list[str]:
@@ -280,10 +258,8 @@ def describe_engine(
     import numpy as np
     import pandas as pd
 
-    from microsdc.job.runner import _roles
-
     mv = list(cfg.missing_values)
-    roles = _roles(cfg)
+    roles = column_roles(cfg)
     variables = []
     for name in columns:
         entry_roles = list(roles.get(name, [])) or ["other"]
@@ -384,11 +360,10 @@ def sha256_input(cfg: JobConfig) -> str:
     """SHA-256 of an engine input: of the file, or, for a folder or glob, of the files'
     relative names and contents in name order."""
     from microsdc.backends.files import input_files, is_pattern
-    from microsdc.job.runner import _sha256
 
     path = cfg.input_path
     if path.is_file():
-        return _sha256(path)
+        return sha256_file(path)
     files = sorted(Path(f) for f in input_files(str(path)) if Path(f).is_file())
     root = path
     while is_pattern(str(root)) and root.parent != root:
@@ -399,46 +374,44 @@ def sha256_input(cfg: JobConfig) -> str:
             name = str(f.relative_to(root))
         except ValueError:
             name = str(f)
-        h.update(name.encode("utf-8") + b"\0" + bytes.fromhex(_sha256(f)))
+        h.update(name.encode("utf-8") + b"\0" + bytes.fromhex(sha256_file(f)))
     return h.hexdigest()
+
+
+def _check_output(cfg: JobConfig) -> None:
+    """The output data file is not among the input's files: checked when the job was
+    read; again, for an output folder given since."""
+    from microsdc.backends.files import check_output_location
+    from microsdc.exceptions import InvalidParameterError
+
+    try:
+        check_output_location(
+            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
+        )
+    except InvalidParameterError as exc:
+        raise cfg.error("output", f"cannot be used: {exc}.") from None
 
 
 def run_engine_job(
     cfg: JobConfig,
     *,
     write: bool,
-    progress: bool,
-    console: Any,
+    display: ProgressDisplay,
     now: Any,
     started: float,
-) -> Any:
+) -> JobResult:
     """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
 
-    from microsdc.backends.files import check_output_location
-    from microsdc.exceptions import InvalidParameterError
     from microsdc.io.engines import write_parquet
-    from microsdc.job.runner import (
-        JobResult,
-        _progress,
-        _step_timer,
-        audit_header,
-        audit_outputs,
-        finish_job,
-    )
 
-    try:  # checked when the job was read; again, for an output folder given since
-        check_output_location(
-            str(cfg.output.data), str(cfg.input_path), f"the output data file {cfg.output.data}"
-        )
-    except InvalidParameterError as exc:
-        raise cfg.error("output", f"cannot be used: {exc}.") from None
+    _check_output(cfg)
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps
     n_steps = 4 + (1 if suppress else 0) + (1 if write else 0)
     engine = cfg.engine
-    with _progress(progress, n_steps, console) as step:
-        timed = _step_timer(step, cfg, timings, notes)
+    with display(n_steps) as step:
+        timed = step_timer(step, cfg, timings, notes)
 
         frame, all_columns = timed(
             "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)

@@ -5,6 +5,8 @@ Rich is imported when something is printed, not with this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from microsdc.report.sections import (
@@ -18,7 +20,14 @@ if TYPE_CHECKING:
     from microsdc.suppression.local import SuppressionResult
     from microsdc.swapping.core import SwapResult
 
-__all__ = ["print_audit", "render_suppression_summary", "render_swap_summary"]
+__all__ = [
+    "JobSteps",
+    "job_progress",
+    "print_audit",
+    "progress_columns",
+    "render_suppression_summary",
+    "render_swap_summary",
+]
 
 
 def print_audit(audit: dict[str, Any], out: Any) -> None:
@@ -136,3 +145,121 @@ def render_swap_summary(result: SwapResult) -> Any:
         end_section=True,
     )
     return table
+
+
+def progress_columns(label: str = "") -> list[Any]:
+    """Columns of microsdc's progress bars: what runs, a bar, counts, time left and elapsed.
+
+    A task may carry an ``info`` field (e.g. "1,200 of 5,000 records at risk handled").
+    """
+    from rich.progress import (
+        BarColumn,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class InfoColumn(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            return Text(str(task.fields.get("info", "")))
+
+    return [
+        SpinnerColumn(),
+        TextColumn(f"[bold]{label}[/bold] {{task.description}}" if label else "{task.description}"),
+        BarColumn(),
+        InfoColumn(),
+        TimeRemainingColumn(),
+        TimeElapsedColumn(),
+    ]
+
+
+class JobSteps:
+    """Progress of a job on a rich ``Progress``: one line for the steps, one for the records
+    of a long step (:class:`microsdc.job.steps.JobProgress`); without a bar, nothing."""
+
+    def __init__(self, bar: Any = None, total: int = 0) -> None:
+        self.bar = bar
+        self.total = total
+        self.task = bar.add_task("starting", total=total, info="") if bar is not None else None
+        self.first = True
+        self.detail: Any = None
+
+    def __call__(self, desc: str) -> None:
+        if self.bar is None:
+            return
+        if self.first:
+            self.first = False
+        else:
+            self.bar.advance(self.task)
+        info = f"step {min(self.bar.tasks[0].completed + 1, self.total):.0f} of {self.total}"
+        self.bar.update(self.task, description=desc, info=info)
+        if self.detail is not None:
+            self.bar.remove_task(self.detail)
+            self.detail = None
+
+    def records(self) -> Callable[[int, int], None] | None:
+        """``progress(processed, total)`` for local suppression, or None without a display."""
+        if self.bar is None:
+            return None
+        bar = self
+
+        def update(done: int, total: int) -> None:
+            info = f"{done:,} of {total:,} records at risk handled, at most {total - done:,} left"
+            if bar.detail is None:
+                bar.detail = bar.bar.add_task("  records at risk", total=max(total, 1), info=info)
+            elif done == 0:
+                bar.bar.reset(bar.detail, total=max(total, 1), info=info)
+            bar.bar.update(bar.detail, completed=done, total=max(total, 1), info=info)
+
+        return update
+
+    def levels(self, names: list[str]) -> Callable[[int, float], None] | None:
+        """``on_progress(level, done)`` for record swapping, or None without a display."""
+        if self.bar is None:
+            return None
+        bar = self
+
+        def update(level: int, done: float) -> None:
+            info = f"level {level + 1} of {len(names)} ({names[level]}): {done:.0%} of the areas"
+            overall = (level + done) / max(len(names), 1)
+            if bar.detail is None:
+                bar.detail = bar.bar.add_task("  households", total=1.0, info=info)
+            bar.bar.update(bar.detail, completed=overall, info=info)
+
+        return update
+
+
+def job_progress(console: Any = None) -> Callable[[int], AbstractContextManager[JobSteps]]:
+    """The progress display of a job (``progress_display`` of :func:`microsdc.job.run_job`):
+    rich progress bars on ``console`` (default: standard error), shown only when it is a
+    terminal.
+
+    Parameters
+    ----------
+    console : rich.console.Console, optional
+
+    Returns
+    -------
+    callable
+        ``display(n_steps)``, a context manager that yields the job's :class:`JobSteps`.
+    """
+
+    @contextmanager
+    def display(total: int) -> Iterator[JobSteps]:
+        from rich.console import Console
+        from rich.progress import Progress
+
+        out = console if console is not None else Console(stderr=True)
+        if not out.is_terminal:
+            yield JobSteps()
+            return
+        with Progress(*progress_columns(), console=out, transient=True) as bar:
+            steps = JobSteps(bar, total)
+            yield steps
+            if steps.task is not None:
+                bar.update(steps.task, completed=total, description="done")
+
+    return display

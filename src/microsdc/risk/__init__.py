@@ -10,6 +10,7 @@ from microsdc.risk.ldiversity import l_diversity
 from microsdc.risk.linked import linked_columns, recoverable_cells
 from microsdc.risk.prosecutor import prosecutor_risk
 from microsdc.risk.safe_combinations import safe_combinations
+from microsdc.risk.summary import pattern_risk_summary, risk_summary
 
 __all__ = [
     "GlobalRisk",
@@ -19,8 +20,10 @@ __all__ = [
     "individual_risk",
     "l_diversity",
     "linked_columns",
+    "pattern_risk_summary",
     "prosecutor_risk",
     "recoverable_cells",
+    "risk_summary",
     "safe_combinations",
     "sample_frequencies",
 ]

@@ -1,0 +1,283 @@
+"""The audit record of a job and its result: header (job file, input, parameters,
+environment), outputs, and the files written at the end, each through a temporary file
+renamed into place."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from microsdc.job.config import JobConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "AUDIT_SCHEMA_VERSION",
+    "JobResult",
+    "audit_header",
+    "audit_outputs",
+    "finish_job",
+    "job_file_sha256",
+    "sha256_file",
+    "write_atomic",
+]
+
+#: Version of the audit record layout (``report/audit.schema.json``).
+AUDIT_SCHEMA_VERSION = "1.0"
+
+_PACKAGES = (
+    "microsdc",
+    "numpy",
+    "pandas",
+    "scipy",
+    "numba",
+    "pyarrow",
+    "matplotlib",
+    "jinja2",
+    "rich",
+    "click",
+)
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """Outcome of :func:`run_job`.
+
+    Attributes
+    ----------
+    config : JobConfig
+        The job that ran.
+    data : pandas.DataFrame
+        The anonymised data (what was, or would be, written); for a job with
+        ``input.engine``, the engine's lazy frame (polars ``LazyFrame`` or
+        DuckDB relation).
+    audit : dict
+        The audit record (JSON-ready; validates against ``report/audit.schema.json``).
+    report_html : str
+        The report, one self-contained HTML page.
+    written : dict of str to pathlib.Path
+        ``data``, ``audit`` and ``report`` paths, when written.
+    """
+
+    config: JobConfig
+    data: pd.DataFrame | Any
+    audit: dict[str, Any]
+    report_html: str
+    written: dict[str, Path] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """Before/after figures as plain text."""
+        from microsdc.report import format_percent
+
+        before = self.audit["risk"]["before"]
+        after = self.audit["risk"]["after"]
+        k = self.config.k
+        lines = [
+            f"{'':34}{'before':>14}{'after':>14}",
+            f"{'records':34}{before['n_records']:>14,}{after['n_records']:>14,}",
+            f"{f'records with fk < {k}':34}{before['n_at_risk']:>14,}{after['n_at_risk']:>14,}",
+            f"{'unique records (fk = 1)':34}{before['n_unique']:>14,}{after['n_unique']:>14,}",
+            f"{'expected re-identifications':34}"
+            f"{before['expected_reidentifications']:>14,.1f}"
+            f"{after['expected_reidentifications']:>14,.1f}",
+            f"{'global risk':34}{format_percent(before['global_risk'], 3):>14}"
+            f"{format_percent(after['global_risk'], 3):>14}",
+            f"{'records with risk > ' + format(self.config.risk_threshold, 'g'):34}"
+            f"{before['n_high_risk']:>14,}{after['n_high_risk']:>14,}",
+        ]
+        if before.get("household") and after.get("household"):
+            lines.append(
+                f"{'household risk (persons)':34}"
+                f"{before['household']['expected_reidentifications']:>14,.1f}"
+                f"{after['household']['expected_reidentifications']:>14,.1f}"
+            )
+        for name, lb in before.get("l_diversity", {}).items():
+            la = after["l_diversity"][name]
+            lines.append(
+                f"{f'records failing l-div. ({name})'[:33]:34}"
+                f"{lb['n_failing']:>14,}{la['n_failing']:>14,}"
+            )
+        sup = self.audit.get("suppression")
+        if sup:
+            lines.append(
+                f"suppressed cells: {sup['total']:,} ({sup['share']:.2%} of QI cells) in "
+                f"{sup['records_with_suppression']:,} records"
+            )
+        swp = self.audit.get("swapping")
+        if swp:
+            lines.append(
+                f"swapped: {swp['n_swapped_households']:,} households "
+                f"({swp['share_households']:.2%}), {swp['n_swapped_persons']:,} persons "
+                f"({swp['share_persons']:.2%})"
+            )
+        return "\n".join(lines)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+#: A TOML assignment of the key seed (bare, quoted, or the last part of a dotted key) and
+#: its value: an integer in any TOML notation, or a string.
+_SEED_VALUE = re.compile(
+    rb"""((?:\bseed|"seed"|'seed')\s*=\s*)"""
+    rb"""(?:[+-]?(?:0x[0-9A-Fa-f_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)|"[^"]*"|'[^']*')"""
+)
+
+
+def job_file_sha256(cfg: JobConfig) -> str:
+    """SHA-256 of the job file, the value of ``swapping.seed`` blanked first.
+
+    The audit record and the report go out with the data; the seed must not (it would
+    let anyone redo the random swaps). A hash of the file as it is would give a small
+    seed back to whoever tries the values, the rest of the file being in the audit
+    record. To check it, blank the seed's value (``seed = ""``) and hash the file.
+    When the seed cannot be found on its line and blanked (checked by reading the
+    blanked file again), the hash is of the job's settings instead (the file read as
+    TOML, the seed left out, as sorted JSON), never of the file as written.
+    """
+    import json
+    import tomllib
+
+    raw = cfg.source.read_bytes()
+    if "seed" not in cfg.swapping:
+        return hashlib.sha256(raw).hexdigest()
+    line = cfg.line_of("swapping.seed")
+    lines = raw.split(b"\n")
+    if line is not None and 0 < line <= len(lines):
+        lines[line - 1] = _SEED_VALUE.sub(rb'\1""', lines[line - 1], count=1)
+        blanked = b"\n".join(lines)
+        try:
+            doc = tomllib.loads(blanked.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            doc = {}
+        if doc.get("swapping", {}).get("seed") == "":
+            return hashlib.sha256(blanked).hexdigest()
+    settings = tomllib.loads(raw.decode("utf-8"))
+    settings.get("swapping", {}).pop("seed", None)
+    text = json.dumps(settings, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
+    """``writer(tmp)`` writes a temporary file next to ``path``, renamed into place."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        writer(tmp_path)
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp_path.chmod(0o666 & ~umask)
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def audit_header(cfg: JobConfig, now: datetime | None, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The first entries of an audit record: schema, time, job file, input, parameters and
+    environment (``inputs``: sha256, n_records, n_columns of the input)."""
+    return {
+        "schema_version": AUDIT_SCHEMA_VERSION,
+        "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        "title": cfg.title,
+        "job_file": {"name": cfg.source.name, "sha256": job_file_sha256(cfg)}
+        if cfg.source.is_file()
+        else {"name": cfg.source.name, "sha256": None},
+        "input": {"path": str(cfg.input_path), **inputs},
+        "parameters": cfg.parameters(),
+        "environment": {
+            "packages": _versions(),
+            "platform": platform.platform(terse=True),
+        },
+    }
+
+
+def audit_outputs(cfg: JobConfig) -> dict[str, str]:
+    """The ``outputs`` entry of an audit record."""
+    return {
+        "data": str(cfg.output.data),
+        "audit": str(cfg.output.audit),
+        "report": str(cfg.output.report),
+    }
+
+
+def finish_job(
+    cfg: JobConfig,
+    audit: dict[str, Any],
+    timed: Callable[[str, str, Callable[[], Any]], Any],
+    step: Any,
+    write: bool,
+    write_data: tuple[str, Callable[[], None]],
+    started: float,
+) -> tuple[str, dict[str, Path]]:
+    """Draw the report and, with ``write``, write the data (``write_data``: the step's
+    label and the writer), the audit record and the report; the total time goes into
+    the audit's timings either way. Returns the report's HTML and the files written."""
+    import json
+
+    def render() -> str:
+        from microsdc.report import render_report
+
+        return render_report(audit)
+
+    html = timed("report", "drawing the report", render)
+    written: dict[str, Path] = {}
+    timings = audit["timings"]
+    if write:
+        label, writer = write_data
+        step(label)
+        t0 = time.perf_counter()
+        out = cfg.output
+        for path in (out.data, out.audit, out.report):  # output.data may name a subfolder
+            path.parent.mkdir(parents=True, exist_ok=True)
+        writer()
+        timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
+    timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
+    if write:
+        write_atomic(
+            out.audit,
+            lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
+        )
+        write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
+        written = {"data": out.data, "audit": out.audit, "report": out.report}
+    return html, written
+
+
+def _json_default(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

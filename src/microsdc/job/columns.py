@@ -1,0 +1,77 @@
+"""The columns a job names, by role: checked against the input, listed in the audit record."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+from microsdc.job.config import JobConfig
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["check_columns", "column_roles", "similar_columns"]
+
+
+def similar_columns(cfg: JobConfig) -> list[Any]:
+    """The columns of ``swapping.similar``, its profiles flattened (a profile is a column
+    or a list of columns)."""
+    similar = cfg.swapping.get("similar", [])
+    return [c for prof in similar for c in (prof if isinstance(prof, list) else [prof])]
+
+
+def column_roles(cfg: JobConfig) -> dict[str, list[str]]:
+    """Roles of the columns named in a job (a column can have several)."""
+    roles: dict[str, list[str]] = {}
+
+    def add(cols: Any, role: str) -> None:
+        for c in cols:
+            roles.setdefault(str(c), [])
+            if role not in roles[str(c)]:
+                roles[str(c)].append(role)
+
+    add(cfg.quasi_identifiers, "key")
+    add([cfg.weights] if cfg.weights else [], "weight")
+    add([cfg.household_id] if cfg.household_id else [], "household id")
+    add(cfg.hierarchy, "hierarchy")
+    add(cfg.sensitive, "sensitive")
+    add(cfg.suppression.get("strata", []), "stratum")
+    add(similar_columns(cfg), "similarity")
+    add(cfg.swapping.get("carry_along", []), "carried along")
+    linked = cfg.suppression.get("linked", {}) or {}
+    add([c for cols in linked.values() for c in cols], "linked")
+    return roles
+
+
+def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
+    present = set(df.columns)
+    roles: list[tuple[str, list[Hashable]]] = [
+        ("variables.quasi_identifiers", list(cfg.quasi_identifiers)),
+        ("variables.weights", [cfg.weights] if cfg.weights else []),
+        ("variables.household_id", [cfg.household_id] if cfg.household_id else []),
+        ("variables.hierarchy", list(cfg.hierarchy)),
+        ("variables.sensitive", list(cfg.sensitive)),
+    ]
+    roles += [(f"recode.{r.column}", [r.column]) for r in cfg.recode]
+    for key in ("importance", "strata"):
+        roles.append((f"suppression.{key}", list(cfg.suppression.get(key, []))))
+    linked = cfg.suppression.get("linked", {})
+    roles.append(("suppression.linked", [c for cols in linked.values() for c in cols]))
+    roles.append(("variables.drop", list(cfg.drop)))
+    roles.append(("swapping.similar", similar_columns(cfg)))
+    for key in ("risk_variables", "carry_along", "checked_columns"):
+        roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))
+    for key, cols in roles:
+        unknown = [c for c in cols if c not in present]
+        if unknown:
+            shown = ", ".join(repr(c) for c in list(df.columns)[:30])
+            from microsdc._validation import close_matches_hint
+            from microsdc.io import separator_hint
+
+            columns = [str(c) for c in df.columns]
+            raise cfg.error(
+                key,
+                f"names column(s) not in the input file: {', '.join(repr(c) for c in unknown)}. "
+                f"Columns of {cfg.input_path.name}: {shown}."
+                + (separator_hint(columns) or close_matches_hint(unknown, columns)),
+            )
