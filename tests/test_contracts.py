@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -252,6 +253,28 @@ CONTRACTS: dict[str, Contract] = {
     "restore_subjects": Contract(
         lambda tmp: _collapsed(),
         frames=("original_df", "anonymised"),
+    ),
+    "risk_summary": Contract(
+        _kw(
+            df=people,
+            quasi_identifiers=["age", "sex"],
+            k=2,
+            weights="w",
+            hid="hid",
+            sensitive=["dis"],
+        ),
+        frames=("df",),
+        columns=(*RISK_COLUMNS, "hid", "sensitive"),
+        out_of_range={"k": 0, "risk_threshold": -0.5, "l": 0},
+    ),
+    "pattern_risk_summary": Contract(
+        _kw(
+            fk=lambda: np.array([1.0, 2.0, 3.0]),
+            Fk=lambda: np.array([5.0, 10.0, 20.0]),
+            records=lambda: np.array([1, 2, 3]),
+            k=2,
+        ),
+        out_of_range={"k": 0, "risk_threshold": -0.5, "missing_qi_cells": -1},
     ),
     "individual_risk": Contract(
         _kw(df=people, quasi_identifiers=["age", "sex"], weights="w"),

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from microsdc._validation import check_bool, check_path
+from microsdc._validation import check_bool, check_callable, check_path
 from microsdc.exceptions import JobFileError
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
@@ -789,7 +789,9 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
     return parse_job(text, path, check_files=check_files)
 
 
-def check_run_arguments(job: Any, output_dir: Any, write: Any, progress: Any, now: Any) -> None:
+def check_run_arguments(
+    job: Any, output_dir: Any, write: Any, progress: Any, now: Any, progress_display: Any = None
+) -> None:
     """The arguments of :func:`microsdc.run_job`, checked before the job is read."""
     from datetime import datetime
 
@@ -802,5 +804,6 @@ def check_run_arguments(job: Any, output_dir: Any, write: Any, progress: Any, no
         check_path(output_dir, "output_dir", func)
     check_bool(write, "write", func)
     check_bool(progress, "progress", func)
+    check_callable(progress_display, "progress_display", func)
     if now is not None and not isinstance(now, datetime):
         raise param_error("now", func, "a datetime.datetime or None", now)

@@ -461,7 +461,7 @@ def run_job(
     Nothing is written unless every step succeeded.
     """
     started = time.perf_counter()
-    check_run_arguments(job, output_dir, write, progress, now)
+    check_run_arguments(job, output_dir, write, progress, now, progress_display)
     cfg = job if isinstance(job, JobConfig) else load_job(job)
     if output_dir is not None:
         cfg = _in_directory(cfg, output_dir)

@@ -14,9 +14,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_int, check_number
+from microsdc._core.policy import MissingPolicy, parse_policy
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_int,
+    check_missing_values,
+    check_number,
+    check_one_of,
+    param_error,
+)
 from microsdc.encode import missing_mask
-from microsdc.risk._policy import MissingPolicy
 from microsdc.risk.individual import (
     _household_codes,
     _household_from_risk,
@@ -24,7 +32,7 @@ from microsdc.risk.individual import (
     whole_matches,
 )
 from microsdc.risk.kanonymity import sample_frequencies
-from microsdc.risk.ldiversity import l_diversity
+from microsdc.risk.ldiversity import KINDS, l_diversity
 
 __all__ = ["RISK_BANDS", "count_bands", "pattern_risk_summary", "risk_summary"]
 
@@ -130,10 +138,24 @@ def pattern_risk_summary(
     risk_threshold = check_number(
         risk_threshold, "risk_threshold", func, low=0, high=1, low_open=True
     )
-    fk = np.asarray(fk)
+    fk = _numbers(fk, "fk", func, None)
+    Fk = None if Fk is None else _numbers(Fk, "Fk", func, len(fk))
+    records = _numbers(records, "records", func, len(fk)).astype(np.int64)
+    missing_qi_cells = check_int(missing_qi_cells, "missing_qi_cells", func, min_value=0)
     risk = np.asarray(risk_from_frequencies(whole_matches(fk), Fk), dtype=np.float64)
-    records = np.asarray(records, dtype=np.int64)
     return _figures(fk, risk, records, k, risk_threshold, missing_qi_cells)
+
+
+def _numbers(value: Any, name: str, func: str, length: int | None) -> np.ndarray:
+    """``value`` as a 1-d float array (of ``length`` entries when given), else raise."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 1 or (length is not None and len(arr) != length):
+        what = "a 1-d array of numbers" + ("" if length is None else f" of length {length}")
+        raise param_error(name, func, what, type(value).__name__)
+    return arr
 
 
 def risk_summary(
@@ -213,11 +235,22 @@ def risk_summary(
     (1, 2.0)
     """
     func = "risk_summary"
+    check_frame(df, "df", func)
+    qi = check_columns(df, quasi_identifiers, "quasi_identifiers", func)
     k = check_int(k, "k", func, min_value=1)
     risk_threshold = check_number(
         risk_threshold, "risk_threshold", func, low=0, high=1, low_open=True
     )
-    qi = list(quasi_identifiers)
+    for name, column in (("weights", weights), ("hid", hid)):
+        if column is not None:
+            check_columns(df, [column], name, func)
+    sensitive = check_columns(df, sensitive, "sensitive", func, allow_empty=True)
+    check_one_of(kind, "kind", func, KINDS)
+    check_int(l, "l", func, min_value=1)
+    if c is not None:
+        check_number(c, "c", func, low=0, low_open=True)
+    parse_policy(missing, func)
+    check_missing_values(missing_values, "missing_values", func)
     freq = sample_frequencies(
         df, qi, missing=missing, weights=weights, missing_values=missing_values
     )
