@@ -72,14 +72,23 @@ def test_category_result_every_class_has_k(df: pd.DataFrame, k: int, data: st.Da
     for c in qi:
         kept = res.data[c].notna()
         assert (res.data[c][kept].astype(object) == df[c][kept].astype(object)).all()
-    # not worse than blanking every record at risk entirely, plus the completion of a
-    # leftover group of fewer than k records (at most k records blanked entirely)
+    # no cell is blanked where nothing is at risk. (No bound on the cells beyond that:
+    # completing the group of blank records can take a class below k, which must then
+    # go too, see below; and the greedy's groups can cost more than blanking every
+    # record at risk entirely.)
     fk0, _ = fk_bruteforce(rows_of(df, qi), "category")
-    risky = np.array(fk0) < k
-    observed = df.notna().to_numpy().sum(axis=1)
-    assert res.n_cells <= observed[risky].sum() + k * len(qi)
     if min(fk0) >= k:
         assert res.n_cells == 0
+
+
+def test_category_completion_can_take_a_whole_class() -> None:
+    # k = 4: the unique record needs three blank companions; taking them from the
+    # class of five leaves two, below k, so they are blanked as well. Every category
+    # solution blanks all six records (the only classes are "0" x >= 4 or blank x >= 4).
+    df = pd.DataFrame({"q0": [0, 0, 0, 0, 0, 1]})
+    res = local_suppression(df, ["q0"], 4, missing="category")
+    assert res.n_cells == 6 and bool(res.data["q0"].isna().all())
+    assert res.n_at_risk_after == 0
 
 
 def test_conservative_is_refused_as_a_guarantee() -> None:

@@ -255,13 +255,7 @@ def suppress(
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
         df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
-        dropped = parse_list(drop, "--drop")
-        both = [c for c in dropped if c in qis]
-        if both:
-            raise click.UsageError(
-                f"--drop names key variable(s) of --qi: {', '.join(map(repr, both))}; a key "
-                "variable is suppressed, not dropped (leave it out of --qi to drop it)"
-            )
+        dropped = _dropped(drop, qis)
         if dropped:
             from microsdc._validation import check_columns
 
@@ -297,17 +291,22 @@ def suppress(
         data = result.data
         bar.update(task, advance=1)
     write_output(data, out, encoding, source=file, sep=sep)
-    con = console()
+    _print_written(result, method, k, out)
+
+
+def _print_written(result: Any, method: str, k: int, out: str) -> None:
+    """What the suppression did, and where the data went."""
+    from rich.markup import escape
+
     from microsdc.report.console import render_suppression_summary
 
+    con = console()
     title = None
     if method == "random":
         title = (
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
     con.print(render_suppression_summary(result, title))
-    from rich.markup import escape
-
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     con.print(f"written: {escape(str(out))}")
@@ -332,68 +331,14 @@ def _suppress_lazy(
 ) -> None:
     """The suppress command on a lazy engine: the engine groups the rows by the key
     variables, the greedy decides on the patterns, the engine writes the Parquet file."""
-    from microsdc.backends.capabilities import first_refusal, refusal_text
     from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
     from microsdc.io import check_output_path
-    from microsdc.risk._policy import parse_policy
 
-    flags = {
-        "method": "--method",
-        "missing": "--missing",
-        "subject_id": "--subject-id",
-        "linked": "--linked",
-        "seed": "--seed",
-    }
-    refused = first_refusal(
-        {
-            "method": method,
-            "missing": parse_policy(policy, "microsdc suppress").label,
-            **{name: options.get(name) for name in ("subject_id", "linked", "seed")},
-        }
-    )
-    if refused is not None:
-        entry, value = refused
-        advice = f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
-        raise click.UsageError(
-            refusal_text(entry, value, flags[entry.param], flags, "Option", advice)
-        )
+    _refuse_record_options(engine, method, policy, options)
     check_lazy_output(out, file)
     check_output_path(out)
     frame = open_lazy(file, engine, db_table, sep, encoding)
-    dropped = parse_list(drop, "--drop")
-    both = [c for c in dropped if c in qis]
-    if both:
-        raise click.UsageError(
-            f"--drop names key variable(s) of --qi: {', '.join(map(repr, both))}; a key "
-            "variable is suppressed, not dropped (leave it out of --qi to drop it)"
-        )
-    if dropped:
-        import narwhals as nw
-        import pandas as pd
-
-        from microsdc._validation import check_columns
-        from microsdc.suppression.lazy import _schema
-
-        nwf = nw.from_native(frame)
-        names = pd.Index([str(c) for c in _schema(nwf).names()], dtype=object)
-        check_columns(pd.DataFrame(columns=names), dropped, "drop", "microsdc suppress")
-        frame = nwf.drop(*dropped).to_native()
-    bands = _bins(options.get("bins") or ())
-    if bands:
-        import narwhals as nw
-        import pandas as pd
-
-        from microsdc._validation import check_columns, param_error
-        from microsdc.recoding.lazy import bin_width_lazy
-        from microsdc.suppression.lazy import _schema
-
-        columns = [str(c) for c in _schema(nw.from_native(frame)).names()]
-        stand_in = pd.DataFrame(columns=pd.Index(columns, dtype=object))
-        check_columns(stand_in, [n for n, _ in bands], "bins", "microsdc suppress")
-        for name, width in bands:
-            if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
-                raise param_error("width", "bin_numeric", "a real number > 0", width)
-            frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
+    frame = _drop_and_bin_lazy(frame, _dropped(drop, qis), _bins(options.get("bins") or ()), mv)
     announce_compile("risk", "suppression")
     from microsdc.suppression import local_suppression
 
@@ -430,3 +375,73 @@ def _suppress_lazy(
     from rich.markup import escape
 
     con.print(f"written: {escape(str(out))}")
+
+
+def _dropped(drop: str | None, qis: list[str]) -> list[str]:
+    """The columns of ``--drop``, refused when one is a key variable."""
+    dropped = parse_list(drop, "--drop")
+    both = [c for c in dropped if c in qis]
+    if both:
+        raise click.UsageError(
+            f"--drop names key variable(s) of --qi: {', '.join(map(repr, both))}; a key "
+            "variable is suppressed, not dropped (leave it out of --qi to drop it)"
+        )
+    return dropped
+
+
+def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[str, Any]) -> None:
+    """Refuse, before a row is read, an option that needs the records in memory."""
+    from microsdc._core.policy import parse_policy
+    from microsdc.backends.capabilities import first_refusal, refusal_text
+
+    flags = {
+        "method": "--method",
+        "missing": "--missing",
+        "subject_id": "--subject-id",
+        "linked": "--linked",
+        "seed": "--seed",
+    }
+    refused = first_refusal(
+        {
+            "method": method,
+            "missing": parse_policy(policy, "microsdc suppress").label,
+            **{name: options.get(name) for name in ("subject_id", "linked", "seed")},
+        }
+    )
+    if refused is not None:
+        entry, value = refused
+        advice = f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
+        raise click.UsageError(
+            refusal_text(entry, value, flags[entry.param], flags, "Option", advice)
+        )
+
+
+def _drop_and_bin_lazy(
+    frame: Any, dropped: list[str], bands: list[tuple[str, float]], mv: Any
+) -> Any:
+    """``frame`` without the ``--drop`` columns and with the ``--bin`` columns in bands,
+    in the engine."""
+    if not dropped and not bands:
+        return frame
+    import narwhals as nw
+    import pandas as pd
+
+    from microsdc._validation import check_columns, param_error
+    from microsdc.suppression.lazy import _schema
+
+    def stand_in() -> pd.DataFrame:  # the frame's columns, for the checks
+        names = [str(c) for c in _schema(nw.from_native(frame)).names()]
+        return pd.DataFrame(columns=pd.Index(names, dtype=object))
+
+    if dropped:
+        check_columns(stand_in(), dropped, "drop", "microsdc suppress")
+        frame = nw.from_native(frame).drop(*dropped).to_native()
+    if bands:
+        from microsdc.recoding.lazy import bin_width_lazy
+
+        check_columns(stand_in(), [n for n, _ in bands], "bins", "microsdc suppress")
+        for name, width in bands:
+            if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
+                raise param_error("width", "bin_numeric", "a real number > 0", width)
+            frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
+    return frame
