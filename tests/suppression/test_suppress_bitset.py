@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._bitset import greedy_bitset, restore_cells
@@ -18,7 +19,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress
 from oracles.kanon import fk_bruteforce, rows_of
 
 WILDCARD = Policy("wildcard")

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy, parse_policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._bitset import greedy_bitset, improve_cells, restore_cells
@@ -27,7 +28,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress
 from oracles.kanon import fk_bruteforce, rows_of
 
 POLICIES = ["wildcard", "category", "conservative", 0.5]

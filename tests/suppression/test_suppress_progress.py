@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._bitset import greedy_bitset
@@ -19,7 +20,7 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
+from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress
 
 WILDCARD = Policy("wildcard")
 

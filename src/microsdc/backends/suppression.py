@@ -364,9 +364,10 @@ def _true_fk(
     codes0: np.ndarray, codes: np.ndarray, records: np.ndarray, nc: np.ndarray
 ) -> np.ndarray:
     """Records of ``codes`` (weighted) compatible with each row of ``codes0`` (wildcard)."""
+    from microsdc._kernels.masktables import key_layout
     from microsdc.suppression._bitset import support_bitset
     from microsdc.suppression._engine import bitset_fits, distinct_patterns
-    from microsdc.suppression._greedy import _support_many, key_layout
+    from microsdc.suppression._greedy import support_many
 
     units, inverse, _, _ = distinct_patterns(codes, nc)
     wt = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)
@@ -374,7 +375,7 @@ def _true_fk(
     if bitset_fits(len(units), nc):
         return np.asarray(support_bitset(units, nc, wt, t_units))[t_inv]
     word_of, mult, n_words = key_layout(nc)
-    return np.asarray(_support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]
+    return np.asarray(support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]
 
 
 def _strata_groups(patterns: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndarray]:

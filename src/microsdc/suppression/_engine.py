@@ -369,8 +369,9 @@ def _reach_k_units(
     each column) of the records that are not among ``units`` and never change;
     they count in every fk (see ``greedy_suppress``). The hash-table kernel is
     used then, and nothing is given back."""
+    from microsdc._kernels.masktables import key_layout
     from microsdc.suppression._bitset import greedy_bitset, improve_cells, restore_cells
-    from microsdc.suppression._greedy import KIND, NO_BACKGROUND, greedy_suppress, key_layout
+    from microsdc.suppression._greedy import KIND, NO_BACKGROUND, greedy_suppress
 
     kind = KIND[policy.kind]
     u, m = units.shape

@@ -159,13 +159,13 @@ def probabilistic_suppress(
     SDCError
         If the loop does not end (never expected).
     """
+    from microsdc._kernels.masktables import key_layout
     from microsdc.suppression._engine import (
         _records_progress,
         _with_progress,
         distinct_patterns,
         processing_order,
     )
-    from microsdc.suppression._greedy import key_layout
     from microsdc.suppression._prob_kernel import greedy_probabilistic
 
     n, m = codes.shape
