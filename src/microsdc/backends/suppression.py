@@ -364,10 +364,10 @@ def _true_fk(
     codes0: np.ndarray, codes: np.ndarray, records: np.ndarray, nc: np.ndarray
 ) -> np.ndarray:
     """Records of ``codes`` (weighted) compatible with each row of ``codes0`` (wildcard)."""
+    from microsdc._kernels.greedy_bitset import support_bitset
+    from microsdc._kernels.greedy_wildcard import support_many
     from microsdc._kernels.masktables import key_layout
-    from microsdc.suppression._bitset import support_bitset
     from microsdc.suppression._engine import bitset_fits, distinct_patterns
-    from microsdc.suppression._greedy import support_many
 
     units, inverse, _, _ = distinct_patterns(codes, nc)
     wt = np.rint(np.bincount(inverse, weights=records, minlength=len(units))).astype(np.int64)

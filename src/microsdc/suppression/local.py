@@ -991,7 +991,7 @@ def _true_fk(
     ncat: np.ndarray,
     index: pd.Index,
 ) -> pd.Series:
-    from microsdc.suppression._greedy import wildcard_support_of
+    from microsdc.suppression._engine import wildcard_support_of
 
     suppressed = np.any(blank, axis=1)
     out = np.zeros(len(codes0), dtype=np.int64)

@@ -36,7 +36,6 @@ from microsdc._kernels.masktables import (
     enter_mask,
     fill_key,
     init_state,
-    key_layout,
     mask_lookup,
     read_table,
     register_table,
@@ -44,7 +43,7 @@ from microsdc._kernels.masktables import (
     unlink,
 )
 
-__all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many", "wildcard_support_of"]
+__all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many"]
 
 #: Policy codes understood by the kernels.
 KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
@@ -545,34 +544,3 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
         n_tables = _support_all(*state, n_masks, a_set, vals, data, n_tables, full, out3)
         res[t] = out3[0]
     return res
-
-
-def wildcard_support_of(
-    codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
-) -> np.ndarray:
-    """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
-
-    Both are reduced to their distinct patterns first, so the cost follows the
-    number of patterns, not of rows.
-
-    Parameters
-    ----------
-    codes : ndarray of shape (n, m), integer, -1 = missing
-    targets : ndarray of shape (t, m), integer, -1 = missing
-    n_categories : ndarray of shape (m,)
-
-    Returns
-    -------
-    ndarray of shape (t,), int64
-    """
-    from microsdc.suppression._bitset import support_bitset
-    from microsdc.suppression._engine import bitset_fits, distinct_patterns
-
-    nc = np.asarray(n_categories, dtype=np.int64)
-    units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
-    t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
-    if bitset_fits(len(units), nc):
-        return support_bitset(units, nc, wt, t_units)[t_inv]
-    word_of, mult, n_words = key_layout(nc)
-    res = support_many(units, t_units, word_of, mult, n_words, wt)
-    return res[t_inv]

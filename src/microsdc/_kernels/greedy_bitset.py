@@ -8,7 +8,7 @@ exact, and cheap enough to try every candidate subset of cells. Blanking cell
 (r, j) adds record r to every ``B[j, v]``. Intersections start from the
 smallest set and only visit its non-zero words.
 
-Same choices as :func:`microsdc.suppression._greedy.greedy_suppress` for the
+Same choices as :func:`microsdc._kernels.greedy_wildcard.greedy_suppress` for the
 wildcard policy (kind 0): rows in the given order, rows that became safe
 skipped, the cheapest class of candidate subsets that reaches k, and within it
 the subset that newly matches the most records still waiting (weighted).
