@@ -50,6 +50,7 @@ from microsdc._kernels.masktables import (
     MVAL,
     TC,
     TNEXT,
+    agrees,
     enter_mask,
     fill_key,
     init_state,
@@ -304,12 +305,7 @@ def _support_from(
             c1 = 0
             s = mk[mid, MHEAD]
             while s >= 0:
-                ok = True
-                for j in range(m):
-                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
-                        ok = False
-                        break
-                if ok:
+                if agrees(codes, s, cols, vals):
                     c0 += wt[s]
                     for j in range(m):
                         row_vals[j] = codes[s, j]
@@ -335,30 +331,14 @@ def _support_from(
 
 @numba.njit(cache=True, nogil=True)
 def _support_all(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    n_masks,
-    a_set,
-    vals,
-    data,
-    n_tables,
-    out,
-    res,
-    present,
-    morder,
-    stop,
-    mweight,
-    ub,
+    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, out, res, walk, stop
 ):  # pragma: no cover - numba
     """Probabilistic count of (a_set, vals) into res[0], scaled waiting support into res[1].
 
-    ``present[b, j, v]`` counts the records of mask ``b`` with value v in column j
-    (empty first axis: not used); a mask lacking one of the target's values on
-    the columns both observe is skipped. Masks are visited in the order
+    ``walk`` is the tuple (present, morder, mweight, ub). ``present[b, j, v]``
+    counts the records of mask ``b`` with value v in column j (empty first axis:
+    not used); a mask lacking one of the target's values on the columns both
+    observe is skipped. Masks are visited in the order
     ``morder``; the walk stops once the count reaches ``stop`` (the waiting
     support is then partial). With a finite ``stop`` and the tally, each mask's
     share is first bounded by its fewest records carrying one of the target's
@@ -367,6 +347,7 @@ def _support_all(
     a bound below it). Returns the new number of tables.
     """
     shares = data[4]
+    present, morder, mweight, ub = walk
     q = 0.0
     p = 0.0
     use_present = present.shape[0] > 0
@@ -596,25 +577,12 @@ def greedy_probabilistic(
             ht = reserve(ht, meta, n + n_masks + 2)
             td = grow_rows(td, n_tables + n_masks + 1)
             work0 = out[2]
+            state = (ht, meta, reg, key, mk, td)
+            walk = (present, morder, mweight, ub)
+            weighed = (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max)
+            stop = np.inf if weighed else k
             n_tables = _support_all(
-                ht,
-                meta,
-                reg,
-                key,
-                mk,
-                td,
-                n_masks,
-                a_set,
-                vals,
-                data,
-                n_tables,
-                out,
-                res,
-                present,
-                morder,
-                np.inf if (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max) else k,
-                mweight,
-                ub,
+                *state, n_masks, a_set, vals, data, n_tables, out, res, walk, stop
             )
             if s_set == 0:
                 p0 = res[1]

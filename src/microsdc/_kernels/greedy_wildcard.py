@@ -33,6 +33,7 @@ from microsdc._kernels.masktables import (
     MVAL,
     TC,
     TNEXT,
+    agrees,
     enter_mask,
     fill_key,
     init_state,
@@ -228,12 +229,7 @@ def _support_from(
             c1 = 0
             s = mk[mid, MHEAD]
             while s >= 0:
-                ok = True
-                for j in range(m):
-                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
-                        ok = False
-                        break
-                if ok:
+                if agrees(codes, s, cols, vals):
                     c0 += wt[s]
                     c1 += pending[s]
                 s = rnext[s]

@@ -36,6 +36,7 @@ __all__ = [
     "TC",
     "TMASK",
     "TNEXT",
+    "agrees",
     "enter_mask",
     "fill_key",
     "fill_meta_key",
@@ -115,6 +116,15 @@ def row_mask(codes, i):  # pragma: no cover - numba
         if codes[i, j] >= 0:
             b |= 1 << j
     return b
+
+
+@numba.njit(cache=True, nogil=True)
+def agrees(codes, s, cols, vals):  # pragma: no cover - numba
+    """Row s of ``codes`` has the values ``vals`` on the columns of the bit set ``cols``."""
+    for j in range(codes.shape[1]):
+        if (cols >> j) & 1 and codes[s, j] != vals[j]:
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------- masks
