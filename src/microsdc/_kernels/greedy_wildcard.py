@@ -194,11 +194,10 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cov
 
 
 # --------------------------------------------------------------------------- support
-# ``data`` is the tuple (codes, rnext, pending, wt, word_of, mult): the rows, the
-# record lists of the masks, the weight of each row still waiting, the records each
-# row stands for and the key layout, built once per call. The table state (ht, meta,
-# reg, key, mk, td) is passed array by array: a tuple of it built per candidate costs
-# reference counting each time (the category policy ran about twice as slow).
+# The support helpers take the hash table and mask tables (ht, meta, reg, key, mk, td),
+# then the rows, the record lists of the masks, the weight of each row still waiting,
+# the records each row stands for and the key layout. They are passed one by one, not
+# as tuples: a tuple of arrays built per candidate costs reference counting each time.
 
 
 @numba.njit(cache=True, nogil=True)
@@ -213,7 +212,23 @@ def _update_tables(ht, meta, key, mk, td, mid, vals, d0, d1, word_of, mult):  # 
 
 @numba.njit(cache=True, nogil=True)
 def _support_from(
-    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    mid,
+    cols,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    word_of,
+    mult,
+    n_tables,
+    out,
 ):  # pragma: no cover
     """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, pending weight).
 
@@ -222,7 +237,6 @@ def _support_from(
     Builds table number ``n_tables`` when the pair is new and returns True in
     that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
     """
-    codes, rnext, pending, wt, word_of, mult = data
     tid = table_id(ht, reg, key, mk, mid, cols)
     m = codes.shape[1]
     if tid < 0:
@@ -256,7 +270,24 @@ def _support_from(
 
 @numba.njit(cache=True, nogil=True)
 def _support_all(
-    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    n_masks,
+    a_set,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    word_of,
+    mult,
+    n_tables,
+    full,
+    out3,
 ):  # pragma: no cover - numba
     """Wildcard support of (a_set, vals): out3 = (all rows, complete rows, pending rows).
 
@@ -270,7 +301,25 @@ def _support_all(
         if mk[mid, MROWS] == 0:
             continue
         b = mk[mid, MVAL]
-        if _support_from(ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out):
+        if _support_from(
+            ht,
+            meta,
+            reg,
+            key,
+            mk,
+            td,
+            mid,
+            a_set & b,
+            vals,
+            codes,
+            rnext,
+            pending,
+            wt,
+            word_of,
+            mult,
+            n_tables,
+            out,
+        ):
             n_tables += 1
         q += out[0]
         p += out[1]
@@ -284,7 +333,24 @@ def _support_all(
 
 @numba.njit(cache=True, nogil=True)
 def _pattern_count(
-    ht, meta, reg, key, mk, td, b, cols, vals, data, n_tables, full, out
+    ht,
+    meta,
+    reg,
+    key,
+    mk,
+    td,
+    b,
+    cols,
+    vals,
+    codes,
+    rnext,
+    pending,
+    wt,
+    word_of,
+    mult,
+    n_tables,
+    full,
+    out,
 ):  # pragma: no cover - numba
     """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight),
     (0, 0) when no row has mask ``b``. Returns the new number of tables."""
@@ -293,7 +359,25 @@ def _pattern_count(
         out[0] = 0
         out[1] = 0
         return n_tables
-    if _support_from(ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out):
+    if _support_from(
+        ht,
+        meta,
+        reg,
+        key,
+        mk,
+        td,
+        mid,
+        cols,
+        vals,
+        codes,
+        rnext,
+        pending,
+        wt,
+        word_of,
+        mult,
+        n_tables,
+        out,
+    ):
         n_tables += 1
     return n_tables
 
@@ -369,7 +453,6 @@ def greedy_suppress(
     for oi in range(order.shape[0]):
         pending[order[oi]] = weight[oi]
     ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
-    data = (codes, rnext, pending, wt, word_of, mult)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     max_card = 1
@@ -419,7 +502,23 @@ def greedy_suppress(
                 tmid = mask_lookup(ht, key, a_set, full)
                 if tmid >= 0 and mk[tmid, MROWS] > 0:
                     if _support_from(
-                        ht, meta, reg, key, mk, td, tmid, a_set, vals, data, n_tables, out
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        tmid,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        wt,
+                        word_of,
+                        mult,
+                        n_tables,
+                        out,
                     ):
                         n_tables += 1
                     q = float(out[0])
@@ -431,14 +530,48 @@ def greedy_suppress(
                 # alpha = 0: only the complete records and the pattern's own exact
                 # matches count, two lookups instead of one per mask
                 n_tables = _pattern_count(
-                    ht, meta, reg, key, mk, td, full, a_set, vals, data, n_tables, full, out
+                    ht,
+                    meta,
+                    reg,
+                    key,
+                    mk,
+                    td,
+                    full,
+                    a_set,
+                    vals,
+                    codes,
+                    rnext,
+                    pending,
+                    wt,
+                    word_of,
+                    mult,
+                    n_tables,
+                    full,
+                    out,
                 )
                 qc = float(out[0])
                 if a_set == full:
                     fk = qc
                 else:
                     n_tables = _pattern_count(
-                        ht, meta, reg, key, mk, td, a_set, a_set, vals, data, n_tables, full, out
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        a_set,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        wt,
+                        word_of,
+                        mult,
+                        n_tables,
+                        full,
+                        out,
                     )
                     own = float(out[0])
                     if s_set != 0:
@@ -451,12 +584,46 @@ def greedy_suppress(
                     # pattern, as for alpha > 0 (they can join it later); counted
                     # over every mask, so only for the candidates that reach k
                     n_tables = _support_all(
-                        ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
+                        ht,
+                        meta,
+                        reg,
+                        key,
+                        mk,
+                        td,
+                        n_masks,
+                        a_set,
+                        vals,
+                        codes,
+                        rnext,
+                        pending,
+                        wt,
+                        word_of,
+                        mult,
+                        n_tables,
+                        full,
+                        out3,
                     )
                     p = out3[2]
             else:
                 n_tables = _support_all(
-                    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
+                    ht,
+                    meta,
+                    reg,
+                    key,
+                    mk,
+                    td,
+                    n_masks,
+                    a_set,
+                    vals,
+                    codes,
+                    rnext,
+                    pending,
+                    wt,
+                    word_of,
+                    mult,
+                    n_tables,
+                    full,
+                    out3,
                 )
                 q = float(out3[0])
                 qc = float(out3[1])
@@ -479,7 +646,12 @@ def greedy_suppress(
                             a_set,
                             a_set,
                             vals,
-                            data,
+                            codes,
+                            rnext,
+                            pending,
+                            wt,
+                            word_of,
+                            mult,
                             n_tables,
                             full,
                             out,
@@ -548,7 +720,6 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
     pending = np.zeros(n, dtype=np.int64)
     out3 = np.zeros(5, dtype=np.int64)
     ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = init_state(codes, full, key)
-    data = (codes, rnext, pending, wt, word_of, mult)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     res = np.zeros(targets.shape[0], dtype=np.int64)
@@ -562,7 +733,24 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
         ht = reserve(ht, meta, n + n_masks + 2)
         td = grow_rows(td, n_tables + n_masks + 1)
         n_tables = _support_all(
-            ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
+            ht,
+            meta,
+            reg,
+            key,
+            mk,
+            td,
+            n_masks,
+            a_set,
+            vals,
+            codes,
+            rnext,
+            pending,
+            wt,
+            word_of,
+            mult,
+            n_tables,
+            full,
+            out3,
         )
         res[t] = out3[0]
     return res
