@@ -9,16 +9,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from microsdc._kernels.greedy_bitset import greedy_bitset, restore_cells
+from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
-from microsdc.suppression._bitset import greedy_bitset, restore_cells
 from microsdc.suppression._engine import (
     candidate_subsets,
     fk_of,
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 from oracles.kanon import fk_bruteforce, rows_of
 
 WILDCARD = Policy("wildcard")
@@ -129,7 +130,7 @@ def test_processing_order_ascending_fk_then_missing_first() -> None:
 def test_both_kernels_reach_k_through_the_public_function(
     monkeypatch: pytest.MonkeyPatch, limit: int
 ) -> None:
-    import microsdc.suppression._bitset as bitset
+    import microsdc._kernels.greedy_bitset as bitset
 
     monkeypatch.setattr(bitset, "BITSET_MAX_ROWS", limit)
     rng = np.random.default_rng(3)

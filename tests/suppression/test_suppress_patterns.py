@@ -16,9 +16,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microsdc._kernels.greedy_bitset import greedy_bitset, improve_cells, restore_cells
+from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy, parse_policy
 from microsdc.suppression import local_suppression
-from microsdc.suppression._bitset import greedy_bitset, improve_cells, restore_cells
 from microsdc.suppression._engine import (
     candidate_subsets,
     distinct_patterns,
@@ -27,7 +29,6 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 from oracles.kanon import fk_bruteforce, rows_of
 
 POLICIES = ["wildcard", "category", "conservative", 0.5]
@@ -220,7 +221,7 @@ def test_improve_swaps_two_cells_for_one_by_hand() -> None:
 
 @pytest.mark.parametrize("limit", [0, 10**9])
 def test_both_kernels_on_duplicated_records(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
-    import microsdc.suppression._bitset as bitset
+    import microsdc._kernels.greedy_bitset as bitset
 
     monkeypatch.setattr(bitset, "BITSET_MAX_ROWS", limit)
     rng = np.random.default_rng(5)

@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microsdc.suppression._probabilistic as prob
+from microsdc._kernels.greedy_prob import greedy_probabilistic
+from microsdc._kernels.masktables import key_layout
 from microsdc.suppression import local_suppression
 from microsdc.suppression._engine import candidate_subsets, processing_order, ranked_costs
-from microsdc.suppression._greedy import key_layout
-from microsdc.suppression._prob_kernel import greedy_probabilistic
 from oracles.kanon import fk_bruteforce, rows_of
 
 

@@ -9,9 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc._kernels.greedy_bitset import greedy_bitset
+from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
+from microsdc._kernels.masktables import key_layout
 from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
-from microsdc.suppression._bitset import greedy_bitset
 from microsdc.suppression._engine import (
     _with_progress,
     candidate_subsets,
@@ -19,7 +21,6 @@ from microsdc.suppression._engine import (
     processing_order,
     ranked_costs,
 )
-from microsdc.suppression._greedy import NO_BACKGROUND, greedy_suppress, key_layout
 
 WILDCARD = Policy("wildcard")
 

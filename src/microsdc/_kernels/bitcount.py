@@ -15,7 +15,7 @@ import numpy as np
 
 from microsdc._kernels.conservative import min_completion
 
-__all__ = ["bitset_bytes", "bitset_support"]
+__all__ = ["bitset_bytes", "bitset_support", "popcount"]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -29,7 +29,8 @@ def bitset_bytes(n_patterns: int, n_categories: np.ndarray) -> float:
 
 
 @numba.njit(cache=True, inline="always")
-def _popcount(x):  # pragma: no cover - numba
+def popcount(x):  # pragma: no cover - numba
+    """Number of set bits of the uint64 ``x``."""
     x = x - ((x >> np.uint64(1)) & _M1)
     x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
     x = (x + (x >> np.uint64(4))) & _M4
@@ -202,7 +203,7 @@ def bitset_support(
             x = buf[w]
             while x:
                 low = x & (~x + np.uint64(1))
-                bit = np.int64(_popcount(low - np.uint64(1)))
+                bit = np.int64(popcount(low - np.uint64(1)))
                 x ^= low
                 q = w * 64 + bit
                 if fast:

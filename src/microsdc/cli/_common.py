@@ -440,7 +440,7 @@ KERNEL_MODULES = {
         "microsdc._kernels.hashing",
         "microsdc._kernels.maskpairs",
     ),
-    "suppression": ("microsdc.suppression._greedy", "microsdc.suppression._bitset"),
+    "suppression": ("microsdc._kernels.greedy_wildcard", "microsdc._kernels.greedy_bitset"),
     "swapping": ("microsdc.swapping._kernels",),
 }
 

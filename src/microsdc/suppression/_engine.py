@@ -27,6 +27,7 @@ __all__ = [
     "processing_order",
     "reach_k",
     "risk_mask",
+    "wildcard_support_of",
 ]
 
 #: ``progress(processed, total)``: ``processed`` of the ``total`` records at risk at the start
@@ -42,7 +43,7 @@ PROGRESS_INTERVAL = 0.2
 MAX_CANDIDATES = 4096
 #: Largest bit-set matrix (bytes) of the wildcard greedy; above it the hash-table kernel is used.
 BITSET_MAX_BYTES = 1 << 30
-#: Passes of :func:`microsdc.suppression._bitset.improve_cells` after the greedy.
+#: Passes of :func:`microsdc._kernels.greedy_bitset.improve_cells` after the greedy.
 MAX_IMPROVE_PASSES = 4
 
 
@@ -415,8 +416,9 @@ def _reach_k_units(
     each column) of the records that are not among ``units`` and never change;
     they count in every fk (see ``greedy_suppress``). The hash-table kernel is
     used then, and nothing is given back."""
-    from microsdc.suppression._bitset import greedy_bitset, improve_cells, restore_cells
-    from microsdc.suppression._greedy import KIND, NO_BACKGROUND, greedy_suppress, key_layout
+    from microsdc._kernels.greedy_bitset import greedy_bitset, improve_cells, restore_cells
+    from microsdc._kernels.greedy_wildcard import KIND, NO_BACKGROUND, greedy_suppress
+    from microsdc._kernels.masktables import key_layout
 
     kind = KIND[policy.kind]
     u, m = units.shape
@@ -613,9 +615,9 @@ def _records_progress(progress: ProgressCallback, done: np.ndarray) -> ProgressC
 
 def bitset_fits(n_units: int, nc: np.ndarray) -> bool:
     """The bit sets (one per column and category, one bit per unit) fit ``BITSET_MAX_BYTES``."""
-    from microsdc.suppression import _bitset
+    from microsdc._kernels import greedy_bitset
 
-    if n_units > _bitset.BITSET_MAX_ROWS:
+    if n_units > greedy_bitset.BITSET_MAX_ROWS:
         return False
     return (int(nc.sum()) + 1) * ((n_units + 63) // 64) * 8 <= BITSET_MAX_BYTES
 
@@ -690,3 +692,35 @@ def _grow_missing_group(
                     chosen.append(int(r))
                     got += int(w[r])
     sub[np.array(chosen, dtype=np.int64)] = -1
+
+
+def wildcard_support_of(
+    codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
+) -> np.ndarray:
+    """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
+
+    Both are reduced to their distinct patterns first, so the cost follows the
+    number of patterns, not of rows.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), integer, -1 = missing
+    targets : ndarray of shape (t, m), integer, -1 = missing
+    n_categories : ndarray of shape (m,)
+
+    Returns
+    -------
+    ndarray of shape (t,), int64
+    """
+    from microsdc._kernels.greedy_bitset import support_bitset
+    from microsdc._kernels.greedy_wildcard import support_many
+    from microsdc._kernels.masktables import key_layout
+
+    nc = np.asarray(n_categories, dtype=np.int64)
+    units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
+    t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
+    if bitset_fits(len(units), nc):
+        return support_bitset(units, nc, wt, t_units)[t_inv]
+    word_of, mult, n_words = key_layout(nc)
+    res = support_many(units, t_units, word_of, mult, n_words, wt)
+    return res[t_inv]

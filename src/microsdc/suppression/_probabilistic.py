@@ -18,7 +18,7 @@ already below k is skipped without being counted (a pattern counts no more
 than any part of it): on data with many categories almost every record at
 risk needs most of its cells blanked, and these bounds rule out the many
 cheaper candidates at a few look-ups each instead of a walk over the data
-(see :mod:`microsdc.suppression._prob_kernel`); when a row has failed a few
+(see :mod:`microsdc._kernels.greedy_prob`); when a row has failed a few
 counts, the next ones are first made on the records compatible with it on
 two columns or more. The cells blanked are the same. ``progress`` is
 reported as for the other policies, in records at risk at the start of each
@@ -123,7 +123,7 @@ def probabilistic_suppress(
 
     Works on the distinct patterns (identical records get the same blanks).
     Each pass counts fk exactly on the current data, then runs the greedy
-    kernel (:func:`microsdc.suppression._prob_kernel.greedy_probabilistic`)
+    kernel (:func:`microsdc._kernels.greedy_prob.greedy_probabilistic`)
     over the patterns at risk, in ascending fk: counts are updated after every
     blank with the shares of the pass's start, a pattern that has reached k
     meanwhile is skipped, and the others get the first of the cheapest
@@ -159,14 +159,14 @@ def probabilistic_suppress(
     SDCError
         If the loop does not end (never expected).
     """
+    from microsdc._kernels.greedy_prob import greedy_probabilistic
+    from microsdc._kernels.masktables import key_layout
     from microsdc.suppression._engine import (
         _records_progress,
         _with_progress,
         distinct_patterns,
         processing_order,
     )
-    from microsdc.suppression._greedy import key_layout
-    from microsdc.suppression._prob_kernel import greedy_probabilistic
 
     n, m = codes.shape
     nc = np.asarray(n_categories, dtype=np.int64)

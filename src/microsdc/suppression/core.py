@@ -274,16 +274,17 @@ def compatible_records(
     """For each row of ``targets``: the records of ``released`` compatible with it (a
     blank on either side matches any value); ``records`` as in :func:`suppress_codes`."""
     if records is None:
-        from microsdc.suppression._greedy import wildcard_support_of
+        from microsdc.suppression._engine import wildcard_support_of
 
         return np.asarray(wildcard_support_of(released, targets, ncat), dtype=np.int64)
-    from microsdc.suppression._bitset import support_bitset
+    from microsdc._kernels.greedy_bitset import support_bitset
+    from microsdc._kernels.greedy_wildcard import support_many
+    from microsdc._kernels.masktables import key_layout
     from microsdc.suppression._engine import bitset_fits, weighted_patterns
-    from microsdc.suppression._greedy import _support_many, key_layout
 
     units, _, wt, _ = weighted_patterns(released, ncat, records)
     t_units, t_inv, _, _ = weighted_patterns(targets, ncat, None)
     if bitset_fits(len(units), ncat):
         return np.asarray(support_bitset(units, ncat, wt, t_units))[t_inv]
     word_of, mult, n_words = key_layout(ncat)
-    return np.asarray(_support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]
+    return np.asarray(support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]

@@ -1,6 +1,6 @@
 """Numba kernel of the greedy local suppression under missing="probabilistic".
 
-The state is that of :mod:`microsdc.suppression._greedy`: per pair (source
+The state is that of :mod:`microsdc._kernels.masktables`: per pair (source
 mask ``b``, column set ``C``) a count table ``T[b, C][v]`` of the records whose
 observed columns are exactly ``b`` and whose values on ``C`` are ``v``. The
 probabilistic count of a target with observed columns ``A`` and values ``v``
@@ -42,24 +42,23 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from microsdc.suppression._greedy import (
-    _MHEAD,
-    _MROWS,
-    _MTHEAD,
-    _MVAL,
-    _TC,
-    _TNEXT,
-    _add,
-    _fill_key,
-    _fill_meta_key,
-    _get,
-    _get2,
-    _grow2,
-    _init_state,
-    _link,
-    _mask_id,
-    _reserve,
-    _unlink,
+from microsdc._kernels.hashtable import add, grow_rows, reserve
+from microsdc._kernels.masktables import (
+    MHEAD,
+    MROWS,
+    MTHEAD,
+    MVAL,
+    TC,
+    TNEXT,
+    agrees,
+    enter_mask,
+    fill_key,
+    init_state,
+    mask_lookup,
+    read_table,
+    register_table,
+    table_id,
+    unlink,
 )
 
 __all__ = ["greedy_probabilistic"]
@@ -267,67 +266,46 @@ def _update_tables(
 ):  # pragma: no cover - numba
     """Add ``d0`` records and the waiting weight ``wait`` (a float) under ``vals`` in every
     table of mask ``mid``, the weight times the shares of the columns each table drops."""
-    b = mk[mid, _MVAL]
-    t = mk[mid, _MTHEAD]
+    b = mk[mid, MVAL]
+    t = mk[mid, MTHEAD]
     while t >= 0:
-        cols = td[t, _TC]
-        _fill_key(key, t + 1, vals, cols, word_of, mult)
-        _add(ht, meta, key, d0, _scaled(wait, shares, vals, b & ~cols))
-        t = td[t, _TNEXT]
+        cols = td[t, TC]
+        fill_key(key, t + 1, vals, cols, word_of, mult)
+        add(ht, meta, key, d0, _scaled(wait, shares, vals, b & ~cols))
+        t = td[t, TNEXT]
+
+
+# ``data`` is the tuple (codes, rnext, pending, wt, shares, word_of, mult): the rows, the
+# record lists of the masks, the weight of each row still waiting, the records each row
+# stands for, the shares of the values and the key layout.
 
 
 @numba.njit(cache=True, nogil=True)
 def _support_from(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    mid,
-    cols,
-    vals,
-    codes,
-    rnext,
-    pending,
-    wt,
-    shares,
-    word_of,
-    mult,
-    n_tables,
-    out,
-):  # pragma: no cover - numba
+    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out
+):  # pragma: no cover
     """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, scaled waiting
     weight, work); the rows read are added to the work. Builds table number ``n_tables`` when
     the pair is new and returns True then."""
+    codes, rnext, pending, wt, shares, word_of, mult = data
     dense = reg.shape[1] > 0
-    b = mk[mid, _MVAL]
-    drop = b & ~cols
-    if dense:
-        tid = reg[mid, cols]
-    else:
-        _fill_meta_key(key, b, cols)
-        tid = _get(ht, key) - 1
+    drop = mk[mid, MVAL] & ~cols
+    tid = table_id(ht, reg, key, mk, mid, cols)
     m = codes.shape[1]
     if tid < 0:
         row_vals = np.empty(m, dtype=np.int64)
-        scan = mk[mid, _MROWS] <= _SCAN_MAX
+        scan = mk[mid, MROWS] <= _SCAN_MAX
         if dense and not scan and -1 - tid < _BUILD_AFTER:
             # a pair asked for the first times is scanned: many are never asked again
             reg[mid, cols] = tid - 1
             scan = True
-        out[2] += mk[mid, _MROWS]
+        out[2] += mk[mid, MROWS]
         if scan:
             c0 = 0
             c1 = 0
-            s = mk[mid, _MHEAD]
+            s = mk[mid, MHEAD]
             while s >= 0:
-                ok = True
-                for j in range(m):
-                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
-                        ok = False
-                        break
-                if ok:
+                if agrees(codes, s, cols, vals):
                     c0 += wt[s]
                     for j in range(m):
                         row_vals[j] = codes[s, j]
@@ -337,61 +315,30 @@ def _support_from(
             out[1] = c1
             return False
         tid = n_tables
-        if dense:
-            reg[mid, cols] = tid
-        else:
-            _add(ht, meta, key, tid + 1, 0)
-        td[tid, 0] = mid
-        td[tid, _TC] = cols
-        td[tid, _TNEXT] = mk[mid, _MTHEAD]
-        mk[mid, _MTHEAD] = tid
-        s = mk[mid, _MHEAD]
+        register_table(ht, meta, reg, key, mk, td, mid, cols, tid)
+        s = mk[mid, MHEAD]
         while s >= 0:
             for j in range(m):
                 row_vals[j] = codes[s, j]
-            _fill_key(key, tid + 1, row_vals, cols, word_of, mult)
-            _add(ht, meta, key, wt[s], _scaled(pending[s], shares, row_vals, drop))
+            fill_key(key, tid + 1, row_vals, cols, word_of, mult)
+            add(ht, meta, key, wt[s], _scaled(pending[s], shares, row_vals, drop))
             s = rnext[s]
-        _fill_key(key, tid + 1, vals, cols, word_of, mult)
-        _get2(ht, key, out)
+        read_table(ht, key, tid, vals, cols, word_of, mult, out)
         return True
-    _fill_key(key, tid + 1, vals, cols, word_of, mult)
-    _get2(ht, key, out)
+    read_table(ht, key, tid, vals, cols, word_of, mult, out)
     return False
 
 
 @numba.njit(cache=True, nogil=True)
 def _support_all(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    n_masks,
-    a_set,
-    vals,
-    codes,
-    rnext,
-    pending,
-    wt,
-    shares,
-    word_of,
-    mult,
-    n_tables,
-    out,
-    res,
-    present,
-    morder,
-    stop,
-    mweight,
-    ub,
+    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, out, res, walk, stop
 ):  # pragma: no cover - numba
     """Probabilistic count of (a_set, vals) into res[0], scaled waiting support into res[1].
 
-    ``present[b, j, v]`` counts the records of mask ``b`` with value v in column j
-    (empty first axis: not used); a mask lacking one of the target's values on
-    the columns both observe is skipped. Masks are visited in the order
+    ``walk`` is the tuple (present, morder, mweight, ub). ``present[b, j, v]``
+    counts the records of mask ``b`` with value v in column j (empty first axis:
+    not used); a mask lacking one of the target's values on the columns both
+    observe is skipped. Masks are visited in the order
     ``morder``; the walk stops once the count reaches ``stop`` (the waiting
     support is then partial). With a finite ``stop`` and the tally, each mask's
     share is first bounded by its fewest records carrying one of the target's
@@ -399,6 +346,8 @@ def _support_all(
     the walk also stops once the count cannot reach ``stop`` (res[0] then holds
     a bound below it). Returns the new number of tables.
     """
+    shares = data[4]
+    present, morder, mweight, ub = walk
     q = 0.0
     p = 0.0
     use_present = present.shape[0] > 0
@@ -408,9 +357,9 @@ def _support_all(
         for t in range(n_masks):
             mid = morder[t]
             ub[mid] = 0.0
-            if mk[mid, _MROWS] == 0:
+            if mk[mid, MROWS] == 0:
                 continue
-            b = mk[mid, _MVAL]
+            b = mk[mid, MVAL]
             common = a_set & b
             lim = mweight[b]
             j = 0
@@ -433,9 +382,9 @@ def _support_all(
             break
         mid = morder[t]
         out[2] += 1
-        if mk[mid, _MROWS] == 0:
+        if mk[mid, MROWS] == 0:
             continue
-        b = mk[mid, _MVAL]
+        b = mk[mid, MVAL]
         if bounded:
             if ub[mid] == 0.0:
                 continue
@@ -454,26 +403,7 @@ def _support_all(
                 j += 1
             if miss:
                 continue
-        if _support_from(
-            ht,
-            meta,
-            reg,
-            key,
-            mk,
-            td,
-            mid,
-            a_set & b,
-            vals,
-            codes,
-            rnext,
-            pending,
-            wt,
-            shares,
-            word_of,
-            mult,
-            n_tables,
-            out,
-        ):
+        if _support_from(ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out):
             n_tables += 1
         if out[0] > 0:
             q += out[0] * _share_product(shares, vals, a_set & ~b)
@@ -510,7 +440,7 @@ def greedy_probabilistic(
     cand_class : ndarray of shape (c,), int64, interchangeable candidates share a class
     k : float
     shares : ndarray of shape (m, max categories), float64, share of each value per column
-    word_of, mult, n_words : see :func:`microsdc.suppression._greedy.key_layout`
+    word_of, mult, n_words : see :func:`microsdc._kernels.masktables.key_layout`
     weight : ndarray of shape (r,), float64, >= 0
         Weight of each row of ``order`` while it waits (its deficit k - fk times its records).
     wt : ndarray of shape (n,), int64, >= 1, records each row stands for
@@ -550,7 +480,8 @@ def greedy_probabilistic(
     pending = np.zeros(n, dtype=np.float64)
     for oi in range(order.shape[0]):
         pending[order[oi]] = weight[oi]
-    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
+    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
+    data = (codes, rnext, pending, wt, shares, word_of, mult)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = 0
     tol = 1e-9
@@ -596,15 +527,14 @@ def greedy_probabilistic(
         if progress is not None:
             progress[0] = oi
         if oi % 64 == 0:  # largest masks first: the walk can stop early
-            morder = np.argsort(-mk[:n_masks, _MROWS], kind="mergesort")
+            morder = np.argsort(-mk[:n_masks, MROWS], kind="mergesort")
         r = order[oi]
         obs = rmask[r]
         for j in range(m):
             vals[j] = codes[r, j]
-        _fill_meta_key(key, obs, full + 1)
-        mid1 = _get(ht, key) - 1
+        mid1 = mask_lookup(ht, key, obs, full)
         if pending[r] > 0.0:
-            ht = _reserve(ht, meta, n_tables + 1)
+            ht = reserve(ht, meta, n_tables + 1)
             _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -pending[r], shares, word_of, mult)
             pending[r] = 0.0
         if obs == 0:
@@ -644,34 +574,15 @@ def greedy_probabilistic(
                         listed = _list_sources(codes, wt, obs, vals, lc, lb, lw)
                     if _list_count(lc, lb, lw, listed, a_set, shares, vals) < thr:
                         continue  # counted on the records compatible on two columns
-            ht = _reserve(ht, meta, n + n_masks + 2)
-            td = _grow2(td, n_tables + n_masks + 1)
+            ht = reserve(ht, meta, n + n_masks + 2)
+            td = grow_rows(td, n_tables + n_masks + 1)
             work0 = out[2]
+            state = (ht, meta, reg, key, mk, td)
+            walk = (present, morder, mweight, ub)
+            weighed = (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max)
+            stop = np.inf if weighed else k
             n_tables = _support_all(
-                ht,
-                meta,
-                reg,
-                key,
-                mk,
-                td,
-                n_masks,
-                a_set,
-                vals,
-                codes,
-                rnext,
-                pending,
-                wt,
-                shares,
-                word_of,
-                mult,
-                n_tables,
-                out,
-                res,
-                present,
-                morder,
-                np.inf if (ci < 0 and weigh) or (ci >= 0 and cand_class[ci] <= select_max) else k,
-                mweight,
-                ub,
+                *state, n_masks, a_set, vals, data, n_tables, out, res, walk, stop
             )
             if s_set == 0:
                 p0 = res[1]
@@ -694,9 +605,9 @@ def greedy_probabilistic(
             chosen = obs  # no subset reaches k: blank the whole row
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen (it waits no more: weight 0)
-        ht = _reserve(ht, meta, n_tables + 2)
+        ht = reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0.0, shares, word_of, mult)
-        _unlink(mk, rnext, rprev, mid1, r)
+        unlink(mk, rnext, rprev, mid1, r)
         ptab = _tally_row(cnt1, ptab, pidx, vals, -wt[r], base, pairs)
         if present.shape[0] > 0:
             b2 = obs & ~chosen
@@ -712,13 +623,10 @@ def greedy_probabilistic(
                 codes[r, j] = -1
                 vals[j] = -1
         ptab = _tally_row(cnt1, ptab, pidx, vals, wt[r], base, pairs)
-        b2 = obs & ~chosen
-        rmask[r] = b2
-        mk = _grow2(mk, n_masks + 1)
-        reg = _grow2(reg, n_masks + 1)
-        mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
+        mk, reg, mid2, n_masks = enter_mask(
+            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, obs & ~chosen, full
+        )
         if mid2 >= morder.shape[0]:
             morder = np.append(morder, mid2)
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0.0, shares, word_of, mult)
-        _link(mk, rnext, rprev, mid2, r)
     return blanked

@@ -1,9 +1,10 @@
 """Numba kernels of the greedy local suppression, with incremental frequency counts.
 
-The state is a set of count tables, one per pair (source mask ``b``, column
-set ``C``): ``T[b, C][v]`` is the number of records whose observed columns are
-exactly ``b`` and whose values on ``C`` (a subset of ``b``) are ``v``. The
-wildcard support of a target with observed columns ``A`` and values ``v`` is
+The state (:mod:`microsdc._kernels.masktables`) is a set of count tables, one
+per pair (source mask ``b``, column set ``C``): ``T[b, C][v]`` is the number of
+records whose observed columns are exactly ``b`` and whose values on ``C`` (a
+subset of ``b``) are ``v``. The wildcard support of a target with observed
+columns ``A`` and values ``v`` is
 
     Q(A, v) = sum over masks b present of T[b, A & b][v restricted to A & b],
 
@@ -12,15 +13,8 @@ needed, from a linked list of the records of each mask (masks with very few
 records are scanned directly instead). When a record's cells are blanked it
 moves from one mask to another: its old key is removed from every table of its
 old mask and its new key added to every table of the new one. There is never a
-full recount inside the loop.
-
-All tables live in one open-addressing hash table. A slot holds the key
-``(table id + 1, w_0, ..., w_{W-1})``, the words ``w`` being mixed-radix
-encodings of the values on ``C`` (several words when the radix product of all
-columns does not fit in 62 bits), then two values: the number of records and
-the number of those still waiting to be processed. Key ``(0, b, FULL + 1)``
-maps a mask to its id; key ``(0, b, C)`` maps a pair to its table id unless a
-dense registry (masks x 2**m) is used for few columns.
+full recount inside the loop. The second count of each key is the weight of
+the records still waiting to be processed.
 
 This module imports numba; import it only inside the functions that need it.
 Nothing here is recursive: numba cannot reload cached recursive functions.
@@ -31,7 +25,26 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "key_layout", "wildcard_support_of"]
+from microsdc._kernels.hashtable import add, grow_rows, reserve
+from microsdc._kernels.masktables import (
+    MHEAD,
+    MROWS,
+    MTHEAD,
+    MVAL,
+    TC,
+    TNEXT,
+    agrees,
+    enter_mask,
+    fill_key,
+    init_state,
+    mask_lookup,
+    read_table,
+    register_table,
+    table_id,
+    unlink,
+)
+
+__all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many"]
 
 #: Policy codes understood by the kernels.
 KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
@@ -39,175 +52,8 @@ KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
 #: ``bg`` and ``bg_radix`` of :func:`greedy_suppress` when no record lies outside ``codes``.
 NO_BACKGROUND = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64))
 
-#: Up to this many columns the (mask, column set) -> table registry is a dense array.
-DENSE_BITS = 10
 #: Masks with at most this many records are scanned instead of tabulated.
 SMALL_MASK = 16
-
-_H0 = np.uint64(0x9E3779B97F4A7C15)
-_H1 = np.uint64(0xBF58476D1CE4E5B9)
-_S31 = np.uint64(31)
-
-# columns of the per-mask array MK
-_MVAL, _MHEAD, _MROWS, _MTHEAD = 0, 1, 2, 3
-# columns of the per-table array TD
-_TMASK, _TC, _TNEXT = 0, 1, 2
-
-
-def key_layout(n_categories: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """Pack columns into 62-bit words for exact mixed-radix keys.
-
-    Returns
-    -------
-    word_of : ndarray of shape (m,), int64, word holding column j
-    mult : ndarray of shape (m,), int64, multiplier of column j inside its word
-    n_words : int, at least 2
-    """
-    m = len(n_categories)
-    word_of = np.zeros(m, dtype=np.int64)
-    mult = np.ones(m, dtype=np.int64)
-    w, radix = 0, 1
-    for j in range(m):
-        base = max(int(n_categories[j]), 1)
-        if radix * base >= 2**62:
-            w, radix = w + 1, 1
-        word_of[j] = w
-        mult[j] = radix
-        radix *= base
-    return word_of, mult, max(w + 1, 2)
-
-
-# --------------------------------------------------------------------------- hash table
-
-
-@numba.njit(cache=True, nogil=True)
-def _hash(key):  # pragma: no cover - numba
-    h = _H0
-    for i in range(key.shape[0]):
-        h ^= np.uint64(key[i])
-        h *= _H1
-        h ^= h >> _S31
-    return h
-
-
-@numba.njit(cache=True, nogil=True)
-def _slot(ht, key):  # pragma: no cover - numba
-    """Slot of ``key``, or -(empty slot + 1) where it would be inserted."""
-    cap = ht.shape[0]
-    w1 = key.shape[0]
-    i = np.int64(_hash(key) & np.uint64(cap - 1))
-    while ht[i, 0] >= 0:
-        same = True
-        for t in range(w1):
-            if ht[i, t] != key[t]:
-                same = False
-                break
-        if same:
-            return i
-        i = (i + 1) & (cap - 1)
-    return -(i + 1)
-
-
-@numba.njit(cache=True, nogil=True)
-def _get(ht, key):  # pragma: no cover - numba
-    """Count stored under ``key``, -1 if absent."""
-    s = _slot(ht, key)
-    return ht[s, key.shape[0]] if s >= 0 else -1
-
-
-@numba.njit(cache=True, nogil=True)
-def _get2(ht, key, out):  # pragma: no cover - numba
-    s = _slot(ht, key)
-    w1 = key.shape[0]
-    if s >= 0:
-        out[0] = ht[s, w1]
-        out[1] = ht[s, w1 + 1]
-    else:
-        out[0] = 0
-        out[1] = 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _add(ht, meta, key, d0, d1):  # pragma: no cover - numba
-    """Add (d0, d1) under ``key``, inserting it first if needed; capacity assumed."""
-    s = _slot(ht, key)
-    w1 = key.shape[0]
-    if s < 0:
-        s = -s - 1
-        for t in range(w1):
-            ht[s, t] = key[t]
-        ht[s, w1] = 0
-        ht[s, w1 + 1] = 0
-        meta[0] += 1
-    ht[s, w1] += d0
-    ht[s, w1 + 1] += d1
-    return ht[s, w1]
-
-
-@numba.njit(cache=True, nogil=True)
-def _reserve(ht, meta, extra):  # pragma: no cover - numba
-    """Return a table large enough for ``extra`` more keys at load <= 1/2."""
-    cap = ht.shape[0]
-    need = 2 * (meta[0] + extra) + 2
-    if need <= cap:
-        return ht
-    new_cap = cap
-    while new_cap < need:
-        new_cap *= 2
-    width = ht.shape[1]
-    w1 = width - 2
-    nt = np.full((new_cap, width), -1, dtype=np.int64)
-    for i in range(cap):
-        if ht[i, 0] >= 0:
-            s = -_slot(nt, ht[i, :w1]) - 1
-            for t in range(width):
-                nt[s, t] = ht[i, t]
-    return nt
-
-
-@numba.njit(cache=True, nogil=True)
-def _grow2(a, rows):  # pragma: no cover - numba
-    """``a`` with at least ``rows`` rows (new rows filled with -1)."""
-    if rows <= a.shape[0]:
-        return a
-    cap = max(a.shape[0], 1)
-    while cap < rows:
-        cap *= 2
-    b = np.full((cap, a.shape[1]), -1, dtype=np.int64)
-    b[: a.shape[0]] = a
-    return b
-
-
-# --------------------------------------------------------------------------- keys
-
-
-@numba.njit(cache=True, nogil=True)
-def _fill_key(key, head, vals, cols, word_of, mult):  # pragma: no cover - numba
-    """key = (head, words of ``vals`` on the column set ``cols``)."""
-    key[0] = head
-    for t in range(1, key.shape[0]):
-        key[t] = 0
-    for j in range(vals.shape[0]):
-        if (cols >> j) & 1:
-            key[1 + word_of[j]] += vals[j] * mult[j]
-
-
-@numba.njit(cache=True, nogil=True)
-def _fill_meta_key(key, b, c):  # pragma: no cover - numba
-    key[0] = 0
-    key[1] = b
-    key[2] = c
-    for t in range(3, key.shape[0]):
-        key[t] = 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _row_mask(codes, i):  # pragma: no cover - numba
-    b = 0
-    for j in range(codes.shape[1]):
-        if codes[i, j] >= 0:
-            b |= 1 << j
-    return b
 
 
 # --------------------------------------------------------------------------- conservative
@@ -347,57 +193,21 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cov
     return res
 
 
-# --------------------------------------------------------------------------- state
-
-
-@numba.njit(cache=True, nogil=True)
-def _mask_id(ht, meta, mk, n_masks, b, full, key):  # pragma: no cover - numba
-    """Id of mask ``b``, registered if new (capacity reserved by the caller)."""
-    _fill_meta_key(key, b, full + 1)
-    mid = _get(ht, key)
-    if mid >= 0:
-        return mid - 1, n_masks
-    mid = n_masks
-    _add(ht, meta, key, mid + 1, np.int64(0))
-    mk[mid, _MVAL] = b
-    mk[mid, _MHEAD] = -1
-    mk[mid, _MROWS] = 0
-    mk[mid, _MTHEAD] = -1
-    return mid, n_masks + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _link(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
-    head = mk[mid, _MHEAD]
-    rnext[r] = head
-    rprev[r] = -1
-    if head >= 0:
-        rprev[head] = r
-    mk[mid, _MHEAD] = r
-    mk[mid, _MROWS] += 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _unlink(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
-    nx = rnext[r]
-    pv = rprev[r]
-    if pv >= 0:
-        rnext[pv] = nx
-    else:
-        mk[mid, _MHEAD] = nx
-    if nx >= 0:
-        rprev[nx] = pv
-    mk[mid, _MROWS] -= 1
+# --------------------------------------------------------------------------- support
+# The support helpers take the hash table and mask tables (ht, meta, reg, key, mk, td),
+# then the rows, the record lists of the masks, the weight of each row still waiting,
+# the records each row stands for and the key layout. They are passed one by one, not
+# as tuples: a tuple of arrays built per candidate costs reference counting each time.
 
 
 @numba.njit(cache=True, nogil=True)
 def _update_tables(ht, meta, key, mk, td, mid, vals, d0, d1, word_of, mult):  # pragma: no cover
     """Add (d0, d1) to the key of ``vals`` in every table of mask ``mid``."""
-    t = mk[mid, _MTHEAD]
+    t = mk[mid, MTHEAD]
     while t >= 0:
-        _fill_key(key, t + 1, vals, td[t, _TC], word_of, mult)
-        _add(ht, meta, key, d0, d1)
-        t = td[t, _TNEXT]
+        fill_key(key, t + 1, vals, td[t, TC], word_of, mult)
+        add(ht, meta, key, d0, d1)
+        t = td[t, TNEXT]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -419,7 +229,7 @@ def _support_from(
     mult,
     n_tables,
     out,
-):  # pragma: no cover - numba
+):  # pragma: no cover
     """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, pending weight).
 
     Row s stands for ``wt[s]`` identical records.
@@ -427,25 +237,15 @@ def _support_from(
     Builds table number ``n_tables`` when the pair is new and returns True in
     that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
     """
-    dense = reg.shape[1] > 0
-    if dense:
-        tid = reg[mid, cols]
-    else:
-        _fill_meta_key(key, mk[mid, _MVAL], cols)
-        tid = _get(ht, key) - 1
+    tid = table_id(ht, reg, key, mk, mid, cols)
     m = codes.shape[1]
     if tid < 0:
-        if mk[mid, _MROWS] <= SMALL_MASK:
+        if mk[mid, MROWS] <= SMALL_MASK:
             c0 = 0
             c1 = 0
-            s = mk[mid, _MHEAD]
+            s = mk[mid, MHEAD]
             while s >= 0:
-                ok = True
-                for j in range(m):
-                    if (cols >> j) & 1 and codes[s, j] != vals[j]:
-                        ok = False
-                        break
-                if ok:
+                if agrees(codes, s, cols, vals):
                     c0 += wt[s]
                     c1 += pending[s]
                 s = rnext[s]
@@ -453,52 +253,19 @@ def _support_from(
             out[1] = c1
             return False
         tid = n_tables
-        if dense:
-            reg[mid, cols] = tid
-        else:
-            _add(ht, meta, key, tid + 1, np.int64(0))
-        td[tid, _TMASK] = mid
-        td[tid, _TC] = cols
-        td[tid, _TNEXT] = mk[mid, _MTHEAD]
-        mk[mid, _MTHEAD] = tid
+        register_table(ht, meta, reg, key, mk, td, mid, cols, tid)
         row_vals = np.empty(m, dtype=np.int64)
-        s = mk[mid, _MHEAD]
+        s = mk[mid, MHEAD]
         while s >= 0:
             for j in range(m):
                 row_vals[j] = codes[s, j]
-            _fill_key(key, tid + 1, row_vals, cols, word_of, mult)
-            _add(ht, meta, key, wt[s], pending[s])
+            fill_key(key, tid + 1, row_vals, cols, word_of, mult)
+            add(ht, meta, key, wt[s], pending[s])
             s = rnext[s]
-        _fill_key(key, tid + 1, vals, cols, word_of, mult)
-        _get2(ht, key, out)
+        read_table(ht, key, tid, vals, cols, word_of, mult, out)
         return True
-    _fill_key(key, tid + 1, vals, cols, word_of, mult)
-    _get2(ht, key, out)
+    read_table(ht, key, tid, vals, cols, word_of, mult, out)
     return False
-
-
-@numba.njit(cache=True, nogil=True)
-def _init_state(codes, full, key):  # pragma: no cover - numba
-    n, m = codes.shape
-    cap = 16
-    while cap < 4 * (n + 8):
-        cap *= 2
-    ht = np.full((cap, key.shape[0] + 2), -1, dtype=np.int64)
-    meta = np.zeros(1, dtype=np.int64)
-    mk = np.full((64, 4), -1, dtype=np.int64)
-    rnext = np.full(n, -1, dtype=np.int64)
-    rprev = np.full(n, -1, dtype=np.int64)
-    rmask = np.empty(n, dtype=np.int64)
-    n_masks = np.int64(0)
-    for i in range(n):
-        b = _row_mask(codes, i)
-        rmask[i] = b
-        ht = _reserve(ht, meta, np.int64(1))
-        mk = _grow2(mk, n_masks + 1)
-        mid, n_masks = _mask_id(ht, meta, mk, n_masks, b, full, key)
-        _link(mk, rnext, rprev, mid, i)
-    reg = np.full((mk.shape[0], (1 << m) if m <= DENSE_BITS else 0), -1, dtype=np.int64)
-    return ht, meta, mk, n_masks, rnext, rprev, rmask, reg
 
 
 @numba.njit(cache=True, nogil=True)
@@ -531,9 +298,9 @@ def _support_all(
     qc = 0
     p = 0
     for mid in range(n_masks):
-        if mk[mid, _MROWS] == 0:
+        if mk[mid, MROWS] == 0:
             continue
-        b = mk[mid, _MVAL]
+        b = mk[mid, MVAL]
         if _support_from(
             ht,
             meta,
@@ -587,9 +354,8 @@ def _pattern_count(
 ):  # pragma: no cover - numba
     """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight),
     (0, 0) when no row has mask ``b``. Returns the new number of tables."""
-    _fill_meta_key(key, b, full + 1)
-    mid = _get(ht, key) - 1
-    if mid < 0 or mk[mid, _MROWS] == 0:
+    mid = mask_lookup(ht, key, b, full)
+    if mid < 0 or mk[mid, MROWS] == 0:
         out[0] = 0
         out[1] = 0
         return n_tables
@@ -686,7 +452,7 @@ def greedy_suppress(
     pending = np.zeros(n, dtype=np.int64)
     for oi in range(order.shape[0]):
         pending[order[oi]] = weight[oi]
-    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = _init_state(codes, full, key)
+    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     max_card = 1
@@ -708,12 +474,11 @@ def greedy_suppress(
         obs = rmask[r]
         for j in range(m):
             vals[j] = codes[r, j]
-        _fill_meta_key(key, obs, full + 1)
-        mid1 = _get(ht, key) - 1
+        mid1 = mask_lookup(ht, key, obs, full)
         if pending[r]:
             w_r = pending[r]
             pending[r] = 0
-            ht = _reserve(ht, meta, n_tables + 1)
+            ht = reserve(ht, meta, n_tables + 1)
             _update_tables(ht, meta, key, mk, td, mid1, vals, np.int64(0), -w_r, word_of, mult)
         if obs == 0:
             continue
@@ -728,15 +493,14 @@ def greedy_suppress(
             if best_size >= 0 and cand_size[ci] > best_size:
                 break
             a_set = obs & ~s_set
-            ht = _reserve(ht, meta, n + n_masks + 2)
-            td = _grow2(td, n_tables + n_masks + 1)
+            ht = reserve(ht, meta, n + n_masks + 2)
+            td = grow_rows(td, n_tables + n_masks + 1)
             p = 0
             if kind == 2:
                 # exact count of the pattern; the row itself counts once
                 q = 0.0
-                _fill_meta_key(key, a_set, full + 1)
-                tmid = _get(ht, key) - 1
-                if tmid >= 0 and mk[tmid, _MROWS] > 0:
+                tmid = mask_lookup(ht, key, a_set, full)
+                if tmid >= 0 and mk[tmid, MROWS] > 0:
                     if _support_from(
                         ht,
                         meta,
@@ -872,31 +636,27 @@ def greedy_suppress(
                     if a_set == full:
                         fk = qc + alpha * (q - qc)
                     else:
-                        own = 0.0
-                        _fill_meta_key(key, a_set, full + 1)
-                        tmid = _get(ht, key) - 1
-                        if tmid >= 0 and mk[tmid, _MROWS] > 0:
-                            if _support_from(
-                                ht,
-                                meta,
-                                reg,
-                                key,
-                                mk,
-                                td,
-                                tmid,
-                                a_set,
-                                vals,
-                                codes,
-                                rnext,
-                                pending,
-                                wt,
-                                word_of,
-                                mult,
-                                n_tables,
-                                out,
-                            ):
-                                n_tables += 1
-                            own = float(out[0])
+                        n_tables = _pattern_count(
+                            ht,
+                            meta,
+                            reg,
+                            key,
+                            mk,
+                            td,
+                            a_set,
+                            a_set,
+                            vals,
+                            codes,
+                            rnext,
+                            pending,
+                            wt,
+                            word_of,
+                            mult,
+                            n_tables,
+                            full,
+                            out,
+                        )
+                        own = float(out[0])
                         if s_set != 0:
                             own += float(wt[r])  # row r joins the pattern
                             if obs == full:
@@ -935,34 +695,31 @@ def greedy_suppress(
             chosen = obs  # no subset reaches k: blank the whole row
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen
-        ht = _reserve(ht, meta, n_tables + 2)
+        ht = reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], np.int64(0), word_of, mult)
-        _unlink(mk, rnext, rprev, mid1, r)
+        unlink(mk, rnext, rprev, mid1, r)
         for j in range(m):
             if (chosen >> j) & 1:
                 if kind == 3:
                     catcount[j, codes[r, j]] -= wt[r]
                 codes[r, j] = -1
                 vals[j] = -1
-        b2 = obs & ~chosen
-        rmask[r] = b2
-        mk = _grow2(mk, n_masks + 1)
-        reg = _grow2(reg, n_masks + 1)
-        mid2, n_masks = _mask_id(ht, meta, mk, n_masks, b2, full, key)
+        mk, reg, mid2, n_masks = enter_mask(
+            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, obs & ~chosen, full
+        )
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], np.int64(0), word_of, mult)
-        _link(mk, rnext, rprev, mid2, r)
     return blanked
 
 
 @numba.njit(cache=True, nogil=True)
-def _support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cover - numba
+def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cover - numba
     """Wildcard support of each target row among the rows of ``codes`` (row s counts ``wt[s]``)."""
     n, m = codes.shape
     full = (1 << m) - 1
     key = np.zeros(n_words + 1, dtype=np.int64)
     pending = np.zeros(n, dtype=np.int64)
     out3 = np.zeros(5, dtype=np.int64)
-    ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = _init_state(codes, full, key)
+    ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = init_state(codes, full, key)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     res = np.zeros(targets.shape[0], dtype=np.int64)
@@ -973,8 +730,8 @@ def _support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cov
             vals[j] = targets[t, j]
             if vals[j] >= 0:
                 a_set |= 1 << j
-        ht = _reserve(ht, meta, n + n_masks + 2)
-        td = _grow2(td, n_tables + n_masks + 1)
+        ht = reserve(ht, meta, n + n_masks + 2)
+        td = grow_rows(td, n_tables + n_masks + 1)
         n_tables = _support_all(
             ht,
             meta,
@@ -997,34 +754,3 @@ def _support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cov
         )
         res[t] = out3[0]
     return res
-
-
-def wildcard_support_of(
-    codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
-) -> np.ndarray:
-    """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
-
-    Both are reduced to their distinct patterns first, so the cost follows the
-    number of patterns, not of rows.
-
-    Parameters
-    ----------
-    codes : ndarray of shape (n, m), integer, -1 = missing
-    targets : ndarray of shape (t, m), integer, -1 = missing
-    n_categories : ndarray of shape (m,)
-
-    Returns
-    -------
-    ndarray of shape (t,), int64
-    """
-    from microsdc.suppression._bitset import support_bitset
-    from microsdc.suppression._engine import bitset_fits, distinct_patterns
-
-    nc = np.asarray(n_categories, dtype=np.int64)
-    units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
-    t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
-    if bitset_fits(len(units), nc):
-        return support_bitset(units, nc, wt, t_units)[t_inv]
-    word_of, mult, n_words = key_layout(nc)
-    res = _support_many(units, t_units, word_of, mult, n_words, wt)
-    return res[t_inv]

@@ -8,7 +8,7 @@ exact, and cheap enough to try every candidate subset of cells. Blanking cell
 (r, j) adds record r to every ``B[j, v]``. Intersections start from the
 smallest set and only visit its non-zero words.
 
-Same choices as :func:`microsdc.suppression._greedy.greedy_suppress` for the
+Same choices as :func:`microsdc._kernels.greedy_wildcard.greedy_suppress` for the
 wildcard policy (kind 0): rows in the given order, rows that became safe
 skipped, the cheapest class of candidate subsets that reaches k, and within it
 the subset that newly matches the most records still waiting (weighted).
@@ -28,6 +28,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from microsdc._kernels.bitcount import popcount
+
 __all__ = [
     "BITSET_MAX_ROWS",
     "change_cells",
@@ -39,19 +41,6 @@ __all__ = [
 
 #: Above this many distinct patterns the hash-table kernel is used instead.
 BITSET_MAX_ROWS = 50_000_000
-
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-
-
-@numba.njit(cache=True, nogil=True)
-def _popcount(x):  # pragma: no cover - numba
-    x = x - ((x >> np.uint64(1)) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return (x * _H01) >> np.uint64(56)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -74,7 +63,7 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
             t += 1
         while f:
             low = f & (~f + one)
-            w = (w2 << 6) + _popcount(low - one)
+            w = (w2 << 6) + popcount(low - one)
             f ^= low
             x = bits[first, w]
             t = 1
@@ -85,7 +74,7 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
                 buf[w] = x
                 nz[count] = w
                 count += 1
-                pop += _popcount(x)
+                pop += popcount(x)
     return count, pop
 
 
@@ -111,7 +100,7 @@ def _exact_weighted(buf, nz, count, mult):  # pragma: no cover - numba
         x = buf[w]
         while x:
             low = x & (~x + one)
-            total += mult[(w << 6) + _popcount(low - one)]
+            total += mult[(w << 6) + popcount(low - one)]
             x ^= low
     return total
 
@@ -249,7 +238,7 @@ def greedy_bitset(
                 x = buf[w] & ~base[w] & pending[w]
                 while x:
                     low = x & (~x + one)
-                    bit = _popcount(low - one)
+                    bit = popcount(low - one)
                     gain += pweight[(w << 6) + bit]
                     x ^= low
                 buf[w] = np.uint64(0)
@@ -493,7 +482,7 @@ def _try_blanks(
             x = cur[w] & ~buf[w] & fragile[w]
             while x and ok:
                 low = x & (~x + one)
-                s = (w << 6) + _popcount(low - one)
+                s = (w << 6) + popcount(low - one)
                 if fk[s] - mult[r] < k:
                     ok = False
                 x ^= low
@@ -503,7 +492,7 @@ def _try_blanks(
             x = cur[w] & ~buf[w]
             while x:
                 low = x & (~x + one)
-                s = (w << 6) + _popcount(low - one)
+                s = (w << 6) + popcount(low - one)
                 fk[s] -= mult[r]
                 if fk[s] < k + cap:
                     fragile[w] |= low
@@ -514,7 +503,7 @@ def _try_blanks(
             x = buf[w] & ~cur[w]
             while x:
                 low = x & (~x + one)
-                fk[(w << 6) + _popcount(low - one)] += mult[r]
+                fk[(w << 6) + popcount(low - one)] += mult[r]
                 x ^= low
         fk[r] = _exact_weighted(buf, nz, count, mult)
         if fk[r] < k + cap:

@@ -1,0 +1,257 @@
+"""The state shared by the greedy suppression kernels: records grouped by missingness mask,
+and count tables per (mask, column set) in one hash table.
+
+``T[b, C][v]`` is the number of records whose observed columns are exactly
+``b`` and whose values on ``C`` (a subset of ``b``) are ``v``, with a second
+count per key that each kernel uses its own way (the weight of the records
+still waiting). Tables are built lazily, the first time a pair is needed.
+
+All tables live in one :mod:`~microsdc._kernels.hashtable`. A slot holds the key
+``(table id + 1, w_0, ..., w_{W-1})``, the words ``w`` being mixed-radix
+encodings of the values on ``C`` (several words when the radix product of all
+columns does not fit in 62 bits, see :func:`key_layout`). Key ``(0, b, FULL + 1)``
+maps a mask to its id; key ``(0, b, C)`` maps a pair to its table id unless a
+dense registry ``reg`` (masks x 2**m) is used for few columns.
+
+Per mask id, the array ``mk`` holds (mask, first record, records, first table); the
+records of a mask form a doubly linked list (``rnext``, ``rprev``). Per table id,
+``td`` holds (mask id, column set, next table of the same mask).
+
+This module imports numba; import it only inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from microsdc._kernels.hashtable import add, grow_rows, lookup, lookup2, reserve
+
+__all__ = [
+    "DENSE_BITS",
+    "MHEAD",
+    "MROWS",
+    "MTHEAD",
+    "MVAL",
+    "TC",
+    "TMASK",
+    "TNEXT",
+    "agrees",
+    "enter_mask",
+    "fill_key",
+    "fill_meta_key",
+    "init_state",
+    "key_layout",
+    "link",
+    "mask_id",
+    "mask_lookup",
+    "read_table",
+    "register_table",
+    "row_mask",
+    "table_id",
+    "unlink",
+]
+
+#: Up to this many columns the (mask, column set) -> table registry is a dense array.
+DENSE_BITS = 10
+
+# columns of the per-mask array mk
+MVAL, MHEAD, MROWS, MTHEAD = 0, 1, 2, 3
+# columns of the per-table array td
+TMASK, TC, TNEXT = 0, 1, 2
+
+
+def key_layout(n_categories: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Pack columns into 62-bit words for exact mixed-radix keys.
+
+    Returns
+    -------
+    word_of : ndarray of shape (m,), int64, word holding column j
+    mult : ndarray of shape (m,), int64, multiplier of column j inside its word
+    n_words : int, at least 2
+    """
+    m = len(n_categories)
+    word_of = np.zeros(m, dtype=np.int64)
+    mult = np.ones(m, dtype=np.int64)
+    w, radix = 0, 1
+    for j in range(m):
+        base = max(int(n_categories[j]), 1)
+        if radix * base >= 2**62:
+            w, radix = w + 1, 1
+        word_of[j] = w
+        mult[j] = radix
+        radix *= base
+    return word_of, mult, max(w + 1, 2)
+
+
+# --------------------------------------------------------------------------- keys
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_key(key, head, vals, cols, word_of, mult):  # pragma: no cover - numba
+    """key = (head, words of ``vals`` on the column set ``cols``)."""
+    key[0] = head
+    for t in range(1, key.shape[0]):
+        key[t] = 0
+    for j in range(vals.shape[0]):
+        if (cols >> j) & 1:
+            key[1 + word_of[j]] += vals[j] * mult[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def fill_meta_key(key, b, c):  # pragma: no cover - numba
+    """key = (0, b, c): a mask (c = FULL + 1) or a (mask, column set) pair."""
+    key[0] = 0
+    key[1] = b
+    key[2] = c
+    for t in range(3, key.shape[0]):
+        key[t] = 0
+
+
+@numba.njit(cache=True, nogil=True)
+def row_mask(codes, i):  # pragma: no cover - numba
+    """Bit set of the observed columns of row i."""
+    b = 0
+    for j in range(codes.shape[1]):
+        if codes[i, j] >= 0:
+            b |= 1 << j
+    return b
+
+
+@numba.njit(cache=True, nogil=True)
+def agrees(codes, s, cols, vals):  # pragma: no cover - numba
+    """Row s of ``codes`` has the values ``vals`` on the columns of the bit set ``cols``."""
+    for j in range(codes.shape[1]):
+        if (cols >> j) & 1 and codes[s, j] != vals[j]:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------- masks
+
+
+@numba.njit(cache=True, nogil=True)
+def mask_lookup(ht, key, b, full):  # pragma: no cover - numba
+    """Id of mask ``b``, -1 when it was never registered."""
+    fill_meta_key(key, b, full + 1)
+    return lookup(ht, key) - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def mask_id(ht, meta, mk, n_masks, b, full, key):  # pragma: no cover - numba
+    """Id of mask ``b``, registered if new (capacity reserved by the caller).
+
+    Returns the id and the new number of masks."""
+    mid = mask_lookup(ht, key, b, full)
+    if mid >= 0:
+        return mid, n_masks
+    mid = n_masks
+    add(ht, meta, key, mid + 1, np.int64(0))
+    mk[mid, MVAL] = b
+    mk[mid, MHEAD] = -1
+    mk[mid, MROWS] = 0
+    mk[mid, MTHEAD] = -1
+    return mid, n_masks + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def link(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
+    """Put row r at the head of the records of mask ``mid``."""
+    head = mk[mid, MHEAD]
+    rnext[r] = head
+    rprev[r] = -1
+    if head >= 0:
+        rprev[head] = r
+    mk[mid, MHEAD] = r
+    mk[mid, MROWS] += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def unlink(mk, rnext, rprev, mid, r):  # pragma: no cover - numba
+    """Take row r out of the records of mask ``mid``."""
+    nx = rnext[r]
+    pv = rprev[r]
+    if pv >= 0:
+        rnext[pv] = nx
+    else:
+        mk[mid, MHEAD] = nx
+    if nx >= 0:
+        rprev[nx] = pv
+    mk[mid, MROWS] -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def enter_mask(
+    ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, b, full
+):  # pragma: no cover
+    """Row r joins mask ``b`` (registered if new; hash capacity reserved by the caller).
+
+    Returns ``mk``, ``reg`` (grown when needed), the mask id and the new number of masks."""
+    rmask[r] = b
+    mk = grow_rows(mk, n_masks + 1)
+    reg = grow_rows(reg, n_masks + 1)
+    mid, n_masks = mask_id(ht, meta, mk, n_masks, b, full, key)
+    link(mk, rnext, rprev, mid, r)
+    return mk, reg, mid, n_masks
+
+
+@numba.njit(cache=True, nogil=True)
+def init_state(codes, full, key):  # pragma: no cover - numba
+    """Hash table, masks and record lists of the rows of ``codes``, no count table yet.
+
+    Returns ``ht, meta, mk, n_masks, rnext, rprev, rmask, reg``."""
+    n, m = codes.shape
+    cap = 16
+    while cap < 4 * (n + 8):
+        cap *= 2
+    ht = np.full((cap, key.shape[0] + 2), -1, dtype=np.int64)
+    meta = np.zeros(1, dtype=np.int64)
+    mk = np.full((64, 4), -1, dtype=np.int64)
+    rnext = np.full(n, -1, dtype=np.int64)
+    rprev = np.full(n, -1, dtype=np.int64)
+    rmask = np.empty(n, dtype=np.int64)
+    n_masks = np.int64(0)
+    for i in range(n):
+        b = row_mask(codes, i)
+        rmask[i] = b
+        ht = reserve(ht, meta, np.int64(1))
+        mk = grow_rows(mk, n_masks + 1)
+        mid, n_masks = mask_id(ht, meta, mk, n_masks, b, full, key)
+        link(mk, rnext, rprev, mid, i)
+    reg = np.full((mk.shape[0], (1 << m) if m <= DENSE_BITS else 0), -1, dtype=np.int64)
+    return ht, meta, mk, n_masks, rnext, rprev, rmask, reg
+
+
+# --------------------------------------------------------------------------- tables
+
+
+@numba.njit(cache=True, nogil=True)
+def table_id(ht, reg, key, mk, mid, cols):  # pragma: no cover - numba
+    """Id of the table of (mask ``mid``, ``cols``), negative when there is none.
+
+    With the dense registry, the negative value is what the caller stored there."""
+    if reg.shape[1] > 0:
+        return reg[mid, cols]
+    fill_meta_key(key, mk[mid, MVAL], cols)
+    return lookup(ht, key) - 1
+
+
+@numba.njit(cache=True, nogil=True)
+def register_table(ht, meta, reg, key, mk, td, mid, cols, tid):  # pragma: no cover - numba
+    """Register table ``tid`` of (mask ``mid``, ``cols``), still empty (capacity reserved)."""
+    if reg.shape[1] > 0:
+        reg[mid, cols] = tid
+    else:
+        fill_meta_key(key, mk[mid, MVAL], cols)
+        add(ht, meta, key, tid + 1, np.int64(0))
+    td[tid, TMASK] = mid
+    td[tid, TC] = cols
+    td[tid, TNEXT] = mk[mid, MTHEAD]
+    mk[mid, MTHEAD] = tid
+
+
+@numba.njit(cache=True, nogil=True)
+def read_table(ht, key, tid, vals, cols, word_of, mult, out):  # pragma: no cover - numba
+    """out = the two counts of table ``tid`` under the values ``vals`` on ``cols``."""
+    fill_key(key, tid + 1, vals, cols, word_of, mult)
+    lookup2(ht, key, out)
