@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numbers
 import re
-import warnings
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc._validation import (
     check_bool,
     check_columns,
@@ -97,21 +97,20 @@ class EncodedQIs:
         return frame
 
 
-def warn_all_missing(column: Hashable, stacklevel: int = 2) -> None:
+def warn_all_missing(column: Hashable) -> None:
     """Warn (:class:`DisclosureRiskWarning`) that the key variable ``column`` is missing in
     every record.
 
     Such a column tells no record apart (it matches every record as a wildcard, or
     puts all in one category), which is seldom what was meant: a wrong column,
     separator or missing-value code is the usual cause, and the risk is then
-    measured without a key variable the release may hold. ``stacklevel`` counts
-    from the caller of this function.
+    measured without a key variable the release may hold. The warning points at the
+    first line outside microsdc that led here.
     """
-    warnings.warn(
+    warn(
         f"key variable {column!r} is missing in every record, so it tells no record apart; "
         "check the column name, the separator and the missing-value codes.",
         DisclosureRiskWarning,
-        stacklevel=stacklevel + 1,
     )
 
 
@@ -354,14 +353,13 @@ def encode_qis(
         codes[:, j] = col_codes
         categories.append(cats)
         if n and not (col_codes >= 0).any():
-            warn_all_missing(c, stacklevel=3)
+            warn_all_missing(c)
         if warn_cardinality and len(cats) >= HIGH_CARDINALITY:
-            warnings.warn(
+            warn(
                 f"Quasi-identifier {c!r} has {len(cats):,} distinct values; it looks continuous "
                 "and makes almost every record unique. Bin it first "
                 "(microsdc.bin_numeric, or --bin on the command line).",
                 HighCardinalityWarning,
-                stacklevel=3,
             )
     return EncodedQIs(codes=codes, columns=cols, categories=categories, index=df.index)
 

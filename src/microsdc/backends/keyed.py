@@ -146,14 +146,14 @@ def plan_keys(
     )
 
 
-def warn_unobserved(plan: KeyPlan, cols: list[Hashable], stacklevel: int) -> None:
+def warn_unobserved(plan: KeyPlan, cols: list[Hashable]) -> None:
     """Warn about each key variable with no observed value, as the encode step of the
-    pattern route does (``stacklevel`` counts from the caller)."""
+    pattern route does."""
     from microsdc.encode import warn_all_missing
 
     for c, slots in zip(cols, plan.base, strict=True):
         if slots == 1:
-            warn_all_missing(c, stacklevel=stacklevel)
+            warn_all_missing(c)
 
 
 def _counts(

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from microsdc._core.warn import warn
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -51,13 +53,13 @@ def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: A
     column, separator or missing-value code is the usual cause.
     """
     from microsdc.encode import missing_mask
-    from microsdc.encode import warn_all_missing as warn
+    from microsdc.encode import warn_all_missing as warn_column
 
     if len(df) == 0:
         return
     for col in columns:
         if bool(missing_mask(df[col], missing_values or []).all()):
-            warn(col, stacklevel=2)  # the message of the encode step
+            warn_column(col)  # the message of the encode step
 
 
 #: Texts that often stand for a missing value in exported files (R, SAS, Stata, SQL,
@@ -90,7 +92,6 @@ def warn_user_missing_codes(
     keeps them; the warning names the codes found, their records, and how to declare
     them (``option`` as for :func:`warn_suspect_key_texts`).
     """
-    import warnings
 
     import numpy as np
     import pandas as pd
@@ -116,12 +117,11 @@ def warn_user_missing_codes(
         texts = [str(int(c)) if float(c).is_integer() else repr(float(c)) for c in codes[:10]]
         shown = ", ".join(f"{t} ({n:,} record(s))" for t, n in zip(texts, counts, strict=False))
         how = _declaring(option, texts, ", ".join(texts))  # numbers, unquoted
-        warnings.warn(
+        warn(
             f"key variable {col!r} holds codes the file declares user-missing: {shown}. "
             f"They are read as values, not as missing. If they mean missing, declare them: "
             f"{how}.",
             SDCWarning,
-            stacklevel=2,
         )
 
 
@@ -161,7 +161,6 @@ def warn_suspect_key_texts(
     ``records`` (one count per row of ``df``) makes each row stand for that many
     records: the distinct key combinations an engine reports.
     """
-    import warnings
 
     import numpy as np
     import pandas as pd
@@ -196,20 +195,18 @@ def warn_suspect_key_texts(
             shown = ", ".join(f"{t!r} ({n:,} record(s))" for t, n in found)
             texts = list(dict.fromkeys(t.strip() for t, _ in found))
             how = _declaring(option, texts, ", ".join(f'"{t}"' for t in texts))
-            warnings.warn(
+            warn(
                 f"key variable {col!r} holds {shown}: read as a value, not as missing. If it "
                 f"means missing, declare it: {how}.",
                 SDCWarning,
-                stacklevel=2,
             )
         if any(padded):
             found = _tally(values, counts, padded)
             n = sum(c for _, c in found)
             shown = ", ".join(repr(t) for t, _ in found[:3]) + (", ..." if len(found) > 3 else "")
-            warnings.warn(
+            warn(
                 f"key variable {col!r} holds {n:,} record(s) with spaces at the start or end "
                 f"of the text ({shown}): each is another value than the text without them. "
                 "Strip them first if they mean the same.",
                 SDCWarning,
-                stacklevel=2,
             )

@@ -117,7 +117,7 @@ def sample_frequencies_lazy(
 
         plan = plan_keys(df, cols, missing_values, policy, w is not None)
         if plan is not None:
-            warn_unobserved(plan, cols, stacklevel=4)
+            warn_unobserved(plan, cols)
             return keyed_fk(df, plan, policy, k)
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     return _with_fk(df, backend, cols, table, freqs, k)

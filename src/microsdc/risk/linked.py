@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc._validation import (
     check_columns,
     check_frame,
@@ -344,10 +345,8 @@ def warn_recoverable(
     key_variables: Sequence[Hashable],
     *,
     missing_values: MissingValues = None,
-    stacklevel: int = 3,
 ) -> pd.DataFrame:
     """:func:`recoverable_cells`, with a ``DisclosureRiskWarning`` naming every pair found."""
-    import warnings
 
     from microsdc.exceptions import DisclosureRiskWarning
 
@@ -357,11 +356,10 @@ def warn_recoverable(
             f"{r.key_variable!r} from {r.column!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
             for r in found.itertuples()
         )
-        warnings.warn(
+        warn(
             f"Blanked cells can be read back from other columns: {pairs}. Blank those columns "
             "with their key variable (linked={key: columns}; job file: suppression.linked; "
             "command line: --linked KEY=COLUMN), recode them, or drop them from the release.",
             DisclosureRiskWarning,
-            stacklevel=stacklevel + 1,
         )
     return found

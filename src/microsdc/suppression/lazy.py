@@ -348,7 +348,7 @@ def _keyed(
         )
     from microsdc.backends.keyed import warn_unobserved
 
-    warn_unobserved(plan, cols, stacklevel=5)
+    warn_unobserved(plan, cols)
     result = keyed_suppression(rel, plan, names, cols, k, imp, policy, progress, t0)
     assert result is None or isinstance(result, LazySuppressionResult)
     return result

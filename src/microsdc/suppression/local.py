@@ -430,7 +430,7 @@ def _finish(
             blank[:, j] &= ~missing_mask(data[name], _missing_values_for(missing_values, name))
         data = blank_cells(data, names, blank)
         details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
-    found = warn_recoverable(df, data, res.qi, missing_values=missing_values, stacklevel=3)
+    found = warn_recoverable(df, data, res.qi, missing_values=missing_values)
     details["recoverable"] = found.to_dict("records")
     return replace(res, data=data, details=details)
 

@@ -132,7 +132,7 @@ def min_missingness_max_deid(
         missing_values=missing_values,
     )
     out = blank_cells(df, search.columns, search.blank)
-    warn_recoverable(df, out, search.columns, missing_values=missing_values, stacklevel=2)
+    warn_recoverable(df, out, search.columns, missing_values=missing_values)
     return out, search.percent, search.n_at_risk
 
 

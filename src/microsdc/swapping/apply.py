@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable
 
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc._random import SeedLike
 from microsdc.exceptions import HouseholdLevelWarning
 from microsdc.swapping._prepare import Households, column_codes
@@ -65,13 +65,12 @@ def warn_person_level_carry_along(
         by_value = (high >= 0) & (low < high)
         n_hh = int((_varies(data, col, hh) & ~by_value).sum())
         if n_hh and not by_value.any():
-            warnings.warn(
+            warn(
                 f"Column {col!r} (carry_along) has blanks next to values inside {n_hh} "
                 "household(s); it is exchanged member by member, so households are paired "
                 "only with households of the same size. If it is a household-level column, "
                 "give every member the household's value.",
                 HouseholdLevelWarning,
-                stacklevel=4,
             )
 
 
@@ -87,12 +86,11 @@ def warn_person_level_similar(
             seen.append(col)
             n_hh = int(_varies(data, col, hh).sum())
             if n_hh:
-                warnings.warn(
+                warn(
                     f"Column {col!r} (similar) differs between members of {n_hh} household(s); "
                     "a similarity profile compares households by their first member's value. "
                     "Use household-level columns (for example the household size or type).",
                     HouseholdLevelWarning,
-                    stacklevel=4,
                 )
 
 

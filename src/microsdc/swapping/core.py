@@ -317,7 +317,6 @@ def record_swap_result(
     )
     rng = check_random_state(seed, func="record_swap")
     check_callable(progress, "progress", "record_swap")
-    # Each stage warns with a stacklevel that points at the caller of this function.
     hh = stages.households(data, p)
     at_risk = stages.select_at_risk(data, hh, p)
     profiles = stages.similarity_profiles(data, hh, p)

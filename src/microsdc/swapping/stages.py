@@ -14,13 +14,12 @@
 
 Each stage takes the validated :class:`~microsdc.swapping._checks.SwapParams` and
 what the stages before it returned (small frozen values), and nothing else.
-Warnings are raised two frames below the public function (``stacklevel=3`` in a
-stage, 4 in a helper a stage calls), so that they point at the caller's line.
+Warnings point at the caller's line however deep a stage raises them
+(:func:`microsdc._core.warn.warn`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc.exceptions import (
     DataValidationError,
     DisclosureRiskWarning,
@@ -156,14 +156,13 @@ def _check_nested(data: pd.DataFrame, hh: Households, p: SwapParams) -> None:
     if p.hid not in p.checked_columns:
         level, runs, expected = order_follows_geography(np.arange(hh.n_households), hh)
         if level >= 0:
-            warnings.warn(
+            warn(
                 f"The household ids in {p.hid!r} follow the geography: sorted by id, households "
                 f"form {runs:,} runs of {p.hierarchy[level]!s} areas where a random numbering "
                 f"gives about {expected:,.0f}, so an id range tells the original area of a "
                 "swapped household. Renumber the households at random before release (or list "
                 f"{p.hid!r} in checked_columns).",
                 DisclosureRiskWarning,
-                stacklevel=4,
             )
 
 
@@ -173,13 +172,12 @@ def _warn_levels_that_split_nothing(n_areas: list[int], hierarchy: list[Any]) ->
     first splits nothing, and swaps are no longer kept inside the coarser areas."""
     for i in range(1, len(hierarchy)):
         if n_areas[i] == n_areas[i - 1] > 1:
-            warnings.warn(
+            warn(
                 f"Hierarchy level {hierarchy[i]!r} splits no area of {hierarchy[i - 1]!r} "
                 f"({n_areas[i]:,} areas at both levels). The hierarchy goes from the coarsest "
                 "level to the finest; list it in that order, or leave out a level that "
                 "repeats the one above it.",
                 SDCWarning,
-                stacklevel=4,
             )
 
 
@@ -215,11 +213,10 @@ def select_at_risk(data: pd.DataFrame, hh: Households, p: SwapParams) -> AtRisk:
         else:
             risk_hh = np.zeros((0, n_levels))
         if (user != risk_hh[hh.hh_of_row]).any():
-            warnings.warn(
+            warn(
                 "The 'risk' values differ between members of some households; each household "
                 "uses the maximum over its members.",
                 HouseholdLevelWarning,
-                stacklevel=3,
             )
         threshold = p.risk_threshold
         risky = risk_hh > threshold
@@ -351,10 +348,9 @@ def warn_unmatched(p: SwapParams, at_risk: AtRisk, pairing: Pairing, profiles: P
             "part in at most one swap); lower k, use fewer or coarser risk variables, or "
             "a hierarchy with more areas"
         )
-    warnings.warn(
+    warn(
         f"{risky_failed} household(s) at risk found no donor and keep their geography; {advice}.",
         DisclosureRiskWarning,
-        stacklevel=3,
     )
 
 
