@@ -13,6 +13,7 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    k_option,
     missing_option,
     missing_values_option,
     parse_list,
@@ -35,14 +36,7 @@ DEFAULT_KS = (2, 3, 5)
 @click.command()
 @click.argument("file", type=click.Path())
 @qi_option
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="k of k-anonymity: a record is at risk when fk < k.",
-)
+@k_option("k of k-anonymity: a record is at risk when fk < k.")
 @missing_option
 @click.option("--weight", "weight", default=None, help="Sampling weight column (gives Fk).")
 @missing_values_option

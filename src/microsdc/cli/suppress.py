@@ -13,6 +13,7 @@ from microsdc.cli._common import (
     count,
     cut_outside_quotes,
     encoding_option,
+    k_option,
     missing_values_option,
     parse_list,
     parse_missing_values,
@@ -98,14 +99,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 @click.command()
 @click.argument("file", type=click.Path())
 @qi_option
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="k of k-anonymity: every record must match at least k records.",
-)
+@k_option("k of k-anonymity: every record must match at least k records.")
 @click.option(
     "--importance",
     "importance",
