@@ -115,7 +115,9 @@ def warn_all_missing(column: Hashable, stacklevel: int = 2) -> None:
     )
 
 
-def _missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
+def missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
+    """The extra missing-value codes of ``column``: those listed for it when
+    ``missing_values`` is a mapping, else ``missing_values`` itself (a scalar as a list)."""
     if missing_values is None:
         return []
     if isinstance(missing_values, Mapping):
@@ -350,7 +352,7 @@ def encode_qis(
     codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
     categories = []
     for j, c in enumerate(cols):
-        col_codes, cats = encode_column(df[c], _missing_values_for(missing_values, c))
+        col_codes, cats = encode_column(df[c], missing_values_for(missing_values, c))
         codes[:, j] = col_codes
         categories.append(cats)
         if n and not (col_codes >= 0).any():
