@@ -161,7 +161,7 @@ def missing_mask(series: pd.Series, missing_values: Sequence[Any] = ()) -> np.nd
     [False, True, False]
     """
     mask = np.asarray(series.isna(), dtype=bool)
-    targets = {_canon(v) for v in missing_values if not _is_na_scalar(v)}
+    targets = {_canon(v) for v in missing_values if not is_na_scalar(v)}
     targets.discard(None)
     if targets and len(series):
         values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
@@ -208,7 +208,9 @@ def _canon(v: Any) -> Any:
     return ("o", v)
 
 
-def _is_na_scalar(v: Any) -> bool:
+def is_na_scalar(v: Any) -> bool:
+    """Whether ``v`` is one missing value (``None``, NaN, ``NaT``, ``pd.NA``); False for a
+    list or any value ``pandas.isna`` cannot judge as one."""
     try:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
@@ -249,7 +251,7 @@ def encode_column(
     DataValidationError
         If the column holds values that cannot be compared (lists, dicts).
     """
-    extra = [v for v in missing_values if not _is_na_scalar(v)]
+    extra = [v for v in missing_values if not is_na_scalar(v)]
     if isinstance(series.dtype, pd.CategoricalDtype):
         codes = np.asarray(series.cat.codes, dtype=np.int32).copy()
         cats = pd.Index(series.cat.categories)

@@ -253,12 +253,14 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     from rich.markup import escape
     from rich.table import Table
 
+    from microsdc.encode import is_na_scalar
+
     m = len(columns)
     rows = []
     for row in summary.itertuples(index=False):
         values = list(row)
         # text, not markup; a long text cut (the table shows the combination, not the text)
-        keys = [MISSING_MARK if _isna(v) else escape(_cut(str(v))) for v in values[:m]]
+        keys = [MISSING_MARK if is_na_scalar(v) else escape(_cut(str(v))) for v in values[:m]]
         nums = [f"{values[m]:,}", _fmt(values[m + 1])]
         if with_Fk:
             nums.append(f"{values[m + 2]:,.1f}")
@@ -389,15 +391,6 @@ def _appended(before: Any, after: Any) -> list[str]:
 
     old = {str(c).lower() for c in nw.from_native(before).collect_schema().names()}
     return [str(c) for c in nw.from_native(after).collect_schema().names() if c.lower() not in old]
-
-
-def _isna(v: Any) -> bool:
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
 
 
 def _fmt(v: Any) -> str:
