@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
@@ -28,7 +27,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, table_option
+from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
 
 DEFAULT_KS = (2, 3, 5)
 
@@ -115,10 +114,7 @@ def risk(
             encoding,
         )
         return
-    if os.path.isdir(file) or "*" in file:
-        raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
-        )
+    refuse_folder_or_glob(file)
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))

@@ -30,7 +30,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, table_option
+from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
 from microsdc.suppression.params import METHODS
 
 
@@ -239,12 +239,7 @@ def suppress(
             encoding,
         )
         return
-    import os
-
-    if os.path.isdir(file) or "*" in file:
-        raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
-        )
+    refuse_folder_or_glob(file)
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
