@@ -114,7 +114,9 @@ def warn_all_missing(column: Hashable) -> None:
     )
 
 
-def _missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
+def missing_values_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
+    """The extra missing-value codes of ``column``: those listed for it when
+    ``missing_values`` is a mapping, else ``missing_values`` itself (a scalar as a list)."""
     if missing_values is None:
         return []
     if isinstance(missing_values, Mapping):
@@ -158,7 +160,7 @@ def missing_mask(series: pd.Series, missing_values: Sequence[Any] = ()) -> np.nd
     [False, True, False]
     """
     mask = np.asarray(series.isna(), dtype=bool)
-    targets = {_canon(v) for v in missing_values if not _is_na_scalar(v)}
+    targets = {_canon(v) for v in missing_values if not is_na_scalar(v)}
     targets.discard(None)
     if targets and len(series):
         values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
@@ -205,7 +207,9 @@ def _canon(v: Any) -> Any:
     return ("o", v)
 
 
-def _is_na_scalar(v: Any) -> bool:
+def is_na_scalar(v: Any) -> bool:
+    """Whether ``v`` is one missing value (``None``, NaN, ``NaT``, ``pd.NA``); False for a
+    list or any value ``pandas.isna`` cannot judge as one."""
     try:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
@@ -246,7 +250,7 @@ def encode_column(
     DataValidationError
         If the column holds values that cannot be compared (lists, dicts).
     """
-    extra = [v for v in missing_values if not _is_na_scalar(v)]
+    extra = [v for v in missing_values if not is_na_scalar(v)]
     if isinstance(series.dtype, pd.CategoricalDtype):
         codes = np.asarray(series.cat.codes, dtype=np.int32).copy()
         cats = pd.Index(series.cat.categories)
@@ -349,7 +353,7 @@ def encode_qis(
     codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
     categories = []
     for j, c in enumerate(cols):
-        col_codes, cats = encode_column(df[c], _missing_values_for(missing_values, c))
+        col_codes, cats = encode_column(df[c], missing_values_for(missing_values, c))
         codes[:, j] = col_codes
         categories.append(cats)
         if n and not (col_codes >= 0).any():

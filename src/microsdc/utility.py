@@ -25,7 +25,7 @@ from microsdc._validation import (
     check_missing_values,
     param_error,
 )
-from microsdc.encode import MissingValues, missing_mask
+from microsdc.encode import MissingValues, missing_mask, missing_values_for
 from microsdc.exceptions import DataValidationError
 
 if TYPE_CHECKING:
@@ -172,7 +172,7 @@ def suppressed_cells(
     observed: dict[Hashable, int] = {}
     per_row = np.zeros(len(original), dtype=np.int64)
     for c in cols:
-        extra = _extra(missing_values, c)
+        extra = missing_values_for(missing_values, c)
         was = ~missing_mask(original[c], extra)
         now = missing_mask(after[c], extra)
         blanked = was & now
@@ -185,17 +185,6 @@ def suppressed_cells(
         per_record=pd.Series(per_row, index=original.index, name="suppressed"),
         observed_before=pd.Series(list(observed.values()), index=index, dtype=np.int64),
     )
-
-
-def _extra(missing_values: MissingValues, column: Hashable) -> list[Any]:
-    from collections.abc import Iterable, Mapping
-
-    if missing_values is None:
-        return []
-    vals = missing_values.get(column, []) if isinstance(missing_values, Mapping) else missing_values
-    if isinstance(vals, str | bytes) or not isinstance(vals, Iterable):
-        return [vals]
-    return list(vals)
 
 
 def swap_utility_summary(utility: SwapUtility, *, max_areas: int = 50) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
-from microsdc.encode import HIGH_CARDINALITY, MissingValues, _canon, _missing_values_for
+from microsdc.encode import HIGH_CARDINALITY, MissingValues, _canon, missing_values_for
 
 __all__ = ["CELLS_PER_ROW", "MAX_CELLS", "KeyPlan", "keyed_fk", "plan_keys"]
 
@@ -80,7 +80,7 @@ class KeyPlan:
 def _missing_ints(missing_values: MissingValues, column: Hashable) -> list[int]:
     """Declared missing codes of ``column`` that can equal an integer (by value, as pandas)."""
     out = set()
-    for v in _missing_values_for(missing_values, column):
+    for v in missing_values_for(missing_values, column):
         c = _canon(v)
         if c is not None and c[0] == "n" and math.isfinite(c[1]) and float(c[1]).is_integer():
             out.add(int(c[1]))

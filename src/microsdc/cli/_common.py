@@ -20,6 +20,7 @@ __all__ = [
     "cut_outside_quotes",
     "encoding_option",
     "fail",
+    "k_option",
     "missing_option",
     "missing_values_option",
     "parse_list",
@@ -311,6 +312,13 @@ qi_option = click.option(
     help="Quasi-identifiers, comma separated: A,B,C (a name with a comma in double quotes: "
     'A,"B, C").',
 )
+
+
+def k_option(help: str) -> Any:
+    """``-k``, the k of k-anonymity (at least 1, default 3), worded by ``help``."""
+    return click.option(
+        "-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help=help
+    )
 
 
 def _missing_option(policies: str) -> Any:

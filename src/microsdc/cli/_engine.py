@@ -34,6 +34,20 @@ table_option = click.option(
 )
 
 
+def refuse_folder_or_glob(file: str) -> None:
+    """Without ``--engine``: a folder or glob is read by a lazy engine only.
+
+    Raises
+    ------
+    click.UsageError
+        If ``file`` is a folder or holds a ``*``.
+    """
+    if os.path.isdir(file) or "*" in file:
+        raise click.UsageError(
+            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
+        )
+
+
 def open_lazy(
     path: str,
     engine: str,

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from microsdc.cli._common import announce_compile, console, user_errors
+from microsdc.cli._common import announce_compile, console, k_option, user_errors
 
 __all__ = ["ADULT_JOB", "CENSUS_JOB", "demo"]
 
@@ -144,9 +144,7 @@ def _write_job(path: Path, text: str, con: Any) -> None:
 
 
 @click.command()
-@click.option(
-    "-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help="k of k-anonymity."
-)
+@k_option("k of k-anonymity.")
 @click.option(
     "--output-dir",
     "-o",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from typing import Any
 
@@ -13,6 +12,7 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    k_option,
     missing_option,
     missing_values_option,
     parse_list,
@@ -27,7 +27,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, table_option
+from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
 
 DEFAULT_KS = (2, 3, 5)
 
@@ -35,14 +35,7 @@ DEFAULT_KS = (2, 3, 5)
 @click.command()
 @click.argument("file", type=click.Path())
 @qi_option
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="k of k-anonymity: a record is at risk when fk < k.",
-)
+@k_option("k of k-anonymity: a record is at risk when fk < k.")
 @missing_option
 @click.option("--weight", "weight", default=None, help="Sampling weight column (gives Fk).")
 @missing_values_option
@@ -121,10 +114,7 @@ def risk(
             encoding,
         )
         return
-    if os.path.isdir(file) or "*" in file:
-        raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
-        )
+    refuse_folder_or_glob(file)
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
@@ -259,12 +249,14 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     from rich.markup import escape
     from rich.table import Table
 
+    from microsdc.encode import is_na_scalar
+
     m = len(columns)
     rows = []
     for row in summary.itertuples(index=False):
         values = list(row)
         # text, not markup; a long text cut (the table shows the combination, not the text)
-        keys = [MISSING_MARK if _isna(v) else escape(_cut(str(v))) for v in values[:m]]
+        keys = [MISSING_MARK if is_na_scalar(v) else escape(_cut(str(v))) for v in values[:m]]
         nums = [f"{values[m]:,}", _fmt(values[m + 1])]
         if with_Fk:
             nums.append(f"{values[m + 2]:,.1f}")
@@ -395,15 +387,6 @@ def _appended(before: Any, after: Any) -> list[str]:
 
     old = {str(c).lower() for c in nw.from_native(before).collect_schema().names()}
     return [str(c) for c in nw.from_native(after).collect_schema().names() if c.lower() not in old]
-
-
-def _isna(v: Any) -> bool:
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
 
 
 def _fmt(v: Any) -> str:

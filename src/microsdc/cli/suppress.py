@@ -13,6 +13,7 @@ from microsdc.cli._common import (
     count,
     cut_outside_quotes,
     encoding_option,
+    k_option,
     missing_values_option,
     parse_list,
     parse_missing_values,
@@ -29,7 +30,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, table_option
+from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
 from microsdc.suppression.params import METHODS
 
 
@@ -98,14 +99,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 @click.command()
 @click.argument("file", type=click.Path())
 @qi_option
-@click.option(
-    "-k",
-    "k",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="k of k-anonymity: every record must match at least k records.",
-)
+@k_option("k of k-anonymity: every record must match at least k records.")
 @click.option(
     "--importance",
     "importance",
@@ -245,12 +239,7 @@ def suppress(
             encoding,
         )
         return
-    import os
-
-    if os.path.isdir(file) or "*" in file:
-        raise click.UsageError(
-            f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"
-        )
+    refuse_folder_or_glob(file)
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)

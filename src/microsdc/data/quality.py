@@ -97,7 +97,7 @@ def warn_user_missing_codes(
     import pandas as pd
 
     from microsdc.data.metadata import file_metadata
-    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.encode import missing_mask, missing_values_for
     from microsdc.exceptions import SDCWarning
 
     ranges = file_metadata(df).get("missing_ranges", {})
@@ -110,7 +110,7 @@ def warn_user_missing_codes(
         for span in spans:
             lo, hi = (span["lo"], span["hi"]) if isinstance(span, dict) else (span, span)
             inside |= (x >= float(lo)) & (x <= float(hi))
-        inside &= ~missing_mask(df[col], _missing_values_for(missing_values, col))
+        inside &= ~missing_mask(df[col], missing_values_for(missing_values, col))
         if not inside.any():
             continue
         codes, counts = np.unique(x[inside], return_counts=True)
@@ -165,7 +165,7 @@ def warn_suspect_key_texts(
     import numpy as np
     import pandas as pd
 
-    from microsdc.encode import _missing_values_for
+    from microsdc.encode import missing_values_for
     from microsdc.exceptions import SDCWarning
 
     weight = None if records is None else np.asarray(records, dtype=np.int64)
@@ -183,7 +183,7 @@ def warn_suspect_key_texts(
         ).astype(np.int64)
         values = [v if isinstance(v, str) else "" for v in uniques]  # "" flags nothing
         # declared codes match with the spaces around them left out (as missing_mask)
-        declared = {str(v).strip() for v in _missing_values_for(missing_values, col)}
+        declared = {str(v).strip() for v in missing_values_for(missing_values, col)}
         bare = [v.strip() for v in values]
         like = [b in _MISSING_LIKE and b not in declared for b in bare]
         padded = [

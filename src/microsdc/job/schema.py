@@ -507,19 +507,21 @@ KEY_DOCS: dict[str, tuple[str | None, str]] = {
 }
 
 
+#: How a job file's value types are named in messages; bool before int (a bool is an int).
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"),
+    (int, "an integer"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "a table"),
+)
+
+
 def _type_name(v: Any) -> str:
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, int):
-        return "an integer"
-    if isinstance(v, float):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "a list"
-    if isinstance(v, dict):
-        return "a table"
+    for kind, name in _TYPE_NAMES:
+        if isinstance(v, kind):
+            return name
     return type(v).__name__
 
 

@@ -9,7 +9,7 @@ disclosed without re-identification (attribute disclosure).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,21 +25,18 @@ from microsdc._validation import (
     param_error,
 )
 from microsdc.backends.eager import call_in_memory
-from microsdc.encode import MissingValues, combine_codes, encode_column, encode_qis
+from microsdc.encode import (
+    MissingValues,
+    combine_codes,
+    encode_column,
+    encode_qis,
+    missing_values_for,
+)
 
 __all__ = ["KINDS", "l_diversity"]
 
 #: The measures offered by :func:`l_diversity`.
 KINDS = ("distinct", "entropy", "recursive")
-
-
-def _extra_missing(missing_values: MissingValues, column: Hashable) -> list[Any]:
-    if missing_values is None:
-        return []
-    vals = missing_values.get(column, []) if isinstance(missing_values, Mapping) else missing_values
-    if isinstance(vals, str | bytes) or not isinstance(vals, Iterable):
-        return [vals]
-    return list(vals)
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -260,7 +257,7 @@ def l_diversity(
     n = len(df)
     out: dict[int, Any] = {}
     for pos, s in enumerate(sens):
-        s_codes, _ = encode_column(df[s], _extra_missing(missing_values, s))
+        s_codes, _ = encode_column(df[s], missing_values_for(missing_values, s))
         pat, cnt, inverse = _class_value_counts(
             enc.codes, enc.n_categories, s_codes, policy.kind == "wildcard"
         )

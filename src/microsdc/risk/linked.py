@@ -32,7 +32,7 @@ from microsdc._validation import (
     check_missing_values,
     check_number,
 )
-from microsdc.encode import MissingValues, encode_column
+from microsdc.encode import MissingValues, encode_column, missing_values_for
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = ["linked_columns", "recoverable_cells"]
@@ -41,12 +41,6 @@ __all__ = ["linked_columns", "recoverable_cells"]
 SHARE = 0.99
 #: Default number of other records with the same value of the column needed.
 MIN_COUNT = 10
-
-
-def _missing_for(missing_values: MissingValues, column: Hashable) -> list[Any]:
-    from microsdc.encode import _missing_values_for
-
-    return _missing_values_for(missing_values, column)
 
 
 def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
@@ -209,9 +203,9 @@ def linked_columns(
     check_missing_values(missing_values, "missing_values", func)
     others = _others(df, keys, columns, func)
     rows = []
-    coded = {c: _codes(df[c], _missing_for(missing_values, c)) for c in others}
+    coded = {c: _codes(df[c], missing_values_for(missing_values, c)) for c in others}
     for key in keys:
-        k = _codes(df[key], _missing_for(missing_values, key))
+        k = _codes(df[key], missing_values_for(missing_values, key))
         for col in others:
             c = coded[col]
             both = (c >= 0) & (k >= 0)
@@ -297,7 +291,7 @@ def recoverable_cells(
             continue
         for col in others:
             if col not in coded:
-                coded[col] = _codes(released[col], _missing_for(missing_values, col))
+                coded[col] = _codes(released[col], missing_values_for(missing_values, col))
             c = coded[col]
             hit = _readable(
                 c,
@@ -320,7 +314,7 @@ def _before_after(
     """Codes of a key variable before and after, in one code space."""
     from microsdc.encode import missing_mask
 
-    missing = _missing_for(missing_values, key)
+    missing = missing_values_for(missing_values, key)
     codes = _codes(before, missing)
     gone = missing_mask(after, missing)
     kept = ~gone & (codes >= 0)

@@ -16,6 +16,8 @@ import pickle
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -199,7 +201,8 @@ def exact_suppress_codes(
     known.append((float((bsol * weights).sum()), 2, "blank_records", bsol))
     cutoff = min(c for c, *_ in known)
 
-    solver = _solve(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff, 3 * conflicts)
+    build = partial(_build_model, codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
+    solver = _solve(build, 3 * conflicts, t0, time_limit)
     cost_x = weights[np.nonzero(obs)[1]]
     candidates: list[tuple[float, int, str, np.ndarray]] = []
     solver_cells = None
@@ -229,25 +232,17 @@ def exact_suppress_codes(
 
 
 def _solve(
-    codes: np.ndarray,
-    obs: np.ndarray,
-    x_index: np.ndarray,
-    at_risk: np.ndarray,
-    weights: np.ndarray,
-    k: int,
-    t0: float,
-    time_limit: float,
-    cutoff: float,
-    nonzeros: int,
+    build: Callable[[], dict[str, Any] | None], nonzeros: int, t0: float, time_limit: float
 ) -> dict[str, Any]:
-    """Build the model (``nonzeros`` at most) and run HiGHS on it within what is left of
-    ``time_limit``: ``{"x", "status", "message"}`` (``x`` None when nothing was solved)."""
+    """Build the model (``build()``, ``nonzeros`` at most) and run HiGHS on it within what
+    is left of ``time_limit`` (counted from ``t0``): ``{"x", "status", "message"}`` (``x``
+    None when nothing was solved)."""
     if nonzeros > MAX_MODEL_NONZEROS:
         message = (
             f"model too large for the solver ({nonzeros:,} non-zeros > {MAX_MODEL_NONZEROS:,})"
         )
         return {"x": None, "status": -3, "message": message}
-    model = _build_model(codes, obs, x_index, at_risk, weights, k, t0, time_limit, cutoff)
+    model = build()
     if model is None:
         message = f"building the model took the whole time limit ({time_limit:g} s)"
         return {"x": None, "status": -3, "message": message}

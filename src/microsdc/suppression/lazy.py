@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
@@ -98,8 +97,6 @@ def _check(
         values=False,
     )
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
-    if subject_id is not None:
-        check_columns(stand_in, [subject_id], "subject_id", _FUNC)
     if isinstance(missing_values, Mapping):
         unknown = [c for c in missing_values if c not in set(names)]
         if unknown:

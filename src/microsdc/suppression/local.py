@@ -412,7 +412,7 @@ def _finish(
     from dataclasses import replace
 
     from microsdc.data.blank import blank_cells
-    from microsdc.encode import _missing_values_for, missing_mask
+    from microsdc.encode import missing_mask, missing_values_for
     from microsdc.risk.linked import warn_recoverable
 
     data = res.data
@@ -420,14 +420,14 @@ def _finish(
     if ghosts:
         blanked: dict[Hashable, np.ndarray] = {}
         for key in {k for keys in ghosts.values() for k in keys}:
-            mv = _missing_values_for(missing_values, key)
+            mv = missing_values_for(missing_values, key)
             blanked[key] = missing_mask(data[key], mv) & ~missing_mask(df[key], mv)
         names = list(ghosts)
         blank = np.zeros((len(df), len(names)), dtype=bool)
         for j, name in enumerate(names):
             for key in ghosts[name]:
                 blank[:, j] |= blanked[key]
-            blank[:, j] &= ~missing_mask(data[name], _missing_values_for(missing_values, name))
+            blank[:, j] &= ~missing_mask(data[name], missing_values_for(missing_values, name))
         data = blank_cells(data, names, blank)
         details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
     found = warn_recoverable(df, data, res.qi, missing_values=missing_values)
