@@ -68,8 +68,8 @@ def _warm_up(case: str, p_missing: float, dist: str, pol: object) -> None:
     """Load (or compile, after a change) every counting kernel on small data, so that
     the timed call pays none: the route of the big call may differ from the small one's."""
     from microsdc import sample_frequencies
+    from microsdc._core.policy import parse_policy
     from microsdc.encode import encode_qis
-    from microsdc.risk._policy import parse_policy
     from microsdc.risk.frequencies import frequencies_from_codes
 
     small = make_data(case, 3000, max(p_missing, 0.05), dist, seed=1)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from microsdc._core.policy import Policy
 from microsdc._kernels.greedy_bitset import greedy_bitset, restore_cells
 from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
 from microsdc._kernels.masktables import key_layout
-from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._engine import (
     candidate_subsets,

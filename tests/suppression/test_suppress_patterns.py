@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from microsdc._core.policy import Policy, parse_policy
 from microsdc._kernels.greedy_bitset import greedy_bitset, improve_cells, restore_cells
 from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
 from microsdc._kernels.masktables import key_layout
-from microsdc.risk._policy import Policy, parse_policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._engine import (
     candidate_subsets,

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from microsdc._core.policy import Policy
 from microsdc._kernels.greedy_bitset import greedy_bitset
 from microsdc._kernels.greedy_wildcard import NO_BACKGROUND, greedy_suppress
 from microsdc._kernels.masktables import key_layout
-from microsdc.risk._policy import Policy
 from microsdc.suppression import local_suppression
 from microsdc.suppression._engine import (
     _with_progress,

@@ -119,8 +119,8 @@ class Patterns:
     def __init__(self, frame: Any, cfg: JobConfig) -> None:
         import narwhals as nw
 
+        from microsdc._core.policy import parse_policy
         from microsdc.backends.frequencies import to_pandas
-        from microsdc.risk._policy import parse_policy
         from microsdc.risk.lazy import lazy_patterns
 
         qi: list[Any] = list(cfg.quasi_identifiers)

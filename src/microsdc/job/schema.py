@@ -20,10 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from microsdc._core.policy import POLICIES
 from microsdc.backends.files import ENGINES
 from microsdc.exceptions import JobFileError
 from microsdc.risk import check_k_anonymity, l_diversity, sample_frequencies
-from microsdc.risk._policy import POLICIES
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
 from microsdc.suppression.params import METHODS
@@ -118,8 +118,8 @@ def _one_of(options: tuple[str, ...], **kw: Any) -> _Key:
 
 def _is_policy(v: Any) -> bool:
     """A value ``missing=`` of the library takes (a policy name or alpha in [0, 1])."""
+    from microsdc._core.policy import parse_policy
     from microsdc.exceptions import InvalidParameterError
-    from microsdc.risk._policy import parse_policy
 
     if isinstance(v, bool):
         return False

@@ -14,8 +14,8 @@ from math import comb
 
 import numpy as np
 
+from microsdc._core.policy import Policy
 from microsdc.exceptions import SDCError
-from microsdc.risk._policy import Policy
 
 __all__ = [
     "Costs",
@@ -521,7 +521,7 @@ def category_reach_k(
     the group-and-mask algorithm of :mod:`microsdc.suppression._category` for one job
     on every column when it fits, else :func:`reach_k`, whose result it returns
     (None from the former: count fk again)."""
-    from microsdc.risk._policy import Policy
+    from microsdc._core.policy import Policy
     from microsdc.suppression._category import category_fits, category_suppress
 
     if len(jobs) == 1 and len(jobs[0][0]) == codes.shape[1] and category_fits(n_categories):

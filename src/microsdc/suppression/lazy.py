@@ -27,12 +27,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.policy import Policy
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.risk._policy import Policy
 from microsdc.suppression.core import check_reachable, suppress_codes
 from microsdc.suppression.params import costs_of, strata_groups
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
