@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -131,6 +131,50 @@ def collapse_subjects(
     func = "collapse_subjects"
     check_frame(df, "df", func)
     rule = check_one_of(rule, "rule", func, RULES)
+    sid, cols, keep_cols = _check_subject_columns(df, subject_id, qi, keep, func)
+    n = len(df)
+    subj, _uniques = pd.factorize(df[sid], sort=False)
+    subj = np.asarray(subj, dtype=np.int64)
+    n_subj = int(subj.max()) + 1 if n else 0
+    enc = encode_qis(df, cols, missing_values=missing_values, func=func)
+    codes = np.asarray(enc.codes, dtype=np.int64)
+    _check_keep_constant(df, keep_cols, subj, _uniques, func)
+    rep = _representatives(codes, enc.n_categories, subj, n_subj, rule)
+    differing = _differing(codes, subj, n_subj)
+    data = df.iloc[rep][[sid, *cols, *keep_cols]].reset_index(drop=True)
+    if rule == "missing_if_differs":
+        from microsdc.data.blank import blank_cells
+
+        # a subject whose first record is missing may hold a value elsewhere
+        filled = _first_observed(codes, subj, n_subj)
+        for j, c in enumerate(cols):
+            src = filled[:, j]
+            ok = src >= 0
+            if ok.any():
+                values = cast(pd.Series, df[c]).iloc[src[ok]]
+                column = cast(pd.Series, data[c]).copy()
+                column.iloc[np.flatnonzero(ok)] = values.to_numpy()
+                data[c] = column
+        data = blank_cells(data, cols, differing)
+    return Collapsed(
+        data=data,
+        subject_id=sid,
+        qi=list(cols),
+        keep=list(keep_cols),
+        rule=rule,
+        row_subject=subj,
+        differing=differing,
+    )
+
+
+def _check_subject_columns(
+    df: pd.DataFrame,
+    subject_id: Hashable,
+    qi: Sequence[Hashable],
+    keep: Sequence[Hashable] | None,
+    func: str,
+) -> tuple[Hashable, list[Hashable], list[Hashable]]:
+    """The subject id (one column, not a QI or kept column, never missing), QIs and kept columns."""
     if isinstance(subject_id, list | set | pd.Index | np.ndarray) or (
         isinstance(subject_id, tuple) and subject_id not in df.columns
     ):
@@ -159,12 +203,13 @@ def collapse_subjects(
             failure_cases=list(df.index[bad]),
             func=func,
         )
-    n = len(df)
-    subj, _uniques = pd.factorize(df[sid], sort=False)
-    subj = np.asarray(subj, dtype=np.int64)
-    n_subj = int(subj.max()) + 1 if n else 0
-    enc = encode_qis(df, cols, missing_values=missing_values, func=func)
-    codes = np.asarray(enc.codes, dtype=np.int64)
+    return sid, cols, keep_cols
+
+
+def _check_keep_constant(
+    df: pd.DataFrame, keep_cols: Sequence[Hashable], subj: np.ndarray, uniques: Any, func: str
+) -> None:
+    """Refuse a ``keep`` column that varies within a subject."""
     for c in keep_cols:
         per = pd.DataFrame({"s": subj, "v": pd.factorize(df[c], use_na_sentinel=True)[0]})
         varies = per.groupby("s")["v"].nunique(dropna=False) > 1
@@ -172,44 +217,27 @@ def collapse_subjects(
             raise DataValidationError(
                 f"The column {c!r} passed to {func} as 'keep' varies within "
                 f"{int(varies.sum())} subject(s); it must be constant per subject.",
-                failure_cases=list(_uniques[np.flatnonzero(varies.to_numpy())][:20]),
+                failure_cases=list(uniques[np.flatnonzero(varies.to_numpy())][:20]),
                 func=func,
             )
+
+
+def _representatives(
+    codes: np.ndarray, n_categories: np.ndarray, subj: np.ndarray, n_subj: int, rule: str
+) -> np.ndarray:
+    """Position of each subject's row: first record of its most common pattern ("mode"),
+    or its first record."""
+    n = len(subj)
     pos = np.arange(n, dtype=np.int64)
     if rule == "mode":
-        key = combine_codes(codes, enc.n_categories) if n else np.zeros(0, dtype=np.int64)
+        key = combine_codes(codes, n_categories) if n else np.zeros(0, dtype=np.int64)
         tab = pd.DataFrame({"s": subj, "key": key, "pos": pos})
         agg = tab.groupby(["s", "key"], sort=False).agg(size=("pos", "size"), first=("pos", "min"))
         agg = agg.reset_index().sort_values(["s", "size", "first"], ascending=[True, False, True])
-        rep = agg.drop_duplicates("s")["first"].to_numpy(dtype=np.int64)
-    else:
-        rep = np.full(n_subj, n, dtype=np.int64)
-        np.minimum.at(rep, subj, pos)
-    differing = _differing(codes, subj, n_subj)
-    data = df.iloc[rep][[sid, *cols, *keep_cols]].reset_index(drop=True)
-    if rule == "missing_if_differs":
-        from microsdc.data.blank import blank_cells
-
-        # a subject whose first record is missing may hold a value elsewhere
-        filled = _first_observed(codes, subj, n_subj)
-        for j, c in enumerate(cols):
-            src = filled[:, j]
-            ok = src >= 0
-            if ok.any():
-                values = cast(pd.Series, df[c]).iloc[src[ok]]
-                column = cast(pd.Series, data[c]).copy()
-                column.iloc[np.flatnonzero(ok)] = values.to_numpy()
-                data[c] = column
-        data = blank_cells(data, cols, differing)
-    return Collapsed(
-        data=data,
-        subject_id=sid,
-        qi=list(cols),
-        keep=list(keep_cols),
-        rule=rule,
-        row_subject=subj,
-        differing=differing,
-    )
+        return agg.drop_duplicates("s")["first"].to_numpy(dtype=np.int64)
+    rep = np.full(n_subj, n, dtype=np.int64)
+    np.minimum.at(rep, subj, pos)
+    return rep
 
 
 def _differing(codes: np.ndarray, subj: np.ndarray, n_subj: int) -> np.ndarray:

@@ -49,6 +49,7 @@ from typing import Any
 
 from microsdc._validation import check_bool, check_callable, check_path
 from microsdc.exceptions import JobFileError
+from microsdc.job.engine_checks import check_engine
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
 __all__ = [
@@ -538,7 +539,7 @@ def _check_input(
     """The input exists; an engine input can run the job's settings."""
     inp = data["input"]
     if inp.get("engine") is not None or "table" in inp:
-        _check_engine(data, steps, input_path, check_files, fail)
+        check_engine(data, steps, input_path, check_files, fail)
     elif check_files and not input_path.is_file():
         raise fail(
             ("input", "path"),
@@ -618,135 +619,6 @@ def _engine_stem(input_path: Path, table: str | None) -> str:
     while is_pattern(path.name) and path.parent != path:
         path = path.parent
     return path.name.split(".")[0] or "data"
-
-
-def _check_engine(
-    data: Mapping[str, Any],
-    steps: tuple[str, ...],
-    input_path: Path,
-    check_files: bool,
-    fail: Callable[[tuple[str, ...], str], JobFileError],
-) -> None:
-    """The settings an engine input (``input.engine``) can run, before any row is read:
-    the input itself, then each setting against the table of what needs the records
-    (:mod:`microsdc.backends.capabilities`)."""
-    from microsdc.backends.capabilities import first_refusal, refusal_text
-
-    _check_engine_input(data["input"], input_path, check_files, fail)
-    for key, settings in _record_settings(data, steps):
-        refused = first_refusal(settings)
-        if refused is None:
-            continue
-        entry, value = refused
-        name = ".".join(key)
-        if key == ("steps",):
-            subject, advice = f"the {entry.param} step", _PANDAS_INPUT
-        else:
-            subject, advice = f"key '{name}'", _LEAVE_ENGINE
-        names = {entry.param: f"'{name}'"}
-        raise fail(key, refusal_text(entry, value, subject, names, "Key", advice))
-
-
-#: how a job refuses a setting an engine input cannot run
-_LEAVE_ENGINE = (
-    "with 'input.engine' the rows stay in the engine (change the key, or leave 'input.engine' out)"
-)
-_PANDAS_INPUT = (
-    "with 'input.engine' the rows stay in the engine. Run the job on a pandas input "
-    "instead: leave 'input.engine' out and give a single file, e.g. written with "
-    "pyarrow.parquet.read_table(folder).to_pandas().to_parquet(path) or DuckDB's "
-    "COPY table TO 'file.parquet' (10 million households fit in memory)"
-)
-
-
-def _record_settings(
-    data: Mapping[str, Any], steps: tuple[str, ...]
-) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    """The job's settings a lazy engine may refuse: (job key, library parameter -> value)."""
-    found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
-    if "swapping" in steps:
-        found.append((("steps",), {"swapping": True}))
-    for col, spec in data.get("recode", {}).items():
-        if isinstance(spec, dict) and "breaks" in spec:
-            found.append((("recode", col, "breaks"), {"breaks": spec["breaks"]}))
-    if "suppression" in steps:
-        suppression = data.get("suppression", {})
-        method = suppression.get("method", default_of("suppression.method"))
-        found.append((("suppression", "method"), {"method": method}))
-        found.append((("suppression", "linked"), {"linked": suppression.get("linked")}))
-        missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
-        found.append((("risk", "missing"), {"missing": missing}))
-    return found
-
-
-def _check_engine_input(
-    inp: Mapping[str, Any],
-    input_path: Path,
-    check_files: bool,
-    fail: Callable[[tuple[str, ...], str], JobFileError],
-) -> None:
-    """The input of an engine job: engine, database table, files and CSV options."""
-    import glob
-
-    from microsdc.backends.files import is_database, is_pattern
-
-    engine = inp.get("engine")
-    path = str(input_path)
-    if engine is None:
-        raise fail(
-            ("input", "table"),
-            "key 'input.table' names a table of a DuckDB database file; it goes with "
-            'input.engine = "duckdb".',
-        )
-    if is_database(path):
-        if engine != "duckdb":
-            raise fail(
-                ("input", "engine"),
-                f"key 'input.path' is a DuckDB database file: it needs input.engine = \"duckdb\", "
-                f'not "{engine}".',
-            )
-        if "table" not in inp:
-            from microsdc.backends.files import database_tables
-
-            listed = database_tables(str(input_path)) if input_path.exists() else ""
-            raise fail(
-                ("input", "path"),
-                "key 'input.path' is a DuckDB database file: name the table to read with "
-                "'input.table'" + (f" ({listed})." if listed else "."),
-            )
-    elif "table" in inp:
-        raise fail(
-            ("input", "table"),
-            "key 'input.table' is for a DuckDB database file (.duckdb or .db); "
-            f"input.path is {input_path.name}.",
-        )
-    if check_files:
-        if is_pattern(input_path.name) or is_pattern(path):
-            if not glob.glob(path, recursive=True):
-                raise fail(("input", "path"), f"key 'input.path' matches no file: {path}")
-        elif not input_path.exists():
-            raise fail(
-                ("input", "path"),
-                f"key 'input.path' names a file or folder that does not exist: {input_path}",
-            )
-    from microsdc.backends.files import csv_kind
-
-    is_csv = csv_kind(path)[0]
-    for key in ("sep", "encoding"):
-        if key in inp and not is_csv:
-            raise fail(
-                ("input", key),
-                f"key 'input.{key}' is for CSV files; input.path is {input_path.name}, "
-                "which the engine reads without it (leave the key out).",
-            )
-    if "encoding" in inp:
-        from microsdc.exceptions import InvalidParameterError
-        from microsdc.io.engines import check_csv_options
-
-        try:
-            check_csv_options(inp["encoding"], engine, "key 'input.encoding' =")
-        except InvalidParameterError as exc:
-            raise fail(("input", "encoding"), f"{exc}.") from None
 
 
 def _data_suffix(input_path: Path) -> str:

@@ -10,7 +10,7 @@ The pandas route (:mod:`microsdc.risk.kanonymity`) and the engine route
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -270,6 +270,33 @@ def share_weighted_support(
     return total[pat.inverse]
 
 
+#: Patterns grouped by mask, as :func:`_mask_blocks` returns them.
+_Blocks = tuple[np.ndarray | None, np.ndarray, np.ndarray]
+
+
+class _Rows(NamedTuple):
+    """Patterns as the support kernels read them: codes, masks, records (float) and weights."""
+
+    codes: np.ndarray
+    mask: np.ndarray
+    cnt: np.ndarray
+    weight: np.ndarray
+
+    def take(self, rows: Any) -> _Rows:
+        """The patterns of ``rows`` (indices or a slice)."""
+        return _Rows(self.codes[rows], self.mask[rows], self.cnt[rows], self.weight[rows])
+
+
+class _Terms(NamedTuple):
+    """What the patterns add besides their records: categories per column, weights
+    (``weighted``), and for "probabilistic" (``use_colw``) the shares by code (``colw``)."""
+
+    card: np.ndarray
+    weighted: bool
+    colw: np.ndarray
+    use_colw: bool
+
+
 def _support(
     pat: Any,
     n_categories: np.ndarray,
@@ -284,7 +311,7 @@ def _support(
     from microsdc._kernels.conservative import observed_categories
 
     card = np.asarray(n_categories, dtype=np.int64)
-    cnt = pat.count.astype(np.float64)
+    rows = _Rows(pat.codes, pat.mask, pat.count.astype(np.float64), pat.weight)
     use_colw = policy.kind == "probabilistic"
     if not use_colw:
         colw = np.zeros((1, 1))
@@ -292,157 +319,132 @@ def _support(
         from microsdc._kernels.dense import value_shares
 
         colw = np.ascontiguousarray(value_shares(pat.codes, card + 1, pat.count)[:, 1:])
+    terms = _Terms(card, weighted, colw, use_colw)
     conservative = policy.kind == "conservative"
     observed = observed_categories(pat.codes) if conservative else None
     p_total = len(pat.count)
     if route == "bitset":
-        from microsdc._kernels.bitcount import bitset_support
-
-        support, cons = bitset_support(
-            pat.codes,
-            pat.mask,
-            card,
-            cnt,
-            pat.weight,
-            weighted,
-            colw,
-            use_colw,
-            observed,
-            np.arange(p_total),
-            np.zeros(p_total, dtype=np.bool_),
-        )
+        every = np.arange(p_total)
+        support, cons = _bitsets(rows, terms, observed, every, np.zeros(p_total, dtype=np.bool_))
         return support, (cons if conservative else None)
     if route == "split":  # wildcard or alpha: the callers check it (_check_route)
-        from microsdc._kernels.colsplit import split_support
-
-        # the codes in use (a category declared but never observed needs no bucket);
-        # codes far sparser than the patterns are replaced by their ranks
-        codes_u = pat.codes
-        used = np.maximum(codes_u.max(axis=0).astype(np.int64) + 1, 1)
-        sparse = np.flatnonzero(used > max(1 << 16, 2 * len(cnt)))
-        if len(sparse):
-            codes_u = codes_u.copy()
-            for j in sparse:
-                col = codes_u[:, j]
-                obs = col >= 0
-                ranks, col[obs] = np.unique(col[obs], return_inverse=True)
-                used[j] = max(len(ranks), 1)
-        by_categories = np.argsort(-used, kind="stable")  # the most selective splits first
-        incomplete = pat.mask != (1 << len(card)) - 1
-        # what each pattern adds: its count (and weight); for alpha, apart for complete
-        # and incomplete patterns (no difference of sums: a large weight would swamp
-        # a small one)
-        parts = [cnt] + ([pat.weight] if weighted else [])
-        if policy.kind == "alpha":
-            parts = [q for p in parts for q in (p * ~incomplete, p * incomplete)]
-        # the narrowest codes that hold the categories: the kernel reads the codes of
-        # its nodes at random, and narrow codes keep more of them in cache (1M patterns
-        # of 8 key variables: 0.88 s in 32 bits, 0.58 s in 8)
-        top = int(used.max())
-        narrow = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top < np.iinfo(t).max)
-        sums = split_support(
-            np.ascontiguousarray(codes_u.astype(narrow)[:, by_categories]),  # narrowed first
-            np.ascontiguousarray(used[by_categories]),
-            np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
-        )
-        support = np.zeros((len(cnt), 4))
-        if policy.kind == "alpha":  # from complete, from incomplete patterns
-            support[:, : sums.shape[1]] = sums
-        else:  # the wildcard count needs the sums only
-            support[:, 0] = sums[:, 0]
-            if weighted:
-                support[:, 2] = sums[:, 1]
-        return support, None
+        return _split_route(pat, card, rows.cnt, policy.kind == "alpha", weighted), None
     if route != "pairs":
         raise ValueError(f"unknown counting route {route!r}")
-    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
-
     blocks = _mask_blocks(pat.mask, len(card))
-    order, mask_vals, mask_start = blocks
+    support = _pairs_support(rows, terms, blocks, conservative)
+    if not conservative:
+        return support, None
+    return support, _conservative_minima(rows, card, blocks, observed)
+
+
+def _bitsets(
+    rows: _Rows, terms: _Terms, observed: np.ndarray | None, on: np.ndarray, push: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Support (n, 4) of the patterns ``on`` by bit sets (what they add to those ``push``
+    marks), and with ``observed`` their conservative minima."""
+    from microsdc._kernels.bitcount import bitset_support
+
+    card, weighted, colw, use_colw = terms
+    codes, mask, cnt, weight = rows
+    return bitset_support(
+        codes, mask, card, cnt, weight, weighted, colw, use_colw, observed, on, push
+    )
+
+
+def _split_route(
+    pat: Any, card: np.ndarray, cnt: np.ndarray, alpha: bool, weighted: bool
+) -> np.ndarray:
+    """Support (n_patterns, 4) of the wildcard or alpha policy by splits on the columns."""
+    from microsdc._kernels.colsplit import split_support
+
+    # the codes in use (a category declared but never observed needs no bucket);
+    # codes far sparser than the patterns are replaced by their ranks
+    codes_u = pat.codes
+    used = np.maximum(codes_u.max(axis=0).astype(np.int64) + 1, 1)
+    sparse = np.flatnonzero(used > max(1 << 16, 2 * len(cnt)))
+    if len(sparse):
+        codes_u = codes_u.copy()
+        for j in sparse:
+            col = codes_u[:, j]
+            obs = col >= 0
+            ranks, col[obs] = np.unique(col[obs], return_inverse=True)
+            used[j] = max(len(ranks), 1)
+    by_categories = np.argsort(-used, kind="stable")  # the most selective splits first
+    incomplete = pat.mask != (1 << len(card)) - 1
+    # what each pattern adds: its count (and weight); for alpha, apart for complete
+    # and incomplete patterns (no difference of sums: a large weight would swamp
+    # a small one)
+    parts = [cnt] + ([pat.weight] if weighted else [])
+    if alpha:
+        parts = [q for p in parts for q in (p * ~incomplete, p * incomplete)]
+    # the narrowest codes that hold the categories: the kernel reads the codes of
+    # its nodes at random, and narrow codes keep more of them in cache (1M patterns
+    # of 8 key variables: 0.88 s in 32 bits, 0.58 s in 8)
+    top = int(used.max())
+    narrow = next(t for t in (np.int8, np.int16, np.int32, np.int64) if top < np.iinfo(t).max)
+    sums = split_support(
+        np.ascontiguousarray(codes_u.astype(narrow)[:, by_categories]),  # narrowed first
+        np.ascontiguousarray(used[by_categories]),
+        np.ascontiguousarray(np.column_stack(parts), dtype=np.float64),
+    )
+    support = np.zeros((len(cnt), 4))
+    if alpha:  # from complete, from incomplete patterns
+        support[:, : sums.shape[1]] = sums
+    else:  # the wildcard count needs the sums only
+        support[:, 0] = sums[:, 0]
+        if weighted:
+            support[:, 2] = sums[:, 1]
+    return support
+
+
+def _pairs_support(rows: _Rows, terms: _Terms, blocks: _Blocks, conservative: bool) -> np.ndarray:
+    """Support (n_patterns, 4) by mask pairs, the patterns of rare masks on bit sets."""
+    _, mask_vals, mask_start = blocks
     mask_count = np.diff(mask_start)
-    rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, card)]
-    rare = np.isin(pat.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
-    n_complete = int(mask_count[-1]) if mask_vals[-1] == (1 << len(card)) - 1 else 0
+    p_total = len(rows.cnt)
+    full = (1 << len(terms.card)) - 1
+    rare_masks = mask_vals[_rare_masks(mask_vals, mask_count, p_total, terms.card)]
+    rare = np.isin(rows.mask, rare_masks) if len(rare_masks) else np.zeros(p_total, dtype=bool)
+    n_complete = int(mask_count[-1]) if mask_vals[-1] == full else 0
     if not rare.any() or conservative:
-        support = _pair_route(
-            pat.codes, pat.mask, card, cnt, pat.weight, weighted, colw, use_colw, blocks
-        )
-    elif weighted or use_colw or 0 < n_complete < _CROSS_MIN_COMPLETE:
+        return _pair_route(rows, terms, blocks)
+    if terms.weighted or terms.use_colw or 0 < n_complete < _CROSS_MIN_COMPLETE:
         # patterns of rare masks through bit sets (their whole support, and what they
         # add to the others); mask pairs among the other masks only. (Below, the sums
         # of complete patterns would add the same terms in another order: exact for
         # counts, not for weights or shares; and the complete patterns must meet the
         # incomplete ones in complete_cross.)
-        from microsdc._kernels.bitcount import bitset_support
-
         common = np.flatnonzero(~rare)
-        support, _ = bitset_support(
-            pat.codes,
-            pat.mask,
-            card,
-            cnt,
-            pat.weight,
-            weighted,
-            colw,
-            use_colw,
-            None,
-            np.flatnonzero(rare),
-            ~rare,
-        )
+        support, _ = _bitsets(rows, terms, None, np.flatnonzero(rare), ~rare)
         if len(common):  # every mask may be rare
-            support[common] += _pair_route(
-                pat.codes[common],
-                pat.mask[common],
-                card,
-                cnt[common],
-                pat.weight[common],
-                weighted,
-                colw,
-                use_colw,
-            )
-    else:
-        # patterns of rare masks meet the other incomplete patterns on bit sets of the
-        # incomplete patterns (their support from them, and what they add to them); the
-        # complete patterns meet every incomplete mask in complete_cross; the other
-        # incomplete masks meet each other by pairs
-        from microsdc._kernels.bitcount import bitset_support
+            support[common] += _pair_route(rows.take(common), terms)
+        return support
+    # patterns of rare masks meet the other incomplete patterns on bit sets of the
+    # incomplete patterns (their support from them, and what they add to them); the
+    # complete patterns meet every incomplete mask in complete_cross; the other
+    # incomplete masks meet each other by pairs
+    inc = np.flatnonzero(rows.mask != full)
+    rare_i = rare[inc]
+    support = np.zeros((p_total, 4))
+    support[inc], _ = _bitsets(rows.take(inc), terms, None, np.flatnonzero(rare_i), ~rare_i)
+    support += _pair_route(rows, terms, blocks, skip=np.isin(mask_vals, rare_masks))
+    return support
 
-        inc = np.flatnonzero(pat.mask != (1 << len(card)) - 1)
-        rare_i = rare[inc]
-        support = np.zeros((p_total, 4))
-        support[inc], _ = bitset_support(
-            pat.codes[inc],
-            pat.mask[inc],
-            card,
-            cnt[inc],
-            pat.weight[inc],
-            weighted,
-            colw,
-            use_colw,
-            None,
-            np.flatnonzero(rare_i),
-            ~rare_i,
-        )
-        support += _pair_route(
-            pat.codes,
-            pat.mask,
-            card,
-            cnt,
-            pat.weight,
-            weighted,
-            colw,
-            use_colw,
-            blocks,
-            skip=np.isin(mask_vals, rare_masks),
-        )
-    if not conservative:
-        return support, None
+
+def _conservative_minima(
+    rows: _Rows, card: np.ndarray, blocks: _Blocks, observed: np.ndarray | None
+) -> np.ndarray:
+    """fk's completion per pattern under "conservative", and the weights of the records
+    it counts (Fk); (n_patterns, 2), NaN for complete patterns."""
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, pair_conservative
+
+    order, mask_vals, mask_start = blocks
+    p_total = len(rows.cnt)
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * p_total).bit_length())), -1)
     ident = np.arange(p_total) if order is None else order
-    args = (pat.codes, pat.mask, ident, mask_vals, mask_start, card)
-    # fk's completion, and the weights of the records it counts (Fk)
-    cons = pair_conservative(*args, observed, cnt, pat.weight, direct)
-    return support, cons
+    args = (rows.codes, rows.mask, ident, mask_vals, mask_start, card)
+    return pair_conservative(*args, observed, rows.cnt, rows.weight, direct)
 
 
 def _rare_masks(
@@ -529,16 +531,7 @@ def _n_masks(mask: np.ndarray, m: int) -> int:
 
 
 def _pair_route(
-    codes: np.ndarray,
-    mask: np.ndarray,
-    card: np.ndarray,
-    cnt: np.ndarray,
-    weight: np.ndarray,
-    weighted: bool,
-    colw: np.ndarray,
-    use_colw: bool,
-    blocks: tuple[np.ndarray | None, np.ndarray, np.ndarray] | None = None,
-    skip: np.ndarray | None = None,
+    rows: _Rows, terms: _Terms, blocks: _Blocks | None = None, skip: np.ndarray | None = None
 ) -> np.ndarray:
     """Support (n, 4) of patterns by mask pairs (rows in the given order).
 
@@ -556,16 +549,18 @@ def _pair_route(
     mask pairs (:func:`~microsdc._kernels.maskpairs.pair_support`).
     """
     from microsdc._kernels.hashing import log2_span
-    from microsdc._kernels.maskpairs import DIRECT_LIMIT, complete_cross, pair_support
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT
 
-    n, m = codes.shape
-    order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(mask, m)
+    n, m = rows.codes.shape
+    order, mask_vals, mask_start = blocks if blocks is not None else _mask_blocks(rows.mask, m)
     # None: in mask order already (frequencies_from_codes sorts for this route), no copy
     sel = slice(None) if order is None else order
-    mask_s = mask[sel]
-    codes_s = np.ascontiguousarray(codes[sel], dtype=np.int32)
-    cnt_s = np.ascontiguousarray(cnt[sel], dtype=np.float64)
-    weight_s = np.ascontiguousarray(weight[sel], dtype=np.float64)
+    by_mask = _Rows(
+        np.ascontiguousarray(rows.codes[sel], dtype=np.int32),
+        rows.mask[sel],
+        np.ascontiguousarray(rows.cnt[sel], dtype=np.float64),
+        np.ascontiguousarray(rows.weight[sel], dtype=np.float64),
+    )
     full = (1 << m) - 1
     cross = len(mask_vals) > 1 and mask_vals[-1] == full
     n_inc = int(mask_start[-2]) if cross else n
@@ -575,75 +570,91 @@ def _pair_route(
     # a direct-lookup scratch table a few times the number of patterns (filled once)
     direct = np.full(min(DIRECT_LIMIT, max(4096, 1 << int(4 * n_inc).bit_length())), -1)
     n_mv = len(mask_vals) - 1 if cross else len(mask_vals)
-    wide = None if log2_span(card) < 60.0 else True  # generic grouping compiled only if needed
-    if skip is None or not skip[:n_mv].any():
-        support_i = pair_support(
-            codes_s[:n_inc],
-            mask_s[:n_inc],
-            mask_vals[:n_mv],
-            mask_start[: n_mv + 1],
-            card,
-            cnt_s[:n_inc],
-            weight_s[:n_inc],
-            weighted,
-            colw,
-            use_colw,
-            direct,
-            wide,
-        )
-    else:  # the kept masks' blocks, contiguous
-        keep = np.flatnonzero(~skip[:n_mv])
-        size = np.diff(mask_start[: n_mv + 1])[keep]
-        rows = np.repeat(mask_start[keep] - np.concatenate([[0], np.cumsum(size)[:-1]]), size)
-        rows += np.arange(len(rows))
-        support_i = np.zeros((n_inc, 4))
-        support_i[rows] = pair_support(
-            codes_s[rows],
-            mask_s[rows],
-            mask_vals[keep],
-            np.concatenate([[0], np.cumsum(size)]).astype(np.int64),
-            card,
-            cnt_s[rows],
-            weight_s[rows],
-            weighted,
-            colw,
-            use_colw,
-            direct,
-            wide,
-        )
+    # the generic grouping compiled only if needed
+    wide = None if log2_span(terms.card) < 60.0 else True
+    inc_blocks = (mask_vals[:n_mv], mask_start[: n_mv + 1])
+    support_s = _incomplete_pairs(
+        by_mask.take(slice(None, n_inc)), terms, inc_blocks, skip, direct, wide
+    )
     if cross:
-        support_s = np.empty((n, 4))
-        support_s[:n_inc] = support_i
-        out_c = support_s[n_inc:]
-        out_c[:, 0] = cnt_s[n_inc:]
-        out_c[:, 1] = 0.0
-        out_c[:, 2] = weight_s[n_inc:]
-        out_c[:, 3] = 0.0
-        complete_cross(
-            codes_s[n_inc:],
-            codes_s[:n_inc],
-            mask_vals[:n_mv],
-            mask_start[: n_mv + 1],
-            card,
-            cnt_s[n_inc:],
-            weight_s[n_inc:],
-            cnt_s[:n_inc],
-            weight_s[:n_inc],
-            colw,
-            use_colw,
-            DIRECT_LIMIT,
-            out_c,
-            support_s[:n_inc],
-            wide,
-        )
-    else:
-        support_s = support_i
-    del support_i, codes_s, cnt_s, weight_s, mask_s  # before the (n, 4) copy below
+        support_s = _complete_cross(by_mask, n_inc, terms, inc_blocks, support_s, wide)
+    del by_mask  # before the (n, 4) copy below
     if order is None:
         return support_s
     support = np.empty_like(support_s)
     support[order] = support_s
     return support
+
+
+def _incomplete_pairs(
+    inc: _Rows,
+    terms: _Terms,
+    blocks: tuple[np.ndarray, np.ndarray],
+    skip: np.ndarray | None,
+    direct: np.ndarray,
+    wide: bool | None,
+) -> np.ndarray:
+    """Support (n_inc, 4) of incomplete patterns in mask order from each other, by pairs of
+    masks (``blocks``: distinct masks, their starts); the masks ``skip`` marks stay out."""
+    from microsdc._kernels.maskpairs import pair_support
+
+    mask_vals, mask_start = blocks
+    card, weighted, colw, use_colw = terms
+    tail = (weighted, colw, use_colw, direct, wide)
+    if skip is None or not skip[: len(mask_vals)].any():
+        codes, mask, cnt, weight = inc
+        return pair_support(codes, mask, mask_vals, mask_start, card, cnt, weight, *tail)
+    # the kept masks' blocks, contiguous
+    keep = np.flatnonzero(~skip[: len(mask_vals)])
+    size = np.diff(mask_start)[keep]
+    rows = np.repeat(mask_start[keep] - np.concatenate([[0], np.cumsum(size)[:-1]]), size)
+    rows += np.arange(len(rows))
+    codes, mask, cnt, weight = inc.take(rows)
+    start = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+    support = np.zeros((len(inc.cnt), 4))
+    support[rows] = pair_support(codes, mask, mask_vals[keep], start, card, cnt, weight, *tail)
+    return support
+
+
+def _complete_cross(
+    by_mask: _Rows,
+    n_inc: int,
+    terms: _Terms,
+    blocks: tuple[np.ndarray, np.ndarray],
+    support_i: np.ndarray,
+    wide: bool | None,
+) -> np.ndarray:
+    """Support (n, 4) of patterns in mask order, the complete ones (from ``n_inc`` on) met
+    with the incomplete ones, whose support from each other is ``support_i``."""
+    from microsdc._kernels.maskpairs import DIRECT_LIMIT, complete_cross
+
+    codes, _, cnt, weight = by_mask
+    support_s = np.empty((len(cnt), 4))
+    support_s[:n_inc] = support_i
+    out_c = support_s[n_inc:]
+    out_c[:, 0] = cnt[n_inc:]
+    out_c[:, 1] = 0.0
+    out_c[:, 2] = weight[n_inc:]
+    out_c[:, 3] = 0.0
+    mask_vals, mask_start = blocks
+    complete_cross(
+        codes[n_inc:],
+        codes[:n_inc],
+        mask_vals,
+        mask_start,
+        terms.card,
+        cnt[n_inc:],
+        weight[n_inc:],
+        cnt[:n_inc],
+        weight[:n_inc],
+        terms.colw,
+        terms.use_colw,
+        DIRECT_LIMIT,
+        out_c,
+        support_s[:n_inc],
+        wide,
+    )
+    return support_s
 
 
 def _combine(

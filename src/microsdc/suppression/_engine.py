@@ -416,27 +416,16 @@ def _reach_k_units(
     each column) of the records that are not among ``units`` and never change;
     they count in every fk (see ``greedy_suppress``). The hash-table kernel is
     used then, and nothing is given back."""
-    from microsdc._kernels.greedy_bitset import greedy_bitset, improve_cells, restore_cells
-    from microsdc._kernels.greedy_wildcard import KIND, NO_BACKGROUND, greedy_suppress
-    from microsdc._kernels.masktables import key_layout
-
-    kind = KIND[policy.kind]
     u, m = units.shape
     cand, klass = candidate_subsets(costs)
-    word_of, mult, n_words = key_layout(nc)
-    if background is not None and kind != 0:
-        raise ValueError("a background of fixed records needs the wildcard policy")
-    bg, bg_radix = NO_BACKGROUND if background is None else background
-    use_bitset = kind == 0 and background is None and bitset_fits(u, nc)
+    use_bitset, kernel, middle, tail = _greedy_kernel(nc, policy, select, u, background)
     changed = False
     original = units.copy()
     first_order: np.ndarray | None = None
     fk = fk_start
     for _ in range(int(counts.sum()) * m + 2):
         if fk is None:
-            fk = fk_of_units(units, nc, policy, counts)
-            if background is not None:
-                fk = fk + background_fk(units, bg, bg_radix)
+            fk = _fk_with_background(units, nc, policy, counts, background)
         at_risk = fk < k
         if not at_risk.any():
             break
@@ -446,66 +435,102 @@ def _reach_k_units(
             first_order = order
         deficit = np.maximum(np.ceil(k - fk[order]), 1).astype(np.int64) * counts[order]
         before = int(np.count_nonzero(units < 0))
-        report = None
-        if progress is not None:  # units handled -> records handled
-            done = np.concatenate([[0], np.cumsum(counts[order])])
-            report = _records_progress(progress, done)
-        if use_bitset:
-            args: tuple[object, ...] = (
-                units,
-                nc,
-                order,
-                cand,
-                klass,
-                float(k),
-                select,
-                deficit,
-                counts,
-            )
-            _with_progress(greedy_bitset, args, len(order), report)
-        else:
-            args = (
-                units,
-                nc,
-                order,
-                cand,
-                klass,
-                float(k),
-                kind,
-                policy.alpha,
-                word_of,
-                mult,
-                n_words,
-                select,
-                deficit,
-                counts,
-                bg,
-                bg_radix,
-            )
-            _with_progress(greedy_suppress, args, len(order), report)
-        if int(np.count_nonzero(units < 0)) == before:
-            _grow_missing_group(units, fk, k, policy, counts)
-            if int(np.count_nonzero(units < 0)) == before:
-                raise SDCError(
-                    "Local suppression made no progress; please report this with "
-                    "the data shape and parameters."
-                )
+        report = _units_progress(progress, counts, order)
+        args = (units, nc, order, cand, klass, float(k), *middle, deficit, counts, *tail)
+        _with_progress(kernel, args, len(order), report)
+        _blank_missing_or_fail(units, before, fk, k, policy, counts)
         fk = None
     else:
         raise SDCError("Local suppression did not converge; please report this.")
     if changed and restore and use_bitset:
-        # give back every blanked cell that is not needed after all
-        fk_f = np.asarray(fk, dtype=np.float64).copy()
         assert first_order is not None
-        restore_cells(units, original, nc, float(k), fk_f, first_order, counts)
-        # then trade blanked cells for cheaper sets while that helps
-        for _ in range(MAX_IMPROVE_PASSES):
-            if not improve_cells(
-                units, original, nc, float(k), fk_f, first_order, counts, cand, costs.weight
-            ):
-                break
-        fk = np.rint(fk_f).astype(np.int64)
+        fk = _give_back(units, original, nc, k, fk, first_order, counts, cand, costs.weight)
     return changed, fk
+
+
+def _greedy_kernel(
+    nc: np.ndarray,
+    policy: Policy,
+    select: int,
+    n_units: int,
+    background: tuple[np.ndarray, np.ndarray] | None,
+) -> tuple[bool, Callable[..., object], tuple[object, ...], tuple[object, ...]]:
+    """The greedy kernel of a job: (bit sets?, kernel, its arguments after k, after the counts)."""
+    from microsdc._kernels.greedy_bitset import greedy_bitset
+    from microsdc._kernels.greedy_wildcard import KIND, NO_BACKGROUND, greedy_suppress
+    from microsdc._kernels.masktables import key_layout
+
+    kind = KIND[policy.kind]
+    word_of, mult, n_words = key_layout(nc)
+    if background is not None and kind != 0:
+        raise ValueError("a background of fixed records needs the wildcard policy")
+    bg, bg_radix = NO_BACKGROUND if background is None else background
+    if kind == 0 and background is None and bitset_fits(n_units, nc):
+        return True, greedy_bitset, (select,), ()
+    middle = (kind, policy.alpha, word_of, mult, n_words, select)
+    return False, greedy_suppress, middle, (bg, bg_radix)
+
+
+def _fk_with_background(
+    units: np.ndarray,
+    nc: np.ndarray,
+    policy: Policy,
+    counts: np.ndarray,
+    background: tuple[np.ndarray, np.ndarray] | None,
+) -> np.ndarray:
+    """fk of each unit, the fixed records of ``background`` included."""
+    fk = fk_of_units(units, nc, policy, counts)
+    if background is not None:
+        fk = fk + background_fk(units, *background)
+    return fk
+
+
+def _units_progress(
+    progress: ProgressCallback | None, counts: np.ndarray, order: np.ndarray
+) -> ProgressCallback | None:
+    """``progress`` for a pass over the units of ``order``, reported in records."""
+    if progress is None:
+        return None
+    done = np.concatenate([[0], np.cumsum(counts[order])])
+    return _records_progress(progress, done)
+
+
+def _blank_missing_or_fail(
+    units: np.ndarray, before: int, fk: np.ndarray, k: int, policy: Policy, counts: np.ndarray
+) -> None:
+    """After a pass that blanked nothing, grow the missing group; fail if that blanks nothing."""
+    if int(np.count_nonzero(units < 0)) == before:
+        _grow_missing_group(units, fk, k, policy, counts)
+        if int(np.count_nonzero(units < 0)) == before:
+            raise SDCError(
+                "Local suppression made no progress; please report this with "
+                "the data shape and parameters."
+            )
+
+
+def _give_back(
+    units: np.ndarray,
+    original: np.ndarray,
+    nc: np.ndarray,
+    k: int,
+    fk: np.ndarray,
+    first_order: np.ndarray,
+    counts: np.ndarray,
+    cand: np.ndarray,
+    weight: np.ndarray,
+) -> np.ndarray:
+    """Give back the blanked cells not needed, then trade cells for cheaper sets; fk after."""
+    from microsdc._kernels.greedy_bitset import improve_cells, restore_cells
+
+    fk_f = np.asarray(fk, dtype=np.float64).copy()
+    restore_cells(units, original, nc, float(k), fk_f, first_order, counts)
+    # then trade blanked cells for cheaper sets while that helps
+    for _ in range(MAX_IMPROVE_PASSES):
+        if not improve_cells(
+            units, original, nc, float(k), fk_f, first_order, counts, cand, weight
+        ):
+            break
+    return np.rint(fk_f).astype(np.int64)
 
 
 def category_reach_k(
