@@ -83,7 +83,7 @@ def row_keys(codes: np.ndarray, n_categories: np.ndarray) -> tuple[np.ndarray, i
 
     Returns the keys and their span (``None`` when the radix product would not fit
     in 62 bits; the keys are then re-numbered column by column, see
-    :func:`microsdc.encode.combine_codes`).
+    :func:`microsdc._kernels.keys.combine_codes`).
     """
     m = codes.shape[1]
     base = np.asarray(n_categories, dtype=np.int64) + 1
@@ -92,7 +92,7 @@ def row_keys(codes: np.ndarray, n_categories: np.ndarray) -> tuple[np.ndarray, i
         for j in range(1, m):
             radix[j] = radix[j - 1] * base[j - 1]
         return _keys_radix(codes, radix), int(np.prod(base)) if m else 1
-    from microsdc.encode import combine_codes
+    from microsdc._kernels.keys import combine_codes
 
     return combine_codes(np.asarray(codes), base - 1), None
 

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 
 from microsdc._kernels.hashing import hash_groups
-from microsdc.encode import combine_codes
+from microsdc._kernels.keys import combine_codes
 
 __all__ = ["Patterns", "distinct_patterns"]
 
