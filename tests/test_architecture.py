@@ -1,8 +1,7 @@
 """The package's structure: layers with one import direction, and no import cycle.
 
 Imports inside functions count: grimp (import-linter's graph) reads them too. The
-contracts are declared in ``pyproject.toml`` (``[tool.importlinter]``); the cycles
-still present are listed here so that a new one fails and a removed one is struck off.
+contracts are declared in ``pyproject.toml`` (``[tool.importlinter]``).
 """
 
 from __future__ import annotations
@@ -16,10 +15,6 @@ grimp = pytest.importorskip("grimp")
 importlinter_cli = pytest.importorskip("importlinter.cli")
 
 ROOT = Path(__file__).resolve().parents[1]
-
-#: The import cycles left, each a set of modules (strongly connected components of the
-#: import graph). The list only shrinks.
-KNOWN_CYCLES = []
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
@@ -70,14 +65,11 @@ def test_strongly_connected_finds_cycles() -> None:
     assert strongly_connected({"a": {"b"}, "b": set()}) == []
 
 
-def test_import_cycles_only_the_known_ones() -> None:
+def test_no_import_cycle() -> None:
     graph = grimp.build_graph("microsdc", cache_dir=None)
     edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
-    cycles = strongly_connected(edges)
-    new = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
-    gone = [sorted(c) for c in KNOWN_CYCLES if c not in cycles]
-    assert not new, f"new import cycles: {new}"
-    assert not gone, f"cycles no longer there, strike them off KNOWN_CYCLES: {gone}"
+    cycles = [sorted(c) for c in strongly_connected(edges)]
+    assert not cycles, f"import cycles (imports inside functions count): {cycles}"
 
 
 def test_layer_contracts_kept(monkeypatch: pytest.MonkeyPatch) -> None:
