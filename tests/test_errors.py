@@ -60,3 +60,14 @@ def test_value_phrases_take_the_readers_names() -> None:
     )
     # a parameter whose name ends another's is not reworded inside it
     assert render(exc, {"ing": "--ing"}) == "method='exact' supports missing='wildcard' only."
+
+
+def test_a_message_without_its_function_is_reworded_by_its_param() -> None:
+    exc = InvalidParameterError(
+        "The 'seed' parameter must be an int >= 0. Got -5 instead.",
+        func="record_swap",
+        param="seed",
+    )
+    assert render(exc, {"seed": "--seed"}) == "Option --seed must be an int >= 0. Got -5 instead."
+    # another parameter's phrase is left as it is
+    assert render(exc, {"k": "-k"}) == str(exc)

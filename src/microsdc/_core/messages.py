@@ -103,6 +103,10 @@ def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -
                 f"the '{param}' parameter of {func}", f"{word.lower()} {name}"
             )
         message = _value_phrases(message, param, name, word, func)
+    # a message that names its parameter without the function ("The 'seed' parameter must")
+    own: str | None = getattr(exc, "param", None)
+    if own is not None and own in names:
+        message = message.replace(f"The '{own}' parameter ", f"{word} {names[own]} ")
     if func:
         for joint in _FUNCTION_JOINTS:
             message = _drop_phrase(message, joint + func)
