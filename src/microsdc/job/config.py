@@ -547,6 +547,29 @@ def _check_input(
         )
 
 
+#: What :func:`outputs_apart` asks, as a job file's error says it.
+OUTPUTS_APART = "the output files must differ from each other and from the input file."
+
+
+def outputs_apart(output: OutputPaths, input_path: Path) -> bool:
+    """Whether the three outputs are three files, none of them the input: compared
+    resolved (``..``, links) and, for files that exist, as the same file on disk (another
+    spelling on a case-insensitive file system, a hard link)."""
+    import os
+
+    targets = [output.data.resolve(), output.audit.resolve(), output.report.resolve()]
+    source = input_path.resolve()
+
+    def same(a: Path, b: Path) -> bool:
+        try:
+            return a == b or (a.exists() and b.exists() and os.path.samefile(a, b))
+        except OSError:
+            return False
+
+    pairs = [(a, b) for i, a in enumerate(targets) for b in targets[i + 1 :]]
+    return not any(same(a, b) for a, b in pairs) and not any(same(t, source) for t in targets)
+
+
 def _outputs(
     data: Mapping[str, Any], source: Path, input_path: Path, need: _Need, fail: _Fail
 ) -> OutputPaths:
@@ -558,11 +581,11 @@ def _outputs(
     directory = (source.resolve().parent / out.get("directory", ".")).resolve()
     stem = _engine_stem(input_path, inp.get("table")) if engine else input_path.name.split(".")[0]
     suffix = ".parquet" if engine else _data_suffix(input_path)
-    output = OutputPaths(
+    output = OutputPaths(  # resolved: "../in.csv" and "sub/../in.csv" are the input itself
         directory=directory,
-        data=directory / out.get("data", f"{stem}_anonymised{suffix}"),
-        audit=directory / out.get("audit", f"{stem}_audit.json"),
-        report=directory / out.get("report", f"{stem}_report.html"),
+        data=(directory / out.get("data", f"{stem}_anonymised{suffix}")).resolve(),
+        audit=(directory / out.get("audit", f"{stem}_audit.json")).resolve(),
+        report=(directory / out.get("report", f"{stem}_report.html")).resolve(),
     )
     if "data" in out:
         from microsdc.io import FORMATS
@@ -581,12 +604,7 @@ def _outputs(
             ("output", "directory") if blocking == directory else ("output",),
             f"the outputs go to the folder {blocking}, which is a file.",
         )
-    targets = [output.data, output.audit, output.report]
-    need(
-        len(set(targets)) == 3 and input_path not in targets,
-        ("output",),
-        "the output files must differ from each other and from the input file.",
-    )
+    need(outputs_apart(output, input_path), ("output",), OUTPUTS_APART)
     if engine is not None:
         from microsdc.backends.files import check_output_location
         from microsdc.exceptions import InvalidParameterError

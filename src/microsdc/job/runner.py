@@ -24,7 +24,13 @@ from microsdc.job.audit import (
     write_atomic,
 )
 from microsdc.job.columns import check_columns, column_roles
-from microsdc.job.config import JobConfig, check_run_arguments, load_job
+from microsdc.job.config import (
+    OUTPUTS_APART,
+    JobConfig,
+    check_run_arguments,
+    load_job,
+    outputs_apart,
+)
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, no_display, step_timer
 from microsdc.risk.summary import RISK_BANDS
@@ -380,16 +386,16 @@ def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
     from dataclasses import replace
 
     directory = Path(output_dir).resolve()
-    return replace(
-        cfg,
-        output=replace(
-            cfg.output,
-            directory=directory,
-            data=directory / cfg.output.data.name,
-            audit=directory / cfg.output.audit.name,
-            report=directory / cfg.output.report.name,
-        ),
+    output = replace(
+        cfg.output,
+        directory=directory,
+        data=directory / cfg.output.data.name,
+        audit=directory / cfg.output.audit.name,
+        report=directory / cfg.output.report.name,
     )
+    if not outputs_apart(output, cfg.input_path):
+        raise cfg.error("output", f"in {directory}: {OUTPUTS_APART}")
+    return replace(cfg, output=output)
 
 
 def _display(progress: bool, console: Any) -> ProgressDisplay:
