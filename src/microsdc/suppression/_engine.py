@@ -720,9 +720,13 @@ def _grow_missing_group(
 
 
 def wildcard_support_of(
-    codes: np.ndarray, targets: np.ndarray, n_categories: np.ndarray
+    codes: np.ndarray,
+    targets: np.ndarray,
+    n_categories: np.ndarray,
+    records: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Number of rows of ``codes`` compatible with each row of ``targets`` (wildcard).
+    """Number of records of ``codes`` compatible with each row of ``targets`` (a blank on
+    either side matches any value).
 
     Both are reduced to their distinct patterns first, so the cost follows the
     number of patterns, not of rows.
@@ -732,6 +736,9 @@ def wildcard_support_of(
     codes : ndarray of shape (n, m), integer, -1 = missing
     targets : ndarray of shape (t, m), integer, -1 = missing
     n_categories : ndarray of shape (m,)
+    records : ndarray of shape (n,), optional
+        Records each row of ``codes`` stands for (an engine's distinct patterns); one
+        each by default.
 
     Returns
     -------
@@ -742,10 +749,11 @@ def wildcard_support_of(
     from microsdc._kernels.masktables import key_layout
 
     nc = np.asarray(n_categories, dtype=np.int64)
-    units, _, wt, _ = distinct_patterns(np.asarray(codes, dtype=np.int64), nc)
+    units, _, wt, _ = weighted_patterns(np.asarray(codes, dtype=np.int64), nc, records)
     t_units, t_inv, _, _ = distinct_patterns(np.asarray(targets, dtype=np.int64), nc)
     if bitset_fits(len(units), nc):
-        return support_bitset(units, nc, wt, t_units)[t_inv]
-    word_of, mult, n_words = key_layout(nc)
-    res = support_many(units, t_units, word_of, mult, n_words, wt)
-    return res[t_inv]
+        res = support_bitset(units, nc, wt, t_units)
+    else:
+        word_of, mult, n_words = key_layout(nc)
+        res = support_many(units, t_units, word_of, mult, n_words, wt)
+    return np.asarray(res, dtype=np.int64)[t_inv]

@@ -26,9 +26,10 @@ from microsdc.suppression._engine import (
     fk_of,
     reach_k,
     risk_mask,
+    wildcard_support_of,
 )
 
-__all__ = ["Outcome", "check_reachable", "compatible_records", "suppress_codes", "true_fk_of"]
+__all__ = ["Outcome", "check_reachable", "suppress_codes", "true_fk_of"]
 
 _FUNC = "local_suppression"
 
@@ -264,27 +265,5 @@ def true_fk_of(
     out = np.zeros(len(original), dtype=np.int64)
     hit = np.flatnonzero(((after < 0) & (original >= 0)).any(axis=1))
     if len(hit):
-        out[hit] = compatible_records(after, original[hit], ncat, records)
+        out[hit] = wildcard_support_of(after, original[hit], ncat, records)
     return out
-
-
-def compatible_records(
-    released: np.ndarray, targets: np.ndarray, ncat: np.ndarray, records: np.ndarray | None
-) -> np.ndarray:
-    """For each row of ``targets``: the records of ``released`` compatible with it (a
-    blank on either side matches any value); ``records`` as in :func:`suppress_codes`."""
-    if records is None:
-        from microsdc.suppression._engine import wildcard_support_of
-
-        return np.asarray(wildcard_support_of(released, targets, ncat), dtype=np.int64)
-    from microsdc._kernels.greedy_bitset import support_bitset
-    from microsdc._kernels.greedy_wildcard import support_many
-    from microsdc._kernels.masktables import key_layout
-    from microsdc.suppression._engine import bitset_fits, weighted_patterns
-
-    units, _, wt, _ = weighted_patterns(released, ncat, records)
-    t_units, t_inv, _, _ = weighted_patterns(targets, ncat, None)
-    if bitset_fits(len(units), ncat):
-        return np.asarray(support_bitset(units, ncat, wt, t_units))[t_inv]
-    word_of, mult, n_words = key_layout(ncat)
-    return np.asarray(support_many(units, t_units, word_of, mult, n_words, wt))[t_inv]

@@ -167,11 +167,11 @@ def keyed_suppression(
         )
         changed = np.flatnonzero(((codes < 0) & (codes0 >= 0)).any(axis=1))
         if len(changed):
-            from microsdc.suppression.core import compatible_records
+            from microsdc.suppression._engine import wildcard_support_of
 
             true_fk[changed] = background_fk(
                 codes0[changed], background, radix
-            ) + compatible_records(
+            ) + wildcard_support_of(
                 codes, codes0[changed], plan.base - 1, records.astype(np.float64)
             )
             mask = (codes[changed] < 0) & (codes0[changed] >= 0)
