@@ -61,13 +61,10 @@ def _swap_with_progress(
 
 def _check_log_path(log_file: str, file: str, out_file: str) -> None:
     """``--log`` must name a file of its own: never the input, never the output."""
-    import os
+    from microsdc.io.write import same_file
 
     for other, what in ((file, "the input file"), (out_file, "the --out file")):
-        same = os.path.abspath(log_file) == os.path.abspath(other) or (
-            os.path.exists(log_file) and os.path.exists(other) and os.path.samefile(log_file, other)
-        )
-        if same:
+        if same_file(log_file, other):
             raise click.UsageError(
                 f"--log {log_file} is {what}; the households without a donor are written to a "
                 "file of their own"

@@ -19,6 +19,19 @@ if TYPE_CHECKING:
 __all__ = ["check_output_path", "write_table"]
 
 
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once resolved (``..``,
+    links), or, for files that exist, the same file on disk (another spelling on a
+    case-insensitive file system, a hard link)."""
+    first, second = Path(a).resolve(), Path(b).resolve()
+    try:
+        return first == second or (
+            first.exists() and second.exists() and os.path.samefile(first, second)
+        )
+    except OSError:
+        return False
+
+
 def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
     """Check, before any work, that ``path`` can be written.
 
@@ -35,7 +48,7 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     for src in inputs:
-        if Path(src).exists() and path.exists() and os.path.samefile(src, path):
+        if same_file(src, path):
             raise InvalidParameterError(
                 f"The output {str(path)!r} is the input file; write the anonymised data to a "
                 "new file so that the original is kept."

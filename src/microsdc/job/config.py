@@ -552,22 +552,15 @@ OUTPUTS_APART = "the output files must differ from each other and from the input
 
 
 def outputs_apart(output: OutputPaths, input_path: Path) -> bool:
-    """Whether the three outputs are three files, none of them the input: compared
-    resolved (``..``, links) and, for files that exist, as the same file on disk (another
-    spelling on a case-insensitive file system, a hard link)."""
-    import os
+    """Whether the three outputs are three files, none of them the input
+    (:func:`microsdc.io.write.same_file`: resolved, and as files on disk)."""
+    from microsdc.io.write import same_file
 
-    targets = [output.data.resolve(), output.audit.resolve(), output.report.resolve()]
-    source = input_path.resolve()
-
-    def same(a: Path, b: Path) -> bool:
-        try:
-            return a == b or (a.exists() and b.exists() and os.path.samefile(a, b))
-        except OSError:
-            return False
-
+    targets = [output.data, output.audit, output.report]
     pairs = [(a, b) for i, a in enumerate(targets) for b in targets[i + 1 :]]
-    return not any(same(a, b) for a, b in pairs) and not any(same(t, source) for t in targets)
+    return not any(same_file(a, b) for a, b in pairs) and not any(
+        same_file(t, input_path) for t in targets
+    )
 
 
 def _outputs(
