@@ -34,6 +34,7 @@ MODULES = (
     "microsdc.risk",
     "microsdc.suppression",
     "microsdc.swapping",
+    "microsdc.pram",
     "microsdc.recoding",
     "microsdc.longitudinal",
     "microsdc.utility",
@@ -332,6 +333,16 @@ CONTRACTS: dict[str, Contract] = {
         _kw(original=people, anonymised=people, columns=["age"]),
         frames=("original", "anonymised"),
         columns=("columns",),
+    ),
+    "pram": Contract(
+        _kw(df=people, columns=["dis", "town"], strata="region", seed=1),
+        frames=("df",),
+        columns=("columns", "strata", "together", "linked", "where"),
+        out_of_range={"pd": 1.5, "alpha": 1.5},
+    ),
+    "pram_estimate": Contract(
+        lambda tmp: {"released": people(), "result": microsdc.pram(people(), "dis", seed=1)},
+        frames=("released",),
     ),
     "record_swap": Contract(
         lambda tmp: _swap_call(),

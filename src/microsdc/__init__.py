@@ -42,6 +42,10 @@ _EXPORTS: dict[str, str] = {
     "recoverable_cells": "microsdc.risk.linked",
     "prosecutor_risk": "microsdc.risk.prosecutor",
     "suppressed_cells": "microsdc.utility",
+    # PRAM
+    "pram": "microsdc.pram",
+    "pram_estimate": "microsdc.pram",
+    "PramResult": "microsdc.pram",
     # jobs and reports
     "run_job": "microsdc.job",
     "load_job": "microsdc.job",

@@ -1,0 +1,12 @@
+"""PRAM, the post-randomisation method, for categorical variables.
+
+:func:`pram` releases each record's category as a draw from a transition matrix
+(invariant by default, as sdcMicro's ``pram``); :func:`pram_estimate` estimates the
+original frequencies from a release without bias.
+"""
+
+from microsdc.pram.core import pram
+from microsdc.pram.estimate import pram_estimate
+from microsdc.pram.result import PramResult, TransitionMatrix
+
+__all__ = ["PramResult", "TransitionMatrix", "pram", "pram_estimate"]

@@ -1,0 +1,236 @@
+"""PRAM, the post-randomisation method: :func:`pram`."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas
+
+from microsdc._random import SeedLike, check_random_state
+from microsdc._validation import check_columns, check_frame
+from microsdc.pram.build import unit_matrices
+from microsdc.pram.draw import draw_codes, record_keys, uniforms
+from microsdc.pram.linked import follow_key
+from microsdc.pram.matrices import invariance_error
+from microsdc.pram.params import FUNC, Unit, check_missing, check_where, plan_units
+from microsdc.pram.result import PramResult, TransitionMatrix
+from microsdc.pram.units import EncodedUnit, decode_column, encode_unit, stratum_ids
+
+__all__ = ["pram"]
+
+
+def pram(
+    df: pandas.DataFrame,
+    columns: Hashable | Sequence[Hashable],
+    *,
+    pd: float | Mapping[Any, float] = 0.8,
+    alpha: float | Mapping[Any, float] = 0.5,
+    strata: Hashable | Sequence[Hashable] | None = None,
+    transition: Mapping[Any, pandas.DataFrame] | None = None,
+    allowed: Mapping[Any, Any] | None = None,
+    where: Any = None,
+    together: Sequence[Sequence[Hashable]] | None = None,
+    linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
+    missing: str = "keep",
+    seed: SeedLike = None,
+) -> PramResult:
+    """Post-randomise categorical variables (PRAM), invariant by default.
+
+    Each record's category is replaced by a draw from the row of its category in a
+    transition matrix ``R`` (``R[a, b]``: probability that ``a`` is released as ``b``).
+    The default matrix is invariant, ``p R = p`` for the shares ``p`` of the stratum, so
+    the expected frequencies of the release are the original ones, and it is built as
+    sdcMicro's ``pram`` builds it (Gouweleeuw, Kooiman, Willenborg & de Wolf 1998, *JOS*
+    14(4)): a matrix ``P`` keeping category ``i`` with a probability drawn uniformly in
+    ``[pd, 1]`` and spreading the rest evenly, its Bayes reverse ``Q`` under ``p``,
+    ``R = P Q``, then ``alpha R + (1 - alpha) I``.
+
+    PRAM protects by uncertainty, not by k-anonymity: an intruder cannot tell whether a
+    released category is the true one, but a combination can still be unique.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_rows, n_columns)
+        Never modified.
+    columns : column name or list of column names
+        The categorical variables to PRAM, each with its own matrices (unless grouped by
+        ``together``).
+    pd : float in [0, 1] or dict {column: float}, default 0.8
+        Lowest probability of ``P``'s diagonal (sdcMicro's ``pd``). The realised
+        probability of keeping a category, the diagonal of ``R``, is lower for rare
+        categories (``PramResult.summary()["diagonal_min"]`` shows it).
+    alpha : float in [0, 1] or dict {column: float}, default 0.5
+        Weight of ``R`` against the identity (sdcMicro's ``alpha``); 0 changes nothing.
+    strata : column name or list, optional
+        Each stratum (combination of values, a missing value being one) gets its own
+        matrices from its own frequencies, and records never move across strata. Unlike
+        sdcMicro, every stratum's matrix is returned.
+    transition : dict {column: pandas.DataFrame}, optional
+        A matrix of your own for a column (or a group of ``together``, keyed by the tuple
+        of its columns): rows and columns named by the categories (a group's by tuples),
+        rows summing to 1 within 1e-6. It is used for every stratum as given.
+    allowed : dict {column: "neighbours" | list of pairs | boolean DataFrame}, optional
+        Transitions allowed besides staying: ``"neighbours"`` (next category in the
+        order of the values, for ordered variables), pairs ``(a, b)`` (both ways), or a
+        symmetric boolean DataFrame (a category it leaves out stays put). The invariant
+        matrix is then built by a Metropolis-Hastings chain on ``p`` that proposes a move
+        with probability ``1 - d`` (``d`` drawn in ``[pd, 1]``) to an allowed category
+        of the stratum; its diagonal is at least ``d``, also for rare categories.
+    where : column name, boolean Series or array, optional
+        PRAM only these records (for instance the records at risk); the matrices come
+        from their frequencies. The others are released unchanged.
+    together : list of lists of column names, optional
+        Groups of ``columns`` PRAMmed jointly: one matrix over the combinations of values
+        that occur, so a record never gets a combination the data lacks.
+    linked : dict {column: list of column names}, optional
+        Columns that follow a PRAMmed column: where its value changes, each linked
+        column takes the value that goes with the new category (each category must go
+        with one value of a linked column; a region code and its name, say).
+    missing : {"keep", "state"}, default "keep"
+        ``"keep"``: missing values stay missing and are not PRAMmed (as sdcMicro).
+        ``"state"``: a missing value is a category that can change and be reached.
+    seed : int, numpy.random.Generator or None
+        The random numbers. The same seed gives the same release whatever the order of
+        the rows: each record's uniform number is a hash of its values (and of its number
+        among identical records) salted by a draw from the seed's Generator.
+
+    Returns
+    -------
+    PramResult
+        ``data`` (the release), ``matrices`` (every transition matrix with its invariance
+        error and change rate), ``changed``, ``pramed`` and ``summary()``.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a parameter of the wrong type or range, naming it: ``pd`` or ``alpha`` outside
+        [0, 1], a stratum that is PRAMmed, a group or link that is not a PRAMmed column,
+        an ``allowed`` mask that is not symmetric, or a given matrix it contradicts.
+    ColumnNotFoundError
+        For a column of ``columns``, ``strata``, ``together`` or ``linked`` not in ``df``.
+    DataValidationError
+        For a given matrix that is not a square table of probabilities with rows summing
+        to 1 and one row per category of the data; a ``where`` with missing or
+        non-boolean values; a linked column with two values for one category; duplicate
+        column names; a column whose values cannot be compared (lists).
+
+    See Also
+    --------
+    pram_estimate : unbiased estimates of the original frequencies from the release.
+
+    Notes
+    -----
+    How the result differs from sdcMicro's ``pram``: all matrices are returned (sdcMicro
+    keeps the last stratum's); the records' order does not change the release; nothing
+    moves into a category absent from a stratum (as sdcMicro, and also under
+    ``allowed``); the draws come from ``seed``'s Generator, not R's, so numbers match in
+    distribution, not draw for draw.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"roof": ["tin"] * 6 + ["tile"] * 3 + ["straw"], "x": range(10)})
+    >>> res = pram(df, "roof", pd=0.8, seed=1)
+    >>> res.data.shape, bool((res.data["x"] == df["x"]).all())
+    ((10, 2), True)
+    >>> round(res.matrices[0].invariance_error, 12)
+    0.0
+    """
+    check_frame(df, "df", FUNC)
+    cols = check_columns(df, columns, "columns", FUNC)
+    strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
+    state = check_missing(missing) == "state"
+    units = plan_units(
+        df,
+        cols,
+        pd_=pd,
+        alpha=alpha,
+        strata=strata_cols,
+        transition=transition,
+        allowed=allowed,
+        together=together,
+        linked=linked,
+    )
+    chosen = check_where(df, where)
+    rng = check_random_state(seed, func=FUNC)
+    sid, stratum_values = stratum_ids(df, strata_cols)
+    keys = record_keys(df, chosen)
+    out: dict[Hashable, pandas.Series] = {c: df[c] for c in df.columns}
+    matrices: list[TransitionMatrix] = []
+    changed: dict[Hashable, np.ndarray] = {}
+    pramed: dict[Hashable, np.ndarray] = {}
+    for unit in units:
+        enc = encode_unit(df, unit.columns, state)
+        selected = chosen & (enc.codes >= 0)
+        new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices)
+        _write_back(df, unit, enc, new, out, changed)
+        pramed[unit.name] = selected
+    data = pandas.DataFrame(out, index=df.index)
+    data.columns = df.columns
+    return PramResult(
+        data=data,
+        matrices=tuple(matrices),
+        changed=pandas.DataFrame(changed, index=df.index),
+        pramed=pandas.DataFrame(pramed, index=df.index),
+        strata=tuple(strata_cols),
+    )
+
+
+def _pram_unit(
+    unit: Unit,
+    enc: EncodedUnit,
+    sid: np.ndarray,
+    stratum_values: list[tuple],
+    selected: np.ndarray,
+    keys: np.ndarray,
+    rng: np.random.Generator,
+    matrices: list[TransitionMatrix],
+) -> np.ndarray:
+    """Draw the unit's released codes; append its matrices to ``matrices``."""
+    n_cat, n_strata = len(enc.labels), len(stratum_values)
+    flat = sid[selected] * n_cat + enc.codes[selected]
+    counts = np.bincount(flat, minlength=n_strata * n_cat).reshape(n_strata, n_cat)
+    mats, kind = unit_matrices(unit, enc.labels, counts, rng)
+    uniform = uniforms(keys, rng)
+    new = draw_codes(enc.codes, sid, selected, uniform, mats) if n_cat else enc.codes.copy()
+    moved = selected & (new != enc.codes)
+    released = np.bincount(sid[selected] * n_cat + new[selected], minlength=n_strata * n_cat)
+    released = released.reshape(n_strata, n_cat)
+    n_changed = np.bincount(sid[moved], minlength=n_strata)
+    for s in range(n_strata):
+        matrices.append(
+            TransitionMatrix(
+                variables=unit.columns,
+                stratum=stratum_values[s],
+                matrix=pandas.DataFrame(mats[s], index=enc.labels, columns=enc.labels),
+                counts=pandas.Series(counts[s], index=enc.labels, name="records"),
+                released=pandas.Series(released[s], index=enc.labels, name="records"),
+                invariance_error=invariance_error(counts[s], mats[s]),
+                n_changed=int(n_changed[s]),
+                kind=kind,
+            )
+        )
+    return new
+
+
+def _write_back(
+    df: pandas.DataFrame,
+    unit: Unit,
+    enc: EncodedUnit,
+    new: np.ndarray,
+    out: dict[Hashable, pandas.Series],
+    changed: dict[Hashable, np.ndarray],
+) -> None:
+    """Set the unit's columns (and its linked columns) to the released categories."""
+    moved = new != enc.codes
+    for j, c in enumerate(unit.columns):
+        own = enc.column_codes[j]
+        released = own.copy()
+        released[moved] = enc.members[new[moved], j]
+        out[c] = decode_column(df[c], own, released, enc.column_categories[j])
+        changed[c] = own != released
+        for key, link in unit.linked:
+            if key == c:
+                out[link], changed[link] = follow_key(df, c, own, released, link)
