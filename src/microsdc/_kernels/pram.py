@@ -25,7 +25,7 @@ def draw_categories(
     """
     n = codes.shape[0]
     n_cat = cum.shape[2]
-    out = np.empty(n, dtype=np.int64)
+    out = np.empty(n, dtype=codes.dtype)
     for i in range(n):
         c = codes[i]
         if not selected[i]:

@@ -167,7 +167,7 @@ def pram(
         new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices)
         _write_back(df, unit, enc, new, out, changed)
         pramed[unit.name] = selected
-    data = pandas.DataFrame(out, index=df.index)
+    data = pandas.DataFrame(out, index=df.index, copy=False)  # copy-on-write shares the rest
     data.columns = df.columns
     return PramResult(
         data=data,
