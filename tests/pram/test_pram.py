@@ -226,6 +226,7 @@ def test_categorical_stays_categorical() -> None:
         ({"linked": {"water": ["rooms"]}}, InvalidParameterError, "linked"),
         ({"where": [True, False]}, InvalidParameterError, "where"),
         ({"allowed": {"roof": "neighbors"}}, InvalidParameterError, "allowed"),
+        ({"allowed": {"roof": "neighbours"}}, InvalidParameterError, "allowed"),  # text
         ({"seed": -1}, InvalidParameterError, "seed"),
     ],
 )

@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Local suppression: blank as few QI cells as possible to reach k-anonymity.",
     ),
     "swap": ("microsdc.cli.swap:swap", "Targeted record swapping of households."),
+    "pram": (
+        "microsdc.cli.pram:pram",
+        "PRAM: release categorical variables as draws from invariant transition matrices.",
+    ),
     "synth": ("microsdc.cli.swap:synth", "Write a synthetic census (households in a hierarchy)."),
     "run": ("microsdc.cli.run:run", "Run a whole anonymisation job described in a TOML file."),
     "demo": ("microsdc.cli.demo:demo", "Run the main job on data shipped with microsdc."),

@@ -98,6 +98,7 @@ _PARAMETER_ALIASES = {
     "data": "file",
     "df": "file",
     "checked_columns": "checked",
+    "allowed": "neighbours",
 }
 
 
@@ -450,6 +451,7 @@ KERNEL_MODULES = {
     ),
     "suppression": ("microsdc._kernels.greedy_wildcard", "microsdc._kernels.greedy_bitset"),
     "swapping": ("microsdc.swapping._kernels",),
+    "pram": ("microsdc._kernels.pram",),
 }
 
 

@@ -95,11 +95,11 @@ def given_matrix(unit: Unit, labels: pd.Index) -> np.ndarray:
     return values / sums[:, None]
 
 
-def allowed_mask(unit: Unit, labels: pd.Index) -> np.ndarray | None:
+def allowed_mask(unit: Unit, labels: pd.Index, ordered: bool = True) -> np.ndarray | None:
     """The allowed transitions of ``unit`` as a symmetric boolean matrix, or None.
 
     ``"neighbours"``: categories next to each other in their order (a single column
-    whose values sort, or a categorical's order). A list of pairs: those pairs, both
+    of numbers or dates, or an ordered categorical: ``ordered``). A list of pairs: those pairs, both
     ways. A boolean DataFrame: its True entries (a category it leaves out may not move),
     which must be symmetric. The diagonal is always allowed.
 
@@ -115,7 +115,7 @@ def allowed_mask(unit: Unit, labels: pd.Index) -> np.ndarray | None:
     n_cat = len(labels)
     mask = np.eye(n_cat, dtype=bool)
     if isinstance(value, str) and value == "neighbours":
-        _check_ordered(unit, labels)
+        _check_ordered(unit, ordered)
         idx = np.arange(n_cat - 1)
         real = ~pd.isna(labels) if not isinstance(labels, pd.MultiIndex) else np.ones(n_cat, bool)
         ok = real[idx] & real[idx + 1]
@@ -168,7 +168,7 @@ def _pair(pair: Any, unit: Unit) -> tuple[Any, Any]:
     )
 
 
-def _check_ordered(unit: Unit, labels: pd.Index) -> None:
+def _check_ordered(unit: Unit, ordered: bool) -> None:
     if len(unit.columns) > 1:
         raise InvalidParameterError(
             f"The 'allowed' parameter of {FUNC} is 'neighbours' for the group {_name(unit)}, "
@@ -176,11 +176,12 @@ def _check_ordered(unit: Unit, labels: pd.Index) -> None:
             func=FUNC,
             param="allowed",
         )
-    real = labels[~pd.isna(labels)]
-    if not (real.is_monotonic_increasing or real.dtype == "category"):
+    if not ordered:
         raise InvalidParameterError(
             f"The 'allowed' parameter of {FUNC} is 'neighbours' for {_name(unit)}, whose "
-            "values have no order. Make it an ordered categorical, or give pairs.",
+            "values are not numbers, dates or an ordered categorical, so they have no order "
+            "to take neighbours in. Make it an ordered categorical "
+            "(pandas.Categorical(values, categories=[...], ordered=True)), or give pairs.",
             func=FUNC,
             param="allowed",
         )
@@ -191,13 +192,14 @@ def unit_matrices(
     labels: pd.Index,
     counts: np.ndarray,
     rng: np.random.Generator,
+    ordered: bool = True,
 ) -> tuple[list[np.ndarray], str]:
     """One matrix per stratum (``counts`` has shape (n_strata, L)) and how they were made.
 
     The diagonal of sdcMicro's ``P`` is drawn uniformly in [pd, 1] per category and
     stratum, strata in order.
     """
-    mask = allowed_mask(unit, labels)
+    mask = allowed_mask(unit, labels, ordered)
     if unit.transition is not None:
         given = given_matrix(unit, labels)
         if mask is not None and (given[~mask] > 0).any():

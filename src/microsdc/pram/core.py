@@ -74,7 +74,8 @@ def pram(
     allowed : dict {column: "neighbours" | list of pairs | boolean DataFrame}, optional
         Transitions allowed besides staying: ``"neighbours"`` (next category in the
         order of the values, for ordered variables), pairs ``(a, b)`` (both ways), or a
-        symmetric boolean DataFrame (a category it leaves out stays put). The invariant
+        symmetric boolean DataFrame (a category it leaves out stays put). Neighbours
+        need numbers, dates or an ordered categorical. The invariant
         matrix is then built by a Metropolis-Hastings chain on ``p`` that proposes a move
         with probability ``1 - d`` (``d`` drawn in ``[pd, 1]``) to an allowed category
         of the stratum; its diagonal is at least ``d``, also for rare categories.
@@ -164,7 +165,8 @@ def pram(
     for unit in units:
         enc = encode_unit(df, unit.columns, state)
         selected = chosen & (enc.codes >= 0)
-        new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices)
+        ordered = _is_ordered(df[unit.columns[0]])
+        new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices, ordered)
         _write_back(df, unit, enc, new, out, changed)
         pramed[unit.name] = selected
     data = pandas.DataFrame(out, index=df.index, copy=False)  # copy-on-write shares the rest
@@ -178,6 +180,18 @@ def pram(
     )
 
 
+def _is_ordered(column: pandas.Series) -> bool:
+    """Whether the values have an order to take neighbours in."""
+    dtype = column.dtype
+    if isinstance(dtype, pandas.CategoricalDtype):
+        return bool(dtype.ordered)
+    api = pandas.api.types
+    return bool(
+        (api.is_numeric_dtype(dtype) and not api.is_bool_dtype(dtype))
+        or api.is_datetime64_any_dtype(dtype)
+    )
+
+
 def _pram_unit(
     unit: Unit,
     enc: EncodedUnit,
@@ -187,12 +201,13 @@ def _pram_unit(
     keys: np.ndarray,
     rng: np.random.Generator,
     matrices: list[TransitionMatrix],
+    ordered: bool,
 ) -> np.ndarray:
     """Draw the unit's released codes; append its matrices to ``matrices``."""
     n_cat, n_strata = len(enc.labels), len(stratum_values)
     flat = sid[selected] * n_cat + enc.codes[selected]
     counts = np.bincount(flat, minlength=n_strata * n_cat).reshape(n_strata, n_cat)
-    mats, kind = unit_matrices(unit, enc.labels, counts, rng)
+    mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
     uniform = uniforms(keys, rng)
     new = draw_codes(enc.codes, sid, selected, uniform, mats) if n_cat else enc.codes.copy()
     moved = selected & (new != enc.codes)
