@@ -1,71 +1,14 @@
 """Drawing released categories, and the uniform numbers behind them, which depend on each
-record's values and not on the order of the rows."""
+record's values (:func:`microsdc.data.rowkeys.record_keys`) and not on the order of the rows."""
 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
+from microsdc.data.rowkeys import mix64
 from microsdc.pram.matrices import cumulative_rows
 
-__all__ = ["draw_codes", "record_keys", "uniforms"]
-
-
-def record_keys(df: pd.DataFrame, where: np.ndarray) -> np.ndarray:
-    """A 64-bit key per record fixed by its values (and its ``where`` flag), not its position.
-
-    Identical records are told apart by their number among themselves, in the order of
-    their row labels; they are interchangeable, so which gets which number changes no
-    count of the release. Drawing each record's uniform number from its key
-    (:func:`uniforms`) makes the release the same whatever order the rows came in, and
-    an engine can compute the same keys row by row.
-    """
-    n = len(df)
-    h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for c in df.columns:
-            try:
-                hc = pd.util.hash_array(df[c].array)
-            except TypeError:  # values that cannot be hashed (lists): left out of the key
-                continue
-            h *= np.uint64(1_000_003)
-            h ^= hc
-            del hc
-            _mix(h)
-        h ^= where.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        occurrence = _occurrence(h, df.index)
-        if occurrence is not None:
-            occurrence *= np.uint64(0xD1B54A32D192ED03)
-            h += occurrence
-            _mix(h)
-    return h
-
-
-def _occurrence(keys: np.ndarray, index: pd.Index) -> np.ndarray | None:
-    """Each record's number among the records with the same key, in the order of their
-    row labels (so reordering a frame's rows keeps each label's draw); None when every
-    key is distinct."""
-    n = len(keys)
-    try:
-        by_label = np.asarray(index.argsort(), dtype=np.int64)
-    except TypeError:  # labels that cannot be ordered: the rows' order
-        by_label = np.arange(n, dtype=np.int64)
-    order = by_label[np.argsort(keys[by_label], kind="stable")]
-    ordered = keys[order]
-    new_group = np.empty(n, dtype=bool)
-    new_group[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new_group[1:])
-    del ordered
-    if new_group.all():
-        return None
-    position = np.arange(n, dtype=np.int64)
-    first = np.where(new_group, position, 0)
-    np.maximum.accumulate(first, out=first)
-    position -= first
-    del first
-    out = np.empty(n, dtype=np.uint64)
-    out[order] = position
-    return out
+__all__ = ["draw_codes", "uniforms"]
 
 
 def uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -73,21 +16,9 @@ def uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     salt = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
     with np.errstate(over="ignore"):
         z = keys ^ (salt * np.uint64(2) + np.uint64(1))
-        _mix(z)
+        mix64(z)
         z >>= np.uint64(11)
     return z.astype(np.float64) * 2.0**-53
-
-
-def _mix(z: np.ndarray) -> None:
-    """The SplitMix64 finaliser (Steele, Lea & Flood 2014), in place: a bijection of
-    64-bit words whose output bits each depend on every input bit."""
-    with np.errstate(over="ignore"):
-        z += np.uint64(0x9E3779B97F4A7C15)
-        z ^= z >> np.uint64(30)
-        z *= np.uint64(0xBF58476D1CE4E5B9)
-        z ^= z >> np.uint64(27)
-        z *= np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
 
 
 def draw_codes(
