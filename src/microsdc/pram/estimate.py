@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_frame
+from microsdc.data.strata import stratum_ids
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.pram.result import PramResult, TransitionMatrix
-from microsdc.pram.units import stratum_ids
 
 __all__ = ["pram_estimate"]
 
