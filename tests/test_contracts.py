@@ -35,6 +35,7 @@ MODULES = (
     "microsdc.suppression",
     "microsdc.swapping",
     "microsdc.pram",
+    "microsdc.microaggregation",
     "microsdc.recoding",
     "microsdc.longitudinal",
     "microsdc.utility",
@@ -333,6 +334,12 @@ CONTRACTS: dict[str, Contract] = {
         _kw(original=people, anonymised=people, columns=["age"]),
         frames=("original", "anonymised"),
         columns=("columns",),
+    ),
+    "microaggregate": Contract(
+        _kw(df=people, columns=["income"], k=2, weights="w", strata="region", block_size=100),
+        frames=("df",),
+        columns=("columns", "weights", "strata"),
+        out_of_range={"k": 0, "n_groups": 0, "block_size": 1},
     ),
     "pram": Contract(
         _kw(df=people, columns=["dis", "town"], strata="region", seed=1),

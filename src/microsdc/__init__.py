@@ -42,6 +42,9 @@ _EXPORTS: dict[str, str] = {
     "recoverable_cells": "microsdc.risk.linked",
     "prosecutor_risk": "microsdc.risk.prosecutor",
     "suppressed_cells": "microsdc.utility",
+    # microaggregation
+    "microaggregate": "microsdc.microaggregation",
+    "MicroaggregationResult": "microsdc.microaggregation",
     # PRAM
     "pram": "microsdc.pram",
     "pram_estimate": "microsdc.pram",
