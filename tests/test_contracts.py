@@ -36,6 +36,7 @@ MODULES = (
     "microsdc.swapping",
     "microsdc.pram",
     "microsdc.microaggregation",
+    "microsdc.noise",
     "microsdc.recoding",
     "microsdc.longitudinal",
     "microsdc.utility",
@@ -340,6 +341,12 @@ CONTRACTS: dict[str, Contract] = {
         frames=("df",),
         columns=("columns", "weights", "strata"),
         out_of_range={"k": 0, "n_groups": 0, "block_size": 1},
+    ),
+    "add_noise": Contract(
+        _kw(df=people, columns=["income"], weights="w", lower=0.0, upper=1000.0, seed=1),
+        frames=("df",),
+        columns=("columns", "weights", "totals"),
+        out_of_range={"relative_sd": -1.0, "outlier_threshold": 0.0},
     ),
     "pram": Contract(
         _kw(df=people, columns=["dis", "town"], strata="region", seed=1),

@@ -45,6 +45,9 @@ _EXPORTS: dict[str, str] = {
     # microaggregation
     "microaggregate": "microsdc.microaggregation",
     "MicroaggregationResult": "microsdc.microaggregation",
+    # noise
+    "add_noise": "microsdc.noise",
+    "NoiseResult": "microsdc.noise",
     # PRAM
     "pram": "microsdc.pram",
     "pram_estimate": "microsdc.pram",

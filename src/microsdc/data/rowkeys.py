@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["mix64", "record_keys"]
+__all__ = ["key_normals", "key_uniforms", "mix64", "record_keys"]
 
 
 def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray:
@@ -77,3 +77,24 @@ def mix64(z: np.ndarray) -> None:
         z ^= z >> np.uint64(27)
         z *= np.uint64(0x94D049BB133111EB)
         z ^= z >> np.uint64(31)
+
+
+def key_uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniform number in [0, 1) per record, from its key and a key drawn from ``rng``."""
+    salt = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
+    with np.errstate(over="ignore"):
+        z = keys ^ (salt * np.uint64(2) + np.uint64(1))
+        mix64(z)
+        z >>= np.uint64(11)
+    return z.astype(np.float64) * 2.0**-53
+
+
+def key_normals(keys: np.ndarray, rng: np.random.Generator, n_columns: int) -> np.ndarray:
+    """Standard normal numbers, shape (len(keys), n_columns), each record's from its key
+    (Box-Muller on two :func:`key_uniforms` streams per column)."""
+    out = np.empty((len(keys), n_columns))
+    for j in range(n_columns):
+        u1 = 1.0 - key_uniforms(keys, rng)  # in (0, 1]
+        u2 = key_uniforms(keys, rng)
+        out[:, j] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+    return out

@@ -10,10 +10,10 @@ import pandas
 
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame
-from microsdc.data.rowkeys import record_keys
+from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
 from microsdc.pram.build import unit_matrices
-from microsdc.pram.draw import draw_codes, uniforms
+from microsdc.pram.draw import draw_codes
 from microsdc.pram.linked import follow_key
 from microsdc.pram.matrices import invariance_error
 from microsdc.pram.params import FUNC, Unit, check_missing, check_where, plan_units
@@ -210,7 +210,7 @@ def _pram_unit(
     flat = sid[selected] * n_cat + enc.codes[selected]
     counts = np.bincount(flat, minlength=n_strata * n_cat).reshape(n_strata, n_cat)
     mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
-    uniform = uniforms(keys, rng)
+    uniform = key_uniforms(keys, rng)
     new = draw_codes(enc.codes, sid, selected, uniform, mats) if n_cat else enc.codes.copy()
     moved = selected & (new != enc.codes)
     released = np.bincount(sid[selected] * n_cat + new[selected], minlength=n_strata * n_cat)

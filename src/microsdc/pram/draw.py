@@ -5,20 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from microsdc.data.rowkeys import mix64
 from microsdc.pram.matrices import cumulative_rows
 
-__all__ = ["draw_codes", "uniforms"]
-
-
-def uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniform number in [0, 1) per record, from its key and a key drawn from ``rng``."""
-    salt = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
-    with np.errstate(over="ignore"):
-        z = keys ^ (salt * np.uint64(2) + np.uint64(1))
-        mix64(z)
-        z >>= np.uint64(11)
-    return z.astype(np.float64) * 2.0**-53
+__all__ = ["draw_codes"]
 
 
 def draw_codes(

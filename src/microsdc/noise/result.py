@@ -1,0 +1,99 @@
+"""What :func:`microsdc.noise.add_noise` returns, and the figures of the noise it added."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NoiseResult", "noise_figures"]
+
+
+@dataclass(frozen=True)
+class NoiseResult:
+    """The result of :func:`microsdc.add_noise`.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The release: the input's rows, index and columns, the noised columns (and the
+        aggregates of ``totals``) replaced, as floats.
+    method : str
+    figures : pandas.DataFrame
+        One row per noised column: ``noise_sd`` (the realised standard deviation of the
+        noise), ``relative_sd`` (it over the column's sd), ``signal_to_noise`` (the
+        column's variance over the noise's), ``mean_before``, ``mean_after``,
+        ``var_before``, ``var_after``.
+    correlation_change : pandas.DataFrame
+        Correlations after minus before, between the noised columns.
+    outliers : pandas.DataFrame
+        ``row`` (label) and ``column`` of each value perturbed as an outlier
+        (``method="outliers"``); never release it.
+    n_bounded : pandas.Series
+        Per column, the values set to a bound after 20 draws.
+    """
+
+    data: pd.DataFrame
+    method: str
+    figures: pd.DataFrame
+    correlation_change: pd.DataFrame
+    outliers: pd.DataFrame
+    n_bounded: pd.Series
+
+
+def noise_figures(
+    x: np.ndarray, noisy: np.ndarray, cols: list[Hashable], w: np.ndarray
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Realised noise and the change of the moments, weighted by ``w``, on observed values."""
+    rows = []
+    for j in range(len(cols)):
+        ok = ~np.isnan(x[:, j])
+        a, b, ww = x[ok, j], noisy[ok, j], w[ok]
+        if not len(a) or ww.sum() <= 0:
+            rows.append(dict.fromkeys(_FIGURES, np.nan))
+            continue
+        mean_a, var_a = _moments(a, ww)
+        mean_b, var_b = _moments(b, ww)
+        var_e = _moments(b - a, ww)[1]
+        rows.append(
+            {
+                "noise_sd": float(np.sqrt(var_e)),
+                "relative_sd": float(np.sqrt(var_e / var_a)) if var_a > 0 else np.nan,
+                "signal_to_noise": float(var_a / var_e) if var_e > 0 else np.inf,
+                "mean_before": mean_a,
+                "mean_after": mean_b,
+                "var_before": var_a,
+                "var_after": var_b,
+            }
+        )
+    index = pd.Index(cols, dtype=object)
+    figures = pd.DataFrame(rows, index=index, columns=_FIGURES)
+    ok = ~np.isnan(x).any(axis=1)
+    if len(cols) > 1 and ok.sum() > 2:
+        before = np.corrcoef(x[ok].T)
+        after = np.corrcoef(noisy[ok].T)
+        change = pd.DataFrame(after - before, index=index, columns=index)
+    else:
+        change = pd.DataFrame(np.zeros((len(cols), len(cols))), index=index, columns=index)
+    return figures, change
+
+
+_FIGURES = [
+    "noise_sd",
+    "relative_sd",
+    "signal_to_noise",
+    "mean_before",
+    "mean_after",
+    "var_before",
+    "var_after",
+]
+
+
+def _moments(v: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """Weighted mean and population variance."""
+    total = float(w.sum())
+    mean = float(w @ v) / total
+    d = v - mean
+    return mean, float(w @ (d * d)) / total

@@ -1,0 +1,123 @@
+"""add_noise: the noise asked for is the noise added, covariances kept, bounds and totals
+respected, missing values untouched, and the same release whatever the row order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from microsdc import add_noise
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+
+
+def households(n: int = 2000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    wage = rng.lognormal(9, 0.8, n)
+    pension = rng.lognormal(7, 1.0, n) * (rng.random(n) < 0.4)
+    df = pd.DataFrame({"wage": wage, "pension": pension, "age": rng.integers(18, 90, n)})
+    df["income"] = df["wage"] + df["pension"]
+    df["expend"] = 0.7 * df["income"] + rng.normal(0, 2000, n)
+    return df
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated"])
+def test_realised_relative_sd_is_the_one_asked(method: str) -> None:
+    df = households(200_000)
+    res = add_noise(df, ["income", "expend"], method=method, relative_sd=0.25, seed=1)
+    assert res.figures["relative_sd"].to_numpy() == pytest.approx([0.25, 0.25], rel=0.02)
+    assert res.figures["signal_to_noise"].to_numpy() == pytest.approx([16, 16], rel=0.05)
+    noise = (res.data[["income", "expend"]] - df[["income", "expend"]]).to_numpy()
+    if method == "correlated":  # the noise is correlated as the data are
+        assert np.corrcoef(noise.T)[0, 1] == pytest.approx(
+            df[["income", "expend"]].corr().iloc[0, 1], abs=0.02
+        )
+        assert res.correlation_change.abs().to_numpy().max() < 0.01
+    else:
+        assert abs(np.corrcoef(noise.T)[0, 1]) < 0.02
+
+
+def test_covariance_kept_exactly() -> None:
+    df = households()
+    cols = ["income", "expend", "age"]
+    res = add_noise(df, cols, method="correlated", relative_sd=0.5, keep_covariance=True, seed=3)
+    before, after = df[cols].to_numpy(float), res.data[cols].to_numpy()
+    np.testing.assert_allclose(np.cov(after.T, ddof=0), np.cov(before.T, ddof=0), rtol=1e-9)
+    np.testing.assert_allclose(after.mean(axis=0), before.mean(axis=0), rtol=1e-9)
+    assert (np.abs(after - before) > 0).all()
+
+
+def test_multiplicative_keeps_amounts_non_negative_and_the_mean() -> None:
+    df = households(100_000)
+    res = add_noise(df, ["pension"], method="multiplicative", relative_sd=0.3, seed=2)
+    assert (res.data["pension"] >= 0).all()
+    assert ((res.data["pension"] == 0) == (df["pension"] == 0)).all()
+    m = df["pension"].mean()
+    se = df["pension"].std() * 0.31 / np.sqrt(len(df))
+    assert abs(res.data["pension"].mean() - m) < 4 * se + 0.01 * m
+
+
+def test_outliers_only_and_listed() -> None:
+    df = households()
+    res = add_noise(df, ["wage"], method="outliers", relative_sd=0.5, outlier_threshold=3.0, seed=4)
+    changed = res.data["wage"] != df["wage"]
+    med = df["wage"].median()
+    mad = 1.4826 * (df["wage"] - med).abs().median()
+    robust = (df["wage"] - med).abs() / mad
+    assert (changed == (robust > 3)).all() and changed.sum() > 0
+    assert sorted(res.outliers["row"]) == sorted(df.index[changed])
+
+
+def test_bounds_totals_and_missing() -> None:
+    df = households()
+    df.loc[::10, "wage"] = np.nan
+    res = add_noise(
+        df,
+        ["wage", "pension"],
+        relative_sd=2.0,
+        lower=0.0,
+        totals={"income": ["wage", "pension"]},
+        seed=5,
+    )
+    assert (res.data[["wage", "pension"]].min() >= 0).all()
+    assert res.data["wage"].isna().equals(df["wage"].isna())
+    expected = res.data[["wage", "pension"]].sum(axis=1, min_count=1)
+    pd.testing.assert_series_equal(res.data["income"], expected, check_names=False)
+    assert res.n_bounded.sum() < 0.05 * len(df)
+
+
+def test_same_seed_same_release_whatever_the_row_order_and_input_kept() -> None:
+    df = households(500)
+    before = df.copy()
+    perm = np.random.default_rng(0).permutation(len(df))
+    for method, kw in [
+        ("additive", {}),
+        ("correlated", {"keep_covariance": True}),
+        ("outliers", {}),
+    ]:
+        a = add_noise(df, ["income", "expend"], method=method, seed=9, **kw).data
+        b = add_noise(df.iloc[perm], ["income", "expend"], method=method, seed=9, **kw).data
+        pd.testing.assert_frame_equal(b.loc[df.index], a)
+    pd.testing.assert_frame_equal(df, before)
+    assert not add_noise(df, "income", seed=1).data.equals(add_noise(df, "income", seed=2).data)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "param"),
+    [
+        ({"relative_sd": -0.1}, InvalidParameterError, "relative_sd"),
+        ({"method": "ROMM"}, InvalidParameterError, "method"),
+        ({"keep_covariance": True}, InvalidParameterError, "keep_covariance"),
+        ({"outlier_threshold": 0}, InvalidParameterError, "outlier_threshold"),
+        ({"totals": {"wage": ["pension"]}}, InvalidParameterError, "totals"),
+        ({"method": "multiplicative", "columns": ["expend"]}, DataValidationError, "method"),
+        ({"lower": "zero"}, InvalidParameterError, "lower"),
+    ],
+)
+def test_errors(kwargs: dict, error: type, param: str) -> None:
+    df = households(200)
+    df.loc[0, "expend"] = -5.0
+    args = {"columns": ["wage", "expend"], **kwargs}
+    with pytest.raises(error) as info:
+        add_noise(df, **args)
+    assert info.value.param == param and info.value.func == "add_noise"
