@@ -331,6 +331,26 @@ CONTRACTS: dict[str, Contract] = {
         frames=("original", "released"),
         columns=("quasi_identifiers",),
     ),
+    "linkage_risk": Contract(
+        _kw(original=people, released=people, columns=["income", "w"]),
+        frames=("original", "released"),
+        columns=("columns",),
+    ),
+    "interval_risk": Contract(
+        _kw(original=people, released=people, columns=["income"], fraction_of_sd=0.1),
+        frames=("original", "released"),
+        columns=("columns",),
+        out_of_range={"fraction_of_sd": 0.0},
+    ),
+    "continuous_utility": Contract(
+        _kw(original=people, released=people, columns=["income", "w"], by="region", weights="w"),
+        frames=("original", "released"),
+        columns=("columns", "by", "weights"),
+    ),
+    "lorenz_curve": Contract(
+        lambda tmp: {"values": people()["income"], "weights": people()["w"]},
+        any_value={"values": "a Series of amounts", "weights": "a Series of weights"},
+    ),
     "suppressed_cells": Contract(
         _kw(original=people, anonymised=people, columns=["age"]),
         frames=("original", "anonymised"),

@@ -42,6 +42,10 @@ _EXPORTS: dict[str, str] = {
     "recoverable_cells": "microsdc.risk.linked",
     "prosecutor_risk": "microsdc.risk.prosecutor",
     "suppressed_cells": "microsdc.utility",
+    "linkage_risk": "microsdc.utility.continuous",
+    "interval_risk": "microsdc.utility.continuous",
+    "continuous_utility": "microsdc.utility.continuous",
+    "lorenz_curve": "microsdc.utility.continuous",
     # microaggregation
     "microaggregate": "microsdc.microaggregation",
     "MicroaggregationResult": "microsdc.microaggregation",
