@@ -25,6 +25,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "microsdc.cli.pram:pram",
         "PRAM: release categorical variables as draws from invariant transition matrices.",
     ),
+    "microaggregate": (
+        "microsdc.cli.continuous:microaggregate",
+        "Microaggregation: each numeric value becomes the mean of k or more records.",
+    ),
+    "noise": ("microsdc.cli.continuous:noise", "Add noise to numeric columns."),
     "synth": ("microsdc.cli.swap:synth", "Write a synthetic census (households in a hierarchy)."),
     "run": ("microsdc.cli.run:run", "Run a whole anonymisation job described in a TOML file."),
     "demo": ("microsdc.cli.demo:demo", "Run the main job on data shipped with microsdc."),

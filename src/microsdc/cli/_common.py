@@ -99,6 +99,7 @@ _PARAMETER_ALIASES = {
     "df": "file",
     "checked_columns": "checked",
     "allowed": "neighbours",
+    "n_groups": "groups",
 }
 
 
@@ -452,6 +453,7 @@ KERNEL_MODULES = {
     "suppression": ("microsdc._kernels.greedy_wildcard", "microsdc._kernels.greedy_bitset"),
     "swapping": ("microsdc.swapping._kernels",),
     "pram": ("microsdc._kernels.pram",),
+    "microaggregation": ("microsdc._kernels.mdav",),
 }
 
 

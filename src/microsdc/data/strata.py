@@ -22,6 +22,12 @@ def _dense(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(key, return_inverse=True)
 
 
+def _plain(value: object) -> object:
+    """A numpy scalar as the Python value it holds (messages show 1, not np.int64(1))."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "shape", None) == () else value
+
+
 def stratum_ids(df: pd.DataFrame, strata: list[Hashable]) -> tuple[np.ndarray, list[tuple]]:
     """Dense stratum ids of the records (missing is a value of its own) and each id's values.
 
@@ -40,7 +46,9 @@ def stratum_ids(df: pd.DataFrame, strata: list[Hashable]) -> tuple[np.ndarray, l
     first = np.zeros(len(uniq), dtype=np.int64)
     first[inverse[::-1]] = np.arange(n)[::-1]
     values = [
-        tuple(cats[j][codes[j][i]] if codes[j][i] >= 0 else None for j in range(len(strata)))
+        tuple(
+            _plain(cats[j][codes[j][i]]) if codes[j][i] >= 0 else None for j in range(len(strata))
+        )
         for i in first
     ]
     return inverse.astype(np.int64), values

@@ -1,0 +1,226 @@
+"""``microsdc microaggregate`` and ``microsdc noise``: continuous variables of a file."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import click
+
+from microsdc.cli._common import (
+    announce_compile,
+    console,
+    count,
+    encoding_option,
+    parse_list,
+    read_input,
+    report_warnings,
+    sep_option,
+    user_errors,
+    write_output,
+)
+from microsdc.microaggregation import microaggregate as microaggregate_records
+from microsdc.microaggregation.core import MEASURES
+from microsdc.microaggregation.groups import METHODS
+from microsdc.noise import add_noise
+from microsdc.noise.core import NOISE_METHODS
+
+__all__ = ["microaggregate", "noise"]
+
+_AGG = inspect.signature(microaggregate_records)
+_NOISE = inspect.signature(add_noise)
+
+
+def _measures(original: Any, released: Any, cols: list[str]) -> Any:
+    from rich.table import Table
+
+    from microsdc.utility.continuous import continuous_utility, linkage_risk
+
+    u = continuous_utility(original, released, cols)
+    linked = linkage_risk(original, released, cols)
+    table = Table(title="Risk and utility", title_justify="left")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_row("records linked to their original (nearest neighbour)", f"{linked.mean():.1%}")
+    table.add_row("IL1s per cell (0 = unchanged)", f"{u.il1s_per_cell:.4f}")
+    table.add_row("SSE/SST (0 = unchanged, 1 = all values at the mean)", f"{u.sse_sst:.4f}")
+    table.add_row("eigenvalue measure (0 = correlations unchanged)", f"{u.eigen:.4f}")
+    return table
+
+
+@click.command("microaggregate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
+@click.option(
+    "-k",
+    type=int,
+    default=_AGG.parameters["k"].default,
+    show_default=True,
+    help="Least number of records behind each released value.",
+)
+@click.option(
+    "--method",
+    type=click.Choice(METHODS),
+    default=_AGG.parameters["method"].default,
+    show_default=True,
+    help="mdav: groups of similar records on all columns; individual, optimal, quantile: "
+    "each column on its own (quantile: --groups equal groups, 'decile means').",
+)
+@click.option(
+    "--measure",
+    type=click.Choice(MEASURES),
+    default=_AGG.parameters["measure"].default,
+    show_default=True,
+    help="What replaces a group's values.",
+)
+@click.option("--strata", default=None, help="Strata columns: groups never mix strata.")
+@click.option("--weight", "weights", default=None, help="Weight column: weighted means.")
+@click.option(
+    "--groups",
+    "n_groups",
+    type=int,
+    default=_AGG.parameters["n_groups"].default,
+    show_default=True,
+    help="Number of groups of --method quantile.",
+)
+@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@sep_option
+@encoding_option
+@user_errors
+def microaggregate(
+    file: str,
+    columns: str,
+    k: int,
+    method: str,
+    measure: str,
+    strata: str | None,
+    weights: str | None,
+    n_groups: int,
+    out_file: str,
+    sep: str | None,
+    encoding: str | None,
+) -> None:
+    """Microaggregate numeric columns of FILE: each value becomes the mean of k or more.
+
+    Prints the guarantee checked, the information loss and the share of records an
+    intruder holding the original values still links to them.
+    """
+    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    announce_compile("microaggregation")
+    cols = parse_list(columns, "--vars")
+    with report_warnings():
+        res = microaggregate_records(
+            data,
+            cols,
+            k,
+            method=method,
+            measure=measure,
+            strata=parse_list(strata, "--strata") or None,
+            weights=weights,
+            n_groups=n_groups,
+        )
+    write_output(res.data, out_file, encoding, source=file, sep=sep)
+    out = console()
+    out.print(res.summary())
+    out.print(_measures(data, res.data, cols))
+    from rich.markup import escape
+
+    out.print(f"Wrote {count(len(res.data), 'row')} to {escape(str(out_file))}.")
+
+
+@click.command("noise")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
+@click.option(
+    "--method",
+    type=click.Choice(NOISE_METHODS),
+    default=_NOISE.parameters["method"].default,
+    show_default=True,
+    help="additive, correlated (correlations kept), multiplicative (non-negative amounts), "
+    "outliers (only values far from the median).",
+)
+@click.option(
+    "--relative-sd",
+    type=float,
+    default=_NOISE.parameters["relative_sd"].default,
+    show_default=True,
+    help="The noise's sd as a fraction of the column's (0.1 = a tenth of an sd; sdcMicro's "
+    "noise=150 is 1.5).",
+)
+@click.option(
+    "--keep-covariance", is_flag=True, help="With --method correlated: keep the covariance exactly."
+)
+@click.option("--lower", type=float, default=None, help="Lowest released value (0: non-negative).")
+@click.option("--upper", type=float, default=None, help="Highest released value.")
+@click.option(
+    "--total",
+    "totals",
+    multiple=True,
+    help="An aggregate recomputed from noisy components: income=wage,pension (repeatable).",
+)
+@click.option("--weight", "weights", default=None, help="Weight column.")
+@click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@sep_option
+@encoding_option
+@user_errors
+def noise(
+    file: str,
+    columns: str,
+    method: str,
+    relative_sd: float,
+    keep_covariance: bool,
+    lower: float | None,
+    upper: float | None,
+    totals: tuple[str, ...],
+    weights: str | None,
+    seed: int | None,
+    out_file: str,
+    sep: str | None,
+    encoding: str | None,
+) -> None:
+    """Add noise to numeric columns of FILE.
+
+    Prints the realised noise per column and what is left of the risk.
+    """
+    from microsdc.cli._common import split_name_value
+
+    aggregates: dict[str, list[str]] = {}
+    for spec in totals:
+        name, parts, _ = split_name_value(spec, "--total")
+        aggregates[name] = parse_list(parts, "--total")
+    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    cols = parse_list(columns, "--vars")
+    with report_warnings():
+        res = add_noise(
+            data,
+            cols,
+            method=method,
+            relative_sd=relative_sd,
+            keep_covariance=keep_covariance,
+            lower=lower,
+            upper=upper,
+            totals=aggregates or None,
+            weights=weights,
+            seed=seed,
+        )
+    write_output(res.data, out_file, encoding, source=file, sep=sep)
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"Noise ({method})", title_justify="left")
+    for name in ("column", "noise sd", "relative sd", "signal/noise", "mean before", "mean after"):
+        table.add_column(name, justify="left" if name == "column" else "right")
+    for col, row in res.figures.iterrows():
+        table.add_row(
+            escape(str(col)),
+            f"{row['noise_sd']:,.4g}",
+            f"{row['relative_sd']:.3f}",
+            f"{row['signal_to_noise']:,.1f}",
+            f"{row['mean_before']:,.4g}",
+            f"{row['mean_after']:,.4g}",
+        )
+    out = console()
+    out.print(table)
+    out.print(_measures(data, res.data, cols))
+    out.print(f"Wrote {count(len(res.data), 'row')} to {escape(str(out_file))}.")
