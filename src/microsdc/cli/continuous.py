@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import click
@@ -185,7 +186,7 @@ def noise(
     """
     from microsdc.cli._common import split_name_value
 
-    aggregates: dict[str, list[str]] = {}
+    aggregates: dict[Hashable, Sequence[Hashable]] = {}
     for spec in totals:
         name, parts, _ = split_name_value(spec, "--total")
         aggregates[name] = parse_list(parts, "--total")
