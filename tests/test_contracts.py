@@ -34,7 +34,7 @@ MODULES = (
     "microsdc.risk",
     "microsdc.suppression",
     "microsdc.swapping",
-    "microsdc.pram",
+    "microsdc.postrandomisation",
     "microsdc.microaggregation",
     "microsdc.noise",
     "microsdc.recoding",

@@ -53,9 +53,9 @@ _EXPORTS: dict[str, str] = {
     "add_noise": "microsdc.noise",
     "NoiseResult": "microsdc.noise",
     # PRAM
-    "pram": "microsdc.pram",
-    "pram_estimate": "microsdc.pram",
-    "PramResult": "microsdc.pram",
+    "pram": "microsdc.postrandomisation",
+    "pram_estimate": "microsdc.postrandomisation",
+    "PramResult": "microsdc.postrandomisation",
     # jobs and reports
     "run_job": "microsdc.job",
     "load_job": "microsdc.job",

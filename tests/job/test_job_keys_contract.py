@@ -53,6 +53,14 @@ POOL: list[Any] = [
     "distinct",
     "entropy",
     "recursive",
+    "keep",
+    "state",
+    "mdav",
+    "optimal",
+    "mean",
+    "median",
+    "additive",
+    "correlated",
     [],
     [2],
     {"a": 1},
@@ -83,6 +91,13 @@ CALLS: dict[str, Callable[..., Any]] = {
     "local_suppression": lambda **kw: __import__("microsdc").local_suppression(DATA, QI, 2, **kw),
     "record_swap_result": lambda **kw: __import__("microsdc").record_swap_result(
         DATA, "hid", ["region"], None, **{"risk_variables": QI, "seed": 1, **kw}
+    ),
+    "pram": lambda **kw: __import__("microsdc").pram(DATA, ["age"], **{"seed": 1, **kw}),
+    "microaggregate": lambda **kw: __import__("microsdc").microaggregate(
+        DATA, ["income"], **{"k": 2, **kw}
+    ),
+    "add_noise": lambda **kw: __import__("microsdc").add_noise(
+        DATA, ["income"], **{"seed": 1, "method": "correlated", **kw}
     ),
 }
 

@@ -101,6 +101,11 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         "bands of one 'width' run in the engine",
     ),
     NeedsRecords("swapping", None, "households are paired and swapped record by record"),
+    NeedsRecords("pram", None, "PRAM draws a new category record by record in memory"),
+    NeedsRecords(
+        "microaggregation", None, "microaggregation groups the records themselves in memory"
+    ),
+    NeedsRecords("noise", None, "noise is drawn record by record in memory"),
 )
 
 

@@ -19,8 +19,8 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.pram import pram as pram_records
-from microsdc.pram.params import MISSING
+from microsdc.postrandomisation import pram as pram_records
+from microsdc.postrandomisation.params import MISSING
 
 __all__ = ["pram"]
 

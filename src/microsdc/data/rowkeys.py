@@ -15,8 +15,8 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
     Identical records are told apart by their number among themselves, in the order of
     their row labels; they are interchangeable, so which gets which number changes no
     count of the release. Drawing each record's uniform number from its key
-    (``microsdc.pram``) makes the release the same whatever order the rows came in, and
-    an engine can compute the same keys row by row.
+    (PRAM, noise) makes the release the same whatever order the rows came in,
+    and an engine can compute the same keys row by row.
     """
     n = len(df)
     h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)

@@ -174,6 +174,8 @@ class JobConfig:
     engine: str | None = None
     #: Table of a DuckDB database file (with ``engine = "duckdb"``).
     table: str | None = None
+    #: The sections of the release-method steps (pram, microaggregation, noise) that run.
+    methods: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -210,6 +212,11 @@ class JobConfig:
             "risk_threshold": self.risk_threshold,
             "suppression": dict(self.suppression) if "suppression" in self.steps else None,
             "swapping": swapping if "swapping" in self.steps else None,
+            **{
+                step: {k: v for k, v in section.items() if k != "seed"}
+                | {"seed_given": "seed" in section}
+                for step, section in self.methods.items()
+            },
         }
         if self.engine is not None:
             out["engine"] = {"name": self.engine, "table": self.table}
@@ -328,6 +335,11 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         raw=data,
         lines=lines,
         drop=tuple(variables.get("drop", ())),
+        methods={
+            step: dict(data[step])
+            for step in ("pram", "microaggregation", "noise")
+            if step in steps and step in data
+        },
         engine=engine,
         table=inp.get("table"),
     )
@@ -370,6 +382,13 @@ def _steps(data: Mapping[str, Any], fail: _Fail) -> tuple[str, ...]:
                 (section,),
                 f"section [{section}] is given but \"{step}\" is not in 'steps'; add it to "
                 "'steps' or remove the section.",
+            )
+    for step in ("pram", "microaggregation", "noise"):
+        if step in steps and step not in data:
+            raise fail(
+                ("steps",),
+                f'step "{step}" needs a section [{step}] naming its variables '
+                f'(variables = ["..."]).',
             )
     return steps
 

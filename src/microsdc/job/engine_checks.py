@@ -57,8 +57,9 @@ def record_settings(
 ) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """The job's settings a lazy engine may refuse: (job key, library parameter -> value)."""
     found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
-    if "swapping" in steps:
-        found.append((("steps",), {"swapping": True}))
+    for step in ("swapping", "pram", "microaggregation", "noise"):
+        if step in steps:
+            found.append((("steps",), {step: True}))
     for col, spec in data.get("recode", {}).items():
         if isinstance(spec, dict) and "breaks" in spec:
             found.append((("recode", col, "breaks"), {"breaks": spec["breaks"]}))

@@ -31,6 +31,7 @@ from microsdc.job.config import (
     load_job,
     outputs_apart,
 )
+from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, no_display, step_timer
 from microsdc.risk.summary import RISK_BANDS
@@ -381,6 +382,19 @@ def _swap(
     return res.data, figures
 
 
+#: what the progress display says while a release-method step runs
+_METHOD_DESC = {
+    "pram": "PRAM of categorical variables",
+    "microaggregation": "microaggregation",
+    "noise": "adding noise",
+}
+
+
+def _method_call(cfg: JobConfig, step: str, data: pd.DataFrame) -> Callable[[], Any]:
+    """``run_method(cfg, step, data)`` as a call without arguments, for the step timer."""
+    return lambda: run_method(cfg, step, data)
+
+
 def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
     """``cfg`` with its outputs in ``output_dir`` (file names unchanged)."""
     from dataclasses import replace
@@ -478,7 +492,7 @@ def run_job(
         return run_engine_job(cfg, write=write, display=display, now=now, started=started)
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
-    protect = [s for s in ("swapping", "suppression") if s in cfg.steps]
+    protect = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
     n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
 
     with display(n_steps) as step:
@@ -506,6 +520,13 @@ def run_job(
             current, sup_fig = timed(
                 "suppression", "local suppression", lambda: _suppress(cfg, base, records)
             )
+        method_figs: dict[str, Any] = {}
+        for name in METHOD_STEPS:
+            if name in cfg.steps:
+                base = current
+                current, method_figs[name] = timed(
+                    name, _METHOD_DESC[name], _method_call(cfg, name, base)
+                )
         final = current
         after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
         variables, key_variables = describe_variables(cfg, read, data, final)
@@ -525,6 +546,7 @@ def run_job(
             "risk": {"before": before, "after": after},
             "suppression": sup_fig,
             "swapping": swap_fig,
+            **method_figs,
             "warnings": notes,
             "timings": timings,
             "outputs": audit_outputs(cfg),

@@ -23,6 +23,13 @@ from typing import Any
 from microsdc._core.policy import POLICIES
 from microsdc.backends.files import ENGINES
 from microsdc.exceptions import JobFileError
+from microsdc.microaggregation import microaggregate
+from microsdc.microaggregation.core import MEASURES
+from microsdc.microaggregation.groups import METHODS as AGGREGATION_METHODS
+from microsdc.noise import add_noise
+from microsdc.noise.core import NOISE_METHODS
+from microsdc.postrandomisation import pram
+from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
 from microsdc.risk import check_k_anonymity, l_diversity, sample_frequencies
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
@@ -32,7 +39,7 @@ from microsdc.swapping import record_swap_result
 __all__ = ["KEY_DOCS", "SCHEMA", "STEPS", "default_of", "library_keys"]
 
 #: Protection steps a job can run, in the order they run. "risk" only measures.
-STEPS = ("risk", "swapping", "suppression")
+STEPS = ("risk", "swapping", "suppression", "pram", "microaggregation", "noise")
 
 #: ``method = "random"`` of :func:`~microsdc.local_suppression` is the kanonymity
 #: baseline, for comparisons: a job does not release it.
@@ -253,6 +260,50 @@ SCHEMA: dict[str, Any] = {
             lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(record_swap_result, "seed")
         ),
     },
+    "pram": {
+        "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
+        "strata": _STR_LIST,
+        "pd": _Key(lambda v: _is_num(v) and 0 <= v <= 1, "a number in [0, 1]", param=(pram, "pd")),
+        "alpha": _Key(
+            lambda v: _is_num(v) and 0 <= v <= 1, "a number in [0, 1]", param=(pram, "alpha")
+        ),
+        "missing": _one_of(PRAM_MISSING, param=(pram, "missing")),
+        "together": _Key(
+            lambda v: (
+                isinstance(v, list) and len(v) > 0 and all(_str_list(g) and len(g) >= 2 for g in v)
+            ),
+            "a list of lists of two or more column names",
+        ),
+        "neighbours": _STR_LIST,
+        "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(pram, "seed")),
+    },
+    "microaggregation": {
+        "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
+        "k": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(microaggregate, "k")),
+        "method": _one_of(AGGREGATION_METHODS, param=(microaggregate, "method")),
+        "measure": _one_of(MEASURES, param=(microaggregate, "measure")),
+        "strata": _STR_LIST,
+        "n_groups": _Key(
+            lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(microaggregate, "n_groups")
+        ),
+    },
+    "noise": {
+        "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
+        "method": _one_of(NOISE_METHODS, param=(add_noise, "method")),
+        "relative_sd": _Key(
+            lambda v: _is_num(v) and v >= 0, "a number >= 0", param=(add_noise, "relative_sd")
+        ),
+        "keep_covariance": _Key(
+            lambda v: isinstance(v, bool), "true or false", param=(add_noise, "keep_covariance")
+        ),
+        "lower": _Key(_is_num, "a number"),
+        "upper": _Key(_is_num, "a number"),
+        "totals": _Key(
+            lambda v: isinstance(v, dict) and bool(v) and all(_str_list(x) for x in v.values()),
+            "a table {aggregate = [components]}",
+        ),
+        "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(add_noise, "seed")),
+    },
     "output": {
         "directory": _Key(_is_str, "a folder name (string)"),
         "data": _Key(_is_str, "a file name (string)"),
@@ -315,9 +366,10 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "title": ("the input file's name", "Title of the report and the audit record."),
     "steps": (
         None,
-        "Steps to run. They always run in the order risk, swapping, suppression, whatever "
-        'the order in the list; "risk" only measures. The risk is measured before and '
-        "after the protection steps in every job.",
+        "Steps to run. They always run in the order risk, swapping, suppression, pram, "
+        'microaggregation, noise, whatever the order in the list; "risk" only measures. The '
+        "risk is measured before and after the protection steps in every job. pram, "
+        "microaggregation and noise need their section.",
     ),
     "input": (None, "The file to anonymise. Required."),
     "input.path": (
@@ -489,6 +541,58 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "none (fresh randomness)",
         "Seed of the random choices. It is never written into the outputs; keep it secret.",
     ),
+    "pram": (
+        None,
+        "PRAM of categorical variables (usually not key variables), after suppression: each "
+        "value is released as a draw from an invariant transition matrix (`microsdc.pram`).",
+    ),
+    "pram.variables": (None, "The categorical columns to PRAM."),
+    "pram.strata": ("[]", "Strata columns: each gets its own matrices; records never move across."),
+    "pram.pd": (_DERIVED, "Lowest probability of keeping a category before the invariance step."),
+    "pram.alpha": (_DERIVED, "Weight of the invariant matrix against no change."),
+    "pram.missing": (_DERIVED, '`"keep"`: missing values stay missing; `"state"`: PRAMmed.'),
+    "pram.together": (
+        "[]",
+        "Groups of variables PRAMmed through one matrix of their combinations.",
+    ),
+    "pram.neighbours": (
+        "[]",
+        "Ordered variables (numbers, dates) that move only to the next category up or down.",
+    ),
+    "pram.seed": ("none (fresh)", "Seed of the draws; kept out of the audit record and report."),
+    "microaggregation": (
+        None,
+        "Microaggregation of numeric variables (`microsdc.microaggregate`); weighted by "
+        "`variables.weights` when given.",
+    ),
+    "microaggregation.variables": (None, "The numeric columns to microaggregate."),
+    "microaggregation.k": (_DERIVED, "Least number of records behind each released value."),
+    "microaggregation.method": (
+        _DERIVED,
+        '`"mdav"` (multivariate), `"individual"`, `"optimal"` or `"quantile"` (per column).',
+    ),
+    "microaggregation.measure": (_DERIVED, "What replaces a group's values."),
+    "microaggregation.strata": ("[]", "Strata columns: groups never mix strata."),
+    "microaggregation.n_groups": (_DERIVED, 'Number of groups of `method = "quantile"`.'),
+    "noise": (None, "Noise added to numeric variables (`microsdc.add_noise`)."),
+    "noise.variables": (None, "The numeric columns to perturb."),
+    "noise.method": (
+        _DERIVED,
+        '`"additive"`, `"correlated"`, `"multiplicative"` or `"outliers"`.',
+    ),
+    "noise.relative_sd": (
+        _DERIVED,
+        "The noise's standard deviation as a fraction of the column's (0.1 = a tenth of an "
+        "sd; sdcMicro's `noise = 150` is 1.5).",
+    ),
+    "noise.keep_covariance": (_DERIVED, 'With `method = "correlated"`: covariance kept exactly.'),
+    "noise.lower": ("none", "Lowest released value (0 keeps amounts non-negative)."),
+    "noise.upper": ("none", "Highest released value."),
+    "noise.totals": (
+        "none",
+        'Aggregates recomputed from their noisy components: `income = ["wage", "pension"]`.',
+    ),
+    "noise.seed": ("none (fresh)", "Seed of the draws; kept out of the audit record and report."),
     "output": ("", "Where the job writes."),
     "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
     "output.data": (
@@ -571,4 +675,10 @@ def check_table(
 
 
 #: Sections required by a step.
-_SECTION_OF_STEP = {"suppression": "suppression", "swapping": "swapping"}
+_SECTION_OF_STEP = {
+    "suppression": "suppression",
+    "swapping": "swapping",
+    "pram": "pram",
+    "microaggregation": "microaggregation",
+    "noise": "noise",
+}

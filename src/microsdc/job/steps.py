@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.columns import similar_columns
 from microsdc.job.config import JobConfig
+from microsdc.job.methods import KEYS as _METHOD_KEYS
 
 __all__ = ["JobProgress", "NoProgress", "ProgressDisplay", "no_display", "step_timer"]
 
@@ -81,6 +82,14 @@ _STEP_KEYS: dict[str, dict[str, str]] = {
         **_RISK_KEYS,
         **{p: f"suppression.{p}" for p in ("importance", "combs", "strata", "method", "linked")},
     },
+    **{
+        step: {
+            "weights": "variables.weights",
+            **{param: f"{step}.{key}" for key, param in keys.items()},
+            **({"allowed": "pram.neighbours"} if step == "pram" else {}),
+        }
+        for step, keys in _METHOD_KEYS.items()
+    },
     "swapping": {
         **_RISK_KEYS,
         "hierarchy": "variables.hierarchy",
@@ -129,6 +138,11 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
                 "used as risk_variables",
             ),
             ("suppression.strata", list(cfg.suppression.get("strata", [])), "stratum column"),
+            *(
+                (f"{step}.{key}", list(cfg.methods[step].get(key, [])), "")
+                for key in ("variables", "strata")
+                if step in cfg.methods
+            ),
             ("variables.sensitive", list(cfg.sensitive), ""),
             ("variables.quasi_identifiers", list(cfg.quasi_identifiers), ""),
         ]

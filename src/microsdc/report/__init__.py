@@ -23,6 +23,7 @@ from microsdc.report.sections import (
     l_diversity_texts,
     not_protected_text,
     parameters_text,
+    release_method_texts,
     risk_after_text,
     risk_before_text,
     suppression_text,
@@ -56,6 +57,7 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     out = [parameters_text(audit), risk_before_text(audit)]
     steps = (swapping_text(audit), suppression_text(audit), not_protected_text(audit))
     out += [text for text in steps if text is not None]
+    out.extend(release_method_texts(audit))
     out.append(risk_after_text(audit))
     out.extend(l_diversity_texts(audit))
     out.extend(audit.get("not_computed", []))

@@ -36,6 +36,7 @@ __all__ = [
     "print_risk_table",
     "print_suppression",
     "print_swapping",
+    "release_method_texts",
     "risk_after_text",
     "risk_before_text",
     "suppressed_cells",
@@ -442,7 +443,11 @@ def suppression_text(audit: dict[str, Any]) -> str | None:
         f"({_p(sup['share'], 2)} of the observed cells) in "
         f"{_n(sup['records_with_suppression'])} records"
         + (f", mostly in {most}." if most else ".")
-        + " No other value was changed."
+        + (
+            ""
+            if any(audit.get(m) for m in ("pram", "microaggregation", "noise"))
+            else " No other value was changed."
+        )
     )
     text += " " + guarantee_sentence(sup.get("guarantee", "wildcard"), k)
     if sup.get("true_fk_below_k"):
@@ -479,3 +484,45 @@ def print_notes(audit: dict[str, Any], out: Any) -> None:
     for w in audit.get("warnings", []):
         message = escape(w["message"])  # text, not markup ("[input]" is a job-file table)
         out.print(f"[yellow]Warning ({w['step']}):[/yellow] {message}", highlight=False)
+
+
+# --- release methods: PRAM, microaggregation, noise ---------------------------------------
+
+
+def release_method_texts(audit: dict[str, Any]) -> list[str]:
+    """One paragraph per release-method step that ran, with what its protection means."""
+    out = []
+    pram_fig = audit.get("pram")
+    if pram_fig:
+        rows = pram_fig["per_variable"]
+        parts = ", ".join(
+            f"{r['variables']} ({_p(r['change_rate'], 1)} changed, a category kept with "
+            f"probability {r['diagonal_min']:.2f} at least)"
+            for r in rows
+        )
+        out.append(
+            f"PRAM released {parts} as random draws from transition matrices that keep the "
+            "expected frequencies. An intruder cannot tell whether a released category is the "
+            "true one; PRAM does not make combinations k-anonymous."
+        )
+    agg = audit.get("microaggregation")
+    if agg:
+        out.append(
+            f"Microaggregation ({agg['method']}, k = {agg['k']}) replaced "
+            f"{', '.join(agg['variables'])} by group means: every released value is shared by "
+            f"at least {agg['min_group_size']} records, so no one's own amount is released "
+            f"(information loss SSE/SST {agg['sse_sst']:.4f}). An intruder holding the original "
+            f"values links {_p(agg['linked_share'], 1)} of the records to them by nearest "
+            "neighbour."
+        )
+    noise = audit.get("noise")
+    if noise:
+        rel = ", ".join(
+            f"{r['column']} ({r['relative_sd']:.3f} of its sd)" for r in noise["per_variable"]
+        )
+        out.append(
+            f"Noise ({noise['method']}) was added to {rel}: each released amount is the true one "
+            f"blurred. An intruder holding the original values links "
+            f"{_p(noise['linked_share'], 1)} of the records to them by nearest neighbour."
+        )
+    return out

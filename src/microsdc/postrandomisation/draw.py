@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from microsdc.pram.matrices import cumulative_rows
+from microsdc.postrandomisation.matrices import cumulative_rows
 
 __all__ = ["draw_codes"]
 
@@ -21,7 +21,7 @@ def draw_codes(
     ``matrices[strata[i]]`` with the number ``uniform[i]`` in [0, 1).
 
     A transition of probability 0 is never drawn (see
-    :func:`~microsdc.pram.matrices.cumulative_rows`).
+    :func:`~microsdc.postrandomisation.matrices.cumulative_rows`).
     """
     from microsdc._kernels.pram import draw_categories
 

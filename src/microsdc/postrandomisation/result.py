@@ -1,4 +1,4 @@
-"""What :func:`microsdc.pram.pram` returns: the released data and every transition matrix."""
+"""What :func:`microsdc.pram` returns: the released data and every transition matrix."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ class TransitionMatrix:
 
 @dataclass(frozen=True)
 class PramResult:
-    """The result of :func:`microsdc.pram.pram`.
+    """The result of :func:`microsdc.postrandomisation.pram`.
 
     Attributes
     ----------

@@ -10,7 +10,7 @@ import pandas as pd
 from microsdc._validation import check_frame
 from microsdc.data.strata import stratum_ids
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.pram.result import PramResult, TransitionMatrix
+from microsdc.postrandomisation.result import PramResult, TransitionMatrix
 
 __all__ = ["pram_estimate"]
 

@@ -9,8 +9,8 @@ import pandas as pd
 
 from microsdc.encode import encode_column
 from microsdc.exceptions import DataValidationError
-from microsdc.pram.params import FUNC
-from microsdc.pram.units import decode_column
+from microsdc.postrandomisation.params import FUNC
+from microsdc.postrandomisation.units import decode_column
 
 __all__ = ["follow_key"]
 

@@ -5,8 +5,8 @@
 original frequencies from a release without bias.
 """
 
-from microsdc.pram.core import pram
-from microsdc.pram.estimate import pram_estimate
-from microsdc.pram.result import PramResult, TransitionMatrix
+from microsdc.postrandomisation.core import pram
+from microsdc.postrandomisation.estimate import pram_estimate
+from microsdc.postrandomisation.result import PramResult, TransitionMatrix
 
 __all__ = ["PramResult", "TransitionMatrix", "pram", "pram_estimate"]

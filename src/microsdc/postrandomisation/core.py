@@ -12,13 +12,13 @@ from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame
 from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
-from microsdc.pram.build import unit_matrices
-from microsdc.pram.draw import draw_codes
-from microsdc.pram.linked import follow_key
-from microsdc.pram.matrices import invariance_error
-from microsdc.pram.params import FUNC, Unit, check_missing, check_where, plan_units
-from microsdc.pram.result import PramResult, TransitionMatrix
-from microsdc.pram.units import EncodedUnit, decode_column, encode_unit
+from microsdc.postrandomisation.build import unit_matrices
+from microsdc.postrandomisation.draw import draw_codes
+from microsdc.postrandomisation.linked import follow_key
+from microsdc.postrandomisation.matrices import invariance_error
+from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
+from microsdc.postrandomisation.result import PramResult, TransitionMatrix
+from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit
 
 __all__ = ["pram"]
 

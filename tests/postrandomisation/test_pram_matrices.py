@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from microsdc.pram.matrices import (
+from microsdc.postrandomisation.matrices import (
     cumulative_rows,
     invariance_error,
     invariant_matrix,

@@ -1,4 +1,4 @@
-"""The parameters of :func:`microsdc.pram.pram`, checked once, into one plan per PRAM unit.
+"""The parameters of :func:`microsdc.pram`, checked once, into one plan per PRAM unit.
 
 A *unit* is what gets one transition matrix per stratum: a single column, or a group of
 columns PRAMmed together (``together=``).

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.pram.matrices import invariant_matrix, masked_invariant_matrix
-from microsdc.pram.params import FUNC, Unit
+from microsdc.postrandomisation.matrices import invariant_matrix, masked_invariant_matrix
+from microsdc.postrandomisation.params import FUNC, Unit
 
 __all__ = ["allowed_mask", "given_matrix", "unit_matrices"]
 

@@ -1,0 +1,98 @@
+"""The release-method steps of a job: PRAM, microaggregation and noise.
+
+Each step is one library call whose keyword arguments come from its section of the job
+file (:data:`KEYS`), and whose figures go into the audit record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+
+from microsdc.job.config import JobConfig
+from microsdc.microaggregation import microaggregate
+from microsdc.noise import add_noise
+from microsdc.postrandomisation import pram
+
+__all__ = ["FUNCTIONS", "KEYS", "METHOD_STEPS", "run_method"]
+
+#: The steps, in the order they run (after swapping and suppression).
+METHOD_STEPS = ("pram", "microaggregation", "noise")
+
+#: step -> the library function it calls
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "pram": pram,
+    "microaggregation": microaggregate,
+    "noise": add_noise,
+}
+
+#: step -> {job key: library parameter}; the section's other keys are handled below
+KEYS: dict[str, dict[str, str]] = {
+    "pram": {
+        "variables": "columns",
+        "strata": "strata",
+        "pd": "pd",
+        "alpha": "alpha",
+        "missing": "missing",
+        "together": "together",
+        "seed": "seed",
+    },
+    "microaggregation": {
+        "variables": "columns",
+        "k": "k",
+        "method": "method",
+        "measure": "measure",
+        "strata": "strata",
+        "n_groups": "n_groups",
+    },
+    "noise": {
+        "variables": "columns",
+        "method": "method",
+        "relative_sd": "relative_sd",
+        "keep_covariance": "keep_covariance",
+        "lower": "lower",
+        "upper": "upper",
+        "totals": "totals",
+        "seed": "seed",
+    },
+}
+
+
+def _arguments(cfg: JobConfig, step: str) -> dict[str, Any]:
+    section = cfg.methods.get(step, {})
+    kwargs = {param: section[key] for key, param in KEYS[step].items() if key in section}
+    if step == "pram" and section.get("neighbours"):
+        kwargs["allowed"] = {c: "neighbours" for c in section["neighbours"]}
+    if step in ("microaggregation", "noise") and cfg.weights:
+        kwargs["weights"] = cfg.weights
+    return kwargs
+
+
+def run_method(
+    cfg: JobConfig, step: str, data: pd.DataFrame
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Run one release-method step on ``data``: the released frame and the step's figures
+    for the audit record (no seed, no group ids, no matrices)."""
+    from microsdc.utility.continuous import linkage_risk
+
+    result = FUNCTIONS[step](data, **_arguments(cfg, step))
+    columns = list(cfg.methods[step]["variables"])
+    figures: dict[str, Any] = {"variables": columns}
+    if step == "pram":
+        figures["per_variable"] = result.summary().to_dict(orient="records")
+    elif step == "microaggregation":
+        figures.update(
+            method=result.method,
+            k=result.k,
+            min_group_size=result.min_group_size,
+            sse_sst=result.sse_sst,
+            per_variable=result.information_loss.to_dict(orient="records"),
+        )
+    else:
+        table = result.figures.reset_index(names="column")
+        figures.update(method=result.method, per_variable=table.to_dict(orient="records"))
+    if step != "pram":
+        figures["linked_share"] = float(linkage_risk(data, result.data, columns).mean())
+    return result.data, figures
