@@ -100,10 +100,10 @@ def test_person_level_carry_pairs_equal_sizes_only(census5k):
     assert (after["national"].to_numpy() == got).all()
 
 
-def test_person_level_similar_column_warns(small_census):
-    from microsdc.exceptions import HouseholdLevelWarning
-
-    with pytest.warns(HouseholdLevelWarning, match="'gender' \\(similar\\)"):
+def test_person_level_similar_column_is_an_error(small_census):
+    n_varying = int((small_census.groupby("hid")["gender"].nunique() > 1).sum())
+    assert n_varying > 0
+    with pytest.raises(DataValidationError, match=r"'gender' \(in [\d,]+ of") as info:
         record_swap(
             small_census,
             "hid",
@@ -114,6 +114,8 @@ def test_person_level_similar_column_warns(small_census):
             risk_variables=["ageGroup"],
             seed=1,
         )
+    assert f"(in {n_varying:,} of 1,000 households" in str(info.value)
+    assert info.value.param == "similar" and info.value.failure_cases == ["gender"]
 
 
 @st.composite

@@ -137,7 +137,9 @@ _PARAMS_DOC = """
         unique across parents.
     similar : None, column name, list of column names, or list of lists
         Similarity profiles: a donor must equal the sampled household on every
-        column of a profile (values of the first member). A flat list is one
+        column of a profile. Household-level columns only (one value per
+        household, such as its size or type): a column that differs between
+        the members of a household is an error. A flat list is one
         profile; a list of lists gives profiles tried in turn until one yields a
         donor (e.g. ``[["hsize", "htype"], ["hsize"]]``). ``None`` or ``[]``
         means no similarity constraint; an empty profile ``[]`` inside the list
@@ -218,7 +220,10 @@ _RAISES_DOC = """
         ``carry_along`` columns may hold them), naming the column, the number of
         rows and the first row labels; a household id
         whose rows lie in different finest-level areas (the hids are listed,
-        nothing is swapped); missing values in ``risk``. A column left in place
+        nothing is swapped); a ``similar`` column whose values differ between
+        the members of a household (a similarity profile compares households;
+        the column is named with the number of such households); missing
+        values in ``risk``. A column left in place
         (not in ``hierarchy``, ``carry_along`` or ``checked_columns``) that gives
         back the geography of swapped households, named with the reason:
         one that takes a single value inside every finest-level area holding
@@ -235,8 +240,8 @@ _RAISES_DOC = """
     Warns
     -----
     HouseholdLevelWarning
-        A ``similar`` column or the user ``risk`` varies inside households (the
-        first member's value, or the household maximum, is used).
+        The user ``risk`` varies inside households (the household maximum is
+        used).
     DisclosureRiskWarning
         Some households at risk found no donor and keep their geography; or the
         household ids follow the geography (numbered area by area, by the same
@@ -265,7 +270,9 @@ _NOTES_DOC = """
     priority never merge donors; categorical, string and 64-bit columns come back
     unchanged; ``similar=None`` means no constraint; a person-level ``carry_along``
     column is exchanged member by member between households of equal size instead
-    of being flattened to the partner's first member (which loses values).
+    of being flattened to the partner's first member (which loses values); a
+    ``similar`` column that differs inside households is an error (sdcMicro
+    compares the first members).
 
     References
     ----------

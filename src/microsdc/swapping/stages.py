@@ -229,12 +229,12 @@ def similarity_profiles(data: pd.DataFrame, hh: Households, p: SwapParams) -> Pr
     """The similarity profiles as household codes, with the household size joined to
     every profile when a ``carry_along`` column is person-level."""
     from microsdc.swapping.apply import (
+        check_household_level_similar,
         person_level_columns,
         warn_person_level_carry_along,
-        warn_person_level_similar,
     )
 
-    warn_person_level_similar(data, p.profiles, hh)
+    check_household_level_similar(data, p.profiles, hh, p.hid)
     codes = [household_codes(data, prof, hh) for prof in p.profiles] or [
         (np.zeros(hh.n_households, dtype=np.int64), 1)
     ]
