@@ -46,6 +46,13 @@ class SwapResult:
         The settings used (swaprate, k_anonymity, effective risk threshold, risk
         source, similarity profiles, ...). Only whether a seed was given is
         recorded, never the seed itself.
+    skipped_levels : list
+        Hierarchy columns of the levels that split no area of the level above
+        them: a level holding a single area (no household can be moved out of
+        it), or one with the same areas as a coarser level. They are skipped:
+        their rows in ``counts_per_level`` show no household at risk, and a
+        household at risk there is swapped at the level with the same areas, or
+        at the first level that splits the file (a warning says so).
     """
 
     data: pd.DataFrame
@@ -57,6 +64,7 @@ class SwapResult:
     n_persons: int
     target_pairs: int
     parameters: dict[str, Any] = field(default_factory=dict)
+    skipped_levels: list[Hashable] = field(default_factory=list)
 
     @property
     def n_swapped_households(self) -> int:
@@ -94,6 +102,11 @@ class SwapResult:
                 f"{row.households_swapped:>12,}{row.persons_swapped:>10,}"
                 f"{row.households_without_donor:>10,}"
             )
+        if self.skipped_levels:
+            lines.append(
+                "Skipped (they split no area of the level above): "
+                + ", ".join(str(h) for h in self.skipped_levels)
+            )
         lines.append(
             f"Swapped {self.n_swapped_households:,} households ({hh_share:.1%}) and "
             f"{self.n_swapped_persons:,} persons ({pp_share:.1%}); "
@@ -113,6 +126,7 @@ class SwapResult:
             "n_swapped_households": self.n_swapped_households,
             "n_swapped_persons": self.n_swapped_persons,
             "n_no_donor": self.n_no_donor,
+            "skipped_levels": [str(h) for h in self.skipped_levels],
             "parameters": dict(self.parameters),
             "counts_per_level": [
                 {k: (v if isinstance(v, str) else int(v)) for k, v in row.items()}
@@ -134,7 +148,11 @@ _PARAMS_DOC = """
     hierarchy : list of column names (or 0-based positions), coarsest first
         Geographic levels, e.g. ``["nuts1", "nuts2", "nuts3", "lau2"]``. An area at
         level ``h`` is the tuple of the first ``h + 1`` values, so codes need not be
-        unique across parents.
+        unique across parents. A level that splits no area of the level above it
+        (a single area, or the same areas as a coarser level) is skipped with a
+        warning (see :attr:`SwapResult.skipped_levels`): a household at risk there
+        is swapped at the level with the same areas, or at the first level that
+        splits the file.
     similar : None, column name, list of column names, or list of lists
         Similarity profiles: a donor must equal the sampled household on every
         column of a profile. Household-level columns only (one value per
@@ -216,7 +234,8 @@ _RAISES_DOC = """
     ColumnNotFoundError
         A column name not in ``data``; the message names the parameter.
     DataValidationError
-        Missing values in a used column (hid, hierarchy, similar, risk_variables;
+        A hierarchy whose every level holds a single area (no household can be
+        moved). Missing values in a used column (hid, hierarchy, similar, risk_variables;
         ``carry_along`` columns may hold them), naming the column, the number of
         rows and the first row labels; a household id
         whose rows lie in different finest-level areas (the hids are listed,
@@ -239,6 +258,10 @@ _RAISES_DOC = """
 
     Warns
     -----
+    SDCWarning
+        A hierarchy level splits no area of the level above it (a single area,
+        or the same areas as a coarser level): it is skipped, and the warning
+        says at which level its households at risk are swapped instead.
     HouseholdLevelWarning
         The user ``risk`` varies inside households (the household maximum is
         used).
@@ -272,7 +295,8 @@ _NOTES_DOC = """
     column is exchanged member by member between households of equal size instead
     of being flattened to the partner's first member (which loses values); a
     ``similar`` column that differs inside households is an error (sdcMicro
-    compares the first members).
+    compares the first members); a hierarchy level that splits nothing is skipped
+    (sdcMicro leaves its households at risk without a donor).
 
     References
     ----------
@@ -342,6 +366,7 @@ def record_swap_result(
         n_persons=len(data),
         target_pairs=pairing.target_pairs,
         parameters=stages.recorded_parameters(p, at_risk, profiles, seed is not None),
+        skipped_levels=[p.hierarchy[h] for h in at_risk.skipped],
     )
 
 

@@ -74,12 +74,16 @@ class AtRisk:
         The effective risk threshold (None: nobody is at risk).
     source : str
         Where the risk comes from, in words (recorded in the parameters).
+    skipped : list of int
+        Levels that split no area of the level above them (a single area, or the
+        same areas as a coarser level): no household's level is one of them.
     """
 
     level: np.ndarray
     risk: np.ndarray
     threshold: float | None
     source: str
+    skipped: list[int]
 
 
 @dataclass(frozen=True)
@@ -166,27 +170,90 @@ def _check_nested(data: pd.DataFrame, hh: Households, p: SwapParams) -> None:
             )
 
 
-def _warn_levels_that_split_nothing(n_areas: list[int], hierarchy: list[Any]) -> None:
-    """Warn about a hierarchy level with no more areas than the level above it: listed
-    from the finest level to the coarsest (``nuts3, nuts1``), every level after the
-    first splits nothing, and swaps are no longer kept inside the coarser areas."""
-    for i in range(1, len(hierarchy)):
-        if n_areas[i] == n_areas[i - 1] > 1:
-            warn(
-                f"Hierarchy level {hierarchy[i]!r} splits no area of {hierarchy[i - 1]!r} "
-                f"({n_areas[i]:,} areas at both levels). The hierarchy goes from the coarsest "
-                "level to the finest; list it in that order, or leave out a level that "
-                "repeats the one above it.",
-                SDCWarning,
-            )
+def same_partition_as(n_areas: list[int]) -> list[int]:
+    """For each level, the coarsest level with the same areas: itself for a level that
+    splits an area of the level above it, -1 for a level that holds a single area.
+
+    Areas are hierarchy prefixes, so a level refines the one above it, and two levels
+    have the same areas exactly when they have as many.
+    """
+    out: list[int] = []
+    for h, n in enumerate(n_areas):
+        if n == (n_areas[h - 1] if h else 1):
+            out.append(out[h - 1] if h else -1)
+        else:
+            out.append(h)
+    return out
+
+
+def _check_some_level_splits(hh: Households, p: SwapParams) -> None:
+    """Stop when every level holds one area: no household can be moved anywhere."""
+    if hh.n_households and all(n == 1 for n in hh.n_areas):
+        names = ", ".join(repr(h) for h in p.hierarchy)
+        raise DataValidationError(
+            f"Every level of the hierarchy ({names}) holds a single area, so a swap cannot "
+            "move any household to another area. Give a hierarchy whose finest level has "
+            "at least two areas (for example regions within the country). Nothing was swapped.",
+            failure_cases=list(p.hierarchy),
+            func="record_swap",
+            param="hierarchy",
+        )
 
 
 def households(data: pd.DataFrame, p: SwapParams) -> Households:
     """The households in hid order with their area codes, after the geography checks."""
     hh = prepare_households(data, p.hid, p.hierarchy)
+    _check_some_level_splits(hh, p)
     _check_nested(data, hh, p)
-    _warn_levels_that_split_nothing(hh.n_areas, p.hierarchy)
     return hh
+
+
+def _warn_levels_that_split_nothing(
+    hh: Households, hierarchy: list[Any], canon: list[int], risky: np.ndarray
+) -> None:
+    """Warn about each level that splits no area of the level above it (one area, or
+    the same areas as a coarser level): it is skipped, and the households at risk
+    there are swapped at the level with the same areas, or at the first level that
+    splits the file."""
+    first = next(h for h, c in enumerate(canon) if c == h)
+    for h, c in enumerate(canon):
+        if c == h:
+            continue
+        if c < 0:
+            n_risky = int(risky[:, h].sum())  # every level above it holds one area too
+            moved = (
+                f" {n_risky:,} household(s) at risk there (rare in the whole file, which no "
+                f"swap can change) are swapped at level {hierarchy[first]!r} instead."
+                if n_risky
+                else ""
+            )
+            warn(
+                f"Hierarchy level {hierarchy[h]!r} holds a single area, so no household can "
+                f"be moved out of it: the level protects nobody and is skipped.{moved} Leave "
+                f"{hierarchy[h]!r} out of the hierarchy.",
+                SDCWarning,
+            )
+        else:
+            warn(
+                f"Hierarchy level {hierarchy[h]!r} splits no area of {hierarchy[c]!r} "
+                f"({hh.n_areas[h]:,} areas at both levels), so it is skipped: households at "
+                f"risk there are swapped at level {hierarchy[c]!r}. The hierarchy goes from "
+                "the coarsest level to the finest; list it in that order, or leave out a "
+                "level that repeats the one above it.",
+                SDCWarning,
+            )
+
+
+def _coarsest_level(risky: np.ndarray, canon: list[int]) -> np.ndarray:
+    """Coarsest level at which each household is at risk, levels that split nothing
+    left out: at risk there means at risk at the level with the same areas, or, for a
+    level of one area, at the first level that splits the file."""
+    n_levels = risky.shape[1]
+    first = next(h for h, c in enumerate(canon) if c == h)
+    kept = np.zeros_like(risky)
+    for h, c in enumerate(canon):
+        kept[:, first if c < 0 else c] |= risky[:, h]
+    return np.where(kept.any(axis=1), kept.argmax(axis=1), n_levels).astype(np.int64)
 
 
 def select_at_risk(data: pd.DataFrame, hh: Households, p: SwapParams) -> AtRisk:
@@ -221,8 +288,14 @@ def select_at_risk(data: pd.DataFrame, hh: Households, p: SwapParams) -> AtRisk:
         threshold = p.risk_threshold
         risky = risk_hh > threshold
         source = "user-supplied"
-    level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
-    return AtRisk(level=level, risk=risk_hh, threshold=threshold, source=source)
+    canon = same_partition_as(hh.n_areas)
+    skipped = [h for h, c in enumerate(canon) if c != h] if hh.n_households else []
+    if skipped:
+        _warn_levels_that_split_nothing(hh, p.hierarchy, canon, risky)
+        level = _coarsest_level(risky, canon)
+    else:
+        level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
+    return AtRisk(level=level, risk=risk_hh, threshold=threshold, source=source, skipped=skipped)
 
 
 def similarity_profiles(data: pd.DataFrame, hh: Households, p: SwapParams) -> Profiles:
