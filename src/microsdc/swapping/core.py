@@ -41,7 +41,11 @@ class SwapResult:
     n_households, n_persons : int
         Size of the input.
     target_pairs : int
-        Pairs the swaprate asks for (``n_households * swaprate / 2``, randomly rounded).
+        Pairs the swaprate asks for (``n_households * swaprate / 2``, randomly
+        rounded, at most ``n_households // 2``). The pairs formed at every level
+        count toward it; when areas run out of households, the pairs missing are
+        drawn again in the areas with households left. :attr:`missing_pairs`
+        says how many could still not be formed (a warning says so too).
     parameters : dict
         The settings used (swaprate, k_anonymity, effective risk threshold, risk
         source, similarity profiles, ...). Only whether a seed was given is
@@ -77,6 +81,12 @@ class SwapResult:
         return int(self.counts_per_level["persons_swapped"].sum())
 
     @property
+    def missing_pairs(self) -> int:
+        """Pairs the swaprate asks for that could not be formed (0 when the rate is met):
+        ``target_pairs`` minus the pairs formed at every level, at least 0."""
+        return max(0, self.target_pairs - len(self.pairs))
+
+    @property
     def n_no_donor(self) -> int:
         """Sampled households without a donor."""
         return len(self.no_donor)
@@ -102,6 +112,11 @@ class SwapResult:
                 f"{row.households_swapped:>12,}{row.persons_swapped:>10,}"
                 f"{row.households_without_donor:>10,}"
             )
+        if self.missing_pairs:
+            lines.append(
+                f"Swap rate not met: {self.missing_pairs:,} of {self.target_pairs:,} pairs "
+                "could not be formed (no partner left in another area)."
+            )
         if self.skipped_levels:
             lines.append(
                 "Skipped (they split no area of the level above): "
@@ -126,6 +141,7 @@ class SwapResult:
             "n_swapped_households": self.n_swapped_households,
             "n_swapped_persons": self.n_swapped_persons,
             "n_no_donor": self.n_no_donor,
+            "missing_pairs": self.missing_pairs,
             "skipped_levels": [str(h) for h in self.skipped_levels],
             "parameters": dict(self.parameters),
             "counts_per_level": [
@@ -163,10 +179,14 @@ _PARAMS_DOC = """
         means no similarity constraint; an empty profile ``[]`` inside the list
         matches every household.
     swaprate : float in [0, 1], default 0.05
-        Fraction of households to swap, counting both households of a pair:
-        ``n_households * swaprate / 2`` pairs (rounded down or up at random), spread
-        over the finest areas in proportion to their households. Households at
-        risk are swapped in addition when they exceed an area's target.
+        Smallest fraction of households to swap, counting both households of a
+        pair: ``n_households * swaprate / 2`` pairs (rounded down or up at random,
+        at most ``n_households // 2``), spread over the finest areas in
+        proportion to their households. Households at risk are swapped in
+        addition when they exceed an area's target. When areas run out of
+        households (taken as donors by other areas), the pairs still missing are
+        drawn again in the areas with households left; if the rate still cannot
+        be met, a warning gives the numbers (:attr:`SwapResult.missing_pairs`).
     risk : None, DataFrame or ndarray of shape (n_rows, n_levels), or list of column names
         User risk per person and level (finite, >= 0), row-aligned with ``data`` as
         given (a DataFrame whose index is a permutation of ``data.index`` is
@@ -266,7 +286,8 @@ _RAISES_DOC = """
         The user ``risk`` varies inside households (the household maximum is
         used).
     DisclosureRiskWarning
-        Some households at risk found no donor and keep their geography; or the
+        Fewer pairs were formed than the swaprate asks for (the numbers are
+        given); some households at risk found no donor and keep their geography; or the
         household ids follow the geography (numbered area by area, by the same
         runs rule), so that an id range gives the original area back: renumber
         the households at random before release.
@@ -355,6 +376,7 @@ def record_swap_result(
     out = stages.swapped_data(data, hh, p, pairing, profiles)
     summary = stages.summarise(data, hh, p, at_risk, pairing)
     stages.warn_unmatched(p, at_risk, pairing, profiles)
+    stages.warn_rate_missed(p, hh, pairing)
     stages.write_no_donor_log(p, summary.no_donor)
     return SwapResult(
         data=out,

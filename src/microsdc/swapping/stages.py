@@ -55,6 +55,7 @@ __all__ = [
     "similarity_profiles",
     "summarise",
     "swapped_data",
+    "warn_rate_missed",
     "warn_unmatched",
     "write_no_donor_log",
 ]
@@ -335,7 +336,8 @@ def pair_households(
     from microsdc.swapping.targets import distribute_targets, total_pairs
 
     rng_targets, rng_loop = rng.spawn(2)
-    n_pairs = total_pairs(hh.n_households, swaprate, rng_targets)
+    # never more pairs than the households can form (swaprate 1 with an odd number)
+    n_pairs = min(total_pairs(hh.n_households, swaprate, rng_targets), hh.n_households // 2)
     per_area = np.bincount(hh.area[-1], minlength=hh.n_areas[-1])
     targets = distribute_targets(per_area, n_pairs, rng_targets)
     if not hh.n_households:
@@ -423,6 +425,27 @@ def warn_unmatched(p: SwapParams, at_risk: AtRisk, pairing: Pairing, profiles: P
         )
     warn(
         f"{risky_failed} household(s) at risk found no donor and keep their geography; {advice}.",
+        DisclosureRiskWarning,
+    )
+
+
+def warn_rate_missed(p: SwapParams, hh: Households, pairing: Pairing) -> None:
+    """Warn, with the numbers, when fewer pairs were formed than the swap rate asks for."""
+    formed = int(pairing.sampled.sum())
+    missing = pairing.target_pairs - formed
+    if missing <= 0:
+        return
+    relaxable = any(len(prof) for prof in p.profiles)
+    where = " with the same similarity profile" if relaxable else ""
+    advice = "lower the swaprate" + (", relax the similarity profiles" if relaxable else "")
+    warn(
+        f"The swaprate {p.swaprate:g} asks for at least {pairing.target_pairs:,} pairs "
+        f"({2 * pairing.target_pairs:,} of {hh.n_households:,} households) but "
+        f"{formed:,} pair(s) ({2 * formed:,} households) were formed: {missing:,} pair(s) "
+        "short. Households were drawn again in every area with households left, but no "
+        f"more of them has a partner{where} in another area (each household takes part in "
+        f"at most one swap). To reach the rate, {advice} or use a hierarchy whose finest "
+        "level has more, evenly sized areas.",
         DisclosureRiskWarning,
     )
 
