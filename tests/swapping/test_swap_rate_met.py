@@ -144,8 +144,18 @@ def test_rate_met_or_no_pair_left_to_form(df, rate, k, similar, two_levels, seed
     res, warned = _swap(df, hierarchy, similar, swaprate=rate, k_anonymity=k, seed=seed)
     n_hh = df["hid"].nunique()
     formed = len(res.pairs)
+    swapped = set(res.pairs["sampled_hid"]) | set(res.pairs["donor_hid"])
+    assert len(swapped) == 2 * formed and not swapped & set(res.no_donor)
+    assert res.n_swapped_households == 2 * formed
     assert res.target_pairs <= n_hh // 2
     assert res.missing_pairs == max(0, res.target_pairs - formed)
+    if k == 0 and similar in (None, [["hsize"]]):
+        # nobody at risk and one profile: the most pairs of households in different
+        # areas, per profile cell, is min(n // 2, n - the largest area's households)
+        hh = df.groupby("hid").first()
+        cells = [hh] if similar is None else [g for _, g in hh.groupby("hsize")]
+        most = sum(min(len(g) // 2, len(g) - int(g["region"].value_counts().max())) for g in cells)
+        assert formed >= min(res.target_pairs, most)
     if formed >= res.target_pairs:
         assert warned == []
         return
@@ -155,7 +165,6 @@ def test_rate_met_or_no_pair_left_to_form(df, rate, k, similar, two_levels, seed
     # brute force: no two households left (not swapped, not without a donor) in different
     # finest areas agree on a similarity profile, so no further pair could be formed
     hh = df.groupby("hid").first()
-    swapped = set(res.pairs["sampled_hid"]) | set(res.pairs["donor_hid"])
     left = [h for h in hh.index if h not in swapped and h not in set(res.no_donor)]
     profiles = similar or [[]]
     for u, v in itertools.combinations(left, 2):

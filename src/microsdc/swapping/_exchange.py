@@ -75,7 +75,7 @@ def add_pairs_by_exchange(
             while stack and stack[-1] in taken:
                 stack.pop()
             i = len(stack) - 1
-            if i >= 0 and stack[i] == exclude:
+            while i >= 0 and (stack[i] in taken or stack[i] == exclude):
                 i -= 1
             if i >= 0 and area_of[stack[i]] != area_of[x]:
                 return stack[i]

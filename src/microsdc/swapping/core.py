@@ -317,7 +317,9 @@ _NOTES_DOC = """
     of being flattened to the partner's first member (which loses values); a
     ``similar`` column that differs inside households is an error (sdcMicro
     compares the first members); a hierarchy level that splits nothing is skipped
-    (sdcMicro leaves its households at risk without a donor).
+    (sdcMicro leaves its households at risk without a donor); pairs an area cannot
+    reach are drawn again elsewhere, so the swap rate is met where the data allow
+    (sdcMicro swaps fewer households, silently).
 
     References
     ----------

@@ -15,6 +15,13 @@ level-``h`` area and equals it on the first similarity profile that offers such
 a donor. A household without a donor is recorded as failed and is neither
 sampled nor used as a donor afterwards (sdcMicro defect B2 fixed).
 
+When the pairs of all levels fall short of the total the swap rate asks for
+(areas whose households were taken as donors by other areas cannot reach their
+targets), the finest level is visited again: the households it left without a
+donor take part once more, the missing pairs are spread over the areas with
+households that could still be paired, and finally finest-level pairs give way
+to two pairs each with households left in one area (``_exchange``).
+
 Donors are kept per (profile, cell) in priority order; a skip list with path
 compression jumps over households that were used meanwhile, and counts of live
 households per cell and per (cell, area) tell at once when a cell only holds
@@ -220,26 +227,41 @@ class _Loop:
             ok |= same_cell > same_area
         return left & ok
 
+    def revive(self, lv: _Level, households: np.ndarray) -> None:
+        """Let households recorded without a donor at this level take part again: they
+        count as live donors once more, and the skip lists are rebuilt."""
+        if not len(households):
+            return
+        _, _, pair_code, pair_off, pair_alive, cell_alive = lv.donors
+        self.failed[households] = 0
+        for p in range(self.prof_cell.shape[0]):
+            np.add.at(cell_alive, self.cell_off[p] + self.prof_cell[p, households], 1)
+            np.add.at(pair_alive, pair_off[p] + pair_code[p, households], 1)
+        lv.nxt[:] = np.arange(lv.nxt.shape[1], dtype=np.int64)
+
     def meet_rate(self, lv: _Level, n_pairs: int, rng: np.random.Generator) -> None:
         """Draw again where households are left until the pairs reach ``n_pairs``.
 
         An area's target can be out of reach when other areas took its households
-        as donors; the pairs still missing are spread over the finest areas in
-        proportion to their households that could still be paired, and those
-        areas are visited again, until the rate is met or no household left has a
-        partner in another area (at most :data:`MAX_TOP_UP_ROUNDS` rounds). A
-        household drawn in these rounds that finds no donor is not recorded as
-        without a donor: it was never due, and it stays as it is. When pairs are
-        still missing, pairs of the finest level give way to two pairs each with
-        households left (see ``_exchange``).
+        as donors. The households of this level without a donor take part again
+        (a partner may now be found for them), the pairs still missing are spread
+        over the finest areas in proportion to their households that could still
+        be paired, and those areas are visited again, until the rate is met or no
+        household left has a partner in another area (at most
+        :data:`MAX_TOP_UP_ROUNDS` rounds). Then pairs of the finest level give way
+        to two pairs each with households left (see ``_exchange``). A household
+        that finds no partner in these rounds is recorded as without a donor only
+        if it was before.
         """
+        if n_pairs - int(self.sampled.sum()) <= 0:
+            return
+        retry = np.flatnonzero(self.flevel == lv.h)
+        self.revive(lv, retry)
         tried = np.zeros(len(self.used), dtype=bool)
         for _ in range(MAX_TOP_UP_ROUNDS):
             missing = n_pairs - int(self.sampled.sum())
-            if missing <= 0:
-                break
             can = np.flatnonzero(self.with_partner(lv))
-            if len(can) == 0:
+            if missing <= 0 or len(can) == 0:
                 break
             per_area = np.bincount(lv.area_of[can], minlength=lv.n_areas)
             targets = distribute_targets(per_area, min(missing, len(can)), rng)
@@ -263,6 +285,10 @@ class _Loop:
                 lv.h,
                 missing,
             )
+        paired = self.used[retry] == 1
+        self.flevel[retry[paired]] = -1
+        self.failed[retry[~paired]] = 1
+        self.flevel[retry[~paired]] = lv.h
 
 
 def _level_index(

@@ -9,8 +9,9 @@
 5. :func:`swapped_data`: the hid-sorted data with the pairs' geography exchanged.
 6. :func:`summarise`: the pairs, the households without a donor and the counts
    per level, by hid.
-7. :func:`warn_unmatched` and :func:`write_no_donor_log`: what is said about
-   households at risk that found no donor.
+7. :func:`warn_unmatched`, :func:`warn_rate_missed` and :func:`write_no_donor_log`:
+   what is said about households at risk that found no donor, and about a swap
+   rate that could not be met.
 
 Each stage takes the validated :class:`~microsdc.swapping._checks.SwapParams` and
 what the stages before it returned (small frozen values), and nothing else.
