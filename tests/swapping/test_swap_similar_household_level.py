@@ -125,3 +125,12 @@ def test_command_line_names_the_option(tmp_path: Path) -> None:
     assert "Option --similar names 1 column(s)" in res.output
     assert "'age' (in 2 of 8 households, hid 1, 5)" in res.output
     assert not out.exists()
+
+
+def test_job_file_wording_names_the_key() -> None:
+    from microsdc._core.messages import render
+
+    with pytest.raises(DataValidationError) as info:
+        _swap(_frame(), ["age"])
+    text = render(info.value, {"similar": "'swapping.similar'"}, "Key")
+    assert text.startswith("Key 'swapping.similar' names 1 column(s) whose values differ")
