@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from microsdc.exceptions import DataValidationError
@@ -100,10 +100,10 @@ def test_person_level_carry_pairs_equal_sizes_only(census5k):
     assert (after["national"].to_numpy() == got).all()
 
 
-def test_person_level_similar_column_warns(small_census):
-    from microsdc.exceptions import HouseholdLevelWarning
-
-    with pytest.warns(HouseholdLevelWarning, match="'gender' \\(similar\\)"):
+def test_person_level_similar_column_is_an_error(small_census):
+    n_varying = int((small_census.groupby("hid")["gender"].nunique() > 1).sum())
+    assert n_varying > 0
+    with pytest.raises(DataValidationError, match=r"'gender' \(in [\d,]+ of") as info:
         record_swap(
             small_census,
             "hid",
@@ -114,6 +114,8 @@ def test_person_level_similar_column_warns(small_census):
             risk_variables=["ageGroup"],
             seed=1,
         )
+    assert f"(in {n_varying:,} of 1,000 households" in str(info.value)
+    assert info.value.param == "similar" and info.value.failure_cases == ["gender"]
 
 
 @st.composite
@@ -121,6 +123,7 @@ def households(draw):
     n_hh = draw(st.integers(2, 12))
     sizes = draw(st.lists(st.integers(1, 4), min_size=n_hh, max_size=n_hh))
     regions = draw(st.lists(st.integers(0, 2), min_size=n_hh, max_size=n_hh))
+    assume(len(set(regions)) > 1)  # one region: nowhere to move a household (an error)
     hh_value = draw(st.lists(st.integers(0, 3), min_size=n_hh, max_size=n_hh))
     rep = np.repeat(np.arange(n_hh), sizes)
     n = len(rep)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import types
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -172,13 +173,13 @@ def test_swap_errors(census_csv, tmp_path, args, message):
     assert len(res.output.strip().splitlines()) == 1
 
 
-def test_swap_without_risk_variables_says_the_option_was_not_given(census_csv, tmp_path):
+def test_swap_without_risk_variables_says_what_to_give(census_csv, tmp_path):
     args = ["swap", census_csv, "--hid", "hid", "--hierarchy", "nuts1,nuts2,nuts3,lau2"]
     res = CliRunner().invoke(main, [*args, "--out", str(tmp_path / "o.csv")])
     assert res.exit_code == 2
     text = " ".join(res.output.split())
-    assert "Option --risk-variables must be a non-empty list of column names" in text
-    assert "It was not given." in text and "None" not in text
+    assert "--risk-variables is required: give the person variables" in text
+    assert "None" not in text and "a risk is given" not in text
 
 
 def test_swap_missing_file(tmp_path):
@@ -191,6 +192,8 @@ def test_swap_missing_file(tmp_path):
             "h",
             "--hierarchy",
             "a",
+            "--risk-variables",
+            "b",
             "--out",
             str(tmp_path / "o.csv"),
         ],
@@ -248,7 +251,9 @@ def test_parse_profiles():
 
     assert _parse_profiles("hsize;hsize,htype") == [["hsize"], ["hsize", "htype"]]
     assert _parse_profiles(None) is None
-    assert _parse_profiles("a, b ;") == [["a", "b"]]
+    assert _parse_profiles('a, b ;"c;d"') == [["a", "b"], ["c;d"]]
+    with pytest.raises(click.UsageError, match="has a profile with no column"):
+        _parse_profiles("a, b ;")  # an empty profile: no fallback, or one matching everybody?
 
 
 @pytest.mark.parametrize("target", ["input", "out"])

@@ -95,6 +95,8 @@ def test_column_typo_gets_a_suggestion(tmp_path: Path) -> None:
             "HID",
             "--hierarchy",
             "area",
+            "--risk-variables",
+            "age",
             "--out",
             str(tmp_path / "o.csv"),
         ],

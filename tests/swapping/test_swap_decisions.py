@@ -301,33 +301,36 @@ def test_missing_values_in_unused_columns_are_fine(small_census):
 
 def test_failures_returned_and_no_file_by_default(small_census, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    res = record_swap_result(
-        small_census,
-        "hid",
-        ["nuts1"],
-        ["nuts1", "hsize"],
-        swaprate=0.1,
-        k_anonymity=0,
-        risk_variables=RV,
-        seed=1,
-        checked_columns=GEO,
-    )
+    with pytest.warns(DisclosureRiskWarning, match=r"but 0 pair\(s\) .*: 50 pair\(s\) short"):
+        res = record_swap_result(
+            small_census,
+            "hid",
+            ["nuts1"],
+            ["nuts1", "hsize"],
+            swaprate=0.1,
+            k_anonymity=0,
+            risk_variables=RV,
+            seed=1,
+            checked_columns=GEO,
+        )
     assert res.n_no_donor == 50
+    assert res.missing_pairs == 50
     assert res.n_swapped_households == 0
     assert os.listdir(tmp_path) == []
     log = tmp_path / "x.txt"
-    record_swap(
-        small_census,
-        "hid",
-        ["nuts1"],
-        ["nuts1", "hsize"],
-        swaprate=0.1,
-        k_anonymity=0,
-        risk_variables=RV,
-        log_file_name=str(log),
-        seed=1,
-        checked_columns=GEO,
-    )
+    with pytest.warns(DisclosureRiskWarning, match="50 pair"):
+        record_swap(
+            small_census,
+            "hid",
+            ["nuts1"],
+            ["nuts1", "hsize"],
+            swaprate=0.1,
+            k_anonymity=0,
+            risk_variables=RV,
+            log_file_name=str(log),
+            seed=1,
+            checked_columns=GEO,
+        )
     assert log.read_text().splitlines()[0].startswith("50 household IDs")
 
 

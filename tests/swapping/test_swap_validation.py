@@ -80,7 +80,7 @@ def test_duplicate_column_names(dat):
         (
             {"risk_variables": None},
             InvalidParameterError,
-            "'risk_variables'.*unless a risk is given",
+            "'risk_variables'.*when 'risk' is None",
         ),
         ({"risk_variables": []}, InvalidParameterError, "'risk_variables'"),
         ({"carry_along": -1}, InvalidParameterError, "'carry_along'"),

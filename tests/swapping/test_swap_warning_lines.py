@@ -27,10 +27,6 @@ def _hids_by_area(df: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
 
 CASES = {
     "user risk varies in households": (_user_risk, HouseholdLevelWarning),
-    "similar varies in households": (
-        lambda df: (df, dict(similar="ageGroup", risk_variables=["national"])),
-        HouseholdLevelWarning,
-    ),
     "a level splits nothing": (
         lambda df: (
             df.assign(n1b=df["nuts1"]),

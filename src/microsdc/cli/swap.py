@@ -12,6 +12,7 @@ from microsdc.cli._common import (
     announce_compile,
     console,
     count,
+    cut_outside_quotes,
     encoding_option,
     parse_list,
     read_input,
@@ -33,10 +34,51 @@ PROGRESS_ROWS = 200_000
 
 
 def _parse_profiles(value: str | None) -> list[list[str]] | None:
-    """``"hsize;hsize,htype"`` -> ``[["hsize"], ["hsize", "htype"]]``."""
-    if not value:
+    """``"hsize;hsize,htype"`` -> ``[["hsize"], ["hsize", "htype"]]``; None when not given.
+
+    Raises
+    ------
+    click.UsageError
+        If the value, or one of its profiles, names no column (``""``, ``";"``,
+        ``"hsize;"``): omitting ``--similar`` is the way to ask for no constraint.
+    """
+    if value is None:
         return None
-    return [parse_list(part) for part in value.split(";") if part.strip()]
+    profiles = [
+        parse_list(part, "--similar") for part in cut_outside_quotes(value, ";", "--similar")
+    ]
+    if not all(profiles):
+        empty = "names no column" if not any(profiles) else "has a profile with no column"
+        raise click.UsageError(
+            f"--similar {value!r} {empty}: give household columns, ',' between the columns of "
+            "a profile and ';' between profiles (for example --similar 'hsize,htype;hsize'), "
+            "or leave out --similar for no similarity constraint"
+        )
+    return profiles
+
+
+def _columns(value: str | None, option: str, what: str) -> list[str] | None:
+    """The column names of an option; None when not given.
+
+    Raises
+    ------
+    click.UsageError
+        If the option is given but names no column (``--carry-along ""``).
+    """
+    if value is None:
+        return None
+    names = parse_list(value, option)
+    if not names:
+        raise click.UsageError(f"{option} {value!r} names no column: {what}")
+    return names
+
+
+#: What --risk-variables takes, said when it is given empty or left out.
+_RISK_VARIABLES_HELP = (
+    "give the person variables an intruder may know, comma separated (for example "
+    "--risk-variables ageGroup,gender): the risk of a household is counted on them, and "
+    "they weight the random choice of households, so they are needed with -k 0 too"
+)
 
 
 def _swap_with_progress(
@@ -71,6 +113,38 @@ def _check_log_path(log_file: str, file: str, out_file: str) -> None:
             )
 
 
+def _swap_options(
+    hierarchy: str,
+    similar: str | None,
+    risk_variables: str | None,
+    carry_along: str | None,
+    checked: str | None,
+) -> dict[str, Any]:
+    """The column options of ``swap``, checked before the file is read: each one given
+    must name a column, and --risk-variables is required."""
+    rv = _columns(risk_variables, "--risk-variables", _RISK_VARIABLES_HELP)
+    if rv is None:
+        raise click.UsageError("--risk-variables is required: " + _RISK_VARIABLES_HELP)
+    return {
+        "hierarchy": _columns(
+            hierarchy, "--hierarchy", "give the geography columns, coarsest first: nuts1,nuts2"
+        ),
+        "similar": _parse_profiles(similar),
+        "risk_variables": rv,
+        "carry_along": _columns(
+            carry_along,
+            "--carry-along",
+            "give the columns exchanged with the geography, comma separated, or leave out "
+            "--carry-along",
+        ),
+        "checked": _columns(
+            checked,
+            "--checked",
+            "give the checked columns kept in place, comma separated, or leave out --checked",
+        ),
+    }
+
+
 @click.command("swap")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--hid", required=True, help="Household id column.")
@@ -84,7 +158,10 @@ def _check_log_path(log_file: str, file: str, out_file: str) -> None:
     "Omit for no similarity constraint.",
 )
 @click.option(
-    "--risk-variables", default=None, help="Person variables of the k-anonymity risk: age,sex."
+    "--risk-variables",
+    default=None,
+    help="Required. Person variables of the k-anonymity risk (they also weight the random "
+    "draws): age,sex.",
 )
 @click.option(
     "-k",
@@ -157,9 +234,10 @@ def swap(
     """
     if log_file is not None:
         _check_log_path(log_file, file, out_file)
+    options = _swap_options(hierarchy, similar, risk_variables, carry_along, checked)
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     announce_compile("swapping")
-    levels = parse_list(hierarchy)
+    levels = options["hierarchy"]
     progress = None
     if len(data) > PROGRESS_ROWS and sys.stderr.isatty():
         from rich.progress import Progress
@@ -170,16 +248,16 @@ def swap(
             *progress_columns("swapping"), console=console(stderr=True), transient=True
         )
     kwargs: dict[str, Any] = {
-        "similar": _parse_profiles(similar),
+        "similar": options["similar"],
         "swaprate": swaprate,
         "risk_threshold": risk_threshold,
         "k_anonymity": k_anonymity,
-        "risk_variables": parse_list(risk_variables) or None,
-        "carry_along": parse_list(carry_along) or None,
+        "risk_variables": options["risk_variables"],
+        "carry_along": options["carry_along"],
         "return_swapped_id": return_swapped_id,
         "log_file_name": log_file,
         "seed": seed,
-        "checked_columns": parse_list(checked) or None,
+        "checked_columns": options["checked"],
     }
     with report_warnings():
         result = _swap_with_progress(data, hid, levels, kwargs, progress)
@@ -194,7 +272,7 @@ def swap(
         swaprate,
         int(result.counts_per_level["households_at_risk"].sum()),
         k_anonymity,
-        [str(c) for c in (parse_list(risk_variables) or [])],
+        [str(c) for c in options["risk_variables"]],
     )
     from rich.markup import escape
 

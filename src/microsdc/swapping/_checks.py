@@ -273,9 +273,9 @@ def _check_risk_source(
             raise param_error(
                 "risk_variables",
                 FUNC,
-                "a non-empty list of column names (the person variables of the "
-                "k-anonymity risk, which also give the sampling weights) unless a risk "
-                "is given",
+                "a non-empty list of column names when 'risk' is None: the person "
+                "variables an intruder may know, on which the risk of each household is "
+                "counted and which weight the random draws (needed with k_anonymity 0 too)",
                 risk_variables,
             )
         if threshold is not None and threshold >= 1.0:

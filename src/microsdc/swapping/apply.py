@@ -9,16 +9,17 @@ import pandas as pd
 
 from microsdc._core.warn import warn
 from microsdc._random import SeedLike
-from microsdc.exceptions import HouseholdLevelWarning
+from microsdc.exceptions import DataValidationError, HouseholdLevelWarning
+from microsdc.swapping._checks import FUNC
 from microsdc.swapping._prepare import Households, column_codes
 
 __all__ = [
     "apply_pairs",
+    "check_household_level_similar",
     "person_level_columns",
     "renumber_households",
     "sorted_copy",
     "warn_person_level_carry_along",
-    "warn_person_level_similar",
 ]
 
 
@@ -74,24 +75,50 @@ def warn_person_level_carry_along(
             )
 
 
-def warn_person_level_similar(
-    data: pd.DataFrame, profiles: list[list[Hashable]], hh: Households
+def check_household_level_similar(
+    data: pd.DataFrame, profiles: list[list[Hashable]], hh: Households, hid: Hashable
 ) -> None:
-    """Warn for each similarity column whose values differ inside some household."""
+    """Refuse similarity columns whose values differ between members of a household.
+
+    A similarity profile compares households; a person-level column has no one
+    value to compare (the first member's value would stand for the household).
+
+    Raises
+    ------
+    DataValidationError
+        Naming each such column, the number of households in which it varies
+        and a few of their ids.
+    """
     seen: list[Hashable] = []
+    found: list[str] = []
+    failing: list[Hashable] = []
+    rows_of = hh.first if hh.order is None else hh.order[hh.first]
     for prof in profiles:
         for col in prof:
             if col in seen:
                 continue
             seen.append(col)
-            n_hh = int(_varies(data, col, hh).sum())
+            varies = _varies(data, col, hh)
+            n_hh = int(varies.sum())
             if n_hh:
-                warn(
-                    f"Column {col!r} (similar) differs between members of {n_hh} household(s); "
-                    "a similarity profile compares households by their first member's value. "
-                    "Use household-level columns (for example the household size or type).",
-                    HouseholdLevelWarning,
+                hids = list(data[hid].iloc[rows_of[np.flatnonzero(varies)[:3]]])
+                shown = ", ".join(repr(h) for h in hids) + (", ..." if n_hh > 3 else "")
+                found.append(
+                    f"{col!r} (in {n_hh:,} of {hh.n_households:,} households, {hid!s} {shown})"
                 )
+                failing.append(col)
+    if found:
+        raise DataValidationError(
+            f"The 'similar' parameter of {FUNC} names {len(found)} column(s) whose values "
+            f"differ between the members of a household: {'; '.join(found)}. A similarity "
+            "profile compares households, so each of its columns must hold one value per "
+            "household: use household-level columns (the household size or type), or make "
+            "one from a person column (for example the value of the household's reference "
+            "person) and give that. Nothing was swapped.",
+            failure_cases=failing,
+            func=FUNC,
+            param="similar",
+        )
 
 
 def apply_pairs(

@@ -41,11 +41,22 @@ class SwapResult:
     n_households, n_persons : int
         Size of the input.
     target_pairs : int
-        Pairs the swaprate asks for (``n_households * swaprate / 2``, randomly rounded).
+        Pairs the swaprate asks for (``n_households * swaprate / 2``, randomly
+        rounded, at most ``n_households // 2``). The pairs formed at every level
+        count toward it; when areas run out of households, the pairs missing are
+        drawn again in the areas with households left. :attr:`missing_pairs`
+        says how many could still not be formed (a warning says so too).
     parameters : dict
         The settings used (swaprate, k_anonymity, effective risk threshold, risk
         source, similarity profiles, ...). Only whether a seed was given is
         recorded, never the seed itself.
+    skipped_levels : list
+        Hierarchy columns of the levels that split no area of the level above
+        them: a level holding a single area (no household can be moved out of
+        it), or one with the same areas as a coarser level. They are skipped:
+        their rows in ``counts_per_level`` show no household at risk, and a
+        household at risk there is swapped at the level with the same areas, or
+        at the first level that splits the file (a warning says so).
     """
 
     data: pd.DataFrame
@@ -57,6 +68,7 @@ class SwapResult:
     n_persons: int
     target_pairs: int
     parameters: dict[str, Any] = field(default_factory=dict)
+    skipped_levels: list[Hashable] = field(default_factory=list)
 
     @property
     def n_swapped_households(self) -> int:
@@ -67,6 +79,12 @@ class SwapResult:
     def n_swapped_persons(self) -> int:
         """Persons in swapped households."""
         return int(self.counts_per_level["persons_swapped"].sum())
+
+    @property
+    def missing_pairs(self) -> int:
+        """Pairs the swaprate asks for that could not be formed (0 when the rate is met):
+        ``target_pairs`` minus the pairs formed at every level, at least 0."""
+        return max(0, self.target_pairs - len(self.pairs))
 
     @property
     def n_no_donor(self) -> int:
@@ -94,6 +112,16 @@ class SwapResult:
                 f"{row.households_swapped:>12,}{row.persons_swapped:>10,}"
                 f"{row.households_without_donor:>10,}"
             )
+        if self.missing_pairs:
+            lines.append(
+                f"Swap rate not met: {self.missing_pairs:,} of {self.target_pairs:,} pairs "
+                "could not be formed (no partner left in another area)."
+            )
+        if self.skipped_levels:
+            lines.append(
+                "Skipped (they split no area of the level above): "
+                + ", ".join(str(h) for h in self.skipped_levels)
+            )
         lines.append(
             f"Swapped {self.n_swapped_households:,} households ({hh_share:.1%}) and "
             f"{self.n_swapped_persons:,} persons ({pp_share:.1%}); "
@@ -113,6 +141,8 @@ class SwapResult:
             "n_swapped_households": self.n_swapped_households,
             "n_swapped_persons": self.n_swapped_persons,
             "n_no_donor": self.n_no_donor,
+            "missing_pairs": self.missing_pairs,
+            "skipped_levels": [str(h) for h in self.skipped_levels],
             "parameters": dict(self.parameters),
             "counts_per_level": [
                 {k: (v if isinstance(v, str) else int(v)) for k, v in row.items()}
@@ -134,19 +164,29 @@ _PARAMS_DOC = """
     hierarchy : list of column names (or 0-based positions), coarsest first
         Geographic levels, e.g. ``["nuts1", "nuts2", "nuts3", "lau2"]``. An area at
         level ``h`` is the tuple of the first ``h + 1`` values, so codes need not be
-        unique across parents.
+        unique across parents. A level that splits no area of the level above it
+        (a single area, or the same areas as a coarser level) is skipped with a
+        warning (see :attr:`SwapResult.skipped_levels`): a household at risk there
+        is swapped at the level with the same areas, or at the first level that
+        splits the file.
     similar : None, column name, list of column names, or list of lists
         Similarity profiles: a donor must equal the sampled household on every
-        column of a profile (values of the first member). A flat list is one
+        column of a profile. Household-level columns only (one value per
+        household, such as its size or type): a column that differs between
+        the members of a household is an error. A flat list is one
         profile; a list of lists gives profiles tried in turn until one yields a
         donor (e.g. ``[["hsize", "htype"], ["hsize"]]``). ``None`` or ``[]``
         means no similarity constraint; an empty profile ``[]`` inside the list
         matches every household.
     swaprate : float in [0, 1], default 0.05
-        Fraction of households to swap, counting both households of a pair:
-        ``n_households * swaprate / 2`` pairs (rounded down or up at random), spread
-        over the finest areas in proportion to their households. Households at
-        risk are swapped in addition when they exceed an area's target.
+        Smallest fraction of households to swap, counting both households of a
+        pair: ``n_households * swaprate / 2`` pairs (rounded down or up at random,
+        at most ``n_households // 2``), spread over the finest areas in
+        proportion to their households. Households at risk are swapped in
+        addition when they exceed an area's target. When areas run out of
+        households (taken as donors by other areas), the pairs still missing are
+        drawn again in the areas with households left; if the rate still cannot
+        be met, a warning gives the numbers (:attr:`SwapResult.missing_pairs`).
     risk : None, DataFrame or ndarray of shape (n_rows, n_levels), or list of column names
         User risk per person and level (finite, >= 0), row-aligned with ``data`` as
         given (a DataFrame whose index is a permutation of ``data.index`` is
@@ -214,11 +254,15 @@ _RAISES_DOC = """
     ColumnNotFoundError
         A column name not in ``data``; the message names the parameter.
     DataValidationError
-        Missing values in a used column (hid, hierarchy, similar, risk_variables;
+        A hierarchy whose every level holds a single area (no household can be
+        moved). Missing values in a used column (hid, hierarchy, similar, risk_variables;
         ``carry_along`` columns may hold them), naming the column, the number of
         rows and the first row labels; a household id
         whose rows lie in different finest-level areas (the hids are listed,
-        nothing is swapped); missing values in ``risk``. A column left in place
+        nothing is swapped); a ``similar`` column whose values differ between
+        the members of a household (a similarity profile compares households;
+        the column is named with the number of such households); missing
+        values in ``risk``. A column left in place
         (not in ``hierarchy``, ``carry_along`` or ``checked_columns``) that gives
         back the geography of swapped households, named with the reason:
         one that takes a single value inside every finest-level area holding
@@ -234,11 +278,16 @@ _RAISES_DOC = """
 
     Warns
     -----
+    SDCWarning
+        A hierarchy level splits no area of the level above it (a single area,
+        or the same areas as a coarser level): it is skipped, and the warning
+        says at which level its households at risk are swapped instead.
     HouseholdLevelWarning
-        A ``similar`` column or the user ``risk`` varies inside households (the
-        first member's value, or the household maximum, is used).
+        The user ``risk`` varies inside households (the household maximum is
+        used).
     DisclosureRiskWarning
-        Some households at risk found no donor and keep their geography; or the
+        Fewer pairs were formed than the swaprate asks for (the numbers are
+        given); some households at risk found no donor and keep their geography; or the
         household ids follow the geography (numbered area by area, by the same
         runs rule), so that an id range gives the original area back: renumber
         the households at random before release.
@@ -265,7 +314,12 @@ _NOTES_DOC = """
     priority never merge donors; categorical, string and 64-bit columns come back
     unchanged; ``similar=None`` means no constraint; a person-level ``carry_along``
     column is exchanged member by member between households of equal size instead
-    of being flattened to the partner's first member (which loses values).
+    of being flattened to the partner's first member (which loses values); a
+    ``similar`` column that differs inside households is an error (sdcMicro
+    compares the first members); a hierarchy level that splits nothing is skipped
+    (sdcMicro leaves its households at risk without a donor); pairs an area cannot
+    reach are drawn again elsewhere, so the swap rate is met where the data allow
+    (sdcMicro swaps fewer households, silently).
 
     References
     ----------
@@ -324,6 +378,7 @@ def record_swap_result(
     out = stages.swapped_data(data, hh, p, pairing, profiles)
     summary = stages.summarise(data, hh, p, at_risk, pairing)
     stages.warn_unmatched(p, at_risk, pairing, profiles)
+    stages.warn_rate_missed(p, hh, pairing)
     stages.write_no_donor_log(p, summary.no_donor)
     return SwapResult(
         data=out,
@@ -335,6 +390,7 @@ def record_swap_result(
         n_persons=len(data),
         target_pairs=pairing.target_pairs,
         parameters=stages.recorded_parameters(p, at_risk, profiles, seed is not None),
+        skipped_levels=[p.hierarchy[h] for h in at_risk.skipped],
     )
 
 

@@ -9,8 +9,9 @@
 5. :func:`swapped_data`: the hid-sorted data with the pairs' geography exchanged.
 6. :func:`summarise`: the pairs, the households without a donor and the counts
    per level, by hid.
-7. :func:`warn_unmatched` and :func:`write_no_donor_log`: what is said about
-   households at risk that found no donor.
+7. :func:`warn_unmatched`, :func:`warn_rate_missed` and :func:`write_no_donor_log`:
+   what is said about households at risk that found no donor, and about a swap
+   rate that could not be met.
 
 Each stage takes the validated :class:`~microsdc.swapping._checks.SwapParams` and
 what the stages before it returned (small frozen values), and nothing else.
@@ -55,6 +56,7 @@ __all__ = [
     "similarity_profiles",
     "summarise",
     "swapped_data",
+    "warn_rate_missed",
     "warn_unmatched",
     "write_no_donor_log",
 ]
@@ -74,12 +76,16 @@ class AtRisk:
         The effective risk threshold (None: nobody is at risk).
     source : str
         Where the risk comes from, in words (recorded in the parameters).
+    skipped : list of int
+        Levels that split no area of the level above them (a single area, or the
+        same areas as a coarser level): no household's level is one of them.
     """
 
     level: np.ndarray
     risk: np.ndarray
     threshold: float | None
     source: str
+    skipped: list[int]
 
 
 @dataclass(frozen=True)
@@ -166,27 +172,90 @@ def _check_nested(data: pd.DataFrame, hh: Households, p: SwapParams) -> None:
             )
 
 
-def _warn_levels_that_split_nothing(n_areas: list[int], hierarchy: list[Any]) -> None:
-    """Warn about a hierarchy level with no more areas than the level above it: listed
-    from the finest level to the coarsest (``nuts3, nuts1``), every level after the
-    first splits nothing, and swaps are no longer kept inside the coarser areas."""
-    for i in range(1, len(hierarchy)):
-        if n_areas[i] == n_areas[i - 1] > 1:
-            warn(
-                f"Hierarchy level {hierarchy[i]!r} splits no area of {hierarchy[i - 1]!r} "
-                f"({n_areas[i]:,} areas at both levels). The hierarchy goes from the coarsest "
-                "level to the finest; list it in that order, or leave out a level that "
-                "repeats the one above it.",
-                SDCWarning,
-            )
+def same_partition_as(n_areas: list[int]) -> list[int]:
+    """For each level, the coarsest level with the same areas: itself for a level that
+    splits an area of the level above it, -1 for a level that holds a single area.
+
+    Areas are hierarchy prefixes, so a level refines the one above it, and two levels
+    have the same areas exactly when they have as many.
+    """
+    out: list[int] = []
+    for h, n in enumerate(n_areas):
+        if n == (n_areas[h - 1] if h else 1):
+            out.append(out[h - 1] if h else -1)
+        else:
+            out.append(h)
+    return out
+
+
+def _check_some_level_splits(hh: Households, p: SwapParams) -> None:
+    """Stop when every level holds one area: no household can be moved anywhere."""
+    if hh.n_households and all(n == 1 for n in hh.n_areas):
+        names = ", ".join(repr(h) for h in p.hierarchy)
+        raise DataValidationError(
+            f"Every level of the hierarchy ({names}) holds a single area, so a swap cannot "
+            "move any household to another area. Give a hierarchy whose finest level has "
+            "at least two areas (for example regions within the country). Nothing was swapped.",
+            failure_cases=list(p.hierarchy),
+            func="record_swap",
+            param="hierarchy",
+        )
 
 
 def households(data: pd.DataFrame, p: SwapParams) -> Households:
     """The households in hid order with their area codes, after the geography checks."""
     hh = prepare_households(data, p.hid, p.hierarchy)
+    _check_some_level_splits(hh, p)
     _check_nested(data, hh, p)
-    _warn_levels_that_split_nothing(hh.n_areas, p.hierarchy)
     return hh
+
+
+def _warn_levels_that_split_nothing(
+    hh: Households, hierarchy: list[Any], canon: list[int], risky: np.ndarray
+) -> None:
+    """Warn about each level that splits no area of the level above it (one area, or
+    the same areas as a coarser level): it is skipped, and the households at risk
+    there are swapped at the level with the same areas, or at the first level that
+    splits the file."""
+    first = next(h for h, c in enumerate(canon) if c == h)
+    for h, c in enumerate(canon):
+        if c == h:
+            continue
+        if c < 0:
+            n_risky = int(risky[:, h].sum())  # every level above it holds one area too
+            moved = (
+                f" {n_risky:,} household(s) at risk there (rare in the whole file, which no "
+                f"swap can change) are swapped at level {hierarchy[first]!r} instead."
+                if n_risky
+                else ""
+            )
+            warn(
+                f"Hierarchy level {hierarchy[h]!r} holds a single area, so no household can "
+                f"be moved out of it: the level protects nobody and is skipped.{moved} Leave "
+                f"{hierarchy[h]!r} out of the hierarchy.",
+                SDCWarning,
+            )
+        else:
+            warn(
+                f"Hierarchy level {hierarchy[h]!r} splits no area of {hierarchy[c]!r} "
+                f"({hh.n_areas[h]:,} areas at both levels), so it is skipped: households at "
+                f"risk there are swapped at level {hierarchy[c]!r}. The hierarchy goes from "
+                "the coarsest level to the finest; list it in that order, or leave out a "
+                "level that repeats the one above it.",
+                SDCWarning,
+            )
+
+
+def _coarsest_level(risky: np.ndarray, canon: list[int]) -> np.ndarray:
+    """Coarsest level at which each household is at risk, levels that split nothing
+    left out: at risk there means at risk at the level with the same areas, or, for a
+    level of one area, at the first level that splits the file."""
+    n_levels = risky.shape[1]
+    first = next(h for h, c in enumerate(canon) if c == h)
+    kept = np.zeros_like(risky)
+    for h, c in enumerate(canon):
+        kept[:, first if c < 0 else c] |= risky[:, h]
+    return np.where(kept.any(axis=1), kept.argmax(axis=1), n_levels).astype(np.int64)
 
 
 def select_at_risk(data: pd.DataFrame, hh: Households, p: SwapParams) -> AtRisk:
@@ -221,20 +290,26 @@ def select_at_risk(data: pd.DataFrame, hh: Households, p: SwapParams) -> AtRisk:
         threshold = p.risk_threshold
         risky = risk_hh > threshold
         source = "user-supplied"
-    level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
-    return AtRisk(level=level, risk=risk_hh, threshold=threshold, source=source)
+    canon = same_partition_as(hh.n_areas)
+    skipped = [h for h, c in enumerate(canon) if c != h] if hh.n_households else []
+    if skipped:
+        _warn_levels_that_split_nothing(hh, p.hierarchy, canon, risky)
+        level = _coarsest_level(risky, canon)
+    else:
+        level = np.where(risky.any(axis=1), risky.argmax(axis=1), n_levels).astype(np.int64)
+    return AtRisk(level=level, risk=risk_hh, threshold=threshold, source=source, skipped=skipped)
 
 
 def similarity_profiles(data: pd.DataFrame, hh: Households, p: SwapParams) -> Profiles:
     """The similarity profiles as household codes, with the household size joined to
     every profile when a ``carry_along`` column is person-level."""
     from microsdc.swapping.apply import (
+        check_household_level_similar,
         person_level_columns,
         warn_person_level_carry_along,
-        warn_person_level_similar,
     )
 
-    warn_person_level_similar(data, p.profiles, hh)
+    check_household_level_similar(data, p.profiles, hh, p.hid)
     codes = [household_codes(data, prof, hh) for prof in p.profiles] or [
         (np.zeros(hh.n_households, dtype=np.int64), 1)
     ]
@@ -262,7 +337,8 @@ def pair_households(
     from microsdc.swapping.targets import distribute_targets, total_pairs
 
     rng_targets, rng_loop = rng.spawn(2)
-    n_pairs = total_pairs(hh.n_households, swaprate, rng_targets)
+    # never more pairs than the households can form (swaprate 1 with an odd number)
+    n_pairs = min(total_pairs(hh.n_households, swaprate, rng_targets), hh.n_households // 2)
     per_area = np.bincount(hh.area[-1], minlength=hh.n_areas[-1])
     targets = distribute_targets(per_area, n_pairs, rng_targets)
     if not hh.n_households:
@@ -350,6 +426,27 @@ def warn_unmatched(p: SwapParams, at_risk: AtRisk, pairing: Pairing, profiles: P
         )
     warn(
         f"{risky_failed} household(s) at risk found no donor and keep their geography; {advice}.",
+        DisclosureRiskWarning,
+    )
+
+
+def warn_rate_missed(p: SwapParams, hh: Households, pairing: Pairing) -> None:
+    """Warn, with the numbers, when fewer pairs were formed than the swap rate asks for."""
+    formed = int(pairing.sampled.sum())
+    missing = pairing.target_pairs - formed
+    if missing <= 0:
+        return
+    relaxable = any(len(prof) for prof in p.profiles)
+    where = " with the same similarity profile" if relaxable else ""
+    advice = "lower the swaprate" + (", relax the similarity profiles" if relaxable else "")
+    warn(
+        f"The swaprate {p.swaprate:g} asks for at least {pairing.target_pairs:,} pairs "
+        f"({2 * pairing.target_pairs:,} of {hh.n_households:,} households) but "
+        f"{formed:,} pair(s) ({2 * formed:,} households) were formed: {missing:,} pair(s) "
+        "short. Households were drawn again in every area with households left, but no "
+        f"more of them has a partner{where} in another area (each household takes part in "
+        f"at most one swap). To reach the rate, {advice} or use a hierarchy whose finest "
+        "level has more, evenly sized areas.",
         DisclosureRiskWarning,
     )
 
