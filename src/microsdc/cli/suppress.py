@@ -79,6 +79,14 @@ def _linked(specs: tuple[str, ...]) -> Any:
     return out or None
 
 
+def _number(text: str) -> float:
+    """A number as typed: ``0`` stays the int 0 (a message then shows 0, not 0.0)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     out = []
     for spec in specs:
@@ -86,7 +94,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
         try:
             if not has or not name:
                 raise ValueError
-            out.append((name, float(width)))
+            out.append((name, _number(width)))
         except ValueError:
             from microsdc.exceptions import InvalidParameterError
 
