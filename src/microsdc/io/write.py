@@ -44,7 +44,7 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
         If the folder of ``path`` does not exist.
     """
     path = Path(path)
-    _format_of(path)
+    _format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     for src in inputs:
@@ -98,7 +98,7 @@ def write_table(
     for name, value in (("encoding", encoding), ("sep", sep), ("line_terminator", line_terminator)):
         if value is not None and not isinstance(value, str):
             raise param_error(name, func, "a str or None", value)
-    fmt = _format_of(path)
+    fmt = _format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     check_column_names(df.columns, path)

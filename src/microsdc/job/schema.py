@@ -203,14 +203,17 @@ SCHEMA: dict[str, Any] = {
         "importance": _Key(
             lambda v: (
                 _str_list(v)
+                or (isinstance(v, list) and bool(v) and all(_is_int(x) for x in v))
                 or (
                     isinstance(v, dict)
                     and bool(v)
                     and all(_is_num(x) and x > 0 for x in v.values())
                 )
             ),
-            "a list of the quasi-identifiers, most important (blanked last) first, or a table "
-            "of weights > 0 per quasi-identifier (the cost of blanking one cell)",
+            "a list of the quasi-identifiers, most important (blanked last) first, a table "
+            "of weights > 0 per quasi-identifier (the cost of blanking one cell), or "
+            "sdcMicro's importance vector (1 to n, one per quasi-identifier in their order, "
+            "1 = blanked last)",
         ),
         "method": _one_of(JOB_METHODS, param=(local_suppression, "method"), refused=("random",)),
         "strata": _STR_LIST,
