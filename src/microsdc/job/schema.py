@@ -429,7 +429,9 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "suppression.importance": (
         "QIs with more categories are blanked first",
         "Which cells to keep. A list ranks every quasi-identifier; a table such as "
-        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell.",
+        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell; numbers such as "
+        "`[3, 1, 2]` are sdcMicro's importance vector (one per quasi-identifier, in their "
+        "order, 1 = blanked last).",
     ),
     "suppression.method": (
         _DERIVED,
