@@ -262,9 +262,13 @@ def parse_sep(text: str | None) -> str | None:
         return None
     if text.lower() in ("tab", "\\t"):
         return "\t"
-    if len(text) != 1:
+    from microsdc._validation import separator_problem
+
+    problem = separator_problem(text)
+    if problem is not None:
         raise click.BadParameter(
-            f"give one character (e.g. ';', '|', tab), not {text!r}.", param_hint="'--sep'"
+            f"give one character (e.g. ';', '|', tab), not {text!r} ({problem}).",
+            param_hint="'--sep'",
         )
     return text
 

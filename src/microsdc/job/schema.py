@@ -93,15 +93,15 @@ def _similar(v: Any) -> bool:
 
 
 def _is_encoding(v: Any) -> bool:
-    import codecs
+    from microsdc._validation import text_encoding_problem
 
-    if not _is_str(v):
-        return False
-    try:
-        codecs.lookup(v)
-    except LookupError:
-        return False
-    return True
+    return text_encoding_problem(v) is None
+
+
+def _is_separator(v: Any) -> bool:
+    from microsdc._validation import separator_problem
+
+    return separator_problem(v) is None
 
 
 def _missing_values(v: Any) -> bool:
@@ -148,10 +148,14 @@ SCHEMA: dict[str, Any] = {
             _missing_values, 'a list of strings or numbers that mean missing (e.g. ["?", -9])'
         ),
         "sep": _Key(
-            lambda v: isinstance(v, str) and len(v) == 1,
-            'a one-character string (e.g. ";"; default: detected from the header line)',
+            _is_separator,
+            'a one-character string other than the quote and a line break (e.g. ";"; '
+            "default: detected from the header line)",
         ),
-        "encoding": _Key(_is_encoding, 'a text encoding known to Python (e.g. "latin-1")'),
+        "encoding": _Key(
+            _is_encoding,
+            'a text encoding known to Python (e.g. "latin-1"; a codec such as "rot13" is not one)',
+        ),
         "engine": _one_of(ENGINES),
         "table": _Key(_is_str, "a table name (string)"),
     },
