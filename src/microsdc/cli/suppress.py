@@ -259,7 +259,7 @@ def suppress(
             encoding,
         )
         return
-    refuse_folder_or_glob(file)
+    refuse_folder_or_glob(file, db_table)
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)

@@ -287,12 +287,21 @@ def local_suppression(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
         )
         return _finish(df, res, ghosts, missing_values)
-    if method == "exact" and (policy.kind != "wildcard" or combs is not None):
+    if method == "exact" and policy.kind != "wildcard":
         raise InvalidParameterError(
-            f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only.",
+            f"method='exact' of {_FUNC} supports missing='wildcard' only, not "
+            f"missing='{missing}'. Use method='greedy' for missing='{missing}'.",
             func=_FUNC,
             param="method",
             related=("missing",),
+        )
+    if method == "exact" and combs is not None:
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} takes no 'combs' (it makes the whole set of "
+            "quasi-identifiers k-anonymous). Use method='greedy' with 'combs'.",
+            func=_FUNC,
+            param="method",
+            related=("combs",),
         )
     if subject_id is not None:  # one row per subject, suppressed, then carried back
         options = {"importance": importance, "combs": combs, "missing": missing, "method": method}
@@ -472,6 +481,7 @@ def _random_baseline(
             "(it blanks the same share of every quasi-identifier at random).",
             func=_FUNC,
             param="method",
+            related=tuple(given),
         )
     kk = check_int(k, "k", _FUNC, min_value=1)
     search = random_missingness_codes(

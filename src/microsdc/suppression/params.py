@@ -268,7 +268,8 @@ def check_guarantee(policy: Policy, func: str) -> None:
         raise InvalidParameterError(
             f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
             "blank records satisfy it for every record, so it guarantees nothing. It remains "
-            "a measure in sample_frequencies. Use 'category' (every released record in a "
+            "a measure of risk (sample_frequencies; on the command line, microsdc risk). Use "
+            "'category' (every released record in a "
             "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
             "count with the share of the value).",
             func=func,
