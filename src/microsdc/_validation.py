@@ -147,7 +147,6 @@ def check_weight_apart(weights: Any, quasi_identifiers: Sequence[Any], func: str
             param="weights",
             requirement="a column that is not a quasi-identifier",
             value=weights,
-            related=("quasi_identifiers",),
         )
 
 

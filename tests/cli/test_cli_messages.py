@@ -168,7 +168,7 @@ def test_alpha_shown_as_typed(small: Path, capsys: pytest.CaptureFixture[str]) -
 def test_render_names_quoted_parameters_the_error_is_about() -> None:
     exc = InvalidParameterError(
         "method='exact' of local_suppression takes no 'combs' (it ...). "
-        "Use method='greedy' with 'combs'; column 'combs' is a column.",
+        "Use method='greedy' with 'combs'.",
         func="local_suppression",
         param="method",
         related=("combs",),
@@ -176,12 +176,14 @@ def test_render_names_quoted_parameters_the_error_is_about() -> None:
     names = {"method": "'suppression.method'", "combs": "'suppression.combs'"}
     assert render(exc, names, "Key") == (
         "'suppression.method' = \"exact\" takes no 'suppression.combs' (it ...). "
-        "Use 'suppression.method' = \"greedy\" with 'suppression.combs'; column "
-        "'suppression.combs' is a column."
+        "Use 'suppression.method' = \"greedy\" with 'suppression.combs'."
     )
     # a parameter the error is not about keeps its quotes as they are
     plain = InvalidParameterError("takes no 'combs'.", func="f", param="method")
     assert render(plain, names, "Key") == "takes no 'combs'."
+    # nor does the error's own parameter: its messages quote column names
+    typo = InvalidParameterError("no column 'HID'. Did you mean 'hid'?", func="f", param="hid")
+    assert render(typo, {"hid": "--hid"}) == "no column 'HID'. Did you mean 'hid'?"
 
 
 def test_job_exact_with_combs_names_the_keys(tmp_path: Path) -> None:

@@ -94,7 +94,7 @@ def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -
     str
         "The 'p' parameter of f" becomes "<word> <name>", "p='v' of f" becomes
         "<name> v" (``<name> = "v"`` for keys), a bare ``'p'`` of the error's
-        ``param`` or ``related`` parameters becomes "<name>", and the phrases that
+        ``related`` parameters becomes "<name>", and the phrases that
         name ``func`` (" of f", " given to f", " by f") are dropped.
 
     Examples
@@ -122,9 +122,10 @@ def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -
     own: str | None = getattr(exc, "param", None)
     if own is not None and own in names:
         message = message.replace(f"The '{own}' parameter ", f"{word} {names[own]} ")
-    # the parameters the error is about, quoted bare ("takes no 'combs'")
-    for param in (own, *getattr(exc, "related", ())):
-        if param is not None and param in names:
+    # the other parameters the error is about, quoted bare ("takes no 'combs'"); not its
+    # own parameter, whose messages quote column names ("Did you mean 'hid'?")
+    for param in getattr(exc, "related", ()):
+        if param in names:
             message = _quoted_name(message, param, names[param])
     if func:
         for joint in _FUNCTION_JOINTS:
