@@ -396,7 +396,7 @@ def _check_swapping(variables: Mapping[str, Any], swapping: dict[str, Any], need
 
 
 def _check_suppression(
-    qi: list[str], risk: Mapping[str, Any], suppression: Mapping[str, Any], need: _Need
+    qi: list[str], risk: Mapping[str, Any], suppression: dict[str, Any], need: _Need
 ) -> None:
     """The guarantee, and the keys of [suppression] that name quasi-identifiers."""
     need(
