@@ -183,3 +183,21 @@ def test_job_tiny_width_is_a_job_file_error(tmp_path: Path) -> None:
     assert err.value.key == "recode.age"
     assert "4,000,000,001 bands" in str(err.value)
     assert "'recode.age.width'" in str(err.value)
+
+
+def test_given_label_that_is_a_kept_missing_code_is_refused() -> None:
+    s = pd.Series([1, 5, -9, 30], name="age")
+    with pytest.raises(InvalidParameterError) as err:
+        bin_numeric(
+            s, bins=[0, 18, 100], method="edges", labels=["-9", "adult"], missing_values=[-9]
+        )
+    assert err.value.param == "labels"
+    assert "'-9'" in str(err.value) and "column 'age'" in str(err.value)
+
+
+def test_auto_labels_and_kept_codes_stay_apart() -> None:
+    # width 1 on integers: the band "-9" holds no value (every -9 is the code)
+    s = pd.Series([-10, 5, -9, 30], name="age")
+    out = bin_numeric(s, width=1, missing_values=[-9])
+    assert out.tolist() == ["-10", "5", "-9", "30"]
+    assert len(set(out.cat.categories)) == len(out.cat.categories)

@@ -165,7 +165,8 @@ def bin_numeric(
         before any is built (``bins`` above it, or a ``width`` that splits the
         values' range into more: the message gives the count and the smallest
         width that fits), or a ``width`` too fine for the edges to differ at the
-        size of the values.
+        size of the values; for a label (given) that is also the text of a
+        declared missing code kept as written.
     ColumnNotFoundError
         If ``column`` is not in the frame.
     DataValidationError
@@ -227,6 +228,18 @@ def bin_numeric(
     out = pd.Series(cat, index=series.index, name=series.name)
     if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
         kept = series[codes_kept].map(str)
+        held = {names[i] for i in np.unique(code[ok])}  # labels of bins holding values
+        clash = [v for v in pd.unique(kept) if v in held]
+        if clash:
+            raise InvalidParameterError(
+                f"The 'labels' parameter of {func} gives a bin of {_what(series.name, True)} "
+                f"the label {clash[0]!r}, which is also a declared missing code kept as "
+                "written: the bin's values and the missing code would read alike. Choose "
+                "another label.",
+                func=func,
+                param="labels",
+                value=clash[0],
+            )
         extra = [v for v in pd.unique(kept) if v not in set(names)]
         out = out.cat.add_categories(extra)
         out[codes_kept] = kept.to_numpy()
