@@ -235,7 +235,8 @@ default "wildcard"
     ------
     InvalidParameterError
         If ``df`` is not a DataFrame, the QI list is empty or repeats a name,
-        ``k`` is not an int >= 1, or ``missing`` is unknown.
+        ``k`` is not an int >= 1, ``missing`` is unknown, or ``weights`` names
+        a quasi-identifier.
     ColumnNotFoundError
         Listing every QI (or weight column) not in ``df``.
     DataValidationError
