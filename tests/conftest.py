@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from real_data import ENV, SKIP_PREFIX, data_dir, real_data_file
+
 settings.register_profile(
     "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -20,15 +22,33 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
+#: Folder of the real data sets: $MICROSDC_DATA, else ../shared/data beside the clone
+#: (see tests/real_data.py).
+SHARED_DATA = data_dir()
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """Folder of the real data sets (adult_missing.csv, testdata.csv); skip if absent."""
-    if not (SHARED_DATA / "adult_missing.csv").exists():
-        pytest.skip(f"real data not found in {SHARED_DATA}")
-    return SHARED_DATA
+    """Folder of the real data sets (adult_missing.csv, testdata.csv): ``$MICROSDC_DATA``,
+    else ``../shared/data`` beside the clone. Without them the test is skipped with a
+    reason that names the folder and the variable (an error when ``MICROSDC_DATA`` is set
+    but lacks them)."""
+    for name in ("adult_missing.csv", "testdata.csv"):
+        real_data_file(name)
+    return data_dir()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Say in the summary how many real-data tests were skipped, and how to run them."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    n = sum(1 for rep in skipped if SKIP_PREFIX in str(getattr(rep, "longrepr", "")))
+    if n:
+        terminalreporter.write_sep(
+            "-",
+            f"{n} real-data test(s) skipped: the data sets are not in {SHARED_DATA}; set "
+            f"{ENV} to their folder to run them",
+            yellow=True,
+        )
 
 
 #: The whole suite collects at least this many tests; fewer means tests vanished silently

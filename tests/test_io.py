@@ -321,8 +321,10 @@ def test_stata_holds_any_alphabet_and_long_texts(tmp_path: Path) -> None:
 
 
 def test_unknown_extension_and_missing_folder(tmp_path: Path) -> None:
-    with pytest.raises(InvalidParameterError, match="Cannot tell the format"):
+    with pytest.raises(InvalidParameterError, match="an Excel workbook, which microsdc does not"):
         write_table(FRAME, tmp_path / "x.xlsx")
+    with pytest.raises(InvalidParameterError, match="Cannot tell the format"):
+        write_table(FRAME, tmp_path / "x.foo")
     with pytest.raises(FileNotFoundError):
         write_table(FRAME, tmp_path / "nope" / "x.csv")
     with pytest.raises(FileNotFoundError):

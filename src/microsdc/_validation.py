@@ -25,7 +25,10 @@ __all__ = [
     "check_number",
     "check_one_of",
     "check_path",
+    "check_weight_apart",
     "param_error",
+    "separator_problem",
+    "text_encoding_problem",
 ]
 
 
@@ -117,6 +120,72 @@ def check_path(value: Any, name: str, func: str) -> Any:
     if isinstance(value, str | os.PathLike):
         return value
     raise param_error(name, func, "a file path (str or os.PathLike)", value)
+
+
+def check_weight_apart(weights: Any, quasi_identifiers: Sequence[Any], func: str) -> None:
+    """Refuse a weight column that is also a quasi-identifier.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the column, when ``weights`` is a column name listed in
+        ``quasi_identifiers``.
+    """
+    if weights is None or isinstance(weights, list | tuple) or not isinstance(weights, Hashable):
+        return
+    try:
+        both = weights in list(quasi_identifiers)
+    except (TypeError, ValueError):  # an array: no column name
+        return
+    if both:
+        raise InvalidParameterError(
+            f"The 'weights' parameter of {func} names {weights!r}, which is also a "
+            "quasi-identifier: a sampling weight says how many people a record stands for, "
+            "not who they are, and one column cannot be both. Give the weight column apart "
+            "from the quasi-identifiers (or leave the weights out).",
+            func=func,
+            param="weights",
+            requirement="a column that is not a quasi-identifier",
+            value=weights,
+        )
+
+
+def text_encoding_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be the encoding of a text file (None: it can).
+
+    A name :func:`codecs.lookup` finds is not enough: ``"rot13"``, ``"base64"`` or
+    ``"zlib"`` are codecs between texts or between bytes, not text encodings, and
+    reading or writing a file with them fails.
+    """
+    import codecs
+
+    if not isinstance(value, str) or not value.strip():
+        return "not a name (a non-empty string)"
+    try:
+        info = codecs.lookup(value)
+    except LookupError:
+        return "not an encoding Python knows"
+    try:
+        "".encode(info.name)
+        b"".decode(info.name)
+    except LookupError:
+        return f"a codec ({info.name}) that is not a text encoding"
+    return None
+
+
+#: Characters that cannot separate the fields of a CSV file: the quote that encloses a
+#: field, and the line breaks that end a record.
+_NOT_SEPARATORS = {'"': "the quote character", "\n": "a line break", "\r": "a line break"}
+
+
+def separator_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be the field separator of a CSV file (None: it can): one
+    character, neither the quote nor a line break."""
+    if not isinstance(value, str) or len(value) != 1:
+        return "not one character"
+    if value in _NOT_SEPARATORS:
+        return _NOT_SEPARATORS[value]
+    return None
 
 
 def check_missing_values(value: Any, name: str, func: str) -> Any:

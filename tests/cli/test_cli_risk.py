@@ -106,8 +106,12 @@ def test_risk_missing_policy_and_declared_codes(
         (["{csv}", "--qi", "A", "--missing", "drop"], "Option --missing must be"),
         (["{csv}", "--qi", "A", "--weight", "bad"], "1 negative value(s) (first rows: 3: -1)"),
         (["{csv}", "--qi", "A", "--weight", "note"], "must be numeric"),
-        (["{csv}", "--qi", "A", "--out", "{csv}.xlsx"], "Cannot tell the format"),
-        (["{dir}/data.json", "--qi", "A"], "Cannot tell the format"),
+        (
+            ["{csv}", "--qi", "A", "--out", "{csv}.xlsx"],
+            "an Excel workbook, which microsdc does not write",
+        ),
+        (["{dir}/data.json", "--qi", "A"], "a JSON file, which microsdc does not read"),
+        (["{dir}/data.foo", "--qi", "A"], "Cannot tell the format"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

@@ -82,7 +82,9 @@ def test_unknown_section() -> None:
             "[suppression]\nimportance = {a = 0}\n",
             "suppression.importance",
             7,
-            "weights > 0 per quasi-identifier (the cost of blanking one cell), got {a = 0}.",
+            "weights > 0 per quasi-identifier (the cost of blanking one cell), or sdcMicro's "
+            "importance vector (1 to n, one per quasi-identifier in their order, 1 = blanked "
+            "last), got {a = 0}.",
         ),
         ('[risk]\nmissing = "blank"\n', "risk.missing", 7, '"wildcard", "category"'),
         ("[risk]\nrisk_threshold = 2\n", "risk.risk_threshold", 7, "(0, 1]"),

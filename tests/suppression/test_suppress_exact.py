@@ -70,12 +70,9 @@ TESTDATA_QI = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex", "
 
 @pytest.fixture(scope="module")
 def testdata10() -> pd.DataFrame:
-    from pathlib import Path
+    from real_data import real_data_file
 
-    path = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "testdata.csv"
-    if not path.is_file():
-        pytest.skip("../shared/data/testdata.csv is not available")
-    df = pd.read_csv(path).head(10)
+    df = pd.read_csv(real_data_file("testdata.csv")).head(10)
     return df.assign(age=(df["age"] // 10) * 10)
 
 

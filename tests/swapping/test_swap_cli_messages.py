@@ -13,8 +13,7 @@ from microsdc.cli import cli as main
 from microsdc.exceptions import DisclosureRiskWarning
 from microsdc.report.sections import swap_rate_note
 from microsdc.swapping import record_swap_result
-
-TESTDATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "testdata.csv"
+from real_data import real_data_file
 
 
 def _frame() -> pd.DataFrame:
@@ -54,13 +53,13 @@ def test_no_donor_warning_mentions_profiles_only_when_given(similar, relax) -> N
         assert "too few households" in text and "lower k" in text
 
 
-@pytest.mark.skipif(not TESTDATA.is_file(), reason="shared test data not present")
 def test_issue_command_explains_the_share(tmp_path: Path) -> None:
+    testdata = real_data_file("testdata.csv")
     res = CliRunner().invoke(
         main,
         [
             "swap",
-            str(TESTDATA),
+            str(testdata),
             "--hid",
             "ori_hid",
             "--hierarchy",

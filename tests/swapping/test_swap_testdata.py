@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from microsdc.exceptions import DisclosureRiskWarning
 from microsdc.swapping import record_swap_result
+from real_data import real_data_file
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "testdata.csv"
 RV = ["sex", "ageband", "relat"]
 
 
 @pytest.fixture(scope="module")
 def testdata() -> pd.DataFrame:
-    if not DATA.exists():
-        pytest.skip(f"{DATA} not found")
-    df = pd.read_csv(DATA)
+    df = pd.read_csv(real_data_file("testdata.csv"))
     df["ageband"] = pd.cut(df["age"], [-1, 14, 24, 34, 44, 54, 64, 200], labels=False)
     df["hsize"] = df.groupby("ori_hid")["ori_hid"].transform("size")
     return df

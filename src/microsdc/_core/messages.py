@@ -61,6 +61,20 @@ def _value_phrases(message: str, param: str, name: str, word: str, func: str | N
     return "".join(out)
 
 
+def _quoted_name(message: str, param: str, name: str) -> str:
+    """``'param'`` as a whole quoted word replaced by the reader's ``name`` (quoted
+    already for a job key, bare for an option)."""
+    head = f"'{param}'"
+    out, start = [], 0
+    while (i := message.find(head, start)) >= 0:
+        end = i + len(head)
+        glued = (i > 0 and _is_name_char(message[i - 1])) or message.startswith("=", end)
+        out.append(message[start:end] if glued else message[start:i] + name)
+        start = end
+    out.append(message[start:])
+    return "".join(out)
+
+
 def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -> str:
     """``exc``'s message in the reader's names.
 
@@ -79,8 +93,9 @@ def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -
     -------
     str
         "The 'p' parameter of f" becomes "<word> <name>", "p='v' of f" becomes
-        "<name> v" (``<name> = "v"`` for keys), and the phrases that name ``func``
-        (" of f", " given to f", " by f") are dropped.
+        "<name> v" (``<name> = "v"`` for keys), a bare ``'p'`` of the error's
+        ``related`` parameters becomes "<name>", and the phrases that
+        name ``func`` (" of f", " given to f", " by f") are dropped.
 
     Examples
     --------
@@ -107,6 +122,11 @@ def render(exc: BaseException, names: Mapping[str, str], word: str = "Option") -
     own: str | None = getattr(exc, "param", None)
     if own is not None and own in names:
         message = message.replace(f"The '{own}' parameter ", f"{word} {names[own]} ")
+    # the other parameters the error is about, quoted bare ("takes no 'combs'"); not its
+    # own parameter, whose messages quote column names ("Did you mean 'hid'?")
+    for param in getattr(exc, "related", ()):
+        if param in names:
+            message = _quoted_name(message, param, names[param])
     if func:
         for joint in _FUNCTION_JOINTS:
             message = _drop_phrase(message, joint + func)

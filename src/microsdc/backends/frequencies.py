@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from microsdc._validation import check_columns, param_error
+from microsdc._validation import check_columns, check_weight_apart, param_error
 from microsdc.backends import Backend
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
@@ -72,7 +72,7 @@ def check_inputs(
             type(weights).__name__,
         )
     check_columns(stand_in, [weights], "weights", func)
-
+    check_weight_apart(weights, cols, func)
     _refuse_text_weights(nwf, weights, func)
     return cols, weights
 

@@ -105,12 +105,20 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
+)
 @click.version_option(package_name="microsdc", prog_name="microsdc")
-def cli(**_: Any) -> None:
+@click.pass_context
+def cli(ctx: click.Context, **_: Any) -> None:
     """microsdc: statistical disclosure control of microdata.
 
     Measure re-identification risk (k-anonymity with missing values as
     wildcards), suppress as few cells as possible, swap households across a
     geography, and write a report for the person who signs off the release.
     """
+    if ctx.invoked_subcommand is None:  # a bare ``microsdc``: the help, as --help shows it
+        click.echo(ctx.get_help())
+        ctx.exit(0)

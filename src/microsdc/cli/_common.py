@@ -103,7 +103,7 @@ _PARAMETER_ALIASES = {
 }
 
 
-def _typed_names(exc: Exception) -> str:
+def _typed_names(exc: BaseException) -> str:
     """``exc``'s message naming the option the user typed instead of the library
     parameter behind it, and not the library function the command called."""
     from microsdc._core.messages import render
@@ -213,6 +213,7 @@ def read_input(
     encoding: str | None = None,
     keys: list[str] | None = None,
     missing_values: list[Any] | None = None,
+    options: dict[str, list[str]] | None = None,
     **kwargs: Any,
 ) -> Any:
     """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`).
@@ -220,15 +221,19 @@ def read_input(
     ``out``, the file the command will write, is checked first (known format,
     existing folder, not the input itself), so that no work is wasted. A file
     without records is an error; a key variable (``keys``) missing in every
-    record gives a warning naming it.
+    record gives a warning naming it. ``options`` (option -> the columns it names)
+    says which option named a column of ``columns`` that the file lacks.
     """
-    from microsdc.exceptions import DataValidationError
+    from microsdc.exceptions import ColumnNotFoundError, DataValidationError
     from microsdc.io import check_column_names, check_output_path, number_records, read_table
 
     if out is not None:
         check_output_path(out, path)
     sep_char = parse_sep(sep)
-    df = read_table(path, columns=columns, sep=sep_char, encoding=encoding, **kwargs)
+    try:
+        df = read_table(path, columns=columns, sep=sep_char, encoding=encoding, **kwargs)
+    except ColumnNotFoundError as exc:
+        raise _named_by_options(exc, options or {}) from None
     if len(df) == 0:
         from microsdc.io import read_columns
 
@@ -258,15 +263,33 @@ def read_input(
     return df
 
 
+def _named_by_options(exc: Any, options: dict[str, list[str]]) -> Any:
+    """``exc`` (columns not in the file) worded by the options that named them:
+    "Option --qi names 1 column(s) not in in.csv: 'nosuch'. ..."."""
+    owners = [opt for opt, cols in options.items() if any(c in exc.missing for c in cols)]
+    if not owners:
+        return exc
+    head = (
+        f"Option {owners[0]} names "
+        if len(owners) == 1
+        else f"Options {' and '.join(owners)} name "
+    )
+    return type(exc)(head + str(exc), missing=exc.missing)
+
+
 def parse_sep(text: str | None) -> str | None:
     """``--sep``: one character; ``tab`` or ``\\t`` mean a tab."""
     if text is None:
         return None
     if text.lower() in ("tab", "\\t"):
         return "\t"
-    if len(text) != 1:
+    from microsdc._validation import separator_problem
+
+    problem = separator_problem(text)
+    if problem is not None:
         raise click.BadParameter(
-            f"give one character (e.g. ';', '|', tab), not {text!r}.", param_hint="'--sep'"
+            f"give one character (e.g. ';', '|', tab), not {text!r} ({problem}).",
+            param_hint="'--sep'",
         )
     return text
 
@@ -347,11 +370,14 @@ missing_values_option = click.option(
 
 
 def policy_value(text: str) -> Any:
-    """The ``--missing`` option as ``parse_policy`` takes it: a number for alpha, else the name."""
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    """The ``--missing`` option as ``parse_policy`` takes it: a number for alpha (``2``
+    stays the int 2, so that a message shows it as typed), else the name."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
 
 
 def parse_missing_values(text: str | None) -> list[Any] | None:
@@ -438,8 +464,10 @@ class report_warnings:
         for w in self._log:
             if issubclass(w.category, SDCWarning) and str(w.message) not in shown:
                 shown.add(str(w.message))  # each once (reading and counting both check)
-                # the message is text, not markup ("[input]" is a job-file table)
-                err.print(f"[yellow]Warning:[/yellow] {escape(str(w.message))}")
+                # in the options' names (--method greedy, not method='greedy'); the
+                # message is text, not markup ("[input]" is a job-file table)
+                text = _typed_names(w.message) if isinstance(w.message, Warning) else str(w.message)
+                err.print(f"[yellow]Warning:[/yellow] {escape(text)}")
 
 
 #: Modules holding numba kernels, by the part of microsdc that uses them.

@@ -34,14 +34,24 @@ table_option = click.option(
 )
 
 
-def refuse_folder_or_glob(file: str) -> None:
-    """Without ``--engine``: a folder or glob is read by a lazy engine only.
+def refuse_folder_or_glob(file: str, table: str | None = None) -> None:
+    """Without ``--engine``: a folder or glob is read by a lazy engine only, and a table
+    (``--table``) of a DuckDB database with ``--engine duckdb`` only.
 
     Raises
     ------
     click.UsageError
-        If ``file`` is a folder or holds a ``*``.
+        If ``file`` is a folder or holds a ``*``, or ``table`` is given.
     """
+    if table is not None:
+        if file.lower().endswith((".duckdb", ".db")):
+            raise click.UsageError(
+                f"--table {table}: a table of a DuckDB database is read with --engine duckdb"
+            )
+        raise click.UsageError(
+            f"--table is for a DuckDB database file (.duckdb, with --engine duckdb); {file} "
+            "is not one and has no tables: leave --table out"
+        )
     if os.path.isdir(file) or "*" in file:
         raise click.UsageError(
             f"{file} is a folder or glob: read it with --engine duckdb (or polars, or spark)"

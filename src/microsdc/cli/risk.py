@@ -86,6 +86,7 @@ def risk(
     """
 
     from microsdc._core.policy import parse_policy
+    from microsdc._validation import check_weight_apart
     from microsdc.encode import encode_qis
     from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
     from microsdc.risk.kanonymity import _weights
@@ -94,6 +95,7 @@ def risk(
     if not qis:
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")
+    check_weight_apart(weight, qis, "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
     if engine != "pandas":
@@ -114,13 +116,20 @@ def risk(
             encoding,
         )
         return
-    refuse_folder_or_glob(file)
+    refuse_folder_or_glob(file, db_table)
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
         mv = parse_missing_values(missing_values)
         df = read_input(
-            file, columns=usecols, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
+            file,
+            columns=usecols,
+            out=out,
+            sep=sep,
+            encoding=encoding,
+            keys=qis,
+            missing_values=mv,
+            options={"--qi": qis, "--weight": [weight] if weight else []},
         )
         if out:
             names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")

@@ -63,6 +63,17 @@ def _importance(text: str | None) -> Any:
     return weights
 
 
+def _priorities(importance: Any, columns: Any) -> Any:
+    """``--importance 3,1,2`` (sdcMicro's importance vector: one priority per key
+    variable, in the order of --qi) as numbers, unless the texts are column names."""
+    if not isinstance(importance, list) or not all(t.lstrip("+-").isdigit() for t in importance):
+        return importance
+    present = {str(c) for c in columns}
+    if all(t in present for t in importance):
+        return importance
+    return [int(t) for t in importance]
+
+
 def _linked(specs: tuple[str, ...]) -> Any:
     """``KEY=COL1,COL2`` (repeatable) as ``{key: [columns]}``."""
     out: dict[str, list[str]] = {}
@@ -79,6 +90,14 @@ def _linked(specs: tuple[str, ...]) -> Any:
     return out or None
 
 
+def _number(text: str) -> float:
+    """A number as typed: ``0`` stays the int 0 (a message then shows 0, not 0.0)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
 def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     out = []
     for spec in specs:
@@ -86,7 +105,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
         try:
             if not has or not name:
                 raise ValueError
-            out.append((name, float(width)))
+            out.append((name, _number(width)))
         except ValueError:
             from microsdc.exceptions import InvalidParameterError
 
@@ -104,7 +123,8 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "--importance",
     "importance",
     default=None,
-    help="Most important first (blanked last): A,B,C; or weights: A=3,B=1,C=1. "
+    help="Most important first (blanked last): A,B,C; or weights: A=3,B=1,C=1; or sdcMicro's "
+    "importance vector, one priority per --qi column in its order (1 = blanked last): 3,1,2. "
     "Default: QIs with more categories are blanked first.",
 )
 @click.option(
@@ -239,7 +259,7 @@ def suppress(
             encoding,
         )
         return
-    refuse_folder_or_glob(file)
+    refuse_folder_or_glob(file, db_table)
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
@@ -266,7 +286,7 @@ def suppress(
             df,
             qis,
             k,
-            importance=_importance(importance),
+            importance=_priorities(_importance(importance), df.columns),
             strata=parse_list(strata, "--strata") or None,
             missing=policy,
             method=method,
@@ -333,11 +353,14 @@ def _suppress_lazy(
 
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task(f"grouping by the key variables and suppressing ({engine})", total=2)
+        import narwhals as nw
+
+        names = nw.from_native(frame).collect_schema().names()
         result = local_suppression(
             frame,
             qis,
             k,
-            importance=_importance(importance),
+            importance=_priorities(_importance(importance), names),
             strata=parse_list(strata, "--strata") or None,
             missing=policy,
             missing_values=mv,

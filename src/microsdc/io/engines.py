@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from microsdc._validation import text_encoding_problem
 from microsdc.backends import install_hint
 from microsdc.backends.files import (
     COMPRESSIONS,
@@ -106,10 +107,10 @@ def check_csv_options(encoding: str | None, engine: str, what: str = "--encoding
 
     if encoding is None:
         return "utf-8"
-    try:
-        name = codecs.lookup(encoding).name
-    except LookupError:
-        raise InvalidParameterError(f"{what} {encoding}: not an encoding Python knows") from None
+    problem = text_encoding_problem(encoding)
+    if problem is not None:
+        raise InvalidParameterError(f"{what} {encoding}: {problem}")
+    name = codecs.lookup(encoding).name
     duck = DUCKDB_ENCODINGS.get(name)
     if duck == "utf-8" or (engine == "duckdb" and duck is not None):
         return str(duck)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc._validation import check_path, param_error
+from microsdc._core.warn import warn
+from microsdc._validation import (
+    check_path,
+    param_error,
+    separator_problem,
+    text_encoding_problem,
+)
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
 from microsdc.io.csv import (
     _record_lines,
@@ -64,8 +71,10 @@ def read_table(
     FileNotFoundError
         If ``path`` does not exist.
     InvalidParameterError
-        If the extension is not one of the supported formats, or ``encoding``
-        is not a text encoding Python knows.
+        If the extension is not one of the supported formats (the message says
+        which are, and how to convert an Excel, SAS or R file), ``sep`` is not
+        one character or is the quote or a line break, or ``encoding`` is not a
+        text encoding Python knows (a codec such as ``"rot13"`` is not one).
     ColumnNotFoundError
         If ``columns`` names columns that are not in the file (all are listed;
         a CSV read with the wrong separator is pointed out).
@@ -86,8 +95,8 @@ def read_table(
     path = Path(check_path(path, "path", func))
     if columns is not None and not isinstance(columns, Iterable):
         raise param_error("columns", func, "a list of column names", columns)
-    if sep is not None and not isinstance(sep, str):
-        raise param_error("sep", func, "a str or None", sep)
+    if sep is not None and separator_problem(sep) is not None:
+        raise param_error("sep", func, "one character other than the quote and a line break", sep)
     fmt = _format_of(path)
     if encoding is not None:
         _check_encoding(encoding)
@@ -118,19 +127,19 @@ def read_table(
     return _empty_strings_to_missing(df)
 
 
-def _check_encoding(encoding: str) -> None:
-    """Refuse an ``encoding`` that is not a text encoding Python knows."""
-    import codecs
-
-    try:
-        codecs.lookup(encoding)
-    except (LookupError, TypeError) as exc:
+def _check_encoding(encoding: Any, func: str = "read_table") -> None:
+    """Refuse an ``encoding`` that is not a text encoding Python knows (a codec such as
+    ``"rot13"`` is found by name but encodes no text)."""
+    problem = text_encoding_problem(encoding)
+    if problem is not None:
         raise InvalidParameterError(
-            f"The 'encoding' parameter of read_table must be a text encoding known to "
-            f"Python, such as 'utf-8' or 'latin-1'. Got {encoding!r} instead.",
-            func="read_table",
+            f"The 'encoding' parameter of {func} must be a text encoding known to "
+            f"Python, such as 'utf-8' or 'latin-1'; {encoding!r} is {problem}.",
+            func=func,
             param="encoding",
-        ) from exc
+            requirement="a text encoding known to Python",
+            value=encoding,
+        )
 
 
 def _csv_kwargs(
@@ -185,7 +194,11 @@ def _read_csv(
         "na_values": list(NA_TEXTS),
     }
     text_kwargs.update(kwargs)
-    df = pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **text_kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        df = pd.read_csv(path, usecols=columns, low_memory=False, **csv_kwargs, **text_kwargs)
+    for w in caught:  # pandas' warnings, at the caller's line rather than inside microsdc
+        warn(str(w.message), w.category)
     return _text_types(df) if "dtype" not in kwargs else df
 
 

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from microsdc._validation import check_path, param_error
+from microsdc._validation import check_path, param_error, separator_problem, text_encoding_problem
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
 from microsdc.io.metadata import _spss_metadata, _stata_metadata
@@ -44,7 +44,7 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
         If the folder of ``path`` does not exist.
     """
     path = Path(path)
-    _format_of(path)
+    _format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     for src in inputs:
@@ -85,7 +85,10 @@ def write_table(
     Raises
     ------
     InvalidParameterError
-        If the extension is not one of the supported formats.
+        If the extension is not one of the supported formats, ``encoding`` is not
+        a text encoding (``"rot13"`` is a codec, not one), ``sep`` is not one
+        character or is the quote or a line break, or ``line_terminator`` is not
+        a line break.
     DataValidationError
         If a column name cannot be stored in an SPSS or Stata file (all such
         names are listed), or a value or column name has no code in
@@ -98,7 +101,15 @@ def write_table(
     for name, value in (("encoding", encoding), ("sep", sep), ("line_terminator", line_terminator)):
         if value is not None and not isinstance(value, str):
             raise param_error(name, func, "a str or None", value)
-    fmt = _format_of(path)
+    if encoding is not None and (problem := text_encoding_problem(encoding)) is not None:
+        raise param_error(
+            "encoding", func, f"a text encoding ({encoding!r} is {problem})", encoding
+        )
+    if sep is not None and separator_problem(sep) is not None:
+        raise param_error("sep", func, "one character other than the quote and a line break", sep)
+    if line_terminator is not None and line_terminator not in ("\n", "\r\n", "\r"):
+        raise param_error("line_terminator", func, "'\\n', '\\r\\n' or '\\r'", line_terminator)
+    fmt = _format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     check_column_names(df.columns, path)

@@ -415,7 +415,7 @@ def _check_swapping(variables: Mapping[str, Any], swapping: dict[str, Any], need
 
 
 def _check_suppression(
-    qi: list[str], risk: Mapping[str, Any], suppression: Mapping[str, Any], need: _Need
+    qi: list[str], risk: Mapping[str, Any], suppression: dict[str, Any], need: _Need
 ) -> None:
     """The guarantee, and the keys of [suppression] that name quasi-identifiers."""
     need(
@@ -426,7 +426,9 @@ def _check_suppression(
         '(classes of k identical records) or "probabilistic".',
     )
     if "importance" in suppression:
-        _check_importance(qi, list(suppression["importance"]), need)
+        ranked = _check_importance(qi, list(suppression["importance"]), need)
+        if ranked is not None:  # sdcMicro's vector, as the names it ranks
+            suppression["importance"] = ranked
     if "linked" in suppression:
         stray = [c for c in suppression["linked"] if c not in qi]
         need(
@@ -454,8 +456,21 @@ def _check_suppression(
         )
 
 
-def _check_importance(qi: list[str], named: list[str], need: _Need) -> None:
-    """``suppression.importance`` ranks every quasi-identifier and nothing else."""
+def _check_importance(qi: list[str], named: list[Any], need: _Need) -> list[str] | None:
+    """``suppression.importance`` ranks every quasi-identifier and nothing else (names,
+    or sdcMicro's vector: each of 1 to n once, in the order of the quasi-identifiers,
+    returned as the names most important first)."""
+    if named and all(isinstance(v, int) and not isinstance(v, bool) for v in named):
+        n = len(qi)
+        need(
+            sorted(named) == list(range(1, n + 1)),
+            ("suppression", "importance"),
+            f"key 'suppression.importance' = {named} is read as sdcMicro's importance vector "
+            "(one priority per quasi-identifier, in the order of variables.quasi_identifiers, "
+            f"1 = blanked last), but it does not give each of 1 to {n} once. Give each of 1 to "
+            f"{n} once, or name the quasi-identifiers, most important first.",
+        )
+        return [qi[i] for i in sorted(range(n), key=lambda i: named[i])]
     stray = [c for c in named if c not in qi]
     left = [c for c in qi if c not in named]
     need(
@@ -479,6 +494,7 @@ def _check_importance(qi: list[str], named: list[str], need: _Need) -> None:
         + ", ".join(repr(c) for c in left)
         + ".",
     )
+    return None
 
 
 def _check_roles(data: Mapping[str, Any], need: _Need) -> None:

@@ -100,15 +100,15 @@ def _similar(v: Any) -> bool:
 
 
 def _is_encoding(v: Any) -> bool:
-    import codecs
+    from microsdc._validation import text_encoding_problem
 
-    if not _is_str(v):
-        return False
-    try:
-        codecs.lookup(v)
-    except LookupError:
-        return False
-    return True
+    return text_encoding_problem(v) is None
+
+
+def _is_separator(v: Any) -> bool:
+    from microsdc._validation import separator_problem
+
+    return separator_problem(v) is None
 
 
 def _missing_values(v: Any) -> bool:
@@ -155,10 +155,14 @@ SCHEMA: dict[str, Any] = {
             _missing_values, 'a list of strings or numbers that mean missing (e.g. ["?", -9])'
         ),
         "sep": _Key(
-            lambda v: isinstance(v, str) and len(v) == 1,
-            'a one-character string (e.g. ";"; default: detected from the header line)',
+            _is_separator,
+            'a one-character string other than the quote and a line break (e.g. ";"; '
+            "default: detected from the header line)",
         ),
-        "encoding": _Key(_is_encoding, 'a text encoding known to Python (e.g. "latin-1")'),
+        "encoding": _Key(
+            _is_encoding,
+            'a text encoding known to Python (e.g. "latin-1"; a codec such as "rot13" is not one)',
+        ),
         "engine": _one_of(ENGINES),
         "table": _Key(_is_str, "a table name (string)"),
     },
@@ -210,14 +214,17 @@ SCHEMA: dict[str, Any] = {
         "importance": _Key(
             lambda v: (
                 _str_list(v)
+                or (isinstance(v, list) and bool(v) and all(_is_int(x) for x in v))
                 or (
                     isinstance(v, dict)
                     and bool(v)
                     and all(_is_num(x) and x > 0 for x in v.values())
                 )
             ),
-            "a list of the quasi-identifiers, most important (blanked last) first, or a table "
-            "of weights > 0 per quasi-identifier (the cost of blanking one cell)",
+            "a list of the quasi-identifiers, most important (blanked last) first, a table "
+            "of weights > 0 per quasi-identifier (the cost of blanking one cell), or "
+            "sdcMicro's importance vector (1 to n, one per quasi-identifier in their order, "
+            "1 = blanked last)",
         ),
         "method": _one_of(JOB_METHODS, param=(local_suppression, "method"), refused=("random",)),
         "strata": _STR_LIST,
@@ -478,7 +485,9 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "suppression.importance": (
         "QIs with more categories are blanked first",
         "Which cells to keep. A list ranks every quasi-identifier; a table such as "
-        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell.",
+        "`{ age = 3, sex = 1 }` gives the cost of each blanked cell; numbers such as "
+        "`[3, 1, 2]` are sdcMicro's importance vector (one per quasi-identifier, in their "
+        "order, 1 = blanked last).",
     ),
     "suppression.method": (
         _DERIVED,

@@ -160,6 +160,17 @@ def _with_job_keys(exc: Exception, cfg: JobConfig, step: str) -> Exception:
     return exc
 
 
+def _in_job_keys(message: Warning | str, step: str) -> str:
+    """A warning's text with the library's parameters named by the job-file keys of
+    ``step`` ("Use 'suppression.method' = \"greedy\"", not "Use method='greedy'")."""
+    from microsdc._core.messages import render
+
+    keys = _STEP_KEYS.get(step)
+    if keys is None or not isinstance(message, Warning):
+        return str(message)
+    return render(message, {p: f"'{key}'" for p, key in keys.items()}, "Key")
+
+
 def step_timer(
     step: JobProgress, cfg: JobConfig, timings: list[dict[str, Any]], notes: list[dict[str, str]]
 ) -> Callable[[str, str, Callable[[], Any]], Any]:
@@ -179,7 +190,8 @@ def step_timer(
         timings.append({"step": name, "seconds": round(time.perf_counter() - t0, 4)})
         for w in caught:
             if issubclass(w.category, SDCWarning):
-                entry = {"step": name, "category": w.category.__name__, "message": str(w.message)}
+                text = _in_job_keys(w.message, name)
+                entry = {"step": name, "category": w.category.__name__, "message": text}
                 if all(e["message"] != entry["message"] for e in notes):
                     notes.append(entry)
             else:  # not ours: pass it on

@@ -9,7 +9,21 @@ import math
 
 import numpy as np
 
-__all__ = ["bin_labels", "edge_decimals", "number_text", "width_edges", "width_labels"]
+from microsdc.exceptions import InvalidParameterError
+
+__all__ = [
+    "MAX_BANDS",
+    "bin_labels",
+    "edge_decimals",
+    "number_text",
+    "width_edges",
+    "width_labels",
+]
+
+#: The most bands a recoding builds: a key variable with more categories than this is
+#: no longer coarsened (nearly every record stays unique on it), and building them
+#: would take memory and time that grow with the count, not with the data.
+MAX_BANDS = 100_000
 
 
 def edge_decimals(width: float) -> int:
@@ -18,10 +32,79 @@ def edge_decimals(width: float) -> int:
     return int(min(15, max(0, 12 - math.floor(math.log10(width)))))
 
 
-def width_edges(low: float | None, high: float | None, width: float, origin: float) -> np.ndarray:
+def _exact(x: float) -> str:
+    """A number in a message, in full: 100000.1, not 100000."""
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def _round_up(x: float) -> float:
+    """``x`` rounded up to two significant digits (1.500015 -> 1.6)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - 1)
+    return float(np.round(math.ceil(x / step) * step, 12))
+
+
+def _too_many(what: str, func: str, width: float, fix: str) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"The 'width' parameter of {func} is {_exact(width)}: {what}. {fix}",
+        func=func,
+        param="width",
+        requirement=f"a width that gives at most {MAX_BANDS:,} bands",
+        value=width,
+    )
+
+
+def check_band_count(
+    low: float | None, high: float | None, width: float, origin: float, func: str
+) -> int:
+    """The number of bands of ``width`` from the one holding ``low`` to the one holding
+    ``high``, counted before any is built.
+
+    Raises
+    ------
+    InvalidParameterError
+        If there are more than :data:`MAX_BANDS` (the message gives the count and the
+        smallest width that fits), or ``width`` is too fine for the edges to differ at
+        the size of the values (below about 1e-13 of them, or below 1e-13).
+    """
+    if low is None or high is None:
+        return 1
+    size = max(abs(low), abs(high), abs(origin))
+    if width * 10.0 ** edge_decimals(width) < 100 or width < float(np.spacing(size)) * 1024:
+        raise _too_many(
+            f"bands that fine cannot be told apart at values as large as {_exact(size)}",
+            func,
+            width,
+            "Give a wider width.",
+        )
+    n = math.floor((high - origin) / width) - math.floor((low - origin) / width) + 1
+    if n > MAX_BANDS:
+        raise _too_many(
+            f"the values from {_exact(low)} to {_exact(high)} would fall in "
+            f"{n:,} bands, more than the {MAX_BANDS:,} a recoding builds",
+            func,
+            width,
+            f"Give a width of at least {_exact(_round_up((high - low) / (MAX_BANDS - 2)))}.",
+        )
+    return n
+
+
+def width_edges(
+    low: float | None,
+    high: float | None,
+    width: float,
+    origin: float,
+    func: str = "bin_numeric",
+) -> np.ndarray:
     """Edges ``origin + i * width`` (rounded to :func:`edge_decimals`) of the bands from
     the one holding ``low`` to the one holding ``high`` (``None``: no value, one band
-    from ``origin``)."""
+    from ``origin``).
+
+    Raises
+    ------
+    InvalidParameterError
+        As :func:`check_band_count`, before any band is built.
+    """
+    check_band_count(low, high, width, origin, func)
     d = edge_decimals(width)
 
     def edge(i: int) -> float:
@@ -48,17 +131,37 @@ def width_labels(edges: np.ndarray, integer: bool) -> list[str]:
     return bin_labels(np.append(edges, 2 * edges[-1] - edges[-2]), integer)[:-1]
 
 
-def number_text(x: float) -> str:
-    """An edge as a label writes it: "20", "20.5", "inf" (6 significant digits)."""
+def number_text(x: float, digits: int = 6) -> str:
+    """An edge as a label writes it: "20", "20.5", "inf" (``digits`` significant
+    digits; an integer in full)."""
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if float(x).is_integer():
         return str(int(x))
-    return f"{x:.6g}"
+    return f"{x:.{digits}g}"
 
 
 def bin_labels(edges: np.ndarray, integer: bool) -> list[str]:
-    """Readable labels of [e0, e1), [e1, e2), ..., [e_{n-1}, e_n] (last closed)."""
+    """Readable labels of [e0, e1), [e1, e2), ..., [e_{n-1}, e_n] (last closed), one
+    per band and all different: the edges are written with 6 significant digits, or
+    as many more as it takes to tell neighbouring edges apart (100000.25 and 100000.5
+    are not both "100000")."""
+    finite = edges[np.isfinite(edges)]
+    # an edge written may be off by at most a thousandth of the narrowest band
+    tol = 1e-3 * float(np.diff(finite).min()) if len(finite) > 1 else 0.0
+    for digits in range(6, 18):
+        out = _labels(edges, integer, digits)
+        close = all(abs(float(number_text(e, digits)) - e) <= tol for e in finite.tolist())
+        if close and len(set(out)) == len(out):
+            return out
+    raise InvalidParameterError(  # pragma: no cover - distinct floats differ in 17 digits
+        f"The bands from {edges[0]!r} to {edges[-1]!r} cannot be labelled apart.",
+        func="bin_numeric",
+    )
+
+
+def _labels(edges: np.ndarray, integer: bool, digits: int) -> list[str]:
+    """The labels of :func:`bin_labels`, the edges written with ``digits`` digits."""
     out = []
     last = len(edges) - 2
     for i in range(len(edges) - 1):
@@ -68,14 +171,14 @@ def bin_labels(edges: np.ndarray, integer: bool) -> list[str]:
             if math.isinf(lo) and math.isinf(top):
                 out.append("all")
             elif math.isinf(lo):
-                out.append(f"<={number_text(top)}")
+                out.append(f"<={number_text(top, digits)}")
             elif math.isinf(top):
-                out.append(f"{number_text(lo)}+")
+                out.append(f"{number_text(lo, digits)}+")
             elif top <= lo:
-                out.append(number_text(lo))
+                out.append(number_text(lo, digits))
             else:
-                out.append(f"{number_text(lo)}-{number_text(top)}")
+                out.append(f"{number_text(lo, digits)}-{number_text(top, digits)}")
         else:
             close = "]" if i == last else ")"
-            out.append(f"[{number_text(lo)}, {number_text(hi)}{close}")
+            out.append(f"[{number_text(lo, digits)}, {number_text(hi, digits)}{close}")
     return out

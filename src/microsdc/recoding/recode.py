@@ -17,7 +17,13 @@ import pandas as pd
 
 from microsdc._validation import check_columns, check_int, check_one_of, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.recoding.bands import bin_labels, number_text, width_edges, width_labels
+from microsdc.recoding.bands import (
+    MAX_BANDS,
+    bin_labels,
+    number_text,
+    width_edges,
+    width_labels,
+)
 
 __all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
 
@@ -45,6 +51,17 @@ def _take(data: Any, column: Any, func: str) -> tuple[pd.Series, pd.DataFrame | 
     raise param_error("data", func, "a pandas Series or DataFrame", type(data).__name__)
 
 
+def _what(name: Any, lower: bool = False) -> str:
+    """How a message names the values: "Column 'age'", or "The Series" when it has
+    no name (not "Column None")."""
+    text = f"Column {name!r}" if name is not None else "The Series (it has no name)"
+    return text[0].lower() + text[1:] if lower else text
+
+
+def _verb(func: str) -> str:
+    return "binned" if func == "bin_numeric" else "recoded"
+
+
 def _put(frame: pd.DataFrame | None, column: Hashable, new: pd.Series) -> Any:
     if frame is None:
         return new
@@ -58,8 +75,8 @@ def _numeric(series: pd.Series, func: str) -> np.ndarray:
         pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
     ):
         raise DataValidationError(
-            f"Column {series.name!r} cannot be binned by {func}: it has dtype {series.dtype}, "
-            "not numbers.",
+            f"{_what(series.name)} cannot be {_verb(func)} by {func}: it has dtype "
+            f"{series.dtype}, not numbers.",
             func=func,
         )
     return series.astype("float64").to_numpy(na_value=np.nan)
@@ -77,7 +94,7 @@ def _numbers_besides_codes(series: pd.Series, func: str) -> np.ndarray:
     if bad.any():
         rows = list(series.index[bad][:5])
         raise DataValidationError(
-            f"Column {series.name!r} cannot be binned by {func}: it holds {int(bad.sum())} "
+            f"{_what(series.name)} cannot be {_verb(func)} by {func}: it holds {int(bad.sum())} "
             f"value(s) that are not numbers nor declared missing codes, such as "
             f"{series[bad].iloc[0]!r} (first rows: {rows}).",
             failure_cases=list(series.index[bad]),
@@ -119,7 +136,9 @@ def bin_numeric(
     labels : "auto", False or list of str, default "auto"
         ``"auto"``: "20-24" when the values and edges are integers (a bin holds
         the integers from its left edge to one below its right edge), else
-        "[20.5, 25)"; open ends read "<=19" and "65+". ``False``: the bin number
+        "[20.5, 25)"; open ends read "<=19" and "65+". Edges are written with 6
+        significant digits, or more where neighbouring edges would read alike
+        ("[100000.25, 100000.5)"), so that no two bins share a label. ``False``: the bin number
         (nullable ``Int64``). A list: one label per bin.
     missing_values : sequence, default ()
         Codes that mean missing (``-9``, ``"."``; compared as
@@ -141,7 +160,13 @@ def bin_numeric(
     ------
     InvalidParameterError
         For an unknown ``method``, missing or contradictory ``bins``/``width``,
-        non-increasing edges, or a wrong number of labels.
+        non-increasing edges, or a wrong number of labels; for more than
+        :data:`~microsdc.recoding.bands.MAX_BANDS` (100,000) bins, counted
+        before any is built (``bins`` above it, or a ``width`` that splits the
+        values' range into more: the message gives the count and the smallest
+        width that fits), or a ``width`` too fine for the edges to differ at the
+        size of the values; for a label (given) that is also the text of a
+        declared missing code kept as written.
     ColumnNotFoundError
         If ``column`` is not in the frame.
     DataValidationError
@@ -203,6 +228,18 @@ def bin_numeric(
     out = pd.Series(cat, index=series.index, name=series.name)
     if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
         kept = series[codes_kept].map(str)
+        held = {names[i] for i in np.unique(code[ok])}  # labels of bins holding values
+        clash = [v for v in pd.unique(kept) if v in held]
+        if clash:
+            raise InvalidParameterError(
+                f"The 'labels' parameter of {func} gives a bin of {_what(series.name, True)} "
+                f"the label {clash[0]!r}, which is also a declared missing code kept as "
+                "written: the bin's values and the missing code would read alike. Choose "
+                "another label.",
+                func=func,
+                param="labels",
+                value=clash[0],
+            )
         extra = [v for v in pd.unique(kept) if v not in set(names)]
         out = out.cat.add_categories(extra)
         out[codes_kept] = kept.to_numpy()
@@ -249,9 +286,10 @@ def _width_edges(
             float(vals.max()) if len(vals) else None,
             float(width),
             float(origin),
+            func,
         )
         return edges, True  # the top edge lies beyond the maximum
-    n_bins = check_int(bins, "bins", func, min_value=1)
+    n_bins = check_int(bins, "bins", func, min_value=1, max_value=MAX_BANDS)
     a, b = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
     if a == b:
         a, b = a - 0.5, b + 0.5
@@ -260,7 +298,7 @@ def _width_edges(
 
 def _quantile_edges(vals: np.ndarray, bins: Any, func: str) -> np.ndarray:
     """The edges of ``method="quantile"`` (coinciding quantiles merged)."""
-    n_bins = check_int(bins, "bins", func, min_value=1)
+    n_bins = check_int(bins, "bins", func, min_value=1, max_value=MAX_BANDS)
     edges = (
         np.unique(np.quantile(vals, np.linspace(0, 1, n_bins + 1)))
         if len(vals)
@@ -284,8 +322,8 @@ def _given_edges(
     outside = ok & ((x < edges[0]) | (x > edges[-1]))
     if outside.any():
         raise DataValidationError(
-            f"{int(outside.sum())} value(s) of {series.name!r} lie outside the edges "
-            f"given to {func}, from {number_text(edges[0])} to {number_text(edges[-1])} "
+            f"{int(outside.sum())} value(s) of {_what(series.name, lower=True)} lie outside "
+            f"the edges given to {func}, from {number_text(edges[0])} to {number_text(edges[-1])} "
             f"(first rows: {list(series.index[outside][:5])}). Add -inf/inf edges for "
             "open bins.",
             failure_cases=list(series.index[outside]),
@@ -521,7 +559,7 @@ def _to_merge(
         total += count_of[c]
     if 0 < total < min_count:
         raise DataValidationError(
-            f"Column {name!r} of {func} has {total} non-missing value(s) in all, fewer than "
+            f"{_what(name)} given to {func} has {total} non-missing value(s) in all, fewer than "
             f"min_count={min_count}; no merging can give every category {min_count} records.",
             failure_cases=[name],
             func=func,

@@ -14,7 +14,13 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import MissingPolicy, Policy, parse_policy
-from microsdc._validation import check_columns, check_frame, check_int, param_error
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_int,
+    check_weight_apart,
+    param_error,
+)
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 from microsdc.risk.frequencies import (
@@ -137,6 +143,7 @@ def _prepare(
     check_frame(df, "df", func)
     policy = parse_policy(missing, func)
     enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
+    check_weight_apart(weights, enc.columns, func)
     w = _weights(df, weights, func)
     return enc, policy, w
 
@@ -228,7 +235,8 @@ default "wildcard"
     ------
     InvalidParameterError
         If ``df`` is not a DataFrame, the QI list is empty or repeats a name,
-        ``k`` is not an int >= 1, or ``missing`` is unknown.
+        ``k`` is not an int >= 1, ``missing`` is unknown, or ``weights`` names
+        a quasi-identifier.
     ColumnNotFoundError
         Listing every QI (or weight column) not in ``df``.
     DataValidationError

@@ -31,7 +31,7 @@ from microsdc.risk.individual import (
     risk_from_frequencies,
     whole_matches,
 )
-from microsdc.risk.kanonymity import sample_frequencies
+from microsdc.risk.kanonymity import frequencies_for
 from microsdc.risk.ldiversity import KINDS, l_diversity
 
 __all__ = ["RISK_BANDS", "count_bands", "pattern_risk_summary", "risk_summary"]
@@ -251,11 +251,9 @@ def risk_summary(
         check_number(c, "c", func, low=0, low_open=True)
     parse_policy(missing, func)
     check_missing_values(missing_values, "missing_values", func)
-    freq = sample_frequencies(
-        df, qi, missing=missing, weights=weights, missing_values=missing_values
-    )
-    fk = freq["fk"].to_numpy()
-    risk = risk_from_frequencies(whole_matches(fk), freq["Fk"].to_numpy() if "Fk" in freq else None)
+    # the errors of the count name risk_summary, the function called
+    fk, big_fk = frequencies_for(df, qi, missing, weights, missing_values, func)
+    risk = risk_from_frequencies(whole_matches(fk), big_fk)
     n = len(df)
     n_missing = sum(int(missing_mask(df[col], missing_values or []).sum()) for col in qi)
     out = _figures(fk, risk, None, k, risk_threshold, n_missing)

@@ -75,8 +75,11 @@ def local_suppression(
         (blanked last); fewer cells always win and the ranking breaks ties.
         A dict ``{column: weight > 0}`` gives the cost of blanking a cell of
         each QI; the total cost is minimised (a weight-3 cell costs as much as
-        three weight-1 cells). Default: QIs with more categories are blanked
-        first (sdcMicro's default).
+        three weight-1 cells). sdcMicro's ``importance`` vector is taken too:
+        whole numbers 1 to n, one per QI in the order of ``qi`` (1 = blanked
+        last), e.g. ``[3, 1, 2]`` ranks ``qi[1]``, ``qi[2]``, ``qi[0]`` (unless
+        the numbers are all column names). Default: QIs with more categories are
+        blanked first (sdcMicro's default).
     combs : int or list of int, optional
         Sizes of QI subsets: every subset of each size must become k-anonymous
         (each size with its own k when ``k`` is a list), not only the full set.
@@ -143,7 +146,8 @@ def local_suppression(
     InvalidParameterError
         For a bad ``k``, ``combs``, ``method``, ``missing`` (``"conservative"``
         included), ``importance`` (unknown columns, not covering the QIs,
-        non-positive weights), ``linked`` (keys that are not QIs, columns that
+        non-positive weights, numbers that are not each of 1 to n once),
+        ``linked`` (keys that are not QIs, columns that
         are QIs), or k larger than the number of records.
     ColumnNotFoundError
         For unknown QI, strata, subject or linked columns.
@@ -283,12 +287,21 @@ def local_suppression(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
         )
         return _finish(df, res, ghosts, missing_values)
-    if method == "exact" and (policy.kind != "wildcard" or combs is not None):
+    if method == "exact" and policy.kind != "wildcard":
         raise InvalidParameterError(
-            f"method='exact' of {_FUNC} supports missing='wildcard' without 'combs' only.",
+            f"method='exact' of {_FUNC} supports missing='wildcard' only, not "
+            f"missing='{missing}'. Use method='greedy' for missing='{missing}'.",
             func=_FUNC,
             param="method",
             related=("missing",),
+        )
+    if method == "exact" and combs is not None:
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} takes no 'combs' (it makes the whole set of "
+            "quasi-identifiers k-anonymous). Use method='greedy' with 'combs'.",
+            func=_FUNC,
+            param="method",
+            related=("combs",),
         )
     if subject_id is not None:  # one row per subject, suppressed, then carried back
         options = {"importance": importance, "combs": combs, "missing": missing, "method": method}
@@ -468,6 +481,7 @@ def _random_baseline(
             "(it blanks the same share of every quasi-identifier at random).",
             func=_FUNC,
             param="method",
+            related=tuple(given),
         )
     kk = check_int(k, "k", _FUNC, min_value=1)
     search = random_missingness_codes(

@@ -52,9 +52,50 @@ def _check_importance(importance: Any, qi: list[Hashable], df: pd.DataFrame, fun
                 )
             weights[name] = float(w)
         return ("weight", weights)
+    ranked = _sdcmicro_priorities(importance, qi, df, func)
+    if ranked is not None:
+        return ("rank", ranked)
     names = check_columns(df, importance, "importance", func, allow_single=False)
     _cover(names, qi, func)
     return ("rank", names)
+
+
+def _sdcmicro_priorities(
+    importance: Any, qi: list[Hashable], df: pd.DataFrame, func: str
+) -> list[Hashable] | None:
+    """sdcMicro's ``importance = c(3, 1, 2)`` (one priority per quasi-identifier, in
+    their order, 1 = blanked last) as the names most important first; None when
+    ``importance`` is not a list of whole numbers, or when its numbers are all column
+    names of ``df`` (a frame whose columns are numbers)."""
+    if isinstance(importance, str | bytes) or not isinstance(importance, Iterable):
+        return None
+    values = list(importance)
+    whole = all(
+        isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer()
+        for v in values
+    )
+    if not values or not whole:
+        return None
+    present = set(df.columns)
+    if all(v in present for v in values):
+        return None
+    m = len(qi)
+    priorities = [int(v) for v in values]
+    if sorted(priorities) != list(range(1, m + 1)):
+        raise InvalidParameterError(
+            f"The 'importance' parameter of {func} is {', '.join(map(str, priorities))}: "
+            "numbers, read as "
+            f"sdcMicro's importance vector (one priority per quasi-identifier, in their "
+            f"order, 1 = blanked last), but it does not give each of 1 to {m} to one of the "
+            f"{m} quasi-identifiers once. Give each of 1 to {m} once, or name the "
+            "quasi-identifiers, most important first.",
+            func=func,
+            param="importance",
+            requirement="column names, most important first, or priorities 1..n in QI order",
+            value=importance,
+        )
+    order = sorted(range(m), key=lambda i: priorities[i])
+    return [qi[i] for i in order]
 
 
 def _cover(names: list[Hashable], qi: list[Hashable], func: str) -> None:
@@ -227,7 +268,8 @@ def check_guarantee(policy: Policy, func: str) -> None:
         raise InvalidParameterError(
             f"The 'missing' parameter of {func} cannot be 'conservative': k - 1 entirely "
             "blank records satisfy it for every record, so it guarantees nothing. It remains "
-            "a measure in sample_frequencies. Use 'category' (every released record in a "
+            "a measure of risk (sample_frequencies; on the command line, microsdc risk). Use "
+            "'category' (every released record in a "
             "class of >= k identical QI tuples) or 'probabilistic' (other records' blanks "
             "count with the share of the value).",
             func=func,
