@@ -116,3 +116,18 @@ def test_a_step_needs_its_section(job: Path) -> None:
     job.write_text(text, encoding="utf-8")
     with pytest.raises(JobFileError, match=r"needs a section \[pram\]"):
         microsdc.load_job(job)
+
+
+@pytest.mark.parametrize(
+    ("edit", "answer"),
+    [
+        (lambda t: t.replace("[variables]\n", '[variables]\nnumeric = ["income"]\n'), "numVars"),
+        (lambda t: t.replace("relative_sd = 0.2", "noise = 150"), "relative_sd = 1.5"),
+        (lambda t: t.replace("k = 4", "aggr = 4"), "'microaggregation.k'"),
+    ],
+)
+def test_sdcmicro_keys_get_an_answer(job: Path, edit, answer: str) -> None:
+    job.write_text(edit(JOB), encoding="utf-8")
+    with pytest.raises(JobFileError) as info:
+        microsdc.load_job(job)
+    assert answer in str(info.value) and "sdcMicro" in str(info.value)

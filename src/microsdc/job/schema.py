@@ -663,6 +663,8 @@ def check_table(
             allowed = sorted(k for k in schema if k != "*")
             close = difflib.get_close_matches(name, allowed, n=1)
             hint = f" Did you mean '{close[0]}'?" if close else ""
+            if dotted in SDCMICRO_KEYS:
+                hint = f" {SDCMICRO_KEYS[dotted]}"
             where = f"[{'.'.join(prefix)}]" if prefix else "the top level"
             raise fail(
                 path,
@@ -682,6 +684,44 @@ def check_table(
             section = f" in [{'.'.join(prefix)}]" if prefix else ""
             raise fail(prefix or path, f"missing required key '{'.'.join(path)}'{section}.")
 
+
+#: Keys an sdcMicro user writes, and what microsdc offers instead (``createSdcObj``'s
+#: arguments and sdcMicro's method names).
+SDCMICRO_KEYS: dict[str, str] = {
+    "variables.numeric": (
+        "sdcMicro's numVars are the variables of a [microaggregation] or [noise] step: "
+        'steps = [..., "microaggregation"] and [microaggregation] variables = [...].'
+    ),
+    "variables.numVars": (
+        "sdcMicro's numVars are the variables of a [microaggregation] or [noise] step."
+    ),
+    "variables.keyVars": "sdcMicro's keyVars are 'variables.quasi_identifiers'.",
+    "variables.key": "sdcMicro's keyVars are 'variables.quasi_identifiers'.",
+    "variables.pram": (
+        "sdcMicro's pramVars are the variables of a [pram] step: "
+        'steps = [..., "pram"] and [pram] variables = [...].'
+    ),
+    "variables.pramVars": "sdcMicro's pramVars are the variables of a [pram] step.",
+    "variables.weightVar": "sdcMicro's weightVar is 'variables.weights'.",
+    "variables.hhId": "sdcMicro's hhId is 'variables.household_id'.",
+    "variables.strataVar": (
+        "sdcMicro's strataVar is 'suppression.strata' (and 'strata' of [pram] and "
+        "[microaggregation])."
+    ),
+    "variables.ghostVars": "sdcMicro's ghostVars are 'suppression.linked'.",
+    "variables.sensibleVar": "sdcMicro's sensibleVar is 'variables.sensitive'.",
+    "variables.excludeVars": "sdcMicro's excludeVars are 'variables.drop'.",
+    "localSuppression": 'sdcMicro\'s localSuppression is the step "suppression" ([suppression]).',
+    "microaggregation.aggr": "sdcMicro's aggr is 'microaggregation.k'.",
+    "noise.noise": (
+        "sdcMicro's noise is a percentage of the sd: use 'noise.relative_sd' as a fraction "
+        "(noise = 150 is relative_sd = 1.5)."
+    ),
+    "pram.strata_variables": "sdcMicro's strata_variables is 'pram.strata'.",
+    "pram.pramVars": "sdcMicro's pramVars are 'pram.variables'.",
+    "addNoise": 'sdcMicro\'s addNoise is the step "noise" ([noise]).',
+    "recordSwap": 'sdcMicro\'s recordSwap is the step "swapping" ([swapping]).',
+}
 
 #: Sections required by a step.
 _SECTION_OF_STEP = {
