@@ -31,6 +31,7 @@ from itertools import combinations
 import numpy as np
 
 from microsdc.exceptions import SDCError
+from microsdc.suppression._category_improve import improve_category
 
 __all__ = ["MAX_MASKS", "category_fits", "category_suppress"]
 
@@ -257,9 +258,11 @@ def category_suppress(
     orig = codes.copy()
     if not _search(codes, k, radix, w, levels):
         return
+    improve_category(orig, codes, radix, k, w)
     if n * sum(len(level) for level in levels) <= SECOND_RUN_LIMIT:
         other = orig.copy()
         _search(other, k, radix, w, _masks_by_cost(w, by_cells=True))
+        improve_category(orig, other, radix, k, w)
         observed = orig >= 0
         if (
             float(((observed & (other < 0)) @ w).sum())
