@@ -4,17 +4,17 @@ A solution releases every record as a *target*, its original tuple with some obs
 cells blanked, and every target in use holds at least k records. Two moves, each
 applied only when the cost falls and every class keeps 0 or at least k records:
 
-- *Regroup* (for every blank set B, cheapest first): the records whose original tuple
-  projected by B costs them less than their current target move there together, when
-  the target then holds at least k records. A record leaves its class only while the
-  class keeps k members, or when the whole class moves.
-- *Rehome* (records in the order of their cost, most expensive first): a record moves
-  to a cheaper target that holds k records, or founds one with the k - 1 cheapest
-  *partners* (records whose original tuple generalises to it and whose class can
-  spare them, each paying its own change of cost) when the sum of the changes is
-  negative. A record whose class would fall below k moves only together with the
-  rest of its class, each to its own new target, when the sum over the class is
-  negative.
+- *Rehome* (first; records in the order of their cost, most expensive first): a
+  record moves to a cheaper target that holds k records, or founds one with the
+  k - 1 cheapest *partners* (records whose original tuple generalises to it and whose
+  class can spare them, each paying its own change of cost) when the sum of the
+  changes is negative. A record whose class would fall below k moves only together
+  with the rest of its class, each to its own new target, when the sum over the class
+  is negative.
+- *Regroup* (then, up to three passes; for every blank set B, cheapest first): the
+  records whose original tuple projected by B costs them less than their current
+  target move there together, when the target then holds at least k records. A record
+  leaves its class only while the class keeps k members, or when the whole class moves.
 
 The work is bounded by counts of records and blank sets, never by time, so the
 result is deterministic.
@@ -136,13 +136,12 @@ def improve_category(
     st = _State(orig, codes, radix, weight)
     st.blank_matrix = np.array([blank for _, blank in blanks], dtype=np.int64)
     st.blank_ids = np.array([b for b, _ in blanks], dtype=np.int64)
+    # rehome first: on Adult with eight key variables it saves more within the work
+    # allowed than regrouping first (18,564 against 18,732 cells at k = 3)
+    _rehome(st, k, blanks)
     for _ in range(3):
-        if not _regroup(st, k, blanks) or st.work < 0:
+        if st.work < 0 or not _regroup(st, k, blanks):
             break
-    if _rehome(st, k, blanks):
-        for _ in range(3):
-            if not _regroup(st, k, blanks) or st.work < 0:
-                break
 
 
 def _undo(st: _State, log: list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray, int]]) -> None:
