@@ -25,7 +25,7 @@ class).
 
 The search's result is then improved by moves that only lower its cost and keep
 every class at 0 or at least k records (:mod:`microsdc.suppression._category_improve`):
-on Adult and testdata they save 1-7 % of the cells, and the result is within 1.13
+on Adult and testdata they save 1-11 % of the cells, and the result is within 1.12
 times the lower bound of :mod:`microsdc.suppression._category_bound`
 (``benchmarks/bench_category.py``).
 """
