@@ -22,12 +22,30 @@ result is deterministic.
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
 __all__ = ["improve_category"]
 
 #: Work allowed (records looked at, summed over blank sets and moves tried).
 WORK_LIMIT = 12_000_000
+
+#: Largest number of blank sets the moves try (as many as the masks of the search).
+MAX_BLANK_SETS = 4096
+
+
+def _blank_sets(m: int) -> list[int]:
+    """Every blank set of m columns; with more than 12 columns, those of up to L columns
+    (L the largest size keeping them within ``MAX_BLANK_SETS``) and the full one."""
+    sets = [0]
+    for size in range(1, m):
+        group = [sum(1 << j for j in cols) for cols in combinations(range(m), size)]
+        if len(sets) + len(group) > MAX_BLANK_SETS:
+            break
+        sets.extend(group)
+    sets.append((1 << m) - 1)
+    return sets
 
 
 class _State:
@@ -129,7 +147,7 @@ def improve_category(
     """Lower the cost of the valid solution ``codes`` of ``orig`` (in place; stays valid)."""
     m = orig.shape[1]
     blanks = []
-    for b in range(1 << m):
+    for b in _blank_sets(m):
         blank = np.array([(b >> j) & 1 == 1 for j in range(m)], dtype=bool)
         blanks.append((b, blank))
     blanks.sort(key=lambda item: (float(weight[item[1]].sum()), item[0]))
