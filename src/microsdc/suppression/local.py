@@ -196,6 +196,10 @@ def local_suppression(
     with the released records already carrying that tuple, a class of k;
     groups short of k by fewer records than they have are completed with
     surplus members of released classes (:mod:`microsdc.suppression._category`).
+    Moves that lower the cost and keep every class at k then follow: records move
+    together to a cheaper common tuple, and the most expensive records (or whole
+    classes) to cheaper tuples with partners that can be spared
+    (:mod:`microsdc.suppression._category_improve`).
     Under ``"probabilistic"`` each pass counts exactly with the current shares,
     then takes the distinct patterns at risk in ascending fk with counts
     updated after every blank: a pattern that has reached k meanwhile is
