@@ -102,17 +102,39 @@ def duckdb_arrow(rel: Any) -> Any:
     return fetch()
 
 
+#: DuckDB integer types wider than 64 bits, which pyarrow cannot carry as they are
+#: (HUGEINT leaves as a 38-digit decimal that its largest values overflow, UHUGEINT
+#: wraps around to negative numbers): such key variables are grouped and joined by
+#: their decimal text, which tells every value apart.
+_DUCKDB_AS_TEXT = frozenset({"HUGEINT", "UHUGEINT", "VARINT", "BIGNUM"})
+
+
+def duckdb_key(rel: Any, name: str, table: str = "") -> str:
+    """The SQL of key variable ``name`` of ``rel`` as grouped and joined (``table`` is an
+    optional alias, such as ``"t."``): the column itself, or its text for an integer
+    type wider than 64 bits."""
+    types = dict(zip(rel.columns, (str(t) for t in rel.types), strict=True))
+    ref = f"{table}{sql_name(name)}"
+    return f"CAST({ref} AS VARCHAR)" if types.get(name) in _DUCKDB_AS_TEXT else ref
+
+
 def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | None = None) -> Any:
     """DuckDB's ``GROUP BY`` of ``keys`` (NULL is a group) with the SQL ``aggregates``, as
-    pyarrow; ``inner`` is an optional subquery over the view to group instead of it.
+    pyarrow; ``inner`` is an optional subquery over the view (with the same columns
+    ``keys``) to group instead of it. Integer keys wider than 64 bits are grouped by
+    their text (:func:`duckdb_key`).
 
     Written in SQL rather than through narwhals, which reads a dot in a column name
     as a struct field.
     """
-    cols = ", ".join(sql_name(c) for c in keys)
+    exprs = [duckdb_key(rel, c) for c in keys]
+    cols = ", ".join(f"{e} AS {sql_name(c)}" for e, c in zip(exprs, keys, strict=True))
     source = f"({inner})" if inner is not None else DUCKDB_VIEW
     return duckdb_arrow(
-        rel.query(DUCKDB_VIEW, f"SELECT {cols}, {aggregates} FROM {source} GROUP BY {cols}")
+        rel.query(
+            DUCKDB_VIEW,
+            f"SELECT {cols}, {aggregates} FROM {source} GROUP BY {', '.join(exprs)}",
+        )
     )
 
 
@@ -259,7 +281,7 @@ def join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any
         return df.join(right.lazy(), on=cols, how="left", nulls_equal=True, maintain_order="left")
     if backend.name == "DuckDB":
         q = sql_name
-        on = " AND ".join(f"t.{q(c)} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
+        on = " AND ".join(f"{duckdb_key(df, c, 't.')} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
         # DuckDB resolves names case-insensitively ("fk" and "Fk" would clash): the
         # output columns travel under positional names and get theirs back in SELECT
         outputs = [c for c in result.column_names if c not in cols]
