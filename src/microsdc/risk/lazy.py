@@ -20,6 +20,7 @@ import pandas as pd
 from microsdc._core.policy import Policy, parse_policy
 from microsdc._validation import check_int
 from microsdc.backends import Backend
+from microsdc.backends.complete import check_fk_complete
 from microsdc.backends.frequencies import (
     N_RECORDS,
     SQL_FK_NAME,
@@ -118,15 +119,24 @@ def sample_frequencies_lazy(
         plan = plan_keys(df, cols, missing_values, policy, w is not None)
         if plan is not None:
             warn_unobserved(plan, cols)
-            return keyed_fk(df, plan, policy, k)
+            out = keyed_fk(df, plan, policy, k)
+            check_fk_complete(out, backend, [str(c) for c in cols], plan.n_rows, func)
+            return out
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    return _with_fk(df, backend, cols, table, freqs, k)
+    return _with_fk(df, backend, cols, table, freqs, k, func)
 
 
 def _with_fk(
-    df: Any, backend: Backend, cols: list[Hashable], table: Any, freqs: Any, k: int | None
+    df: Any,
+    backend: Backend,
+    cols: list[Hashable],
+    table: Any,
+    freqs: Any,
+    k: int | None,
+    func: str,
 ) -> Any:
-    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily."""
+    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily, after the engine
+    has shown that every record got its fk (:func:`check_fk_complete`)."""
     import pyarrow as pa
 
     _enc, _count, fk, big, inverse = freqs
@@ -137,7 +147,10 @@ def _with_fk(
         result = result.append_column(name, pa.array(big[inverse]))
     if k is not None:
         result = result.append_column("at_risk", pa.array(fk[inverse] < k))
-    return join_back(df, backend, cols, result)
+    out = join_back(df, backend, cols, result)
+    n_records = int(table.column(_N).to_numpy().sum())
+    check_fk_complete(out, backend, [str(c) for c in cols], n_records, func)
+    return out
 
 
 def check_k_anonymity_lazy(
@@ -209,7 +222,7 @@ def risk_frame(
         check_output_names(columns(nwf), func)
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     n_at_risk, summary = _lazy_summary(freqs, k, backend)
-    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k) if join else None
+    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k, func) if join else None
 
 
 def record_patterns(
