@@ -19,7 +19,7 @@ import pandas as pd
 
 from microsdc._core.policy import Policy, parse_policy
 from microsdc._validation import check_int
-from microsdc.backends import Backend
+from microsdc.backends import Backend, detect_backend
 from microsdc.backends.complete import check_fk_complete
 from microsdc.backends.frequencies import (
     N_RECORDS,
@@ -33,6 +33,7 @@ from microsdc.backends.frequencies import (
     join_back,
     to_pandas,
 )
+from microsdc.backends.zeros import refuse_signed_zeros
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.risk.frequencies import PatternFrequencies, frequencies_from_codes, pattern_summary
 
@@ -83,6 +84,7 @@ def lazy_patterns(
     (see :func:`_pattern_frequencies`), after the weights are checked."""
     if w is not None:
         check_weights(nwf, w, func)
+    refuse_signed_zeros(nwf.to_native(), detect_backend(nwf.to_native(), func), cols, func)
     table = aggregate(nwf, cols, w)
     freqs = _pattern_frequencies(
         to_pandas(table), cols, policy, w is not None, missing_values, func
@@ -251,6 +253,7 @@ def record_patterns(
     policy = parse_policy(missing, func)
     nwf = nw.from_native(df)
     cols, _ = check_inputs(nwf, quasi_identifiers, None, backend, func)
+    refuse_signed_zeros(df, backend, cols, func)
     patterns = to_pandas(aggregate(nwf, cols, None))
     enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
     return enc, policy, patterns[_N].to_numpy(dtype=np.float64)

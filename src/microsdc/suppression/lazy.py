@@ -296,6 +296,9 @@ def local_suppression_lazy(
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
+    from microsdc.backends.zeros import refuse_signed_zeros
+
+    refuse_signed_zeros(df, backend, cols, _FUNC)
     table, ordered = _aggregate_first(df, backend, keys)
     patterns = _strata_known(table, strata_cols)
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
