@@ -12,6 +12,7 @@ from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
 from microsdc.io.metadata import _spss_metadata, _stata_metadata
 from microsdc.io.text_types import _as_written
+from microsdc.io.write_errors import write_failure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,8 +89,13 @@ def write_table(
         If the extension is not one of the supported formats.
     DataValidationError
         If a column name cannot be stored in an SPSS or Stata file (all such
-        names are listed), or a value or column name has no code in
-        ``encoding`` (the first such is named).
+        names are listed), a value or column name has no code in ``encoding``
+        (the first such is named), or the writer library refuses a column that
+        mixes kinds of values, such as numbers and text (each such column is
+        named with a value of each kind).
+    OutputError
+        If the writer library refuses the data for another reason (its message
+        is kept).
     FileNotFoundError
         If the folder does not exist.
     """
@@ -149,6 +155,11 @@ def write_table(
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except Exception as exc:  # a writer library's own error: name the column and the fix
+        error = write_failure(df, path.name, fmt, exc)
+        if error is exc:
+            raise
+        raise error from exc
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
