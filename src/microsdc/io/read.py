@@ -19,7 +19,7 @@ from microsdc.io.csv import (
     separator_hint,
 )
 from microsdc.io.formats import _FORMAT_NAMES, _format_of
-from microsdc.io.metadata import _empty_strings_to_missing, _numeric_objects, _with_metadata
+from microsdc.io.metadata import _empty_strings_to_missing, _with_metadata
 from microsdc.io.text_types import NA_TEXTS, _text_types
 
 if TYPE_CHECKING:
@@ -199,8 +199,9 @@ def _read_labelled(
         kwargs.setdefault("user_missing", True)
         df, meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
         return _with_metadata(df, meta, "spss")
-    df, meta = pyreadstat.read_dta(str(path), usecols=columns, **kwargs)
-    return _with_metadata(_numeric_objects(df), meta, "stata")
+    from microsdc.io.stata_missing import read_stata
+
+    return read_stata(path, columns, kwargs)
 
 
 def _undecodable(path: Path, encoding: str | None, exc: UnicodeDecodeError) -> Exception:
@@ -232,8 +233,9 @@ def number_records(
 
     path = Path(path)
     if _format_of(path) not in ("csv", "tsv"):
-        df.index = pd.RangeIndex(1, 1 + len(df))
-        return df
+        from microsdc.io.stata_missing import relabel_rows
+
+        return relabel_rows(df, pd.RangeIndex(1, 1 + len(df)))
     lines = _record_lines(path, sep, encoding) if has_blank_lines(path, encoding) else None
     if lines is not None and len(lines) == len(df):  # blank lines skipped by the reader
         df.index = pd.Index(lines)

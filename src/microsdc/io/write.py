@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from microsdc._validation import check_path, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
-from microsdc.io.metadata import _spss_metadata, _stata_metadata
+from microsdc.io.metadata import _spss_metadata
+from microsdc.io.stata_missing import write_stata
 from microsdc.io.text_types import _as_written
 from microsdc.io.write_errors import write_failure
 
@@ -149,8 +150,9 @@ def write_table(
                 df, tmp, compress=path.suffix.lower() == ".zsav", **_spss_metadata(df)
             )
         else:
-            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL
-            df.to_stata(tmp, write_index=False, version=118, **_stata_metadata(df))
+            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL; with
+            # extended missing values (.a to .z) to keep, through pyreadstat
+            write_stata(df, tmp)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
