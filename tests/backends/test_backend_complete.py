@@ -87,3 +87,21 @@ def test_keyed_suppression_blanks_that_do_not_arrive_raise(
     monkeypatch.setattr(suppression_keyed, "_blank_back", lambda rel, *args: rel)
     with pytest.raises(DataValidationError, match="'n': 0 missing where 1 were due"):
         microsdc.local_suppression(_frame("duckdb"), ["n"], 2)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "('10:00:0' || (i % 3) || '+01')::TIMETZ",  # TIME WITH TIME ZONE
+        "('10' || (i % 3 > 0)::INT)::BIT",
+    ],
+)
+def test_duckdb_types_the_join_did_not_match(expr: str) -> None:
+    # before: every record came back without fk; now counted like any other column
+    rel = duckdb.sql(f"SELECT {expr} AS q, i AS rid FROM range(7) AS t(i)")
+    fk = [r[2] for r in microsdc.sample_frequencies(rel, ["q"], k=3).order("rid").fetchall()]
+    groups = [i % 3 for i in range(7)] if "TIMETZ" in expr else [i % 3 > 0 for i in range(7)]
+    assert fk == [groups.count(g) for g in groups]
+    res = microsdc.local_suppression(rel, ["q"], 3)
+    released = [r[0] for r in res.data.order("rid").fetchall()]
+    assert sum(v is None for v in released) == int(res.cells_per_qi.sum())

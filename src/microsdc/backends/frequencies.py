@@ -102,17 +102,20 @@ def duckdb_arrow(rel: Any) -> Any:
     return fetch()
 
 
-#: DuckDB integer types wider than 64 bits, which pyarrow cannot carry as they are
-#: (HUGEINT leaves as a 38-digit decimal that its largest values overflow, UHUGEINT
-#: wraps around to negative numbers): such key variables are grouped and joined by
-#: their decimal text, which tells every value apart.
-_DUCKDB_AS_TEXT = frozenset({"HUGEINT", "UHUGEINT", "VARINT", "BIGNUM"})
+#: DuckDB types whose values do not come back from pyarrow as values DuckDB matches
+#: with the column: integers wider than 64 bits (HUGEINT leaves as a 38-digit decimal
+#: that its largest values overflow, UHUGEINT wraps around to negative numbers), and
+#: TIME WITH TIME ZONE and BIT, which the join back matched with no record. Such key
+#: variables are grouped and joined by their text, which tells every value apart.
+_DUCKDB_AS_TEXT = frozenset(
+    {"HUGEINT", "UHUGEINT", "VARINT", "BIGNUM", "TIME WITH TIME ZONE", "BIT"}
+)
 
 
 def duckdb_key(rel: Any, name: str, table: str = "") -> str:
     """The SQL of key variable ``name`` of ``rel`` as grouped and joined (``table`` is an
-    optional alias, such as ``"t."``): the column itself, or its text for an integer
-    type wider than 64 bits."""
+    optional alias, such as ``"t."``): the column itself, or its text for a type that
+    pyarrow does not carry back (:data:`_DUCKDB_AS_TEXT`)."""
     types = dict(zip(rel.columns, (str(t) for t in rel.types), strict=True))
     ref = f"{table}{sql_name(name)}"
     return f"CAST({ref} AS VARCHAR)" if types.get(name) in _DUCKDB_AS_TEXT else ref
@@ -121,8 +124,8 @@ def duckdb_key(rel: Any, name: str, table: str = "") -> str:
 def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | None = None) -> Any:
     """DuckDB's ``GROUP BY`` of ``keys`` (NULL is a group) with the SQL ``aggregates``, as
     pyarrow; ``inner`` is an optional subquery over the view (with the same columns
-    ``keys``) to group instead of it. Integer keys wider than 64 bits are grouped by
-    their text (:func:`duckdb_key`).
+    ``keys``) to group instead of it. Keys of a type pyarrow does not carry back
+    (integers wider than 64 bits, say) are grouped by their text (:func:`duckdb_key`).
 
     Written in SQL rather than through narwhals, which reads a dot in a column name
     as a struct field.
