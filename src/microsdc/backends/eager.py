@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from microsdc.backends import detect_backend
+from microsdc.backends import detect_backend, refuse_unreadable_integers
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = ["call_in_memory"]
@@ -130,5 +130,7 @@ def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
         )
     import narwhals as nw
 
-    pdf = nw.from_native(df, eager_only=True).to_pandas()
+    nwf = nw.from_native(df, eager_only=True)
+    refuse_unreadable_integers(nwf, nwf.columns, func.__name__)
+    pdf = nwf.to_pandas()
     return _back(func(**{**arguments, param: pdf}), df, pdf)

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from microsdc._validation import check_columns, param_error
-from microsdc.backends import Backend
+from microsdc.backends import Backend, refuse_unreadable_integers
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 __all__ = [
@@ -62,6 +62,7 @@ def check_inputs(
     names = columns(nwf)
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
     cols = check_columns(stand_in, qi, "quasi_identifiers", func)
+    refuse_unreadable_integers(nwf, [*cols, *([weights] if isinstance(weights, str) else [])], func)
     if weights is None:
         return cols, None
     if not isinstance(weights, str):

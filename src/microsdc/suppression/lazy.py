@@ -296,7 +296,10 @@ def local_suppression_lazy(
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
+    from microsdc.backends import refuse_unreadable_integers
     from microsdc.backends.zeros import refuse_signed_zeros
+
+    refuse_unreadable_integers(nwf, keys, _FUNC)
 
     refuse_signed_zeros(df, backend, cols, _FUNC)
     table, ordered = _aggregate_first(df, backend, keys)
