@@ -19,7 +19,9 @@ missing (:mod:`~microsdc.io.stata_missing`; such a file is written through
 pyreadstat); a frame read with ``user_missing=True`` holds the letters as texts
 and is written the same way.
 
-Parquet keeps every dtype. The other formats lose some: CSV stores text, so
+Parquet keeps every dtype, and a float column's NaN stays apart from its nulls
+(pandas holds both as NaN; :mod:`~microsdc.io.parquet_nan` notes which were NaN and
+writes them back). The other formats lose some: CSV stores text, so
 types are inferred again on reading (a nullable ``Int64`` column with missing
 values comes back as ``float64``, a categorical as plain values); SPSS stores
 numbers as doubles and categoricals as strings; Stata stores a categorical as

@@ -99,8 +99,10 @@ def read_table(
             _check_columns(path, columns, csv_kwargs)
         if fmt in ("csv", "tsv"):
             return _read_csv(path, columns, csv_kwargs, kwargs)
-        if fmt == "parquet":
-            return pd.read_parquet(path, columns=columns, **kwargs)
+        if fmt == "parquet":  # a float NaN noted apart from a null (io.parquet_nan)
+            from microsdc.io.parquet_nan import read_parquet
+
+            return read_parquet(path, columns, kwargs)
         df = _read_labelled(path, fmt, columns, kwargs)
     except (FileNotFoundError, ColumnNotFoundError, DataValidationError):
         raise

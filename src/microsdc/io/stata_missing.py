@@ -61,14 +61,22 @@ def read_stata(path: Path, columns: list[str] | None, kwargs: dict[str, Any]) ->
 
 
 def relabel_rows(df: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
-    """``df`` with the row labels ``index`` (same length), its notes of extended missing
-    values moved to the new labels."""
+    """``df`` with the row labels ``index`` (same length), its notes of Stata extended
+    missing values and of Parquet NaN cells moved to the new labels."""
+    from microsdc.io.parquet_nan import NAN_CELLS
+
     noted = file_metadata(df).get("extended_missing")
-    if noted:
+    nan_cells = df.attrs.get(NAN_CELLS)
+    if noted or nan_cells:
         position = {label: i for i, label in enumerate(df.index)}
+    if noted:
         df.attrs[METADATA]["extended_missing"] = {
             col: {index[position[label]]: letter for label, letter in cells.items()}
             for col, cells in noted.items()
+        }
+    if nan_cells:  # a Parquet float column's NaN cells (io.parquet_nan)
+        df.attrs[NAN_CELLS] = {
+            col: [index[position[label]] for label in labels] for col, labels in nan_cells.items()
         }
     df.index = index
     return df

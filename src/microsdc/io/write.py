@@ -11,6 +11,7 @@ from microsdc._validation import check_path, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
 from microsdc.io.metadata import _spss_metadata
+from microsdc.io.parquet_nan import write_parquet
 from microsdc.io.stata_missing import write_stata
 from microsdc.io.text_types import _as_written
 from microsdc.io.write_errors import write_failure
@@ -142,7 +143,7 @@ def write_table(
                     "UTF-8 (leave the encoding out) or Parquet."
                 ) from exc
         elif fmt == "parquet":
-            df.to_parquet(tmp, index=False)
+            write_parquet(df, tmp)
         elif fmt == "spss":
             import pyreadstat
 
