@@ -46,7 +46,7 @@ def read_parquet(path: Path, columns: list[str] | None, kwargs: dict[str, Any]) 
     for name in floats:
         nan = pc.fill_null(pc.is_nan(table.column(name)), False).to_numpy(zero_copy_only=False)
         if nan.any() and name in df.columns:
-            notes[name] = list(df.index[nan])
+            notes[name] = df.index[nan].tolist()
     if notes:
         df.attrs[NAN_CELLS] = notes
     return df
@@ -61,6 +61,9 @@ def write_parquet(df: pd.DataFrame, tmp: str) -> None:
 
     notes = df.attrs.get(NAN_CELLS) or {}
     notes = {c: labels for c, labels in notes.items() if c in df.columns}
+    if NAN_CELLS in df.attrs:  # the notes are not data: not into the file's metadata
+        df = df.copy(deep=False)
+        df.attrs = {k: v for k, v in df.attrs.items() if k != NAN_CELLS}
     if not notes or not df.index.is_unique:
         df.to_parquet(tmp, index=False)
         return

@@ -67,16 +67,15 @@ def relabel_rows(df: pd.DataFrame, index: pd.Index) -> pd.DataFrame:
 
     noted = file_metadata(df).get("extended_missing")
     nan_cells = df.attrs.get(NAN_CELLS)
-    if noted or nan_cells:
-        position = {label: i for i, label in enumerate(df.index)}
     if noted:
+        position = {label: i for i, label in enumerate(df.index)}
         df.attrs[METADATA]["extended_missing"] = {
             col: {index[position[label]]: letter for label, letter in cells.items()}
             for col, cells in noted.items()
         }
     if nan_cells:  # a Parquet float column's NaN cells (io.parquet_nan)
         df.attrs[NAN_CELLS] = {
-            col: [index[position[label]] for label in labels] for col, labels in nan_cells.items()
+            col: index[df.index.get_indexer(labels)].tolist() for col, labels in nan_cells.items()
         }
     df.index = index
     return df
