@@ -27,6 +27,7 @@ from microsdc._validation import (
     check_missing_values,
     param_error,
 )
+from microsdc.data.written import split_written
 from microsdc.exceptions import (
     DataValidationError,
     DisclosureRiskWarning,
@@ -64,6 +65,9 @@ class EncodedQIs:
         The quasi-identifier names, in the order of ``codes``' columns.
     categories : list of pandas.Index
         ``categories[j][c]`` is the original value behind code ``c`` of column ``j``.
+        Values that are equal but written differently in a file (``-0.0`` and
+        ``0.0``; ``1``, ``1.0`` and ``True`` in an object column) are separate
+        categories, so an index may hold values equal to each other.
     index : pandas.Index
         Row labels of the encoded frame.
     """
@@ -89,10 +93,16 @@ class EncodedQIs:
 
     def decode(self) -> pd.DataFrame:
         """The encoded columns as a frame of original values (missing as ``NaN``)."""
-        out = {}
+        out: dict[int, Any] = {}
         for j in range(len(self.columns)):
             cats = self.categories[j]
-            out[j] = pd.Categorical.from_codes(self.codes[:, j], categories=cats)
+            if cats.is_unique:
+                out[j] = pd.Categorical.from_codes(self.codes[:, j], categories=cats)
+            else:  # values equal but written apart (-0.0 and 0.0): each as it is
+                codes = self.codes[:, j]
+                values = np.full(len(codes), np.nan, dtype=object)
+                values[codes >= 0] = np.asarray(cats.astype(object))[codes[codes >= 0]]
+                out[j] = values
         frame = pd.DataFrame(out, index=self.index)
         frame.columns = pd.Index(self.columns, dtype=object)
         return frame
@@ -270,6 +280,9 @@ def encode_column(
                 ) from exc
         codes = np.asarray(codes_raw, dtype=np.int32)
         cats = pd.Index(cats)
+        # values equal to each other but written differently (-0.0 and 0.0; 1, 1.0
+        # and True in an object column) are apart in a released file: count them apart
+        codes, cats = split_written(series, codes, cats)
     if extra:
         drop = np.asarray(missing_mask(pd.Series(cats, dtype=cats.dtype), extra), dtype=bool)
         if drop.any():

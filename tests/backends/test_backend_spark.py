@@ -326,3 +326,42 @@ def test_cli_without_pyspark_names_the_extra(
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert 'pip install "microsdc[spark]"' in err
+
+
+def _void_frame(spark: Any) -> Any:
+    """A column of None from Python or pandas rows has Spark's type void."""
+    from pyspark.sql.types import LongType, NullType, StringType, StructField, StructType
+
+    schema = StructType(
+        [
+            StructField("s", StringType()),
+            StructField("x", NullType()),
+            StructField("rid", LongType()),
+        ]
+    )
+    return spark.createDataFrame([("a", None, 0), ("a", None, 1), ("b", None, 2)], schema)
+
+
+def test_void_key_variable_counts_and_blanks(spark: Any) -> None:
+    sdf = _void_frame(spark)
+    assert sdf.schema["x"].dataType.simpleString() == "void"
+    got = _rows(microsdc.sample_frequencies(sdf, ["s", "x"], k=2))
+    assert got["fk"].tolist() == [2, 2, 1]
+    assert got["at_risk"].tolist() == [False, False, True]
+    res = microsdc.local_suppression(sdf, ["s", "x"], 2)
+    assert res.cells_per_qi.tolist() == [1, 0]
+    released = res.data.toArrow()
+    by_rid = dict(zip(released["rid"].to_pylist(), released["s"].to_pylist(), strict=True))
+    assert by_rid == {0: "a", 1: "a", 2: None}  # the blank arrived
+
+
+def test_a_join_that_matches_nothing_raises(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from microsdc.backends import spark as spark_backend
+
+    # Spark's own null-safe equality on a void key: its hash join matches no record
+    monkeypatch.setattr(spark_backend, "_null_safe_equal", lambda a, b, t: a.eqNullSafe(b))
+    sdf = _void_frame(spark)
+    with pytest.raises(DataValidationError, match=r"3 of them without fk.*'x' void"):
+        microsdc.sample_frequencies(sdf, ["s", "x"], k=2)
+    with pytest.raises(DataValidationError, match="'s': 0 missing where 1 were due"):
+        microsdc.local_suppression(sdf, ["s", "x"], 2)

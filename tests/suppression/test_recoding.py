@@ -121,13 +121,13 @@ def test_merge_rare_categories() -> None:
     assert list(merged.cat.categories) == ["x", "rest"]
     assert merged.tolist() == ["x", "x", "rest", "rest"]
     nums = merge_rare_categories(pd.Series([1, 1, 1, 2, 3]), min_count=2)
-    assert nums.tolist() == [1, 1, 1, "other", "other"]
+    assert nums.tolist() == [1, 1, 1, 4, 4] and nums.dtype == np.dtype("int64")
     unchanged = merge_rare_categories(pd.Series([1, 1]), min_count=2)
     assert unchanged.dtype == np.dtype("int64")
     with pytest.raises(InvalidParameterError, match="'min_count' parameter"):
         merge_rare_categories(s, min_count=0)
     with pytest.raises(InvalidParameterError, match="'other_label' parameter"):
-        merge_rare_categories(s, min_count=2, other_label=None)
+        merge_rare_categories(s, min_count=2, other_label=pd.NA)
 
 
 @pytest.mark.parametrize("as_category", [False, True])

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from microsdc.exceptions import InvalidParameterError
+from microsdc.exceptions import DataValidationError, InvalidParameterError
 
-__all__ = ["Backend", "detect_backend", "install_hint"]
+__all__ = ["Backend", "detect_backend", "install_hint", "refuse_unreadable_integers"]
 
 #: Top-level module of a frame's class -> (engine name, extra that installs it).
 _ENGINES: dict[str, tuple[str, str]] = {
@@ -103,3 +103,30 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
             param=param,
         )
     return Backend(name, isinstance(native, nw.LazyFrame), extra)
+
+
+def refuse_unreadable_integers(nwf: Any, names: Any, func: str) -> None:
+    """Raise for a polars ``Int128`` or ``UInt128`` column among ``names`` (a narwhals
+    frame's columns): pyarrow and pandas, through which microsdc counts and joins,
+    cannot read integers wider than 64 bits from polars.
+
+    Raises
+    ------
+    DataValidationError
+        Naming the first such column and how to cast it.
+    """
+    import narwhals as nw
+
+    if nwf.implementation is not nw.Implementation.POLARS:
+        return
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    for name in names:
+        dtype = schema.get(str(name))
+        if dtype is not None and str(dtype) in ("Int128", "UInt128"):
+            raise DataValidationError(
+                f"Column {name!r} of {func} is a polars {dtype} column (integers wider than "
+                "64 bits), which pyarrow and pandas cannot read. Cast it first: to text, "
+                f"which keeps every value apart (df.with_columns(pl.col({str(name)!r})"
+                ".cast(pl.String))), or to Int64 when its values lie within +-2^63.",
+                func=func,
+            )

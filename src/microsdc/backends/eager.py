@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from microsdc.backends import detect_backend
+from microsdc.backends import detect_backend, refuse_unreadable_integers
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = ["call_in_memory"]
@@ -30,31 +30,52 @@ _COLLECT = {
 }
 
 
-def _back(value: Any, native: Any) -> Any:
-    """Convert pandas frames inside ``value`` to the kind of ``native``."""
+def _back(value: Any, native: Any, given: pd.DataFrame) -> Any:
+    """Convert pandas frames inside ``value`` to the kind of ``native`` (``given`` is
+    the pandas form of ``native`` the function was called with)."""
     if isinstance(value, pd.DataFrame):
-        return _frame_back(value, native)
+        return _frame_back(value, native, given)
     if isinstance(value, tuple):
-        return tuple(_back(v, native) for v in value)
+        return tuple(_back(v, native, given) for v in value)
     if (
         dataclasses.is_dataclass(value)
         and not isinstance(value, type)
         and isinstance(getattr(value, "data", None), pd.DataFrame)
     ):  # a result object: its released data come back as the caller's kind
-        return dataclasses.replace(value, data=_frame_back(value.data, native))  # type: ignore[attr-defined]
+        data = _frame_back(value.data, native, given)  # type: ignore[attr-defined]
+        return dataclasses.replace(value, data=data)
     return value
 
 
-def _frame_back(df: pd.DataFrame, native: Any) -> Any:
+def _unchanged(out: pd.Series, given: pd.Series) -> bool:
+    """Whether a result column holds the values it was given, in the same rows (NaN
+    equal to NaN; values that cannot be compared, such as arrays, by identity)."""
+    if len(out) != len(given) or out.dtype != given.dtype:
+        return False
+    try:
+        return bool(out.reset_index(drop=True).equals(given.reset_index(drop=True)))
+    except (TypeError, ValueError):
+        return all(a is b for a, b in zip(out, given, strict=True))
+
+
+def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
+    """``df`` as a frame of the kind of ``native``. A column the function left as it was
+    is taken from ``native`` itself, so it comes back untouched: the way through pandas
+    would turn a polars or pyarrow NaN into a null and cannot carry every type (lists,
+    structs, large integers) back."""
     import narwhals as nw
 
     nwf = nw.from_native(native, eager_only=True)
     out = df.reset_index(drop=True)
     out.columns = pd.Index([str(c) for c in out.columns], dtype=object)
+    names = set(nwf.columns)
+    same = [
+        c for c in out.columns if c in names and c in given.columns and _unchanged(out[c], given[c])
+    ]
     if nwf.implementation is nw.Implementation.POLARS:
         import polars as pl
 
-        frame = pl.from_pandas(out)
+        frame = pl.from_pandas(out.drop(columns=same))
         schema = native.schema
         casts = {c: schema[c] for c in frame.columns if c in schema and frame[c].dtype != schema[c]}
         if casts:
@@ -62,18 +83,22 @@ def _frame_back(df: pd.DataFrame, native: Any) -> Any:
                 frame = frame.cast(casts)  # type: ignore[arg-type]
             except Exception:
                 pass
-        return frame
+        frame = frame.with_columns(native.select(same)) if same else frame
+        return frame.select([str(c) for c in out.columns])
     import pyarrow as pa
 
-    table = pa.Table.from_pandas(out, preserve_index=False)
+    table = pa.Table.from_pandas(out.drop(columns=same), preserve_index=False)
     fields = []
     for field in table.schema:
         idx = native.schema.get_field_index(field.name)
         fields.append(native.schema.field(idx) if idx >= 0 else field)
     try:
-        return table.cast(pa.schema(fields))
+        table = table.cast(pa.schema(fields))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return table
+        pass
+    columns = {name: table.column(name) for name in table.column_names}
+    columns.update({c: native.column(c) for c in same})
+    return pa.table([columns[c] for c in out.columns], names=list(out.columns))
 
 
 def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
@@ -105,5 +130,7 @@ def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
         )
     import narwhals as nw
 
-    pdf = nw.from_native(df, eager_only=True).to_pandas()
-    return _back(func(**{**arguments, param: pdf}), df)
+    nwf = nw.from_native(df, eager_only=True)
+    refuse_unreadable_integers(nwf, nwf.columns, func.__name__)
+    pdf = nwf.to_pandas()
+    return _back(func(**{**arguments, param: pdf}), df, pdf)

@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from microsdc._validation import check_columns, check_weight_apart, param_error
-from microsdc.backends import Backend
+from microsdc.backends import Backend, refuse_unreadable_integers
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 __all__ = [
@@ -62,6 +62,7 @@ def check_inputs(
     names = columns(nwf)
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
     cols = check_columns(stand_in, qi, "quasi_identifiers", func)
+    refuse_unreadable_integers(nwf, [*cols, *([weights] if isinstance(weights, str) else [])], func)
     if weights is None:
         return cols, None
     if not isinstance(weights, str):
@@ -102,17 +103,42 @@ def duckdb_arrow(rel: Any) -> Any:
     return fetch()
 
 
+#: DuckDB types whose values do not come back from pyarrow as values DuckDB matches
+#: with the column: integers wider than 64 bits (HUGEINT leaves as a 38-digit decimal
+#: that its largest values overflow, UHUGEINT wraps around to negative numbers), and
+#: TIME WITH TIME ZONE and BIT, which the join back matched with no record. Such key
+#: variables are grouped and joined by their text, which tells every value apart.
+_DUCKDB_AS_TEXT = frozenset(
+    {"HUGEINT", "UHUGEINT", "VARINT", "BIGNUM", "TIME WITH TIME ZONE", "BIT"}
+)
+
+
+def duckdb_key(rel: Any, name: str, table: str = "") -> str:
+    """The SQL of key variable ``name`` of ``rel`` as grouped and joined (``table`` is an
+    optional alias, such as ``"t."``): the column itself, or its text for a type that
+    pyarrow does not carry back (:data:`_DUCKDB_AS_TEXT`)."""
+    types = dict(zip(rel.columns, (str(t) for t in rel.types), strict=True))
+    ref = f"{table}{sql_name(name)}"
+    return f"CAST({ref} AS VARCHAR)" if types.get(name) in _DUCKDB_AS_TEXT else ref
+
+
 def duckdb_group(rel: Any, keys: Sequence[str], aggregates: str, inner: str | None = None) -> Any:
     """DuckDB's ``GROUP BY`` of ``keys`` (NULL is a group) with the SQL ``aggregates``, as
-    pyarrow; ``inner`` is an optional subquery over the view to group instead of it.
+    pyarrow; ``inner`` is an optional subquery over the view (with the same columns
+    ``keys``) to group instead of it. Keys of a type pyarrow does not carry back
+    (integers wider than 64 bits, say) are grouped by their text (:func:`duckdb_key`).
 
     Written in SQL rather than through narwhals, which reads a dot in a column name
     as a struct field.
     """
-    cols = ", ".join(sql_name(c) for c in keys)
+    exprs = [duckdb_key(rel, c) for c in keys]
+    cols = ", ".join(f"{e} AS {sql_name(c)}" for e, c in zip(exprs, keys, strict=True))
     source = f"({inner})" if inner is not None else DUCKDB_VIEW
     return duckdb_arrow(
-        rel.query(DUCKDB_VIEW, f"SELECT {cols}, {aggregates} FROM {source} GROUP BY {cols}")
+        rel.query(
+            DUCKDB_VIEW,
+            f"SELECT {cols}, {aggregates} FROM {source} GROUP BY {', '.join(exprs)}",
+        )
     )
 
 
@@ -259,7 +285,7 @@ def join_back(df: Any, backend: Backend, qi: list[Hashable], result: Any) -> Any
         return df.join(right.lazy(), on=cols, how="left", nulls_equal=True, maintain_order="left")
     if backend.name == "DuckDB":
         q = sql_name
-        on = " AND ".join(f"t.{q(c)} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
+        on = " AND ".join(f"{duckdb_key(df, c, 't.')} IS NOT DISTINCT FROM p.{q(c)}" for c in cols)
         # DuckDB resolves names case-insensitively ("fk" and "Fk" would clash): the
         # output columns travel under positional names and get theirs back in SELECT
         outputs = [c for c in result.column_names if c not in cols]

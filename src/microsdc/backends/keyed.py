@@ -113,15 +113,14 @@ def plan_keys(
     row = rel.query(view, f"SELECT count(*), {', '.join(terms)} FROM {view}").fetchall()[0]
     n_rows = int(row[0])
     lows, highs = row[1::2], row[2::2]
-    base = np.array(
-        [1 if lo is None else int(hi) - int(lo) + 2 for lo, hi in zip(lows, highs, strict=True)],
-        dtype=np.int64,
-    )
-    n_cells = math.prod(int(b) for b in base)
+    if any(v is not None and abs(int(v)) >= 2**62 for v in (*lows, *highs)):
+        return None  # the key arithmetic is BIGINT (UBIGINT values reach 2^64 - 1)
+    # slots in Python integers: a range of UBIGINT values does not fit an int64
+    slots = [1 if lo is None else int(hi) - int(lo) + 2 for lo, hi in zip(lows, highs, strict=True)]
+    n_cells = math.prod(slots)
     if n_rows == 0 or n_cells > MAX_CELLS or n_cells > CELLS_PER_ROW * n_rows:
         return None
-    if any(v is not None and abs(int(v)) >= 2**62 for v in (*lows, *highs)):
-        return None  # the key arithmetic is BIGINT
+    base = np.array(slots, dtype=np.int64)
     if np.any(base > HIGH_CARDINALITY):  # the pattern route warns about such columns
         return None
     parts = []

@@ -16,7 +16,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["aggregate", "join_back", "weight_stats"]
+__all__ = ["aggregate", "join_back", "null_counts", "weight_stats"]
 
 
 def _quote(name: str) -> str:
@@ -73,6 +73,28 @@ def aggregate_first(df: Any, cols: Sequence[str], n_name: str, first_name: str) 
     )
 
 
+def _null_safe_equal(left: Any, right: Any, data_type: Any) -> Any:
+    """``left <=> right``; for a ``void`` column (only nulls, the type Spark gives a
+    column of ``None``) both sides as text, since Spark's hash join reads a ``void``
+    key as never equal to itself and would match no record."""
+    from pyspark.sql.types import NullType
+
+    if isinstance(data_type, NullType):
+        return left.cast("string").eqNullSafe(right.cast("string"))
+    return left.eqNullSafe(right)
+
+
+def null_counts(df: Any, cols: Sequence[str]) -> tuple[int, list[int]]:
+    """Records and the nulls (NaN is a value) of each column ``cols``, in one Spark job."""
+    from pyspark.sql import functions as F
+
+    row = df.select(
+        F.count(F.lit(1)).alias("n"),
+        *[F.count_if(F.col(_quote(c)).isNull()).alias(f"c{i}") for i, c in enumerate(cols)],
+    ).first()
+    return int(row["n"]), [int(row[f"c{i}"] or 0) for i in range(len(cols))]
+
+
 def join_back(df: Any, cols: Sequence[str], result: Any) -> Any:
     """Left-join ``result`` (pyarrow: the QIs ``cols`` then output columns) onto the
     Spark DataFrame ``df``, missing == missing; ``df``'s columns first, then the outputs."""
@@ -95,7 +117,10 @@ def join_back(df: Any, cols: Sequence[str], result: Any) -> Any:
         )
     on = functools.reduce(
         operator.and_,
-        [F.col(_quote(c)).eqNullSafe(F.col(key)) for c, key in zip(cols, keys, strict=True)],
+        [
+            _null_safe_equal(F.col(_quote(c)), F.col(key), types[c])
+            for c, key in zip(cols, keys, strict=True)
+        ],
     )
     joined = df.join(right, on=on, how="left")
     return joined.select(

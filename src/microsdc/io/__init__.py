@@ -13,9 +13,15 @@ User-missing codes (say -99 "refused") are read as values, so they stay apart
 from cells blanked by microsdc, which are written as the system missing value
 (``sysmis`` in SPSS, ``.`` in Stata). In counts such a code is a category of
 its own unless declared with ``missing_values=``. Stata's extended missing
-values (``.a`` to ``.z``) are read as missing.
+values (``.a`` to ``.z``) are read as missing (every count treats them so) and
+written back as the same letters, with their value labels, in the cells still
+missing (:mod:`~microsdc.io.stata_missing`; such a file is written through
+pyreadstat); a frame read with ``user_missing=True`` holds the letters as texts
+and is written the same way.
 
-Parquet keeps every dtype. The other formats lose some: CSV stores text, so
+Parquet keeps every dtype, and a float column's NaN stays apart from its nulls
+(pandas holds both as NaN; :mod:`~microsdc.io.parquet_nan` notes which were NaN and
+writes them back). The other formats lose some: CSV stores text, so
 types are inferred again on reading (a nullable ``Int64`` column with missing
 values comes back as ``float64``, a categorical as plain values); SPSS stores
 numbers as doubles and categoricals as strings; Stata stores a categorical as
@@ -31,7 +37,9 @@ failed write leaves nothing behind. Any file that cannot be parsed raises
 The package is split by concern: :mod:`~microsdc.io.formats` (extensions, column
 names), :mod:`~microsdc.io.csv` (separator, encoding, header),
 :mod:`~microsdc.io.text_types` (CSV text as numbers), :mod:`~microsdc.io.metadata`
-(SPSS and Stata labels), :mod:`~microsdc.io.read`, :mod:`~microsdc.io.write`, and
+(SPSS and Stata labels), :mod:`~microsdc.io.stata_missing` (Stata's ``.a`` to ``.z``),
+:mod:`~microsdc.io.read`, :mod:`~microsdc.io.write` (:mod:`~microsdc.io.write_errors`:
+a writer library's refusal named), and
 :mod:`~microsdc.io.engines` (files opened and written by a lazy engine).
 """
 

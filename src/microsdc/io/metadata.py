@@ -113,9 +113,15 @@ def _stata_metadata(df: pd.DataFrame) -> dict[str, Any]:
         out["variable_labels"] = {c: v[:80] for c, v in labels.items()}
     values = {}
     for c, v in _kept(df, meta.get("value_labels", {})).items():
-        numeric = all(isinstance(k, int | float) and float(k).is_integer() for k in v)
-        if numeric and _labels_fit(df[c], v):  # Stata labels integer codes only
-            values[c] = {int(k): label for k, label in v.items()}
+        # Stata labels integer codes; the labels of extended missing values (.a to .z)
+        # are written with them by io.stata_missing, and never drop the others
+        codes = {
+            k: label
+            for k, label in v.items()
+            if isinstance(k, int | float) and not isinstance(k, bool) and float(k).is_integer()
+        }
+        if codes and _labels_fit(df[c], codes):
+            values[c] = {int(k): label for k, label in codes.items()}
     if values:
         out["value_labels"] = values
     return out

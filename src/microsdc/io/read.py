@@ -26,7 +26,7 @@ from microsdc.io.csv import (
     separator_hint,
 )
 from microsdc.io.formats import _FORMAT_NAMES, _format_of
-from microsdc.io.metadata import _empty_strings_to_missing, _numeric_objects, _with_metadata
+from microsdc.io.metadata import _empty_strings_to_missing, _with_metadata
 from microsdc.io.text_types import NA_TEXTS, _text_types
 
 if TYPE_CHECKING:
@@ -108,8 +108,10 @@ def read_table(
             _check_columns(path, columns, csv_kwargs)
         if fmt in ("csv", "tsv"):
             return _read_csv(path, columns, csv_kwargs, kwargs)
-        if fmt == "parquet":
-            return pd.read_parquet(path, columns=columns, **kwargs)
+        if fmt == "parquet":  # a float NaN noted apart from a null (io.parquet_nan)
+            from microsdc.io.parquet_nan import read_parquet
+
+            return read_parquet(path, columns, kwargs)
         df = _read_labelled(path, fmt, columns, kwargs)
     except (FileNotFoundError, ColumnNotFoundError, DataValidationError):
         raise
@@ -212,8 +214,9 @@ def _read_labelled(
         kwargs.setdefault("user_missing", True)
         df, meta = pyreadstat.read_sav(str(path), usecols=columns, **kwargs)
         return _with_metadata(df, meta, "spss")
-    df, meta = pyreadstat.read_dta(str(path), usecols=columns, **kwargs)
-    return _with_metadata(_numeric_objects(df), meta, "stata")
+    from microsdc.io.stata_missing import read_stata
+
+    return read_stata(path, columns, kwargs)
 
 
 def _undecodable(path: Path, encoding: str | None, exc: UnicodeDecodeError) -> Exception:
@@ -245,8 +248,9 @@ def number_records(
 
     path = Path(path)
     if _format_of(path) not in ("csv", "tsv"):
-        df.index = pd.RangeIndex(1, 1 + len(df))
-        return df
+        from microsdc.io.stata_missing import relabel_rows
+
+        return relabel_rows(df, pd.RangeIndex(1, 1 + len(df)))
     lines = _record_lines(path, sep, encoding) if has_blank_lines(path, encoding) else None
     if lines is not None and len(lines) == len(df):  # blank lines skipped by the reader
         df.index = pd.Index(lines)

@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING
 from microsdc._validation import check_path, param_error, separator_problem, text_encoding_problem
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
-from microsdc.io.metadata import _spss_metadata, _stata_metadata
+from microsdc.io.metadata import _spss_metadata
+from microsdc.io.parquet_nan import write_parquet
+from microsdc.io.stata_missing import write_stata
 from microsdc.io.text_types import _as_written
+from microsdc.io.write_errors import write_failure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,8 +94,13 @@ def write_table(
         a line break.
     DataValidationError
         If a column name cannot be stored in an SPSS or Stata file (all such
-        names are listed), or a value or column name has no code in
-        ``encoding`` (the first such is named).
+        names are listed), a value or column name has no code in ``encoding``
+        (the first such is named), or the writer library refuses a column that
+        mixes kinds of values, such as numbers and text (each such column is
+        named with a value of each kind).
+    OutputError
+        If the writer library refuses the data for another reason (its message
+        is kept).
     FileNotFoundError
         If the folder does not exist.
     """
@@ -146,7 +154,7 @@ def write_table(
                     "UTF-8 (leave the encoding out) or Parquet."
                 ) from exc
         elif fmt == "parquet":
-            df.to_parquet(tmp, index=False)
+            write_parquet(df, tmp)
         elif fmt == "spss":
             import pyreadstat
 
@@ -154,12 +162,18 @@ def write_table(
                 df, tmp, compress=path.suffix.lower() == ".zsav", **_spss_metadata(df)
             )
         else:
-            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL
-            df.to_stata(tmp, write_index=False, version=118, **_stata_metadata(df))
+            # format 118 (Stata 14+): UTF-8 texts and names, long texts as strL; with
+            # extended missing values (.a to .z) to keep, through pyreadstat
+            write_stata(df, tmp)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except Exception as exc:  # a writer library's own error: name the column and the fix
+        error = write_failure(df, path.name, fmt, exc)
+        if error is exc:
+            raise
+        raise error from exc
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)

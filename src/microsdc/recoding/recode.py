@@ -24,6 +24,8 @@ from microsdc.recoding.bands import (
     width_edges,
     width_labels,
 )
+from microsdc.recoding.labels import _text as text_of
+from microsdc.recoding.labels import as_text, default_other_label, fits
 
 __all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
 
@@ -457,7 +459,7 @@ def merge_rare_categories(
     column: Hashable | None = None,
     *,
     min_count: int,
-    other_label: Any = "other",
+    other_label: Any = None,
 ) -> Any:
     """Merge the categories seen fewer than ``min_count`` times into ``other_label``.
 
@@ -468,21 +470,30 @@ def merge_rare_categories(
     column : column name, optional
     min_count : int >= 1
         Categories with fewer records are merged.
-    other_label : scalar, default "other"
+    other_label : scalar, optional
         The merged category. If it already exists, the rare categories join it.
+        Default: ``"other"`` for a text (or boolean) column; for a column of
+        numeric codes, the next integer code above the largest one observed
+        (codes 1 to 7 give 8), so that the column stays numeric.
 
     Returns
     -------
     pandas.Series or pandas.DataFrame
-        Like ``data``. A categorical stays categorical (rare categories
-        removed, ``other_label`` added when used); other dtypes become
-        ``object`` if ``other_label`` does not fit them. Missing values stay
-        missing and are never counted as a category.
+        Like ``data``, the column in one type. A categorical stays categorical
+        (rare categories removed, ``other_label`` added when used). A label of
+        the column's kind (a number for numeric codes, a text for text) keeps its
+        dtype; a label of another kind makes the whole column text, each code
+        written as it would be in a file (``1``, ``2.5``, and the label as text):
+        ``other_label="other"`` on integer codes gives ``"1"``, ``"2"``,
+        ``"other"``, never numbers mixed with text, which no Parquet, SPSS or
+        Stata file can hold. Missing values stay missing and are never counted
+        as a category.
 
     Raises
     ------
     InvalidParameterError
-        For a bad ``min_count`` or a missing ``other_label``.
+        For a bad ``min_count`` or a missing value (NaN, ``pd.NA``) as
+        ``other_label``.
     ColumnNotFoundError
         For an unknown column.
     DataValidationError
@@ -503,10 +514,16 @@ def merge_rare_categories(
     >>> s = pd.Series(["a", "a", "a", "b", "c", None])
     >>> merge_rare_categories(s, min_count=2).tolist()
     ['a', 'a', 'a', 'other', 'other', nan]
+    >>> merge_rare_categories(pd.Series([1, 1, 1, 2, 3]), min_count=2).tolist()
+    [1, 1, 1, 4, 4]
+    >>> merge_rare_categories(pd.Series([1, 1, 1, 2, 3]), min_count=2, other_label="other").tolist()
+    ['1', '1', '1', 'other', 'other']
     """
     func = "merge_rare_categories"
     series, frame = _take(data, column, func)
     min_count = check_int(min_count, "min_count", func, min_value=1)
+    if other_label is None:
+        other_label = default_other_label(series)
     try:
         bad_label = bool(pd.isna(other_label))
     except (TypeError, ValueError):
@@ -515,21 +532,15 @@ def merge_rare_categories(
         raise param_error("other_label", func, "a non-missing value", other_label)
     counts = series.value_counts(dropna=True)
     rare = _to_merge(counts, min_count, other_label, series.name, func)
-    if isinstance(series.dtype, pd.CategoricalDtype):
-        # unused categories (count 0) are rare too and are dropped
-        if not rare:
-            return _put(frame, series.name, series.copy())
-        out = series.copy()
-        hit = out.isin(rare).to_numpy(dtype=bool)
-        if hit.any() and other_label not in out.cat.categories:
-            out = out.cat.add_categories([other_label])
-        out[hit] = other_label
-        drop = set(rare)
-        out = out.cat.set_categories([c for c in out.cat.categories if c not in drop])
-        return _put(frame, series.name, out)
     if not rare:
         return _put(frame, series.name, series.copy())
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return _put(frame, series.name, _merge_categorical(series, rare, other_label))
     hit = series.isin(rare).to_numpy(dtype=bool)
+    if not fits(series, other_label):  # one type: the codes as text, the label as text
+        values = as_text(series)
+        values[hit] = str(other_label)
+        return _put(frame, series.name, values)
     values = series.astype(object).copy()
     values[hit] = other_label
     try:
@@ -539,6 +550,23 @@ def merge_rare_categories(
     except (TypeError, ValueError):
         out = values
     return _put(frame, series.name, out)
+
+
+def _merge_categorical(series: pd.Series, rare: list[Any], other_label: Any) -> pd.Series:
+    """A categorical with the ``rare`` categories merged into ``other_label`` (unused
+    categories, count 0, are rare too and are dropped); categories of another kind
+    than the label become text."""
+    out = series.copy()
+    if not fits(pd.Series(out.cat.categories), other_label):
+        out = out.cat.rename_categories([text_of(c) for c in out.cat.categories])
+        rare = [text_of(c) for c in rare]
+        other_label = str(other_label)
+    hit = out.isin(rare).to_numpy(dtype=bool)
+    if hit.any() and other_label not in out.cat.categories:
+        out = out.cat.add_categories([other_label])
+    out[hit] = other_label
+    drop = set(rare)
+    return out.cat.set_categories([c for c in out.cat.categories if c not in drop])
 
 
 def _to_merge(

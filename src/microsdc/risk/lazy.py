@@ -19,7 +19,8 @@ import pandas as pd
 
 from microsdc._core.policy import Policy, parse_policy
 from microsdc._validation import check_int
-from microsdc.backends import Backend
+from microsdc.backends import Backend, detect_backend
+from microsdc.backends.complete import check_fk_complete
 from microsdc.backends.frequencies import (
     N_RECORDS,
     SQL_FK_NAME,
@@ -32,6 +33,7 @@ from microsdc.backends.frequencies import (
     join_back,
     to_pandas,
 )
+from microsdc.backends.zeros import refuse_signed_zeros
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.risk.frequencies import PatternFrequencies, frequencies_from_codes, pattern_summary
 
@@ -82,6 +84,7 @@ def lazy_patterns(
     (see :func:`_pattern_frequencies`), after the weights are checked."""
     if w is not None:
         check_weights(nwf, w, func)
+    refuse_signed_zeros(nwf.to_native(), detect_backend(nwf.to_native(), func), cols, func)
     table = aggregate(nwf, cols, w)
     freqs = _pattern_frequencies(
         to_pandas(table), cols, policy, w is not None, missing_values, func
@@ -118,15 +121,24 @@ def sample_frequencies_lazy(
         plan = plan_keys(df, cols, missing_values, policy, w is not None)
         if plan is not None:
             warn_unobserved(plan, cols)
-            return keyed_fk(df, plan, policy, k)
+            out = keyed_fk(df, plan, policy, k)
+            check_fk_complete(out, backend, [str(c) for c in cols], plan.n_rows, func)
+            return out
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    return _with_fk(df, backend, cols, table, freqs, k)
+    return _with_fk(df, backend, cols, table, freqs, k, func)
 
 
 def _with_fk(
-    df: Any, backend: Backend, cols: list[Hashable], table: Any, freqs: Any, k: int | None
+    df: Any,
+    backend: Backend,
+    cols: list[Hashable],
+    table: Any,
+    freqs: Any,
+    k: int | None,
+    func: str,
 ) -> Any:
-    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily."""
+    """``df`` with fk (Fk, at_risk) of its patterns joined back, lazily, after the engine
+    has shown that every record got its fk (:func:`check_fk_complete`)."""
     import pyarrow as pa
 
     _enc, _count, fk, big, inverse = freqs
@@ -137,7 +149,10 @@ def _with_fk(
         result = result.append_column(name, pa.array(big[inverse]))
     if k is not None:
         result = result.append_column("at_risk", pa.array(fk[inverse] < k))
-    return join_back(df, backend, cols, result)
+    out = join_back(df, backend, cols, result)
+    n_records = int(table.column(_N).to_numpy().sum())
+    check_fk_complete(out, backend, [str(c) for c in cols], n_records, func)
+    return out
 
 
 def check_k_anonymity_lazy(
@@ -209,7 +224,7 @@ def risk_frame(
         check_output_names(columns(nwf), func)
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     n_at_risk, summary = _lazy_summary(freqs, k, backend)
-    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k) if join else None
+    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k, func) if join else None
 
 
 def record_patterns(
@@ -238,6 +253,7 @@ def record_patterns(
     policy = parse_policy(missing, func)
     nwf = nw.from_native(df)
     cols, _ = check_inputs(nwf, quasi_identifiers, None, backend, func)
+    refuse_signed_zeros(df, backend, cols, func)
     patterns = to_pandas(aggregate(nwf, cols, None))
     enc = encode_qis(patterns, cols, missing_values=missing_values, func=func)
     return enc, policy, patterns[_N].to_numpy(dtype=np.float64)

@@ -32,7 +32,7 @@ from microsdc._validation import (
     check_missing_values,
     check_number,
 )
-from microsdc.encode import MissingValues, encode_column, missing_values_for
+from microsdc.encode import MissingValues, missing_values_for
 from microsdc.exceptions import InvalidParameterError
 
 __all__ = ["linked_columns", "recoverable_cells"]
@@ -45,14 +45,11 @@ MIN_COUNT = 10
 
 def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
     """Dense integer codes of a column in order of appearance, -1 for missing (unsorted: fast)."""
+    from microsdc.data.hashable import factorize_any
     from microsdc.encode import missing_mask
 
     values = series.astype(object) if isinstance(series.dtype, pd.CategoricalDtype) else series
-    try:
-        codes, _ = pd.factorize(values, sort=False, use_na_sentinel=True)
-    except TypeError:  # unhashable values
-        return encode_column(series, missing)[0]
-    codes = np.asarray(codes, dtype=np.int64)
+    codes, _ = factorize_any(values)  # lists and dicts by their contents
     if missing:
         codes = np.where(missing_mask(series, missing), -1, codes)
     return codes

@@ -103,6 +103,18 @@ def _blank_back(rel: Any, plan: KeyPlan, names: list[str], cols: list[str], blan
     )
 
 
+def _check_arrived(rel: Any, data: Any, cols: list[str], blanked: np.ndarray) -> None:
+    """Raise unless each key variable of the release ``data`` has the missing values of
+    ``rel`` plus the cells ``blanked`` in it (:func:`check_blanks_arrived`)."""
+    from microsdc.backends import Backend
+    from microsdc.backends.complete import check_blanks_arrived, null_counts
+
+    duckdb = Backend("DuckDB", True, "duckdb")
+    n, before = null_counts(rel, duckdb, cols)
+    expected = {c: b + int(x) for c, b, x in zip(cols, before, blanked, strict=True)}
+    check_blanks_arrived(data, duckdb, expected, n, "local_suppression")
+
+
 def _values(codes: np.ndarray, lows: np.ndarray, cols: list[str]) -> pd.DataFrame:
     """Codes back to the column values (nullable integers; missing as missing)."""
     out = {}
@@ -176,6 +188,7 @@ def keyed_suppression(
             )
             mask = (codes[changed] < 0) & (codes0[changed] >= 0)
             data = _blank_back(rel, plan, names, str_cols, (risky[changed], mask))
+            _check_arrived(rel, data, str_cols, (mask * records[changed][:, None]).sum(axis=0))
         del background
     from microsdc.suppression.result import lazy_result
 

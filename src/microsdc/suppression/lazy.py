@@ -189,6 +189,20 @@ def _blank_back(
     return joined.select(*exprs).to_native()
 
 
+def _check_arrived(
+    data: Any, backend: Backend, table: Any, cols: list[Hashable], blank: Any, records: Any
+) -> None:
+    """Raise unless each key variable of the release has the missing values of the
+    patterns plus the cells blanked in it (:func:`check_blanks_arrived`)."""
+    from microsdc.backends.complete import check_blanks_arrived
+
+    expected = {}
+    for j, c in enumerate(cols):
+        was = table.column(str(c)).is_null().to_numpy(zero_copy_only=False)
+        expected[str(c)] = int(records[was | blank[:, j]].sum())
+    check_blanks_arrived(data, backend, expected, int(records.sum()), _FUNC)
+
+
 # --------------------------------------------------------------------------- microsdc side
 
 
@@ -282,6 +296,12 @@ def local_suppression_lazy(
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
+    from microsdc.backends import refuse_unreadable_integers
+    from microsdc.backends.zeros import refuse_signed_zeros
+
+    refuse_unreadable_integers(nwf, keys, _FUNC)
+
+    refuse_signed_zeros(df, backend, cols, _FUNC)
     table, ordered = _aggregate_first(df, backend, keys)
     patterns = _strata_known(table, strata_cols)
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
@@ -295,6 +315,8 @@ def local_suppression_lazy(
     blank = (out.codes < 0) & (codes0 >= 0)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
     data = _blank_back(df, backend, keys, names, table, blank_frame)
+    if blank.any():
+        _check_arrived(data, backend, table, cols, blank, records)
     return lazy_result(
         data,
         patterns,

@@ -83,8 +83,9 @@ def _codes(series: pd.Series, order: np.ndarray | None) -> tuple[np.ndarray, int
             raw, uniq = pd.factorize(values)
             codes, n = np.asarray(raw, dtype=np.int64), len(uniq)
     else:
-        raw_s, uniq_s = pd.factorize(series, use_na_sentinel=True)
-        codes, n = np.asarray(raw_s, dtype=np.int64), len(uniq_s)
+        from microsdc.data.hashable import factorize_any
+
+        codes, n = factorize_any(series)  # lists and dicts by their contents
         if (codes < 0).any():
             codes = np.where(codes < 0, n, codes)
             na_code = n
