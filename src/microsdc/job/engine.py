@@ -472,7 +472,7 @@ def run_engine_job(
             write,
             (
                 f"writing {cfg.output.data.name} ({engine})",
-                lambda: write_parquet(final, str(cfg.output.data)),
+                lambda path: write_parquet(final, str(path)),
             ),
             started,
         )

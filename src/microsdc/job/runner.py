@@ -1,8 +1,9 @@
 """Run a job: read, recode, measure, swap and/or suppress, measure again, write.
 
 Nothing is written until every step has succeeded: the anonymised file, the
-audit record (JSON) and the report (HTML) are produced in memory and written
-at the end, each through a temporary file renamed into place.
+audit record (JSON) and the report (HTML) are produced in memory, written at the
+end under temporary names beside their targets, and moved into place together;
+when a write fails, the files of an earlier run stay as they were, all three.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from microsdc.job.audit import (
     audit_outputs,
     finish_job,
     sha256_file,
-    write_atomic,
 )
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import (
@@ -464,7 +464,10 @@ def run_job(
     variables; suppression then treats whatever risk is left. Risk "before"
     is measured on the recoded data, the starting point of protection.
 
-    Nothing is written unless every step succeeded.
+    Nothing is written unless every step succeeded. The three files are written
+    under temporary names first and moved into place together: when writing any
+    of them fails (a full disk), none is replaced, and the files of an earlier run
+    in the same place stay as they were, all three.
     """
     started = time.perf_counter()
     check_run_arguments(job, output_dir, write, progress, now, progress_display)
@@ -530,11 +533,10 @@ def run_job(
             "outputs": audit_outputs(cfg),
         }
 
-        def write_data() -> None:
+        def write_data(path: Path) -> None:
             from microsdc.io import release_style, write_table
 
-            style = release_style(cfg.input_path, cfg.sep, cfg.encoding)
-            write_atomic(cfg.output.data, lambda p: write_table(final, p, **style))
+            write_table(final, path, **release_style(cfg.input_path, cfg.sep, cfg.encoding))
 
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
