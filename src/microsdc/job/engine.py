@@ -193,6 +193,7 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
     from microsdc.risk.summary import pattern_risk_summary
 
     records = patterns.table["records"].to_numpy(dtype=np.int64)
+    missing: Any = cfg.missing  # a policy name or an alpha, checked when the job was read
     mv = list(cfg.missing_values)
     n_missing = sum(
         int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
@@ -205,6 +206,7 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
         cfg.k,
         risk_threshold=cfg.risk_threshold,
         missing_qi_cells=n_missing,
+        missing=missing,
     )
 
 
