@@ -32,7 +32,7 @@ from microsdc.job.config import (
     outputs_apart,
 )
 from microsdc.job.schema import default_of
-from microsdc.job.steps import ProgressDisplay, no_display, step_timer
+from microsdc.job.steps import ProgressDisplay, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
 if TYPE_CHECKING:
@@ -381,6 +381,51 @@ def _swap(
     return res.data, figures
 
 
+def _protect(
+    cfg: JobConfig,
+    raw: pd.DataFrame,
+    data: pd.DataFrame,
+    timed: Callable[[str, str, Callable[[], Any]], Any],
+    step: Any,
+) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
+    """Measure the risk of the file as read (``raw``) and of the recoded ``data``, swap
+    and/or suppress, measuring the risk after each step. Returns the released data, the
+    audit's ``risk`` entry, and the swapping and suppression figures (None when the
+    step did not run)."""
+    before = timed("risk_before", "measuring risk (as read)", lambda: measure_risk(raw, cfg))
+    stages = [risk_stage("read", before)]
+    if cfg.recode:
+        recoded = timed(
+            "risk_recoded", "measuring risk (after recoding)", lambda: measure_risk(data, cfg)
+        )
+        stages.append(risk_stage("recode", recoded))
+    current = data
+    swap_fig = None
+    sup_fig = None
+    if "swapping" in cfg.steps:
+        levels = step.levels(list(cfg.hierarchy))
+        current, swap_fig = timed(
+            "swapping", "swapping households", lambda: _swap(cfg, data, levels)
+        )
+    if "suppression" in cfg.steps:
+        base = current
+        if swap_fig is not None:  # the risk between the two steps
+            swapped = timed(
+                "risk_swapped", "measuring risk (after swapping)", lambda: measure_risk(base, cfg)
+            )
+            stages.append(risk_stage("swapping", swapped))
+        records = step.records()
+        current, sup_fig = timed(
+            "suppression", "local suppression", lambda: _suppress(cfg, base, records)
+        )
+    final = current
+    after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
+    last = "suppression" if sup_fig is not None else "swapping" if swap_fig is not None else ""
+    if last:
+        stages.append(risk_stage(last, after))
+    return final, {"before": before, "after": after, "steps": stages}, swap_fig, sup_fig
+
+
 def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
     """``cfg`` with its outputs in ``output_dir`` (file names unchanged)."""
     from dataclasses import replace
@@ -459,10 +504,12 @@ def run_job(
     Notes
     -----
     Steps run in this order: recoding of numeric variables (``[recode]``),
-    risk before, record swapping, local suppression, risk after. Swapping
-    runs before suppression because it needs complete geography and household
-    variables; suppression then treats whatever risk is left. Risk "before"
-    is measured on the recoded data, the starting point of protection.
+    record swapping, local suppression. Swapping runs before suppression
+    because it needs complete geography and household variables; suppression
+    then treats whatever risk is left. The risk "before" is the risk of the
+    file as read (recoding is a step of protection too, as in sdcMicro's
+    report); the audit's ``risk.steps`` gives it again, then the risk after
+    each step that changed the data, the last being "after".
 
     Nothing is written unless every step succeeded. The three files are written
     under temporary names first and moved into place together: when writing any
@@ -482,7 +529,9 @@ def run_job(
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     protect = [s for s in ("swapping", "suppression") if s in cfg.steps]
-    n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
+    # the risk is measured as read, after recoding, between swapping and suppression, after
+    n_steps = 4 + len(protect) + (2 if cfg.recode else 0) + (1 if write else 0)
+    n_steps += 1 if len(protect) == 2 else 0
 
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)
@@ -494,23 +543,7 @@ def run_job(
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
-        before = timed("risk_before", "measuring risk (before)", lambda: measure_risk(data, cfg))
-        current = data
-        swap_fig = None
-        sup_fig = None
-        if "swapping" in cfg.steps:
-            levels = step.levels(list(cfg.hierarchy))
-            current, swap_fig = timed(
-                "swapping", "swapping households", lambda: _swap(cfg, data, levels)
-            )
-        if "suppression" in cfg.steps:
-            base = current
-            records = step.records()
-            current, sup_fig = timed(
-                "suppression", "local suppression", lambda: _suppress(cfg, base, records)
-            )
-        final = current
-        after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
+        final, risk, swap_fig, sup_fig = _protect(cfg, raw, data, timed, step)
         variables, key_variables = describe_variables(cfg, read, data, final)
         audit: dict[str, Any] = {
             **audit_header(
@@ -525,7 +558,7 @@ def run_job(
             "recode": recode_notes,
             "variables": variables,
             "key_variables": key_variables,
-            "risk": {"before": before, "after": after},
+            "risk": risk,
             "suppression": sup_fig,
             "swapping": swap_fig,
             "warnings": notes,

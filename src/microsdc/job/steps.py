@@ -14,7 +14,32 @@ from microsdc.exceptions import SDCError, SDCWarning
 from microsdc.job.columns import similar_columns
 from microsdc.job.config import JobConfig
 
-__all__ = ["JobProgress", "NoProgress", "ProgressDisplay", "no_display", "step_timer"]
+__all__ = [
+    "RISK_STAGE_KEYS",
+    "JobProgress",
+    "NoProgress",
+    "ProgressDisplay",
+    "no_display",
+    "risk_stage",
+    "step_timer",
+]
+
+#: The figures of the risk after each step kept in the audit's ``risk.steps``.
+RISK_STAGE_KEYS = (
+    "n_records",
+    "n_at_risk",
+    "share_at_risk",
+    "n_unique",
+    "expected_reidentifications",
+    "global_risk",
+    "n_high_risk",
+)
+
+
+def risk_stage(step: str, figures: dict[str, Any]) -> dict[str, Any]:
+    """One entry of the audit's ``risk.steps``: the risk after ``step`` ("read" for the
+    file as read), from the full figures of :func:`microsdc.job.runner.measure_risk`."""
+    return {"step": step, **{key: figures[key] for key in RISK_STAGE_KEYS}}
 
 
 class JobProgress(Protocol):
@@ -76,6 +101,9 @@ _RISK_KEYS = {
 }
 _STEP_KEYS: dict[str, dict[str, str]] = {
     "risk_before": _RISK_KEYS,
+    "risk_read": _RISK_KEYS,
+    "risk_recoded": _RISK_KEYS,
+    "risk_swapped": _RISK_KEYS,
     "risk_after": _RISK_KEYS,
     "suppression": {
         **_RISK_KEYS,

@@ -19,12 +19,14 @@ from microsdc._validation import param_error
 from microsdc.report._format import _listing, _n, _p, _x, format_percent
 from microsdc.report.sections import (
     GUARANTEES,
+    STEP_LABELS,
     default_swaprate,
     l_diversity_texts,
     not_protected_text,
     parameters_text,
     risk_after_text,
     risk_before_text,
+    risk_steps,
     suppression_text,
     swap_caveat_text,
     swapping_text,
@@ -104,5 +106,7 @@ def render_report(audit: dict[str, Any]) -> str:
         figures={f.id: f for f in all_figures(audit)},
         summary=plain_summary(audit),
         guarantees=GUARANTEES,
+        risk_steps=risk_steps(audit),
+        step_labels=STEP_LABELS,
         default_swaprate=default_swaprate(),
     )
