@@ -36,6 +36,7 @@ from microsdc.job.steps import ProgressDisplay, no_display, risk_stage, step_tim
 from microsdc.risk.summary import RISK_BANDS
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -170,7 +171,12 @@ def _changed_cells(before: pd.Series, after: pd.Series) -> int:
 
 
 def describe_variables(
-    cfg: JobConfig, raw: pd.DataFrame, start: pd.DataFrame, final: pd.DataFrame
+    cfg: JobConfig,
+    raw: pd.DataFrame,
+    start: pd.DataFrame,
+    final: pd.DataFrame,
+    *,
+    origin: np.ndarray | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every variable of the input with its role, and the key variables before and after.
 
@@ -183,6 +189,11 @@ def describe_variables(
         The data protection starts from (after recoding).
     final : pandas.DataFrame
         The released data.
+    origin : numpy.ndarray of int, optional
+        When the release holds the records in another order (swapping returns them in
+        household order; renumbered households are sorted by their new ids): the
+        position in ``raw`` and ``start`` of each row of ``final``. Cells are then
+        compared record by record, never row by row.
 
     Returns
     -------
@@ -208,6 +219,10 @@ def describe_variables(
     from microsdc.encode import missing_mask
 
     mv = list(cfg.missing_values)
+    if origin is not None:  # each released record beside itself as read
+        raw = raw.iloc[origin].reset_index(drop=True)
+        start = start.iloc[origin].reset_index(drop=True)
+        final = final.reset_index(drop=True)
     roles = column_roles(cfg)
     touched = {*map(str, cfg.quasi_identifiers), *map(str, cfg.hierarchy)}
     touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
@@ -330,7 +345,11 @@ def _suppress(
 
 def _swap(
     cfg: JobConfig, df: pd.DataFrame, on_progress: Callable[[int, float], None] | None = None
-) -> tuple[pd.DataFrame, dict[str, Any]]:
+) -> tuple[pd.DataFrame, dict[str, Any], np.ndarray | None]:
+    """Swap households; with ``renumber_households``, give them new ids and sort the rows
+    by them. Returns the data, the figures and, when the rows were reordered (the swap
+    returns them in household order; renumbering sorts them by the new ids), the
+    position in ``df`` of each returned row (else None)."""
     from microsdc.swapping import record_swap_result, swap_utility
     from microsdc.utility import swap_utility_summary
 
@@ -350,9 +369,13 @@ def _swap(
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
+    if not df.index.is_unique:  # the labels name the records below
+        df = df.reset_index(drop=True)
     res = record_swap_result(
         df, cfg.household_id, hierarchy, similar or None, **kwargs, progress=on_progress
     )
+    # the swap returns the rows in household order, each keeping its label
+    origin = None if res.data.index.equals(df.index) else df.index.get_indexer(res.data.index)
     util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households
@@ -376,9 +399,15 @@ def _swap(
 
         # new ids from a stream of their own: not the swap's
         stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
-        released = renumber_households(res.data, cfg.household_id, np.random.default_rng(stream))
-        return released, figures
-    return res.data, figures
+        # the rows are reordered: each one's position as read goes along, under a name
+        # no column has, so that before/after figures compare each record with itself
+        mark = "\x00row" + "_" * max((len(str(c)) for c in res.data.columns), default=0)
+        tagged = res.data.copy()
+        tagged[mark] = np.arange(len(tagged), dtype=np.int64)
+        released = renumber_households(tagged, cfg.household_id, np.random.default_rng(stream))
+        moved = released.pop(mark).to_numpy()
+        return released, figures, moved if origin is None else origin[moved]
+    return res.data, figures, origin
 
 
 def _protect(
@@ -387,9 +416,12 @@ def _protect(
     data: pd.DataFrame,
     timed: Callable[[str, str, Callable[[], Any]], Any],
     step: Any,
-) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]:
+) -> tuple[
+    pd.DataFrame, np.ndarray | None, dict[str, Any], dict[str, Any] | None, dict[str, Any] | None
+]:
     """Measure the risk of the file as read (``raw``) and of the recoded ``data``, swap
     and/or suppress, measuring the risk after each step. Returns the released data, the
+    position as read of each released row (None: the rows kept their order), the
     audit's ``risk`` entry, and the swapping and suppression figures (None when the
     step did not run)."""
     before = timed("risk_before", "measuring risk (as read)", lambda: measure_risk(raw, cfg))
@@ -402,9 +434,10 @@ def _protect(
     current = data
     swap_fig = None
     sup_fig = None
+    origin = None
     if "swapping" in cfg.steps:
         levels = step.levels(list(cfg.hierarchy))
-        current, swap_fig = timed(
+        current, swap_fig, origin = timed(
             "swapping", "swapping households", lambda: _swap(cfg, data, levels)
         )
     if "suppression" in cfg.steps:
@@ -423,7 +456,8 @@ def _protect(
     last = "suppression" if sup_fig is not None else "swapping" if swap_fig is not None else ""
     if last:
         stages.append(risk_stage(last, after))
-    return final, {"before": before, "after": after, "steps": stages}, swap_fig, sup_fig
+    risk = {"before": before, "after": after, "steps": stages}
+    return final, origin, risk, swap_fig, sup_fig
 
 
 def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
@@ -543,8 +577,8 @@ def run_job(
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
-        final, risk, swap_fig, sup_fig = _protect(cfg, raw, data, timed, step)
-        variables, key_variables = describe_variables(cfg, read, data, final)
+        final, origin, risk, swap_fig, sup_fig = _protect(cfg, raw, data, timed, step)
+        variables, key_variables = describe_variables(cfg, read, data, final, origin=origin)
         audit: dict[str, Any] = {
             **audit_header(
                 cfg,
