@@ -180,3 +180,58 @@ def test_publish_together_writers_see_the_final_name(tmp_path: Path) -> None:
     publish_together([(tmp_path / "data.csv.gz", writer), (tmp_path / "r.html", writer)])
     assert seen == ["data.csv.gz", "r.html"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv.gz", "r.html"]
+
+
+def _swap_args(data: Path, out: Path, log: Path, seed: int) -> list[str]:
+    # -k 0 and a similarity on the top level: many sampled households find no donor
+    return [
+        "swap",
+        str(data),
+        "--hid",
+        "hid",
+        "--hierarchy",
+        "nuts1",
+        "--similar",
+        "nuts1,hsize",
+        "--checked",
+        "nuts2,nuts3,lau2",
+        "--risk-variables",
+        "ageGroup",
+        "-k",
+        "0",
+        "--seed",
+        str(seed),
+        "--log",
+        str(log),
+        "--out",
+        str(out),
+    ]
+
+
+@pytest.mark.parametrize("failure", ["data file", "publishing the log"])
+def test_swap_command_publishes_its_data_and_log_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    from click.testing import CliRunner
+
+    from microsdc.cli import cli as main
+    from microsdc.datasets import synthetic_census
+
+    data, out, log = tmp_path / "census.csv", tmp_path / "swapped.csv", tmp_path / "log.txt"
+    synthetic_census(1500, seed=4).to_csv(data, index=False)
+    first = CliRunner().invoke(main, _swap_args(data, out, log, 1))
+    assert first.exit_code == 0, first.output
+    assert log.read_text().split()[0] != "0"  # households without a donor, listed
+    census = pd.read_csv(data)
+    census["hincome"] += 1  # the next release differs from this one
+    census.to_csv(data, index=False)
+    previous = {p.name: _digest(p) for p in tmp_path.iterdir()}
+    target, make = FAILURES["data file" if failure == "data file" else "publishing the audit"]
+    monkeypatch.setattr(target, make())
+    res = CliRunner().invoke(main, _swap_args(data, out, log, 2))  # another swap
+    monkeypatch.undo()
+    assert res.exit_code != 0
+    assert {p.name: _digest(p) for p in tmp_path.iterdir()} == previous
+    again = CliRunner().invoke(main, _swap_args(data, out, log, 2))
+    assert again.exit_code == 0, again.output
+    assert _digest(out) != previous["swapped.csv"]
