@@ -204,8 +204,11 @@ def demo(
     if output_dir.exists() and not force:
         theirs = files_not_ours(output_dir)
         if theirs:
+            where = str(output_dir)
+            if str(output_dir.resolve()) != where:
+                where += f" ({output_dir.resolve()})"
             fail(
-                f"{output_dir} holds {', '.join(theirs)}, which the demo did not write (or "
+                f"The folder {where} holds {', '.join(theirs)}, which the demo did not write (or "
                 "which changed since); the demo would replace "
                 + ("it" if len(theirs) == 1 else "them")
                 + ". Give another folder with -o (for example -o microsdc-demo), or add "
