@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -116,3 +117,31 @@ def test_engine_job_before_is_the_file_as_read(tmp_path: Path, engine: str) -> N
         ("recode", 0),
         ("suppression", 0),
     ]
+
+
+@pytest.mark.parametrize("engine", ["", "polars"])
+def test_as_read_does_not_advise_binning_what_the_job_bins(tmp_path: Path, engine: str) -> None:
+    rng = np.random.default_rng(0)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "region": rng.integers(0, 3, n),
+            "income": rng.integers(0, 10**6, n),  # continuous: binned by the job
+            "id_like": np.arange(n),  # continuous and not binned: the advice stays
+        }
+    )
+    (tmp_path / "parts").mkdir()
+    frame.to_parquet(tmp_path / "parts" / "a.parquet", index=False)
+    job = tmp_path / "inc.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "parts/a.parquet"\n'
+        + (f'engine = "{engine}"\n' if engine else "")
+        + '[variables]\nquasi_identifiers = ["region", "income", "id_like"]\n'
+        "[recode.income]\nwidth = 100000\n[risk]\nk = 3\n"
+    )
+    res = run_job(job, write=False)
+    assert res.audit["risk"]["before"]["n_at_risk"] == n
+    messages = [w["message"] for w in res.audit["warnings"]]
+    assert not any("'income'" in m and "Bin it first" in m for m in messages)
+    if not engine:
+        assert any("'id_like'" in m for m in messages)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
-from microsdc.job.steps import ProgressDisplay, risk_stage, step_timer
+from microsdc.job.steps import ProgressDisplay, as_read, risk_stage, step_timer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -436,7 +436,7 @@ def run_engine_job(
             before = timed(
                 "risk_read",
                 f"grouping by the key variables as read ({engine})",
-                lambda: measure_risk_engine(Patterns(read, cfg), cfg),
+                lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(read, cfg), cfg)),
             )
         stages = [risk_stage("read", before)]
         if cfg.recode:

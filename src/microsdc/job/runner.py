@@ -32,7 +32,7 @@ from microsdc.job.config import (
     outputs_apart,
 )
 from microsdc.job.schema import default_of
-from microsdc.job.steps import ProgressDisplay, no_display, risk_stage, step_timer
+from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
 if TYPE_CHECKING:
@@ -424,7 +424,11 @@ def _protect(
     position as read of each released row (None: the rows kept their order), the
     audit's ``risk`` entry, and the swapping and suppression figures (None when the
     step did not run)."""
-    before = timed("risk_before", "measuring risk (as read)", lambda: measure_risk(raw, cfg))
+    before = timed(
+        "risk_before",
+        "measuring risk (as read)",
+        lambda: as_read(cfg, lambda: measure_risk(raw, cfg)),
+    )
     stages = [risk_stage("read", before)]
     if cfg.recode:
         recoded = timed(

@@ -19,6 +19,7 @@ __all__ = [
     "JobProgress",
     "NoProgress",
     "ProgressDisplay",
+    "as_read",
     "no_display",
     "risk_stage",
     "step_timer",
@@ -34,6 +35,25 @@ RISK_STAGE_KEYS = (
     "global_risk",
     "n_high_risk",
 )
+
+
+def as_read(cfg: JobConfig, measure: Callable[[], Any]) -> Any:
+    """``measure()``, the risk of the file as read, without the advice to bin a key
+    variable that the job's ``[recode]`` bins (it would tell the user to do what the
+    job does); its other warnings pass on."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import HighCardinalityWarning
+
+    binned = [f"'{r.column}'" for r in cfg.recode]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figures = measure()
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, HighCardinalityWarning) and any(c in text for c in binned):
+            continue
+        warn(text, w.category)
+    return figures
 
 
 def risk_stage(step: str, figures: dict[str, Any]) -> dict[str, Any]:
