@@ -114,3 +114,47 @@ def test_demo_again_keeps_an_edited_job_file(demo_run: tuple[Path, Any], tmp_pat
     assert "adult.toml differed from the demo's: kept as adult.edited-1.toml" in res.stdout
     assert not list(out.glob("census.edited-*"))  # the same text is simply rewritten
     assert (out / "census.toml").read_text() == unchanged
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("name", ["census.csv", "adult_report.html", "adult_sample.csv.gz"])
+def test_demo_does_not_replace_a_file_it_did_not_write(tmp_path: Path, name: str) -> None:
+    (tmp_path / name).write_bytes(b"the user's own file\n")
+    (tmp_path / "notes.txt").write_text("kept")
+    before = _files(tmp_path)
+    res = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path), "--households", "800"])
+    assert res.exit_code == 2
+    assert name in res.stderr and "--force" in res.stderr and "-o" in res.stderr
+    assert _files(tmp_path) == before  # nothing written, nothing replaced
+
+
+def test_demo_refuses_its_own_file_changed_since(
+    demo_run: tuple[Path, Any], tmp_path: Path
+) -> None:
+    src, first = demo_run
+    assert first.exit_code == 0
+    out = tmp_path / "demo"
+    shutil.copytree(src, out)
+    (out / "census.csv").write_text("hid,own\n1,2\n")  # the user's census in its place
+    before = _files(out)
+    res = CliRunner().invoke(cli, ["demo", "-o", str(out), "--households", "800"])
+    assert res.exit_code == 2
+    assert "census.csv" in res.stderr and "adult" not in res.stderr
+    assert _files(out) == before
+
+
+def test_demo_force_replaces(tmp_path: Path) -> None:
+    (tmp_path / "census.csv").write_text("hid,own\n1,2\n")
+    res = CliRunner().invoke(
+        cli, ["demo", "-o", str(tmp_path), "--households", "800", "--no-progress", "--force"]
+    )
+    assert res.exit_code == 0, res.stderr
+    assert (tmp_path / "census.csv").read_text().startswith("nuts1,nuts2,nuts3,lau2,hid,")
+    # and the demo's own files, unchanged, are replaced on the next run without --force
+    again = CliRunner().invoke(
+        cli, ["demo", "-o", str(tmp_path), "--households", "800", "--no-progress"]
+    )
+    assert again.exit_code == 0, again.stderr

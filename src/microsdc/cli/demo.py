@@ -16,7 +16,8 @@ from typing import Any
 
 import click
 
-from microsdc.cli._common import announce_compile, console, k_option, user_errors
+from microsdc.cli._common import announce_compile, console, fail, k_option, user_errors
+from microsdc.cli._demo_folder import files_not_ours, record_written
 
 __all__ = ["ADULT_JOB", "CENSUS_JOB", "demo"]
 
@@ -168,8 +169,16 @@ def _write_job(path: Path, text: str, con: Any) -> None:
     help="Seed of the synthetic census and of the swapping (the same seed, the same output).",
 )
 @click.option("--no-progress", is_flag=True, help="Do not show progress bars.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace files of the demo's names in the folder that the demo did not write "
+    "(by default it stops and names them).",
+)
 @user_errors
-def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool) -> None:
+def demo(
+    k: int, output_dir: Path, households: int, seed: int, no_progress: bool, force: bool
+) -> None:
     """Run the main job on data shipped with microsdc and say where the reports are.
 
     First the records at risk of the Adult sample (10,000 records of the 1994
@@ -179,6 +188,11 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     OUTPUT_DIR: the Adult sample with risk and local suppression, and a
     synthetic census with risk and targeted record swapping. Each writes the
     anonymised data, an audit record (JSON) and a report (HTML).
+
+    Files of the demo's names already in OUTPUT_DIR that the demo did not write
+    (your own census.csv, say), or that changed since it wrote them, stop it
+    before anything is written: choose another folder with -o, or replace
+    them with --force. A job file you edited is kept under a new name.
     """
     from importlib.resources import files
 
@@ -187,6 +201,19 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     from microsdc.job import load_job, run_job
     from microsdc.report.console import job_progress
 
+    if output_dir.exists() and not force:
+        theirs = files_not_ours(output_dir)
+        if theirs:
+            where = str(output_dir)
+            if str(output_dir.resolve()) != where:
+                where += f" ({output_dir.resolve()})"
+            fail(
+                f"The folder {where} holds {', '.join(theirs)}, which the demo did not write (or "
+                "which changed since); the demo would replace "
+                + ("it" if len(theirs) == 1 else "them")
+                + ". Give another folder with -o (for example -o microsdc-demo), or add "
+                "--force to replace " + ("it." if len(theirs) == 1 else "them.")
+            )
     announce_compile()
     _risk_table(k)
     con = console()
@@ -199,6 +226,7 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     # when microsdc is reinstalled or moved
     resource = files("microsdc.datasets").joinpath("data/adult_sample.csv.gz")
     (folder / "adult_sample.csv.gz").write_bytes(resource.read_bytes())
+    record_written(folder, ["adult_sample.csv.gz"])
     # importance: suppressed last first; the wildcard-friendly variables go early
     importance = [
         "sex",
@@ -222,13 +250,16 @@ def demo(k: int, output_dir: Path, households: int, seed: int, no_progress: bool
     )
     con.print()
     result = run_job(load_job(folder / "adult.toml"), progress_display=display)
+    record_written(folder, [p.name for p in result.written.values()])
     print_result(result, con)
     reports.append(result.written["report"])
 
     synthetic_census(households, seed=seed).to_csv(folder / "census.csv", index=False)
+    record_written(folder, ["census.csv"])
     _write_job(folder / "census.toml", CENSUS_JOB.format(k=k, seed=seed + 1), con)
     con.print()
     result = run_job(load_job(folder / "census.toml"), progress_display=display)
+    record_written(folder, [p.name for p in result.written.values()])
     print_result(result, con)
     reports.append(result.written["report"])
 

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import inspect
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import click
@@ -145,6 +151,43 @@ def _swap_options(
     }
 
 
+@contextmanager
+def _private_log(log_file: str | None) -> Iterator[str | None]:
+    """Where the swap writes the log: a file in a private folder beside ``--log``,
+    removed on the way out (None without ``--log``)."""
+    if log_file is None:
+        yield None
+        return
+    target = Path(log_file)
+    if not target.parent.is_dir():
+        raise click.UsageError(f"--log {log_file}: the folder {target.parent} does not exist")
+    folder = tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        yield os.path.join(folder, target.name)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _publish(
+    data: Any,
+    out_file: str,
+    log_file: str | None,
+    tmp_log: str | None,
+    style: tuple[str | None, str, str | None],
+) -> None:
+    """Write the swapped data and move it into place together with the log the swap
+    wrote (when it wrote one): when either fails, neither file there changes."""
+    from microsdc.job.publish import publish_together
+
+    encoding, source, sep = style
+    files: list[tuple[Path, Callable[[Path], object]]] = [
+        (Path(out_file), lambda p: write_output(data, str(p), encoding, source=source, sep=sep))
+    ]
+    if log_file is not None and tmp_log is not None and os.path.exists(tmp_log):
+        files.append((Path(log_file), lambda p: os.replace(tmp_log, p)))
+    publish_together(files)
+
+
 @click.command("swap")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--hid", required=True, help="Household id column.")
@@ -255,13 +298,14 @@ def swap(
         "risk_variables": options["risk_variables"],
         "carry_along": options["carry_along"],
         "return_swapped_id": return_swapped_id,
-        "log_file_name": log_file,
         "seed": seed,
         "checked_columns": options["checked"],
     }
-    with report_warnings():
-        result = _swap_with_progress(data, hid, levels, kwargs, progress)
-    write_output(result.data, out_file, encoding, source=file, sep=sep)
+    with _private_log(log_file) as tmp_log:
+        kwargs["log_file_name"] = tmp_log
+        with report_warnings():
+            result = _swap_with_progress(data, hid, levels, kwargs, progress)
+        _publish(result.data, out_file, log_file, tmp_log, (encoding, file, sep))
     from microsdc.report.console import render_swap_summary
 
     out = console()

@@ -1,14 +1,11 @@
 """The audit record of a job and its result: header (job file, input, parameters,
-environment), outputs, and the files written at the end, each through a temporary file
-renamed into place."""
+environment), outputs, and the files written at the end, published together."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
 import re
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,7 +26,6 @@ __all__ = [
     "finish_job",
     "job_file_sha256",
     "sha256_file",
-    "write_atomic",
 ]
 
 #: Version of the audit record layout (``report/audit.schema.json``).
@@ -185,22 +181,6 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def write_atomic(path: Path, writer: Callable[[Path], object]) -> None:
-    """``writer(tmp)`` writes a temporary file next to ``path``, renamed into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        writer(tmp_path)
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp_path.chmod(0o666 & ~umask)
-        os.replace(tmp_path, path)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
-
-
 def audit_header(cfg: JobConfig, now: datetime | None, inputs: dict[str, Any]) -> dict[str, Any]:
     """The first entries of an audit record: schema, time, job file, input, parameters and
     environment (``inputs``: sha256, n_records, n_columns of the input)."""
@@ -235,13 +215,18 @@ def finish_job(
     timed: Callable[[str, str, Callable[[], Any]], Any],
     step: Any,
     write: bool,
-    write_data: tuple[str, Callable[[], None]],
+    write_data: tuple[str, Callable[[Path], None]],
     started: float,
 ) -> tuple[str, dict[str, Path]]:
     """Draw the report and, with ``write``, write the data (``write_data``: the step's
-    label and the writer), the audit record and the report; the total time goes into
+    label and ``writer(path)``, which writes the data to ``path``), the audit record and
+    the report, and publish the three together
+    (:func:`microsdc.job.publish.publish_together`): when any of them fails, the
+    files of an earlier run stay as they were, all three. The total time goes into
     the audit's timings either way. Returns the report's HTML and the files written."""
     import json
+
+    from microsdc.job.publish import publish_together
 
     def render() -> str:
         from microsdc.report import render_report
@@ -249,26 +234,35 @@ def finish_job(
         return render_report(audit)
 
     html = timed("report", "drawing the report", render)
-    written: dict[str, Path] = {}
     timings = audit["timings"]
-    if write:
-        label, writer = write_data
-        step(label)
-        t0 = time.perf_counter()
-        out = cfg.output
-        for path in (out.data, out.audit, out.report):  # output.data may name a subfolder
-            path.parent.mkdir(parents=True, exist_ok=True)
-        writer()
+    if not write:
+        timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
+        return html, {}
+    label, writer = write_data
+    step(label)
+    out = cfg.output
+    for path in (out.data, out.audit, out.report):  # output.data may name a subfolder
+        path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+
+    def write_data_file(path: Path) -> None:
+        writer(path)
         timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
-    timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
-    if write:
-        write_atomic(
-            out.audit,
-            lambda p: p.write_text(json.dumps(audit, indent=2, default=_json_default) + "\n"),
-        )
-        write_atomic(out.report, lambda p: p.write_text(html, encoding="utf-8"))
-        written = {"data": out.data, "audit": out.audit, "report": out.report}
-    return html, written
+        timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
+
+    publish_together(
+        [
+            (out.data, write_data_file),  # first: its timings go into the audit record
+            (
+                out.audit,
+                lambda p: p.write_text(
+                    json.dumps(audit, indent=2, default=_json_default) + "\n", encoding="utf-8"
+                ),
+            ),
+            (out.report, lambda p: p.write_text(html, encoding="utf-8")),
+        ]
+    )
+    return html, {"data": out.data, "audit": out.audit, "report": out.report}
 
 
 def _json_default(value: Any) -> Any:

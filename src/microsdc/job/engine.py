@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
-from microsdc.job.steps import ProgressDisplay, step_timer
+from microsdc.job.steps import ProgressDisplay, as_read, risk_stage, step_timer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -193,6 +193,7 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
     from microsdc.risk.summary import pattern_risk_summary
 
     records = patterns.table["records"].to_numpy(dtype=np.int64)
+    missing: Any = cfg.missing  # a policy name or an alpha, checked when the job was read
     mv = list(cfg.missing_values)
     n_missing = sum(
         int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
@@ -205,6 +206,7 @@ def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
         cfg.k,
         risk_threshold=cfg.risk_threshold,
         missing_qi_cells=n_missing,
+        missing=missing,
     )
 
 
@@ -408,7 +410,7 @@ def run_engine_job(
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps
-    n_steps = 4 + (1 if suppress else 0) + (1 if write else 0)
+    n_steps = 4 + (1 if suppress else 0) + (1 if write else 0) + (1 if cfg.recode else 0)
     engine = cfg.engine
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)
@@ -417,18 +419,28 @@ def run_engine_job(
             "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)
         )
         recode_notes: list[dict[str, Any]] = []
+        read = frame
         if cfg.recode:
             frame = timed(
                 "recode",
                 f"binning {', '.join(r.column for r in cfg.recode)} ({engine})",
-                lambda: recode_engine(cfg, frame, recode_notes),
+                lambda: recode_engine(cfg, read, recode_notes),
             )
         start = timed(
             "risk_before",
             f"grouping by the key variables ({engine})",
             lambda: _checked_patterns(frame, cfg),
         )
-        before = measure_risk_engine(start, cfg)
+        recoded = before = measure_risk_engine(start, cfg)
+        if cfg.recode:  # "before" is the risk of the file as read
+            before = timed(
+                "risk_read",
+                f"grouping by the key variables as read ({engine})",
+                lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(read, cfg), cfg)),
+            )
+        stages = [risk_stage("read", before)]
+        if cfg.recode:
+            stages.append(risk_stage("recode", recoded))
         final = frame
         sup_fig = None
         cells: dict[str, int] = {}
@@ -441,6 +453,8 @@ def run_engine_job(
             )
         end = timed("risk_after", f"measuring risk (after, {engine})", lambda: Patterns(final, cfg))
         after = measure_risk_engine(end, cfg)
+        if suppress:
+            stages.append(risk_stage("suppression", after))
         released = columns_of(final)
         variables, key_variables = describe_engine(cfg, all_columns, released, start, end, cells)
         audit: dict[str, Any] = {
@@ -456,7 +470,7 @@ def run_engine_job(
             "recode": recode_notes,
             "variables": variables,
             "key_variables": key_variables,
-            "risk": {"before": before, "after": after},
+            "risk": {"before": before, "after": after, "steps": stages},
             "suppression": sup_fig,
             "swapping": None,
             "not_computed": engine_not_computed(cfg),
@@ -472,7 +486,7 @@ def run_engine_job(
             write,
             (
                 f"writing {cfg.output.data.name} ({engine})",
-                lambda: write_parquet(final, str(cfg.output.data)),
+                lambda path: write_parquet(final, str(path)),
             ),
             started,
         )

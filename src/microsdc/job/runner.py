@@ -1,8 +1,9 @@
 """Run a job: read, recode, measure, swap and/or suppress, measure again, write.
 
 Nothing is written until every step has succeeded: the anonymised file, the
-audit record (JSON) and the report (HTML) are produced in memory and written
-at the end, each through a temporary file renamed into place.
+audit record (JSON) and the report (HTML) are produced in memory, written at the
+end under temporary names beside their targets, and moved into place together;
+when a write fails, the files of an earlier run stay as they were, all three.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from microsdc.job.audit import (
     audit_outputs,
     finish_job,
     sha256_file,
-    write_atomic,
 )
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import (
@@ -33,10 +33,11 @@ from microsdc.job.config import (
 )
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.schema import default_of
-from microsdc.job.steps import ProgressDisplay, no_display, step_timer
+from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -171,7 +172,12 @@ def _changed_cells(before: pd.Series, after: pd.Series) -> int:
 
 
 def describe_variables(
-    cfg: JobConfig, raw: pd.DataFrame, start: pd.DataFrame, final: pd.DataFrame
+    cfg: JobConfig,
+    raw: pd.DataFrame,
+    start: pd.DataFrame,
+    final: pd.DataFrame,
+    *,
+    origin: np.ndarray | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Every variable of the input with its role, and the key variables before and after.
 
@@ -184,6 +190,11 @@ def describe_variables(
         The data protection starts from (after recoding).
     final : pandas.DataFrame
         The released data.
+    origin : numpy.ndarray of int, optional
+        When the release holds the records in another order (swapping returns them in
+        household order; renumbered households are sorted by their new ids): the
+        position in ``raw`` and ``start`` of each row of ``final``. Cells are then
+        compared record by record, never row by row.
 
     Returns
     -------
@@ -209,6 +220,10 @@ def describe_variables(
     from microsdc.encode import missing_mask
 
     mv = list(cfg.missing_values)
+    if origin is not None:  # each released record beside itself as read
+        raw = raw.iloc[origin].reset_index(drop=True)
+        start = start.iloc[origin].reset_index(drop=True)
+        final = final.reset_index(drop=True)
     roles = column_roles(cfg)
     touched = {*map(str, cfg.quasi_identifiers), *map(str, cfg.hierarchy)}
     touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
@@ -331,7 +346,11 @@ def _suppress(
 
 def _swap(
     cfg: JobConfig, df: pd.DataFrame, on_progress: Callable[[int, float], None] | None = None
-) -> tuple[pd.DataFrame, dict[str, Any]]:
+) -> tuple[pd.DataFrame, dict[str, Any], np.ndarray | None]:
+    """Swap households; with ``renumber_households``, give them new ids and sort the rows
+    by them. Returns the data, the figures and, when the rows were reordered (the swap
+    returns them in household order; renumbering sorts them by the new ids), the
+    position in ``df`` of each returned row (else None)."""
     from microsdc.swapping import record_swap_result, swap_utility
     from microsdc.utility import swap_utility_summary
 
@@ -351,9 +370,13 @@ def _swap(
     if "risk_threshold" in s:
         kwargs["risk_threshold"] = s["risk_threshold"]
     hierarchy = list(cfg.hierarchy)
+    if not df.index.is_unique:  # the labels name the records below
+        df = df.reset_index(drop=True)
     res = record_swap_result(
         df, cfg.household_id, hierarchy, similar or None, **kwargs, progress=on_progress
     )
+    # the swap returns the rows in household order, each keeping its label
+    origin = None if res.data.index.equals(df.index) else df.index.get_indexer(res.data.index)
     util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households
@@ -377,9 +400,81 @@ def _swap(
 
         # new ids from a stream of their own: not the swap's
         stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
-        released = renumber_households(res.data, cfg.household_id, np.random.default_rng(stream))
-        return released, figures
-    return res.data, figures
+        # the rows are reordered: each one's position as read goes along, under a name
+        # no column has, so that before/after figures compare each record with itself
+        mark = "\x00row" + "_" * max((len(str(c)) for c in res.data.columns), default=0)
+        tagged = res.data.copy()
+        tagged[mark] = np.arange(len(tagged), dtype=np.int64)
+        released = renumber_households(tagged, cfg.household_id, np.random.default_rng(stream))
+        moved = released.pop(mark).to_numpy()
+        return released, figures, moved if origin is None else origin[moved]
+    return res.data, figures, origin
+
+
+def _protect(
+    cfg: JobConfig,
+    raw: pd.DataFrame,
+    data: pd.DataFrame,
+    timed: Callable[[str, str, Callable[[], Any]], Any],
+    step: Any,
+) -> tuple[
+    pd.DataFrame,
+    np.ndarray | None,
+    dict[str, Any],
+    dict[str, Any] | None,
+    dict[str, Any] | None,
+    dict[str, Any],
+]:
+    """Measure the risk of the file as read (``raw``) and of the recoded ``data``, swap
+    and/or suppress, measuring the risk after each step. Returns the released data, the
+    position as read of each released row (None: the rows kept their order), the
+    audit's ``risk`` entry, the swapping and suppression figures (None when the step
+    did not run) and those of the release-method steps that ran (PRAM, microaggregation,
+    noise, in that order, after suppression)."""
+    before = timed(
+        "risk_before",
+        "measuring risk (as read)",
+        lambda: as_read(cfg, lambda: measure_risk(raw, cfg)),
+    )
+    stages = [risk_stage("read", before)]
+    if cfg.recode:
+        recoded = timed(
+            "risk_recoded", "measuring risk (after recoding)", lambda: measure_risk(data, cfg)
+        )
+        stages.append(risk_stage("recode", recoded))
+    current = data
+    swap_fig = None
+    sup_fig = None
+    origin = None
+    if "swapping" in cfg.steps:
+        levels = step.levels(list(cfg.hierarchy))
+        current, swap_fig, origin = timed(
+            "swapping", "swapping households", lambda: _swap(cfg, data, levels)
+        )
+    if "suppression" in cfg.steps:
+        base = current
+        if swap_fig is not None:  # the risk between the two steps
+            swapped = timed(
+                "risk_swapped", "measuring risk (after swapping)", lambda: measure_risk(base, cfg)
+            )
+            stages.append(risk_stage("swapping", swapped))
+        records = step.records()
+        current, sup_fig = timed(
+            "suppression", "local suppression", lambda: _suppress(cfg, base, records)
+        )
+    method_figs: dict[str, Any] = {}
+    for name in METHOD_STEPS:  # PRAM, microaggregation, noise: rows keep their order
+        if name in cfg.steps:
+            current, method_figs[name] = timed(
+                name, _METHOD_DESC[name], _method_call(cfg, name, current)
+            )
+    final = current
+    after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
+    ran = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
+    if ran:
+        stages.append(risk_stage(ran[-1], after))
+    risk = {"before": before, "after": after, "steps": stages}
+    return final, origin, risk, swap_fig, sup_fig, method_figs
 
 
 #: what the progress display says while a release-method step runs
@@ -473,12 +568,17 @@ def run_job(
     Notes
     -----
     Steps run in this order: recoding of numeric variables (``[recode]``),
-    risk before, record swapping, local suppression, risk after. Swapping
-    runs before suppression because it needs complete geography and household
-    variables; suppression then treats whatever risk is left. Risk "before"
-    is measured on the recoded data, the starting point of protection.
+    record swapping, local suppression. Swapping runs before suppression
+    because it needs complete geography and household variables; suppression
+    then treats whatever risk is left. The risk "before" is the risk of the
+    file as read (recoding is a step of protection too, as in sdcMicro's
+    report); the audit's ``risk.steps`` gives it again, then the risk after
+    each step that changed the data, the last being "after".
 
-    Nothing is written unless every step succeeded.
+    Nothing is written unless every step succeeded. The three files are written
+    under temporary names first and moved into place together: when writing any
+    of them fails (a full disk), none is replaced, and the files of an earlier run
+    in the same place stay as they were, all three.
     """
     started = time.perf_counter()
     check_run_arguments(job, output_dir, write, progress, now, progress_display)
@@ -493,7 +593,9 @@ def run_job(
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     protect = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
-    n_steps = 4 + len(protect) + (1 if cfg.recode else 0) + (1 if write else 0)
+    # the risk is measured as read, after recoding, between swapping and suppression, after
+    n_steps = 4 + len(protect) + (2 if cfg.recode else 0) + (1 if write else 0)
+    n_steps += 1 if "swapping" in protect and "suppression" in protect else 0
 
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)
@@ -505,31 +607,8 @@ def run_job(
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
-        before = timed("risk_before", "measuring risk (before)", lambda: measure_risk(data, cfg))
-        current = data
-        swap_fig = None
-        sup_fig = None
-        if "swapping" in cfg.steps:
-            levels = step.levels(list(cfg.hierarchy))
-            current, swap_fig = timed(
-                "swapping", "swapping households", lambda: _swap(cfg, data, levels)
-            )
-        if "suppression" in cfg.steps:
-            base = current
-            records = step.records()
-            current, sup_fig = timed(
-                "suppression", "local suppression", lambda: _suppress(cfg, base, records)
-            )
-        method_figs: dict[str, Any] = {}
-        for name in METHOD_STEPS:
-            if name in cfg.steps:
-                base = current
-                current, method_figs[name] = timed(
-                    name, _METHOD_DESC[name], _method_call(cfg, name, base)
-                )
-        final = current
-        after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
-        variables, key_variables = describe_variables(cfg, read, data, final)
+        final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
+        variables, key_variables = describe_variables(cfg, read, data, final, origin=origin)
         audit: dict[str, Any] = {
             **audit_header(
                 cfg,
@@ -543,7 +622,7 @@ def run_job(
             "recode": recode_notes,
             "variables": variables,
             "key_variables": key_variables,
-            "risk": {"before": before, "after": after},
+            "risk": risk,
             "suppression": sup_fig,
             "swapping": swap_fig,
             **method_figs,
@@ -552,11 +631,10 @@ def run_job(
             "outputs": audit_outputs(cfg),
         }
 
-        def write_data() -> None:
+        def write_data(path: Path) -> None:
             from microsdc.io import release_style, write_table
 
-            style = release_style(cfg.input_path, cfg.sep, cfg.encoding)
-            write_atomic(cfg.output.data, lambda p: write_table(final, p, **style))
+            write_table(final, path, **release_style(cfg.input_path, cfg.sep, cfg.encoding))
 
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started

@@ -15,7 +15,52 @@ from microsdc.job.columns import similar_columns
 from microsdc.job.config import JobConfig
 from microsdc.job.methods import KEYS as _METHOD_KEYS
 
-__all__ = ["JobProgress", "NoProgress", "ProgressDisplay", "no_display", "step_timer"]
+__all__ = [
+    "RISK_STAGE_KEYS",
+    "JobProgress",
+    "NoProgress",
+    "ProgressDisplay",
+    "as_read",
+    "no_display",
+    "risk_stage",
+    "step_timer",
+]
+
+#: The figures of the risk after each step kept in the audit's ``risk.steps``.
+RISK_STAGE_KEYS = (
+    "n_records",
+    "n_at_risk",
+    "share_at_risk",
+    "n_unique",
+    "expected_reidentifications",
+    "global_risk",
+    "n_high_risk",
+)
+
+
+def as_read(cfg: JobConfig, measure: Callable[[], Any]) -> Any:
+    """``measure()``, the risk of the file as read, without the advice to bin a key
+    variable that the job's ``[recode]`` bins (it would tell the user to do what the
+    job does); its other warnings pass on."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import HighCardinalityWarning
+
+    binned = [f"'{r.column}'" for r in cfg.recode]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figures = measure()
+    for w in caught:
+        text = str(w.message)
+        if issubclass(w.category, HighCardinalityWarning) and any(c in text for c in binned):
+            continue
+        warn(text, w.category)
+    return figures
+
+
+def risk_stage(step: str, figures: dict[str, Any]) -> dict[str, Any]:
+    """One entry of the audit's ``risk.steps``: the risk after ``step`` ("read" for the
+    file as read), from the full figures of :func:`microsdc.job.runner.measure_risk`."""
+    return {"step": step, **{key: figures[key] for key in RISK_STAGE_KEYS}}
 
 
 class JobProgress(Protocol):
@@ -77,6 +122,9 @@ _RISK_KEYS = {
 }
 _STEP_KEYS: dict[str, dict[str, str]] = {
     "risk_before": _RISK_KEYS,
+    "risk_read": _RISK_KEYS,
+    "risk_recoded": _RISK_KEYS,
+    "risk_swapped": _RISK_KEYS,
     "risk_after": _RISK_KEYS,
     "suppression": {
         **_RISK_KEYS,

@@ -19,6 +19,7 @@ from microsdc._validation import param_error
 from microsdc.report._format import _listing, _n, _p, _x, format_percent
 from microsdc.report.sections import (
     GUARANTEES,
+    STEP_LABELS,
     default_swaprate,
     l_diversity_texts,
     not_protected_text,
@@ -26,6 +27,7 @@ from microsdc.report.sections import (
     release_method_texts,
     risk_after_text,
     risk_before_text,
+    risk_steps,
     suppression_text,
     swap_caveat_text,
     swapping_text,
@@ -106,5 +108,7 @@ def render_report(audit: dict[str, Any]) -> str:
         figures={f.id: f for f in all_figures(audit)},
         summary=plain_summary(audit),
         guarantees=GUARANTEES,
+        risk_steps=risk_steps(audit),
+        step_labels=STEP_LABELS,
         default_swaprate=default_swaprate(),
     )

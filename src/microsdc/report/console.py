@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from microsdc.report.sections import (
     print_notes,
+    print_risk_steps,
     print_risk_table,
     print_suppression,
     print_swapping,
@@ -31,7 +32,8 @@ __all__ = [
 
 
 def print_audit(audit: dict[str, Any], out: Any) -> None:
-    """Print the figures of an audit record: risk before and after, swapping, suppression,
+    """Print the figures of an audit record: risk before and after (and after each step),
+    swapping, suppression,
     what was not computed and the warnings.
 
     Parameters
@@ -41,6 +43,7 @@ def print_audit(audit: dict[str, Any], out: Any) -> None:
     out : rich.console.Console
     """
     print_risk_table(audit, out)
+    print_risk_steps(audit, out)
     print_swapping(audit, out)
     print_suppression(audit, out)
     print_notes(audit, out)

@@ -111,8 +111,14 @@ def fk_figure(audit: dict[str, Any]) -> Figure:
     before = audit["risk"]["before"]["fk_counts"]
     after = audit["risk"]["after"]["fk_counts"]
     k = audit["risk"]["before"]["k"]
+    before_at_risk = audit["risk"]["before"]["n_at_risk"]
+    after_at_risk = audit["risk"]["after"]["n_at_risk"]
     fig, ax = plt.subplots(figsize=(7.2, 3.1))
     _grouped_bars(ax, before["labels"], before["counts"], after["counts"])
+    if len(before["labels"]) > 8 or max(map(len, before["labels"])) > 6:
+        ax.tick_params(axis="x", labelrotation=35)
+        for tick in ax.get_xticklabels():
+            tick.set_horizontalalignment("right")
     ax.set_xlabel("fk: records sharing the combination of key variables (the record included)")
     ax.set_ylabel("records")
     ax.set_title(f"Records by group size (k = {k})", loc="left")
@@ -121,7 +127,14 @@ def fk_figure(audit: dict[str, Any]) -> Figure:
         title="Group sizes before and after",
         caption=(
             f"Bars left of '>= {k}' are records at risk: fewer than {k} records share their "
-            f"combination of key variables ({_missing_rule(audit)})."
+            f"combination of key variables ({_missing_rule(audit)}); together they hold the "
+            f"{before_at_risk:,} records at risk before and the {after_at_risk:,} after."
+            + (
+                " Under this rule fk can be a fraction: a bar holds the records whose fk is "
+                "from its lower edge up to, not including, the next one."
+                if any(" to < " in label or label.startswith("< ") for label in before["labels"])
+                else ""
+            )
         ),
         data_uri=_encode(fig),
         alt=f"Bar chart of records by group size fk, before and after; k = {k}.",

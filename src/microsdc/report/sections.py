@@ -28,17 +28,20 @@ __all__ = [
     "ALPHA_SENTENCE",
     "GUARANTEES",
     "GUARANTEE_SENTENCES",
+    "STEP_LABELS",
     "guarantee_sentence",
     "l_diversity_texts",
     "not_protected_text",
     "parameters_text",
     "print_notes",
+    "print_risk_steps",
     "print_risk_table",
     "print_suppression",
     "print_swapping",
     "release_method_texts",
     "risk_after_text",
     "risk_before_text",
+    "risk_steps",
     "suppressed_cells",
     "suppression_text",
     "swap_caveat_text",
@@ -77,15 +80,49 @@ def parameters_text(audit: dict[str, Any]) -> str:
 # --- risk ---------------------------------------------------------------------------------
 
 
+#: How each entry of the audit's ``risk.steps`` is named in the report and the console.
+STEP_LABELS = {
+    "read": "as read",
+    "recode": "after recoding",
+    "swapping": "after swapping",
+    "suppression": "after suppression",
+    "pram": "after PRAM",
+    "microaggregation": "after microaggregation",
+    "noise": "after noise",
+}
+
+
+def risk_steps(audit: dict[str, Any]) -> list[dict[str, Any]]:
+    """The risk as read and after each step (the audit's ``risk.steps``) when a step
+    came between the file as read and the last one (recoding, or swapping followed
+    by suppression); else ``[]``: the risk before and after says it all."""
+    steps: list[dict[str, Any]] = audit["risk"].get("steps") or []
+    return steps if len(steps) > 2 or (len(steps) == 2 and steps[1]["step"] == "recode") else []
+
+
 def risk_before_text(audit: dict[str, Any]) -> str:
-    """The records at risk and the expected re-identifications before protection."""
+    """The records at risk and the expected re-identifications of the file as read, and
+    the records at risk after each step before the last."""
     before = audit["risk"]["before"]
-    return (
-        f"Before protection, {_n(before['n_at_risk'])} records ({_p(before['share_at_risk'])}) "
-        f"were in groups smaller than {before['k']}, {_n(before['n_unique'])} of them unique. "
+    k = before["k"]
+    steps = risk_steps(audit)
+    text = (
+        ("As read, before any step, " if steps else "Before protection, ")
+        + f"{_n(before['n_at_risk'])} records ({_p(before['share_at_risk'])}) "
+        f"were in groups smaller than {k}, {_n(before['n_unique'])} of them unique. "
         "The expected number of correct re-identifications was "
         f"{_x(before['expected_reidentifications'])} ({_p(before['global_risk'], 2)} of records)."
     )
+    between = steps[1:-1] if len(steps) > 2 else steps[1:]
+    for stage in between:
+        what = {"recode": "Recoding into bands", "swapping": "Swapping"}.get(stage["step"])
+        if what is None:
+            continue
+        text += (
+            f" {what} left {_n(stage['n_at_risk'])} records ({_p(stage['share_at_risk'])}) "
+            f"in groups smaller than {k}, {_n(stage['n_unique'])} of them unique."
+        )
+    return text
 
 
 def not_protected_text(audit: dict[str, Any]) -> str | None:
@@ -193,6 +230,32 @@ def print_risk_table(audit: dict[str, Any], out: Any) -> None:
     table.add_column("after", justify="right")
     for row in _risk_rows(audit["risk"]["before"], audit["risk"]["after"]):
         table.add_row(*row)
+    out.print(table)
+
+
+def print_risk_steps(audit: dict[str, Any], out: Any) -> None:
+    """Print the risk as read and after each step; nothing when no step came between the
+    file as read and the last step (the risk table says it all)."""
+    from rich.table import Table
+
+    steps = risk_steps(audit)
+    if not steps:
+        return
+    k = audit["risk"]["before"]["k"]
+    table = Table(
+        title="Risk after each step", title_justify="left", show_edge=False, pad_edge=False
+    )
+    table.add_column("measure")
+    for stage in steps:
+        table.add_column(STEP_LABELS.get(stage["step"], stage["step"]), justify="right")
+    rows = (
+        (f"records with fk < {k}", "n_at_risk", "{:,}"),
+        ("unique records (fk = 1)", "n_unique", "{:,}"),
+        ("expected re-identifications", "expected_reidentifications", "{:,.2f}"),
+        ("records with high risk", "n_high_risk", "{:,}"),
+    )
+    for label, key, fmt in rows:
+        table.add_row(label, *(fmt.format(stage[key]) for stage in steps))
     out.print(table)
 
 

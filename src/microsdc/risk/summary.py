@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._core.policy import MissingPolicy, parse_policy
+from microsdc._core.policy import MissingPolicy, Policy, parse_policy
 from microsdc._validation import (
     check_columns,
     check_frame,
@@ -34,10 +34,91 @@ from microsdc.risk.individual import (
 from microsdc.risk.kanonymity import frequencies_for
 from microsdc.risk.ldiversity import KINDS, l_diversity
 
-__all__ = ["RISK_BANDS", "count_bands", "pattern_risk_summary", "risk_summary"]
+__all__ = [
+    "FK_BARS",
+    "RISK_BANDS",
+    "count_bands",
+    "fk_bands",
+    "pattern_risk_summary",
+    "risk_summary",
+]
 
 #: Upper edges of the individual-risk bands counted for the figures (the first band starts at 0).
 RISK_BANDS = (0.00001, 0.0001, 0.001, 0.01, 0.05, 0.1, 0.2, 0.5, 1.0)
+
+
+#: Most bars below k of the fk chart: up to this many, one per whole fk value 1, ..., k - 1;
+#: beyond, bands of growing width (see :func:`fk_bands`).
+FK_BARS = 11
+
+
+def _nice_edges(k: int) -> list[int]:
+    """1, 2, 3, 4, 5, then 10, 20, 50, 100, ... (or, when those are too many, 10, 100,
+    1000, ...) below ``k``: at most about 20 edges whatever ``k``."""
+    edges = [e for e in (1, 2, 3, 4, 5) if e < k]
+    steps: tuple[int, ...] = (1, 2, 5)
+    if k > 10_000:  # decades only: 1e14 gives 18 bars, not 42
+        steps = (1,)
+    power = 10
+    while power < k:
+        edges += [power * s for s in steps if power * s < k]
+        power *= 10
+    return edges
+
+
+def fk_bands(k: int, fractional: bool, n_records: int | None = None) -> tuple[list[int], list[str]]:
+    """The bars of the fk chart below k: their lower edges and their labels, and the
+    label of the last bar, fk >= k.
+
+    Up to :data:`FK_BARS` bars below k there is one per whole value 1, ..., k - 1;
+    beyond, the bars are bands 1, 2, 3, 4, 5-9, 10-19, 20-49, ... (decades beyond
+    k = 10,000), the last one ending at k - 1, so the number of bars grows with the
+    logarithm of k and never with k.
+
+    Parameters
+    ----------
+    k : int >= 1
+        The k of k-anonymity.
+    fractional : bool
+        Whether fk can take fractional values (a missing-value policy "probabilistic"
+        or alpha strictly between 0 and 1). Then each bar holds the fk from its
+        lower edge up to, not including, the next (the first bar everything below
+        the second edge), and says so in its label: "< 2", "2 to < 3", ...
+    n_records : int, optional
+        Records of the file: no record has an fk above it, so the bands that start
+        above it are left out (the last band kept ends at k - 1).
+
+    Returns
+    -------
+    lower_edges : list of int
+        The lower edge of each bar below k (empty for k = 1).
+    labels : list of str
+        One label per bar, the last ">= k".
+
+    Examples
+    --------
+    >>> fk_bands(1, False)
+    ([], ['>= 1'])
+    >>> fk_bands(3, False)
+    ([1, 2], ['1', '2', '>= 3'])
+    >>> fk_bands(3, True)
+    ([1, 2], ['< 2', '2 to < 3', '>= 3'])
+    >>> fk_bands(25, False)[1]
+    ['1', '2', '3', '4', '5-9', '10-19', '20-24', '>= 25']
+    >>> fk_bands(10**9, False, n_records=30)[1]
+    ['1', '2', '3', '4', '5-9', '10-999,999,999', '>= 1,000,000,000']
+    """
+    lows = list(range(1, k)) if k - 1 <= FK_BARS else _nice_edges(k)
+    if n_records is not None:
+        lows = [lo for i, lo in enumerate(lows) if i == 0 or lo <= n_records]
+    highs = [*lows[1:], k] if lows else []
+    labels = []
+    for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
+        if fractional:
+            labels.append(f"< {hi:,}" if i == 0 else f"{lo:,} to < {hi:,}")
+        else:
+            labels.append(f"{lo:,}" if hi - 1 == lo else f"{lo:,}-{hi - 1:,}")
+    return lows, [*labels, f">= {k:,}"]
 
 
 def count_bands(risk: np.ndarray, records: np.ndarray | None = None) -> list[int]:
@@ -70,14 +151,20 @@ def _figures(
     k: int,
     risk_threshold: float,
     missing_qi_cells: int,
+    fractional: bool,
 ) -> dict[str, Any]:
     """The figures from fk and the risk of each record (``records`` None) or combination."""
     count = np.ones(len(fk), dtype=np.int64) if records is None else records
     n = int(count.sum())
-    labels = [str(i) for i in range(1, k)] + [f">= {k}"]
-    counts = [int(count[fk == i].sum()) for i in range(1, k)]
-    counts.append(int(count[fk >= k].sum()))
-    at_risk = int(count[fk < k].sum())
+    lows, labels = fk_bands(k, fractional, n)
+    below = fk < k
+    # bar of each record: the last lower edge at or under its fk (the first bar takes
+    # everything under the second edge), the bar fk >= k after them
+    bar = np.where(below, np.clip(np.searchsorted(lows, fk, side="right") - 1, 0, None), len(lows))
+    counts = [int(c) for c in np.bincount(bar, minlength=len(lows) + 1)]
+    if records is not None:
+        counts = [int(c) for c in np.rint(np.bincount(bar, weights=count, minlength=len(lows) + 1))]
+    at_risk = int(count[below].sum())
     er = float((risk * count).sum())
     return {
         "n_records": n,
@@ -106,6 +193,7 @@ def pattern_risk_summary(
     *,
     risk_threshold: float = 0.1,
     missing_qi_cells: int = 0,
+    missing: MissingPolicy | None = None,
 ) -> dict[str, Any]:
     """The figures of :func:`risk_summary` from the distinct key combinations of a file.
 
@@ -127,6 +215,10 @@ def pattern_risk_summary(
         Records whose individual risk is above it are counted as high-risk.
     missing_qi_cells : int, default 0
         Missing cells in the key variables.
+    missing : str or float, optional
+        The missing-value policy ``fk`` was counted under; it tells whether fk can be
+        fractional, which the labels of ``fk_counts`` say (:func:`fk_bands`).
+        Default: fractional when any ``fk`` is.
 
     Returns
     -------
@@ -142,8 +234,17 @@ def pattern_risk_summary(
     Fk = None if Fk is None else _numbers(Fk, "Fk", func, len(fk))
     records = _numbers(records, "records", func, len(fk)).astype(np.int64)
     missing_qi_cells = check_int(missing_qi_cells, "missing_qi_cells", func, min_value=0)
+    if missing is None:  # the fk values say
+        fractional = bool(np.any(fk != np.floor(fk)))
+    else:
+        fractional = _fractional(parse_policy(missing, func))
     risk = np.asarray(risk_from_frequencies(whole_matches(fk), Fk), dtype=np.float64)
-    return _figures(fk, risk, records, k, risk_threshold, missing_qi_cells)
+    return _figures(fk, risk, records, k, risk_threshold, missing_qi_cells, fractional)
+
+
+def _fractional(policy: Policy) -> bool:
+    """Whether fk can take fractional values under ``policy`` (alpha 0 cannot)."""
+    return policy.kind == "probabilistic" or (policy.kind == "alpha" and policy.alpha > 0)
 
 
 def _numbers(value: Any, name: str, func: str, length: int | None) -> np.ndarray:
@@ -210,8 +311,11 @@ def risk_summary(
     -------
     dict
         ``n_records``, ``k``, ``n_at_risk`` (fk < k), ``share_at_risk``,
-        ``n_unique`` (fk = 1), ``fk_counts`` (records with fk = 1, 2, ..., k - 1
-        and >= k, labelled), ``missing_qi_cells``, ``expected_reidentifications``,
+        ``n_unique`` (fk = 1), ``fk_counts`` (records per bar of the fk chart,
+        labelled: fk = 1, 2, ..., k - 1 and >= k, or bands of fk for a larger k, see
+        :func:`fk_bands`; a fractional fk is counted in the bar its value falls in,
+        so the bars below k add up to ``n_at_risk``), ``missing_qi_cells``,
+        ``expected_reidentifications``,
         ``global_risk``, ``max_risk``, ``risk_threshold``, ``n_high_risk`` (risk
         above the threshold), ``risk_bands`` (records per band of individual risk,
         :data:`RISK_BANDS`), ``household`` (None without ``hid``) and
@@ -249,14 +353,14 @@ def risk_summary(
     check_int(l, "l", func, min_value=1)
     if c is not None:
         check_number(c, "c", func, low=0, low_open=True)
-    parse_policy(missing, func)
+    fractional = _fractional(parse_policy(missing, func))
     check_missing_values(missing_values, "missing_values", func)
     # the errors of the count name risk_summary, the function called
     fk, big_fk = frequencies_for(df, qi, missing, weights, missing_values, func)
     risk = risk_from_frequencies(whole_matches(fk), big_fk)
     n = len(df)
     n_missing = sum(int(missing_mask(df[col], missing_values or []).sum()) for col in qi)
-    out = _figures(fk, risk, None, k, risk_threshold, n_missing)
+    out = _figures(fk, risk, None, k, risk_threshold, n_missing, fractional)
     if hid is not None:
         codes = _household_codes(df, hid, func)
         hh = _household_from_risk(risk, codes)
