@@ -98,6 +98,10 @@ def test_same_seed_same_release_whatever_the_row_order_and_input_kept() -> None:
         a = add_noise(df, ["income", "expend"], method=method, seed=9, **kw).data
         b = add_noise(df.iloc[perm], ["income", "expend"], method=method, seed=9, **kw).data
         pd.testing.assert_frame_equal(b.loc[df.index], a)
+        # the same numbers read in another order, with new row labels: the same release
+        reread = df.iloc[perm].reset_index(drop=True)
+        c = add_noise(reread, ["income", "expend"], method=method, seed=9, **kw).data
+        pd.testing.assert_frame_equal(c, a.iloc[perm].reset_index(drop=True))
     pd.testing.assert_frame_equal(df, before)
     assert not add_noise(df, "income", seed=1).data.equals(add_noise(df, "income", seed=2).data)
 

@@ -92,6 +92,20 @@ def test_same_seed_same_release_whatever_the_row_order(seed: int, shuffle: int) 
     pd.testing.assert_frame_equal(again.data.loc[df.index], res.data)
     for a, b in zip(res.matrices, again.matrices, strict=True):
         pd.testing.assert_frame_equal(a.matrix, b.matrix)
+    # the same file read in another order (new row labels): the same records released,
+    # each distinct record exactly; identical records are interchangeable
+    reread = pram(
+        df.iloc[perm].reset_index(drop=True), ["roof", "water"], strata="region", seed=seed
+    )
+    ordered = res.data.iloc[perm].reset_index(drop=True)
+    distinct = ~df.iloc[perm].reset_index(drop=True).duplicated(keep=False)
+    pd.testing.assert_frame_equal(reread.data[distinct], ordered[distinct])
+    key = list(df.columns)
+
+    def rows(frame: pd.DataFrame) -> list[tuple[str, ...]]:
+        return sorted(tuple(map(repr, row)) for row in frame[key].to_numpy())
+
+    assert rows(reread.data) == rows(ordered)
 
 
 def test_seeds() -> None:

@@ -23,7 +23,7 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
     with np.errstate(over="ignore"):
         for c in df.columns:
             try:
-                hc = pd.util.hash_array(df[c].array)
+                hc = pd.util.hash_pandas_object(df[c], index=False).to_numpy(np.uint64)
             except TypeError:  # values that cannot be hashed (lists): left out of the key
                 continue
             h *= np.uint64(1_000_003)

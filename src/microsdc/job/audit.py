@@ -135,36 +135,49 @@ _SEED_VALUE = re.compile(
 )
 
 
-def job_file_sha256(cfg: JobConfig) -> str:
-    """SHA-256 of the job file, the value of ``swapping.seed`` blanked first.
+#: The sections of a job file that may hold a seed.
+SEEDED_SECTIONS = ("swapping", "pram", "noise")
 
-    The audit record and the report go out with the data; the seed must not (it would
-    let anyone redo the random swaps). A hash of the file as it is would give a small
-    seed back to whoever tries the values, the rest of the file being in the audit
-    record. To check it, blank the seed's value (``seed = ""``) and hash the file.
-    When the seed cannot be found on its line and blanked (checked by reading the
-    blanked file again), the hash is of the job's settings instead (the file read as
-    TOML, the seed left out, as sorted JSON), never of the file as written.
+
+def _seeded(cfg: JobConfig) -> list[str]:
+    sections = {"swapping": cfg.swapping, **cfg.methods}
+    return [name for name in SEEDED_SECTIONS if "seed" in sections.get(name, {})]
+
+
+def job_file_sha256(cfg: JobConfig) -> str:
+    """SHA-256 of the job file, the value of every seed (``swapping.seed``, ``pram.seed``,
+    ``noise.seed``) blanked first.
+
+    The audit record and the report go out with the data; the seeds must not (they would
+    let anyone redo the random swaps, draws and noise). A hash of the file as it is would
+    give a small seed back to whoever tries the values, the rest of the file being in the
+    audit record. To check it, blank each seed's value (``seed = ""``) and hash the file.
+    When a seed cannot be found on its line and blanked (checked by reading the blanked
+    file again), the hash is of the job's settings instead (the file read as TOML, the
+    seeds left out, as sorted JSON), never of the file as written.
     """
     import json
     import tomllib
 
     raw = cfg.source.read_bytes()
-    if "seed" not in cfg.swapping:
+    seeded = _seeded(cfg)
+    if not seeded:
         return hashlib.sha256(raw).hexdigest()
-    line = cfg.line_of("swapping.seed")
     lines = raw.split(b"\n")
-    if line is not None and 0 < line <= len(lines):
-        lines[line - 1] = _SEED_VALUE.sub(rb'\1""', lines[line - 1], count=1)
-        blanked = b"\n".join(lines)
-        try:
-            doc = tomllib.loads(blanked.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-            doc = {}
-        if doc.get("swapping", {}).get("seed") == "":
-            return hashlib.sha256(blanked).hexdigest()
+    for name in seeded:
+        line = cfg.line_of(f"{name}.seed")
+        if line is not None and 0 < line <= len(lines):
+            lines[line - 1] = _SEED_VALUE.sub(rb'\1""', lines[line - 1], count=1)
+    blanked = b"\n".join(lines)
+    try:
+        doc = tomllib.loads(blanked.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        doc = {}
+    if all(doc.get(name, {}).get("seed") == "" for name in seeded):
+        return hashlib.sha256(blanked).hexdigest()
     settings = tomllib.loads(raw.decode("utf-8"))
-    settings.get("swapping", {}).pop("seed", None)
+    for name in seeded:
+        settings.get(name, {}).pop("seed", None)
     text = json.dumps(settings, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
