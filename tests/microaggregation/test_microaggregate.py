@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microsdc import microaggregate
-from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
+from microsdc.exceptions import (
+    ColumnNotFoundError,
+    DataValidationError,
+    DisclosureRiskWarning,
+    InvalidParameterError,
+)
 
 
 def _sse(values: list[float], groups: list[list[int]]) -> float:
@@ -182,3 +187,20 @@ def test_errors(kwargs: dict, error: type, param: str) -> None:
     with pytest.raises(error) as info:
         microaggregate(df, **args)
     assert info.value.param == param and info.value.func == "microaggregate"
+
+
+def test_odd_values_and_weights_are_refused_or_warned() -> None:
+    with pytest.raises(DataValidationError, match="holds inf in row 3"):
+        microaggregate(pd.DataFrame({"x": [1.0, 2, 3, np.inf, 5, 6]}), "x", k=3)
+    with pytest.raises(DataValidationError, match="> 0"):
+        microaggregate(pd.DataFrame({"x": [10.0, 11, 12], "w": [1, 0, 0]}), "x", k=3, weights="w")
+    heavy = pd.DataFrame({"x": [10.0, 20, 30, 40, 50, 60], "w": [100, 1, 1, 1, 1, 1]})
+    with pytest.warns(DisclosureRiskWarning, match="1 group"):
+        microaggregate(heavy, "x", k=3, weights="w")
+
+
+def test_a_record_missing_every_column_takes_no_place() -> None:
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6, 7, np.nan]})
+    res = microaggregate(df, "x", k=3)
+    assert res.data["x"].tolist()[:7] == [2.0, 2.0, 2.0, 5.5, 5.5, 5.5, 5.5]
+    assert np.isnan(res.data["x"].iloc[7]) and res.groups["x"].iloc[7] == -1

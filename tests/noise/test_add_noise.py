@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from microsdc import add_noise
-from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 
 def households(n: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -125,3 +125,33 @@ def test_errors(kwargs: dict, error: type, param: str) -> None:
     with pytest.raises(error) as info:
         add_noise(df, **args)
     assert info.value.param == param and info.value.func == "add_noise"
+
+
+def test_outliers_when_most_values_are_equal() -> None:
+    df = pd.DataFrame({"x": [1.0, 1, 1, 1, 1, 100]})
+    res = add_noise(df, "x", method="outliers", seed=1)
+    assert (res.data["x"].iloc[:5] == 1.0).all() and res.data["x"].iloc[5] != 100.0
+    assert res.outliers["row"].tolist() == [5]
+
+
+def test_bounds_and_covariance_checks() -> None:
+    df = households(200)
+    with pytest.raises(InvalidParameterError, match="above 'upper'"):
+        add_noise(df, "wage", lower=5.0, upper=1.0)
+    with pytest.raises(InvalidParameterError, match="nosuch"):
+        add_noise(df, "wage", lower={"nosuch": 0.0})
+    with pytest.raises(InvalidParameterError, match="bounds would break"):
+        add_noise(df, "wage", method="correlated", keep_covariance=True, lower=0.0)
+    collinear = pd.DataFrame({"x": [1.0, 2, 3, 4], "y": [2.0, 4, 6, 8]})
+    with pytest.warns(DisclosureRiskWarning, match="singular"):
+        add_noise(collinear, ["x", "y"], method="correlated", keep_covariance=True, seed=1)
+    with pytest.raises(DataValidationError, match="holds inf"):
+        add_noise(pd.DataFrame({"x": [1.0, 2, np.inf]}), "x")
+    with pytest.raises(DataValidationError, match="> 0"):
+        add_noise(df.assign(w=0.0), "wage", weights="w")
+
+
+def test_multiplicative_reports_the_log_factor_sd() -> None:
+    df = households(50_000)
+    res = add_noise(df, "wage", method="multiplicative", relative_sd=0.2, seed=3)
+    assert res.figures.loc["wage", "log_factor_sd"] == pytest.approx(0.2, rel=0.02)

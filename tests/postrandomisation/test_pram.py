@@ -254,3 +254,13 @@ def test_where_must_be_boolean() -> None:
     df = survey(100)
     with pytest.raises(DataValidationError, match="True or False"):
         pram(df, "roof", where=pd.Series([1.0] * 100, index=df.index))
+
+
+def test_given_matrix_is_restricted_to_each_stratum() -> None:
+    given = pd.DataFrame(
+        [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.0, 1.0]], index=list("xyz"), columns=list("xyz")
+    )
+    d = pd.DataFrame({"a": list("xxxyyz") + ["x"] * 60, "s": [1] * 6 + [2] * 60})
+    res = pram(d, "a", strata="s", transition={"a": given}, seed=3)
+    assert (res.data.loc[d["s"] == 2, "a"] == "x").all()
+    assert res.matrix("a", 2).matrix.loc["x", "x"] == 1.0

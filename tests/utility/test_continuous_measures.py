@@ -15,7 +15,7 @@ from microsdc import (
     lorenz_curve,
     microaggregate,
 )
-from microsdc.exceptions import InvalidParameterError
+from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 
 def frame(n: int = 300, seed: int = 0) -> pd.DataFrame:
@@ -99,3 +99,23 @@ def test_by_group_and_errors() -> None:
     assert set(u.columns["group"]) == {"a", "b"} and len(u.columns) == 4
     with pytest.raises(InvalidParameterError, match="same order"):
         linkage_risk(df, released.iloc[::-1], "income")
+
+
+def test_measures_refuse_odd_input() -> None:
+    o = pd.DataFrame({"x": [1.0, 2.0, np.inf]})
+    with pytest.raises(DataValidationError, match="holds inf"):
+        linkage_risk(o, o, "x")
+    with pytest.raises(DataValidationError, match="non-negative"):
+        lorenz_curve(pd.Series([-1.0, 2.0]))
+    with pytest.raises(DataValidationError, match="not all 0"):
+        lorenz_curve(pd.Series([1.0, 2.0]), pd.Series([0.0, 0.0]))
+    # weights follow the index, not the position
+    curve = lorenz_curve(pd.Series([1.0, 2.0, 3.0]), pd.Series([100.0, 1.0, 1.0], index=[2, 1, 0]))
+    assert curve["population_share"].tolist() == pytest.approx([0, 1 / 102, 2 / 102, 1])
+
+
+def test_records_without_a_group_are_a_group() -> None:
+    df = frame(40)
+    df.loc[:4, "region"] = None
+    u = continuous_utility(df, df, "income", by="region")
+    assert "(missing)" in set(u.columns["group"])

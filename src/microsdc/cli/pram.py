@@ -111,7 +111,8 @@ def _matrices_frame(result: Any) -> Any:
     "--matrices",
     "matrices_file",
     default=None,
-    help="Write every transition matrix here (.csv or .parquet), for analysts' estimates.",
+    help="Write every transition matrix here (.csv or .parquet). They give back each "
+    "stratum's category counts: publish them only where those tables may be published.",
 )
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
 @sep_option

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc._validation import check_columns, check_frame, check_int, check_one_of
+from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import record_keys
 from microsdc.data.strata import stratum_ids
-from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 from microsdc.microaggregation.groups import METHODS, multivariate_groups, univariate_groups
 from microsdc.microaggregation.result import MicroaggregationResult, information_loss
 
@@ -55,9 +57,11 @@ def microaggregate(
         ``n_groups`` groups of equal size ("decile means" with 10, as the SDC Practice
         Guide's public-use file).
     weights : column name, optional
-        Sampling weights (numbers >= 0, none missing): released means are weighted
-        means, and ``"optimal"`` minimises the weighted sum of squares. Groups are
-        formed without weights (sdcMicro accepts ``weights`` but ignores it).
+        Sampling weights (finite numbers > 0): released means are weighted means, and
+        ``"optimal"`` minimises the weighted sum of squares. Groups are formed without
+        weights (sdcMicro accepts ``weights`` but ignores it). A group where one record
+        holds more than half of the weight releases a value close to that record's own:
+        a ``DisclosureRiskWarning`` says how many groups do.
     strata : column name or list, optional
         Groups never mix strata; each stratum needs k records or more.
     measure : {"mean", "median"}, default "mean"
@@ -84,14 +88,21 @@ def microaggregate(
     ColumnNotFoundError
         For a column of ``columns``, ``weights`` or ``strata`` not in ``df``.
     DataValidationError
-        For a column that is not numeric, a weight that is missing or negative, or a
-        stratum (or ``"quantile"`` groups) with fewer than k values of a column, naming
-        it and the count.
+        For a column that is not numeric or holds an infinite value (or one beyond
+        1e150), a weight that is missing, not finite or not > 0, or a stratum (or
+        ``"quantile"`` groups) with fewer than k values of a column, naming it and the
+        count.
+
+    Warns
+    -----
+    DisclosureRiskWarning
+        When one record holds more than half of a group's weight.
 
     Notes
     -----
     Missing values are kept and do not place a record: MDAV's distances use the
-    variables both records observe (scaled up to all), and each variable's released
+    variables both records observe (scaled up to all), a record missing every column
+    takes no place in a group, and each variable's released
     value is the aggregate of the group's observed values. A group with fewer than k
     observed values of a variable (some of its records miss it) is merged, for that
     variable, with the group whose mean is nearest, so every released value comes from
@@ -135,6 +146,8 @@ def microaggregate(
     for j in range(len(cols)):
         groups[j] = _merge_small(groups[j], z[j], sid, plan, j, labels)
         released[j] = _aggregate(values[j], w, groups[j], measure)
+    if weights is not None:
+        _warn_dominant(groups, w, cols)
     loss, overall = information_loss(z, (released - center) / scale, cols)
     back = np.empty_like(order)
     back[order] = np.arange(len(order))
@@ -185,22 +198,8 @@ def _standardise(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _numeric(df: pd.DataFrame, cols: list[Hashable]) -> np.ndarray:
-    rows = []
-    for c in cols:
-        series = df[c]
-        if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(
-            series.dtype
-        ):
-            sample = series.dropna().iloc[:1].tolist()
-            raise DataValidationError(
-                f"Column {c!r} passed to {_FUNC} holds {series.dtype} values such as "
-                f"{sample[0] if sample else None!r}; microaggregation averages numbers. "
-                "Convert it (pandas.to_numeric) or leave it out.",
-                func=_FUNC,
-                param="columns",
-            )
-        rows.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
-    return np.vstack(rows) if rows else np.empty((0, len(df)))
+    """The columns as a (p, n) float array (rows = variables)."""
+    return numeric_columns(df, cols, _FUNC, "microaggregation averages numbers").T
 
 
 def _weights(df: pd.DataFrame, weights: Hashable | None, measure: str) -> np.ndarray:
@@ -215,17 +214,7 @@ def _weights(df: pd.DataFrame, weights: Hashable | None, measure: str) -> np.nda
             param="measure",
             related=("weights",),
         )
-    w = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = np.isnan(w) | (w < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataValidationError(
-            f"The weight column {col!r} of {_FUNC} must hold numbers >= 0 in every record; "
-            f"row {df.index[i]!r} holds {df[col].iloc[i]!r}.",
-            func=_FUNC,
-            param="weights",
-        )
-    return w
+    return positive_weights(df, col, _FUNC)
 
 
 def _group_stratum(
@@ -240,6 +229,10 @@ def _group_stratum(
     """Group the stratum's records (``members``) into ``groups``; return the next group id."""
     k = plan.k
     if plan.method == "mdav":
+        # a record with none of the columns has nothing to release: it takes no place
+        members = members[~np.isnan(z[:, members]).all(axis=0)]
+        if not len(members):
+            return offset
         _enough(len(members), plan, label, "records")
         g = multivariate_groups(np.ascontiguousarray(z[:, members]), k, plan.block_size)
         groups[:, members] = g + offset
@@ -303,6 +296,27 @@ def _merge_small(
         g[g == a] = target
 
 
+def _warn_dominant(groups: np.ndarray, w: np.ndarray, cols: list[Hashable]) -> None:
+    """Warn when one record holds more than half of its group's weight: the weighted mean
+    is then closer to that record's own value than to the others'."""
+    for j, c in enumerate(cols):
+        g = groups[j]
+        obs = g >= 0
+        if not obs.any():
+            continue
+        total = np.bincount(g[obs], weights=w[obs])
+        top = np.zeros(len(total))
+        np.maximum.at(top, g[obs], w[obs])
+        n_dominated = int(((top > 0.5 * total) & (total > 0)).sum())
+        if n_dominated:
+            warn(
+                f"In {n_dominated} group(s) of {c!r} one record holds more than half of the "
+                f"group's weight, so the weighted mean released there is close to that "
+                f"record's own value. Leave weights out (plain means) or raise k.",
+                DisclosureRiskWarning,
+            )
+
+
 def _aggregate(x: np.ndarray, w: np.ndarray, g: np.ndarray, measure: str) -> np.ndarray:
     out = np.full(len(x), np.nan)
     obs = g >= 0
@@ -312,11 +326,8 @@ def _aggregate(x: np.ndarray, w: np.ndarray, g: np.ndarray, measure: str) -> np.
         med = pd.Series(x[obs]).groupby(g[obs]).median()
         out[obs] = med.reindex(g[obs]).to_numpy()
         return out
-    sw = np.bincount(g[obs], weights=w[obs])
+    sw = np.bincount(g[obs], weights=w[obs])  # weights are > 0
     swx = np.bincount(g[obs], weights=w[obs] * x[obs])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(sw > 0, swx / np.where(sw > 0, sw, 1.0), np.nan)
-    plain = np.bincount(g[obs], weights=x[obs]) / np.maximum(np.bincount(g[obs]), 1)
-    means = np.where(sw > 0, means, plain)  # a group whose weights are all 0: plain mean
+    means = swx / np.where(sw > 0, sw, 1.0)
     out[obs] = means[g[obs]]
     return out

@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc._core.warn import warn
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_bool, check_columns, check_frame, check_number, check_one_of
+from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import key_normals, record_keys
-from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 from microsdc.noise.result import NoiseResult, noise_figures
 
 __all__ = ["NOISE_METHODS", "add_noise"]
@@ -53,8 +55,10 @@ def add_noise(
         ``exp(e - s**2 / 2)`` with ``e`` normal of sd ``s = relative_sd``: the expected
         value is kept and a non-negative amount stays non-negative (for skewed incomes).
         ``"outliers"``: noise only on values whose robust z-score ``|x - median| /
-        (1.4826 MAD)`` exceeds ``outlier_threshold``, with sd ``relative_sd`` times the
-        column's sd times ``|z| / outlier_threshold`` (more for the more outlying).
+        (1.4826 MAD)`` exceeds ``outlier_threshold`` (when more than half the values are
+        equal and the MAD is 0, ``1.2533`` times the mean absolute deviation from the
+        median takes its place), with sd ``relative_sd`` times the column's sd times
+        ``|z| / outlier_threshold`` (more for the more outlying).
     relative_sd : float >= 0, default 0.1
         The noise's standard deviation as a fraction of the column's standard deviation
         (additive, correlated, outliers), or the sd of the log factor (multiplicative).
@@ -63,18 +67,21 @@ def add_noise(
     keep_covariance : bool, default False
         ``"correlated"`` only: transform the noisy values so that their mean vector and
         covariance matrix equal the original's exactly (to rounding), as Tendick &
-        Matloff's or RegSDC's exact methods do.
+        Matloff's or RegSDC's exact methods do. Exact over the records complete in every
+        column (the others keep their drawn noise); not with ``lower``/``upper``; a
+        singular covariance (a constant or collinear column) is warned and left as drawn.
     outlier_threshold : float > 0, default 3.0
         Robust z-score above which a value is an outlier (``"outliers"``).
     lower, upper : float or dict {column: float}, optional
         Bounds of the released values (``lower=0`` keeps amounts non-negative): a value
-        drawn outside is drawn again, up to 20 times, then set to the bound.
+        drawn outside is drawn again, up to 20 times, then set to the bound
+        (``n_bounded`` counts those).
     totals : dict {aggregate column: [component columns]}, optional
         Aggregates recomputed as the sum of their noisy components (components must be
         in ``columns``; an aggregate must not be), so a release stays consistent.
     weights : column name, optional
-        Sampling weights for the standard deviations and covariances the noise is
-        scaled by.
+        Sampling weights (finite numbers > 0) for the standard deviations and
+        covariances the noise is scaled by.
     seed : int, numpy.random.Generator or None
         The same seed gives the same release whatever the order of the rows.
 
@@ -89,12 +96,19 @@ def add_noise(
     ------
     InvalidParameterError
         For a parameter of the wrong type or range, naming it (``keep_covariance``
-        without ``method="correlated"``, an aggregate of ``totals`` that is also noised).
+        without ``method="correlated"`` or with bounds, ``lower`` above ``upper``, a
+        bound for a column not noised, an aggregate of ``totals`` that is also noised).
     ColumnNotFoundError
         For a column of ``columns``, ``totals`` or ``weights`` not in ``df``.
     DataValidationError
-        For a column that is not numeric, negative values under ``"multiplicative"``, or
-        a missing or negative weight.
+        For a column that is not numeric or holds an infinite value (or one beyond
+        1e150), negative values under ``"multiplicative"``, a weight that is missing, not
+        finite or not > 0, or noise that overflows.
+
+    Warns
+    -----
+    DisclosureRiskWarning
+        When ``keep_covariance`` meets a singular covariance matrix.
 
     Examples
     --------
@@ -120,6 +134,16 @@ def add_noise(
             param="keep_covariance",
             related=("method",),
         )
+    if keep_covariance and (lower is not None or upper is not None):
+        raise InvalidParameterError(
+            f"The 'keep_covariance' parameter of {_FUNC} keeps the covariance exactly, which "
+            "bounds would break (values moved to a bound). Leave 'lower' and 'upper' out, or "
+            "keep_covariance=False.",
+            func=_FUNC,
+            param="keep_covariance",
+            related=("lower", "upper"),
+        )
+    bounds = _bounds(df, cols, lower, upper)
     aggregates = _totals(df, totals, cols)
     w = _weights(df, weights)
     rng = check_random_state(seed, func=_FUNC)
@@ -129,13 +153,21 @@ def add_noise(
     # moments are summed in the order of the keys, so no rounding depends on the rows' order
     canon = np.argsort(keys, kind="stable")
     noisy, outliers = _draw(x, w, z, canon, method, relative_sd, outlier_threshold, keep_covariance)
-    noisy, clipped = _bound(x, noisy, cols, lower, upper, keys, rng)
+    noisy, clipped = _bound(x, noisy, bounds, keys, rng)
+    _check_finite(x, noisy, cols)
     data = df.copy()
     for j, c in enumerate(cols):
         data[c] = noisy[:, j]
     for total, parts in aggregates.items():
         data[total] = data[list(parts)].sum(axis=1, min_count=1)
     figures, correlation = noise_figures(x, noisy, cols, w)
+    if method == "multiplicative":  # its relative_sd is the sd of the log factor
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log(noisy / x)
+        figures["log_factor_sd"] = [
+            float(np.std(col[np.isfinite(col)])) if np.isfinite(col).any() else np.nan
+            for col in logs.T
+        ]
     return NoiseResult(
         data=data,
         method=method,
@@ -147,17 +179,8 @@ def add_noise(
 
 
 def _numeric(df: pd.DataFrame, cols: list[Hashable], method: str) -> np.ndarray:
-    out = np.empty((len(df), len(cols)))
+    out = numeric_columns(df, cols, _FUNC, "noise is added to numbers")
     for j, c in enumerate(cols):
-        s = df[c]
-        if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
-            raise DataValidationError(
-                f"Column {c!r} passed to {_FUNC} holds {s.dtype} values; noise is added to "
-                "numbers. Convert it (pandas.to_numeric) or leave it out.",
-                func=_FUNC,
-                param="columns",
-            )
-        out[:, j] = s.to_numpy(dtype=np.float64, na_value=np.nan)
         if method == "multiplicative" and (out[:, j] < 0).any():
             raise DataValidationError(
                 f"Column {c!r} passed to {_FUNC} has negative values; multiplicative noise "
@@ -172,14 +195,7 @@ def _weights(df: pd.DataFrame, weights: Hashable | None) -> np.ndarray:
     if weights is None:
         return np.ones(len(df))
     (col,) = check_columns(df, weights, "weights", _FUNC)
-    w = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    if (np.isnan(w) | (w < 0)).any():
-        raise DataValidationError(
-            f"The weight column {col!r} of {_FUNC} must hold numbers >= 0 in every record.",
-            func=_FUNC,
-            param="weights",
-        )
-    return w
+    return positive_weights(df, col, _FUNC)
 
 
 def _totals(df: pd.DataFrame, totals: Any, cols: list[Hashable]) -> dict[Hashable, list[Hashable]]:
@@ -251,8 +267,11 @@ def _draw(
     if method == "additive":
         return x + z * (rel * sd), None
     med = np.nanmedian(x, axis=0)
-    mad = 1.4826 * np.nanmedian(np.abs(x - med), axis=0)
-    scale = np.where(mad > 0, mad, np.where(sd > 0, sd, 1.0))
+    dev = np.abs(x - med)
+    mad = 1.4826 * np.nanmedian(dev, axis=0)
+    # more than half the values equal (MAD 0): the mean absolute deviation, scaled alike
+    mean_ad = 1.2533 * np.nanmean(dev, axis=0)
+    scale = np.where(mad > 0, mad, np.where(mean_ad > 0, mean_ad, 1.0))
     robust = np.abs(x - med) / scale
     outlier = robust > threshold
     return np.where(outlier, x + z * rel * sd * robust / threshold, x), outlier
@@ -266,33 +285,65 @@ def _recolour(noisy: np.ndarray, x: np.ndarray, w: np.ndarray, canon: np.ndarray
     try:
         l_x, l_y = np.linalg.cholesky(c_x), np.linalg.cholesky(c_y)
     except np.linalg.LinAlgError:
-        return noisy  # a singular covariance: left as drawn
+        warn(
+            f"{_FUNC} could not keep the covariance exactly: the columns' covariance matrix "
+            "is singular (a constant column, collinear columns, or fewer complete records "
+            "than columns). The noise was added as drawn.",
+            DisclosureRiskWarning,
+        )
+        return noisy
     out = noisy.copy()
     # rows y -> (y - m_y) T + m_x with T = L_y^-T L_x^T: T' C_y T = L_x L_x' = C_x
     out[ok] = (noisy[ok] - m_y) @ np.linalg.solve(l_y.T, l_x.T) + m_x
     return out
 
 
+def _bounds(
+    df: pd.DataFrame, cols: list[Hashable], lower: Any, upper: Any
+) -> list[tuple[float, float]]:
+    """Each column's (lowest, highest) released value, checked."""
+    for name, value in (("lower", lower), ("upper", upper)):
+        if isinstance(value, Mapping):
+            unknown = [c for c in value if c not in cols]
+            if unknown:
+                raise InvalidParameterError(
+                    f"The '{name}' parameter of {_FUNC} names {unknown!r}, which are not among "
+                    f"the columns noised ({cols!r}).",
+                    func=_FUNC,
+                    param=name,
+                )
+    out = []
+    for c in cols:
+        lo = _bound_of(lower, c, "lower")
+        hi = _bound_of(upper, c, "upper")
+        lo_v = -np.inf if lo is None else lo
+        hi_v = np.inf if hi is None else hi
+        if lo_v > hi_v:
+            raise InvalidParameterError(
+                f"The 'lower' parameter of {_FUNC} is above 'upper' for {c!r}: {lo_v!r} > "
+                f"{hi_v!r}.",
+                func=_FUNC,
+                param="lower",
+                related=("upper",),
+            )
+        out.append((lo_v, hi_v))
+    return out
+
+
 def _bound(
     x: np.ndarray,
     noisy: np.ndarray,
-    cols: list[Hashable],
-    lower: Any,
-    upper: Any,
+    bounds: list[tuple[float, float]],
     keys: np.ndarray,
     rng: np.random.Generator,
 ) -> tuple[np.ndarray, list[int]]:
     """Values outside their bounds get their noise flipped, then redrawn at its size
     (20 times at most); what is still outside is set to the bound."""
     clipped = []
-    for j, c in enumerate(cols):
-        lo = _bound_of(lower, c, "lower")
-        hi = _bound_of(upper, c, "upper")
-        if lo is None and hi is None:
+    for j, (lo_v, hi_v) in enumerate(bounds):
+        if lo_v == -np.inf and hi_v == np.inf:
             clipped.append(0)
             continue
-        lo_v = -np.inf if lo is None else lo
-        hi_v = np.inf if hi is None else hi
         col = noisy[:, j]
         shift = col - x[:, j]
         for attempt in range(20):
@@ -310,6 +361,20 @@ def _bound(
         noisy[:, j] = np.clip(col, lo_v, hi_v)
         noisy[np.isnan(x[:, j]), j] = np.nan
     return noisy, clipped
+
+
+def _check_finite(x: np.ndarray, noisy: np.ndarray, cols: list[Hashable]) -> None:
+    """A value that was finite must stay finite (never a silent inf or NaN)."""
+    bad = np.isfinite(x) & ~np.isfinite(noisy)
+    if bad.any():
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        raise DataValidationError(
+            f"Adding noise to {cols[j]!r} overflowed (values up to "
+            f"{float(np.nanmax(np.abs(x[:, j]))):g}): rescale the column (thousands, "
+            "millions) first.",
+            func=_FUNC,
+            param="columns",
+        )
 
 
 def _bound_of(value: Any, column: Hashable, name: str) -> float | None:

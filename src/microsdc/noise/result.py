@@ -25,7 +25,10 @@ class NoiseResult:
         One row per noised column: ``noise_sd`` (the realised standard deviation of the
         noise), ``relative_sd`` (it over the column's sd), ``signal_to_noise`` (the
         column's variance over the noise's), ``mean_before``, ``mean_after``,
-        ``var_before``, ``var_after``.
+        ``var_before``, ``var_after``; with ``method="multiplicative"`` also
+        ``log_factor_sd``, the realised sd of the log factor (what ``relative_sd`` asks
+        for there; ``relative_sd`` in this table is always the noise's sd over the
+        column's).
     correlation_change : pandas.DataFrame
         Correlations after minus before, between the noised columns.
     outliers : pandas.DataFrame

@@ -187,6 +187,20 @@ def _check_ordered(unit: Unit, ordered: bool) -> None:
         )
 
 
+def _restricted(matrix: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """A given matrix for one stratum: no move into a category the stratum lacks (those
+    columns set to 0 and each row scaled back to 1; a row left with nothing keeps its
+    category)."""
+    if present.all():
+        return matrix
+    out = matrix * present[None, :]
+    sums = out.sum(axis=1)
+    empty = sums <= 0
+    out[empty] = 0.0
+    out[empty, np.flatnonzero(empty)] = 1.0
+    return out / out.sum(axis=1, keepdims=True)
+
+
 def unit_matrices(
     unit: Unit,
     labels: pd.Index,
@@ -210,7 +224,7 @@ def unit_matrices(
                 func=FUNC,
                 param="transition",
             )
-        return [given] * len(counts), "given"
+        return [_restricted(given, row > 0) for row in counts], "given"
     out = []
     for row in counts:
         diagonal = rng.uniform(unit.diagonal_min, 1.0, len(labels))

@@ -72,7 +72,9 @@ def pram(
     transition : dict {column: pandas.DataFrame}, optional
         A matrix of your own for a column (or a group of ``together``, keyed by the tuple
         of its columns): rows and columns named by the categories (a group's by tuples),
-        rows summing to 1 within 1e-6. It is used for every stratum as given.
+        rows summing to 1 within 1e-6. It is used for every stratum, restricted there to
+        the categories the stratum has (their columns kept, each row scaled back to 1),
+        so that nothing moves into a category a stratum lacks.
     allowed : dict {column: "neighbours" | list of pairs | boolean DataFrame}, optional
         Transitions allowed besides staying: ``"neighbours"`` (next category in the
         order of the values, for ordered variables), pairs ``(a, b)`` (both ways), or a
@@ -125,6 +127,10 @@ def pram(
 
     Notes
     -----
+    The invariant matrices are built from each stratum's category frequencies, and give
+    them back exactly to whoever solves ``p R = p``: publish the matrices (for analysts'
+    estimates) only where those frequency tables may be published.
+
     How the result differs from sdcMicro's ``pram``: all matrices are returned (sdcMicro
     keeps the last stratum's); the records' order does not change the release; nothing
     moves into a category absent from a stratum (as sdcMicro, and also under

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_columns, check_frame, check_number
+from microsdc.data.numeric import numeric_columns
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 __all__ = [
@@ -42,21 +43,10 @@ def _pair(
             func=func,
             param="released",
         )
-    out = []
-    for frame in (original, released):
-        arrays = []
-        for c in cols:
-            s = frame[c]
-            if pd.api.types.is_bool_dtype(s.dtype) or not pd.api.types.is_numeric_dtype(s.dtype):
-                raise DataValidationError(
-                    f"Column {c!r} passed to {func} holds {s.dtype} values; these measures "
-                    "are for numbers.",
-                    func=func,
-                    param="columns",
-                )
-            arrays.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
-        out.append(np.column_stack(arrays) if arrays else np.empty((len(frame), 0)))
-    return out[0], out[1], cols
+    why = "these measures are for numbers"
+    x = numeric_columns(original, cols, func, why)
+    y = numeric_columns(released, cols, func, why)
+    return x, y, cols
 
 
 def _scale(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,28 +184,54 @@ def lorenz_curve(values: pd.Series, weights: pd.Series | None = None) -> pd.Data
 
     Parameters
     ----------
-    values : pandas.Series of numbers (missing values left out)
+    values : pandas.Series of numbers >= 0 (missing values left out)
     weights : pandas.Series, optional
-        Population weights of the records.
+        Population weights (finite, >= 0, not all 0), aligned with ``values`` by index.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``population_share`` and ``amount_share``, from (0, 0) to (1, 1).
+
+    Raises
+    ------
+    DataValidationError
+        For values that are not numbers, negative or infinite, for weights that are
+        missing, negative, infinite or all 0, or for a total of 0.
     """
-    v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-    w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=np.float64)
-    ok = ~np.isnan(v)
-    v, w = v[ok], w[ok]
+    func = "lorenz_curve"
+    frame = pd.DataFrame({"v": values})
+    x = numeric_columns(frame, ["v"], func, "a Lorenz curve is of amounts")[:, 0]
+    if weights is None:
+        w = np.ones(len(x))
+    else:
+        aligned = pd.Series(weights).reindex(pd.Series(values).index)
+        w = pd.to_numeric(aligned, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    ok = ~np.isnan(x)
+    v, ww = x[ok], w[ok]
+    if (v < 0).any():
+        raise DataValidationError(
+            f"{func} is of non-negative amounts; the values include {float(v.min())!r}.",
+            func=func,
+            param="values",
+        )
+    if not np.isfinite(ww).all() or (ww < 0).any() or ww.sum() <= 0:
+        raise DataValidationError(
+            f"The weights of {func} must be finite numbers >= 0, not all 0, one per value "
+            "(aligned by index).",
+            func=func,
+            param="weights",
+        )
     order = np.argsort(v, kind="stable")
-    cw = np.concatenate([[0.0], np.cumsum(w[order])])
-    cv = np.concatenate([[0.0], np.cumsum(v[order] * w[order])])
-    return pd.DataFrame(
-        {
-            "population_share": cw / cw[-1] if cw[-1] else cw,
-            "amount_share": cv / cv[-1] if cv[-1] else cv,
-        }
-    )
+    cw = np.concatenate([[0.0], np.cumsum(ww[order])])
+    cv = np.concatenate([[0.0], np.cumsum(v[order] * ww[order])])
+    if cv[-1] <= 0:
+        raise DataValidationError(
+            f"{func}: the amounts add up to 0, so no share can be computed.",
+            func=func,
+            param="values",
+        )
+    return pd.DataFrame({"population_share": cw / cw[-1], "amount_share": cv / cv[-1]})
 
 
 @dataclass(frozen=True)
@@ -264,7 +280,8 @@ def continuous_utility(
         The same records in the same order (the same index).
     columns : column name or list of column names
     by : column name, optional
-        A grouping variable of ``original`` (a region, say): moments and Gini per group.
+        A grouping variable of ``original`` (a region, say): moments and Gini per group
+        (records without a value form the group ``"(missing)"``).
     weights : column name, optional
         Weights of ``original`` for the moments and Gini coefficients.
 
@@ -324,10 +341,17 @@ def _moments_table(
     cols: list[Hashable],
     groups: pd.Series | None,
 ) -> pd.DataFrame:
-    keys = [None] if groups is None else list(pd.unique(groups.dropna()))
+    keys: list[object] = [None] if groups is None else list(pd.unique(groups.dropna()))
+    if groups is not None and groups.isna().any():
+        keys.append("(missing)")  # records without a group are a group of their own
     rows = []
     for key in keys:
-        inside = np.ones(len(x), bool) if key is None else (groups == key).to_numpy()
+        if key is None:
+            inside = np.ones(len(x), bool)
+        elif key == "(missing)" and groups is not None:
+            inside = groups.isna().to_numpy()
+        else:
+            inside = np.asarray(groups == key, dtype=bool)
         for j, c in enumerate(cols):
             a, b, ww = x[inside, j], y[inside, j], w[inside]
             row = {"column": c} if key is None else {"group": key, "column": c}
