@@ -105,3 +105,22 @@ def test_noise_command(
         capsys,
     )
     assert code == 2 and "--keep-covariance" in err
+
+
+def test_noise_total_format(
+    amounts_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(
+        [
+            "noise",
+            str(amounts_csv),
+            "--vars",
+            "wage",
+            "--total",
+            "bad",
+            "--out",
+            str(tmp_path / "o.csv"),
+        ],
+        capsys,
+    )
+    assert code == 2 and "AGGREGATE=COMPONENT" in err

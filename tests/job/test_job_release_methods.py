@@ -83,6 +83,11 @@ def test_job_runs_the_methods_and_records_them(job: Path) -> None:
     text = " ".join(microsdc.report.plain_summary(res.audit))
     assert "PRAM released roof + water" in text and "at least 4 records" in text
     assert "No other value was changed" not in text
+    assert "no protection step was run" not in text
+    roles = {v["name"]: (v["roles"], v["cells_changed"]) for v in audit["variables"]}
+    assert roles["income"][0] == ["microaggregated"] and roles["income"][1] == len(original)
+    assert roles["roof"][0] == ["PRAMmed"] and roles["roof"][1] > 0
+    assert roles["region"][0] == ["key", "stratum"]
 
 
 @pytest.mark.parametrize(
@@ -131,3 +136,22 @@ def test_sdcmicro_keys_get_an_answer(job: Path, edit, answer: str) -> None:
     with pytest.raises(JobFileError) as info:
         microsdc.load_job(job)
     assert answer in str(info.value) and "sdcMicro" in str(info.value)
+
+
+def test_seeds_of_every_step_are_blanked_in_the_job_hash(job: Path) -> None:
+    import hashlib
+
+    audit = microsdc.run_job(job, write=False).audit
+    blanked = JOB.replace("seed = 11", 'seed = ""').replace("seed = 12", 'seed = ""')
+    assert audit["job_file"]["sha256"] == hashlib.sha256(blanked.encode()).hexdigest()
+
+
+def test_a_key_variable_in_pram_is_warned(job: Path) -> None:
+    job.write_text(
+        JOB.replace('variables = ["roof", "water"]', 'variables = ["sex", "roof"]').replace(
+            'together = [["roof", "water"]]\n', ""
+        ),
+        encoding="utf-8",
+    )
+    res = microsdc.run_job(job, write=False)
+    assert any("changes the key variables ['sex']" in n["message"] for n in res.audit["warnings"])

@@ -188,7 +188,12 @@ def noise(
 
     aggregates: dict[Hashable, Sequence[Hashable]] = {}
     for spec in totals:
-        name, parts, _ = split_name_value(spec, "--total")
+        name, parts, has = split_name_value(spec, "--total")
+        if not has or not name or not parse_list(parts, "--total"):
+            raise click.UsageError(
+                f"--total expects AGGREGATE=COMPONENT,COMPONENT (e.g. income=wage,pension); "
+                f"got {spec!r}"
+            )
         aggregates[name] = parse_list(parts, "--total")
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     cols = parse_list(columns, "--vars")

@@ -40,6 +40,15 @@ def column_roles(cfg: JobConfig) -> dict[str, list[str]]:
     add(cfg.swapping.get("carry_along", []), "carried along")
     linked = cfg.suppression.get("linked", {}) or {}
     add([c for cols in linked.values() for c in cols], "linked")
+    for step, role in (
+        ("pram", "PRAMmed"),
+        ("microaggregation", "microaggregated"),
+        ("noise", "noised"),
+    ):
+        section = cfg.methods.get(step, {})
+        add(section.get("variables", []), role)
+        add(section.get("strata", []), "stratum")
+        add([c for c in (section.get("totals") or {})], "recomputed total")
     return roles
 
 
@@ -58,6 +67,14 @@ def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     linked = cfg.suppression.get("linked", {})
     roles.append(("suppression.linked", [c for cols in linked.values() for c in cols]))
     roles.append(("variables.drop", list(cfg.drop)))
+    for step, section in cfg.methods.items():
+        for key in ("variables", "strata", "neighbours"):
+            roles.append((f"{step}.{key}", list(section.get(key, []))))
+        roles.append((f"{step}.totals", list(section.get("totals") or {})))
+        for parts in (section.get("totals") or {}).values():
+            roles.append((f"{step}.totals", list(parts)))
+        for group in section.get("together", []):
+            roles.append((f"{step}.together", list(group)))
     roles.append(("swapping.similar", similar_columns(cfg)))
     for key in ("risk_variables", "carry_along", "checked_columns"):
         roles.append((f"swapping.{key}", list(cfg.swapping.get(key, []))))

@@ -75,8 +75,18 @@ def run_method(
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run one release-method step on ``data``: the released frame and the step's figures
     for the audit record (no seed, no group ids, no matrices)."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import DisclosureRiskWarning
     from microsdc.utility.continuous import linkage_risk
 
+    keys = [c for c in cfg.methods[step]["variables"] if c in cfg.quasi_identifiers]
+    if keys and step in ("pram", "microaggregation"):
+        warn(
+            f"The {step} step changes the key variables {keys!r}: their new values can make "
+            "records rarer on the keys (the risk after the job shows it). Protect key "
+            "variables by recoding and suppression, and use this step on the others.",
+            DisclosureRiskWarning,
+        )
     result = FUNCTIONS[step](data, **_arguments(cfg, step))
     columns = list(cfg.methods[step]["variables"])
     figures: dict[str, Any] = {"variables": columns}

@@ -229,6 +229,9 @@ def describe_variables(
     touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
     touched |= {r.column for r in cfg.recode}
     touched |= {str(c) for cols in (cfg.suppression.get("linked", {}) or {}).values() for c in cols}
+    for section in cfg.methods.values():
+        touched |= {str(c) for c in section.get("variables", [])}
+        touched |= {str(c) for c in (section.get("totals") or {})}
     variables = []
     for col in raw.columns:
         name = str(col)

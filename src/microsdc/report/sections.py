@@ -51,8 +51,9 @@ __all__ = [
 
 
 def _protected(audit: dict[str, Any]) -> bool:
-    """Whether a protection step (swapping or suppression) ran."""
-    return bool(audit.get("swapping") or audit.get("suppression"))
+    """Whether a protection step (swapping, suppression, PRAM, microaggregation, noise) ran."""
+    steps = ("swapping", "suppression", "pram", "microaggregation", "noise")
+    return any(audit.get(step) for step in steps)
 
 
 # --- parameters ---------------------------------------------------------------------------
