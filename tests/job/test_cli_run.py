@@ -123,6 +123,7 @@ def test_unreadable_input_exit_2(write_job: Callable[..., Path], tmp_path: Path)
     [
         ("adult.toml", ["risk", "suppression"]),
         ("testdata.toml", ["risk", "swapping", "suppression"]),
+        ("testdata_release.toml", ["risk", "suppression", "pram", "microaggregation", "noise"]),
     ],
 )
 def test_examples_on_real_data(
@@ -136,7 +137,10 @@ def test_examples_on_real_data(
     audit = json.loads(audit_path.read_text())
     jsonschema.Draft202012Validator(audit_schema()).validate(audit)
     assert audit["parameters"]["steps"] == steps
-    assert audit["input"]["n_records"] == {"adult.toml": 32561, "testdata.toml": 4580}[job]
+    assert audit["input"]["n_records"] == {"adult.toml": 32561}.get(job, 4580)
+    if "microaggregation" in steps:
+        assert audit["microaggregation"]["min_group_size"] >= 3
+        assert audit["pram"]["per_variable"][0]["invariance_error"] < 1e-12
     if "suppression" in audit["parameters"]["steps"]:
         assert audit["risk"]["after"]["n_at_risk"] == 0
         assert audit["suppression"]["total"] > 0

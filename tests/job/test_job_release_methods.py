@@ -81,7 +81,7 @@ def test_job_runs_the_methods_and_records_them(job: Path) -> None:
     assert 0 < audit["noise"]["per_variable"][0]["relative_sd"] < 0.4
     assert "seed" not in json.dumps(audit["parameters"]["pram"]).replace("seed_given", "")
     text = " ".join(microsdc.report.plain_summary(res.audit))
-    assert "PRAM released roof + water" in text and "at least 4 records" in text
+    assert "PRAM released roof + water" in text and "groups of at least 4 records" in text
     assert "No other value was changed" not in text
     assert "no protection step was run" not in text
     roles = {v["name"]: (v["roles"], v["cells_changed"]) for v in audit["variables"]}

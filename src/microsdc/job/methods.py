@@ -71,10 +71,12 @@ def _arguments(cfg: JobConfig, step: str) -> dict[str, Any]:
 
 
 def run_method(
-    cfg: JobConfig, step: str, data: pd.DataFrame
+    cfg: JobConfig, step: str, data: pd.DataFrame, reference: pd.DataFrame | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Run one release-method step on ``data``: the released frame and the step's figures
-    for the audit record (no seed, no group ids, no matrices)."""
+    for the audit record (no seed, no group ids, no matrices). The share of records
+    linked to their values is measured against ``reference`` (the values before the
+    first release-method step; ``data`` by default), rows in the same order."""
     from microsdc._core.warn import warn
     from microsdc.exceptions import DisclosureRiskWarning
     from microsdc.utility.continuous import linkage_risk
@@ -104,5 +106,6 @@ def run_method(
         table = result.figures.reset_index(names="column")
         figures.update(method=result.method, per_variable=table.to_dict(orient="records"))
     if step != "pram":
-        figures["linked_share"] = float(linkage_risk(data, result.data, columns).mean())
+        base = data if reference is None else reference
+        figures["linked_share"] = float(linkage_risk(base, result.data, columns).mean())
     return result.data, figures

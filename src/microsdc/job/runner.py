@@ -466,10 +466,11 @@ def _protect(
             "suppression", "local suppression", lambda: _suppress(cfg, base, records)
         )
     method_figs: dict[str, Any] = {}
+    reference = current  # the values the release-method steps start from
     for name in METHOD_STEPS:  # PRAM, microaggregation, noise: rows keep their order
         if name in cfg.steps:
             current, method_figs[name] = timed(
-                name, _METHOD_DESC[name], _method_call(cfg, name, current)
+                name, _METHOD_DESC[name], _method_call(cfg, name, current, reference)
             )
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
@@ -488,9 +489,12 @@ _METHOD_DESC = {
 }
 
 
-def _method_call(cfg: JobConfig, step: str, data: pd.DataFrame) -> Callable[[], Any]:
-    """``run_method(cfg, step, data)`` as a call without arguments, for the step timer."""
-    return lambda: run_method(cfg, step, data)
+def _method_call(
+    cfg: JobConfig, step: str, data: pd.DataFrame, reference: pd.DataFrame
+) -> Callable[[], Any]:
+    """``run_method(cfg, step, data, reference)`` as a call without arguments, for the
+    step timer."""
+    return lambda: run_method(cfg, step, data, reference)
 
 
 def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:

@@ -46,7 +46,19 @@ def print_audit(audit: dict[str, Any], out: Any) -> None:
     print_risk_steps(audit, out)
     print_swapping(audit, out)
     print_suppression(audit, out)
+    print_release_methods(audit, out)
     print_notes(audit, out)
+
+
+def print_release_methods(audit: dict[str, Any], out: Any) -> None:
+    """Print one paragraph per release-method step that ran (PRAM, microaggregation,
+    noise); nothing when none did."""
+    from rich.markup import escape
+
+    from microsdc.report.sections import release_method_texts
+
+    for text in release_method_texts(audit):
+        out.print(escape(text))
 
 
 def render_suppression_summary(result: SuppressionResult, title: str | None = None) -> Any:

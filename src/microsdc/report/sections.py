@@ -573,8 +573,8 @@ def release_method_texts(audit: dict[str, Any]) -> list[str]:
     if agg:
         out.append(
             f"Microaggregation ({agg['method']}, k = {agg['k']}) replaced "
-            f"{', '.join(agg['variables'])} by group means: every released value is shared by "
-            f"at least {agg['min_group_size']} records, so no one's own amount is released "
+            f"{', '.join(agg['variables'])} by the means of groups of at least "
+            f"{agg['min_group_size']} records, so no one's own amount is released "
             f"(information loss SSE/SST {agg['sse_sst']:.4f}). An intruder holding the original "
             f"values links {_p(agg['linked_share'], 1)} of the records to them by nearest "
             "neighbour."
