@@ -55,7 +55,7 @@ CALLS: dict[str, Callable[[Any], Any]] = {
         d,
         hid="hid",
         hierarchy=["reg"],
-        similar=[["reg"]],
+        similar=[["size"]],
         risk_variables=["a"],
         swaprate=0.5,
         seed=3,
