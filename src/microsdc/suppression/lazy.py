@@ -34,7 +34,14 @@ from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import check_reachable, suppress_codes
-from microsdc.suppression.params import costs_of, strata_groups
+from microsdc._validation import check_bool
+from microsdc.suppression.params import (
+    check_rare_values,
+    costs_of,
+    counted_missing_values,
+    strata_groups,
+    warn_measure_policy,
+)
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
 __all__ = ["LazySuppressionResult", "local_suppression_lazy"]
@@ -238,7 +245,7 @@ def local_suppression_lazy(
     importance: Any = None,
     combs: Any = None,
     strata: Any = None,
-    missing: Any = "wildcard",
+    missing: Any = "category",
     method: str = "greedy",
     subject_id: Hashable | None = None,
     subject_rule: str = "mode",
@@ -247,6 +254,7 @@ def local_suppression_lazy(
     seed: Any = None,
     progress: Callable[[int, int], None] | None = None,
     linked: Any = None,
+    accept_rare_values: bool = False,
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
@@ -254,8 +262,13 @@ def local_suppression_lazy(
     Parameters and errors are those of :func:`microsdc.local_suppression`; the
     options that need the records are refused with an
     :class:`~microsdc.exceptions.InvalidParameterError` naming them:
-    ``method`` other than ``"greedy"``, ``missing`` ``"category"`` or
-    ``"probabilistic"``, ``subject_id`` and ``linked``. Every check on the
+    ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
+    ``subject_id`` and ``linked``. Under the default ``"category"`` a blank is
+    one more value, so the classes counted on the distinct patterns are those
+    of the records: the hash-table greedy runs on the patterns (identical
+    records get identical blanks, which may cost more cells than the
+    group-and-mask algorithm pandas runs on the records), and every record
+    ends in a class of at least k identical released tuples. Every check on the
     parameters and columns comes before the engine reads a row; missing values
     in a strata column and k above the records of a stratum are found from the
     patterns. The check that other columns give blanked values back
@@ -277,6 +290,32 @@ def local_suppression_lazy(
         names, qi, k, importance, combs, strata, missing, method, subject_id, missing_values,
         time_limit, linked,
     )  # fmt: skip
+    check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    result = _on_patterns(
+        df, backend, names, cols, jobs_spec, k_report, imp, strata_cols, policy, combs,
+        counted_missing_values(policy, missing_values), progress, accept_rare_values, t0,
+    )  # fmt: skip
+    warn_measure_policy(result, policy)
+    return result
+
+
+def _on_patterns(
+    df: Any,
+    backend: Backend,
+    names: list[str],
+    cols: list[Hashable],
+    jobs_spec: list[tuple[int, int]],
+    k_report: Any,
+    imp: Any,
+    strata_cols: list[Hashable],
+    policy: Policy,
+    combs: Any,
+    missing_values: MissingValues,
+    progress: Callable[[int, int], None] | None,
+    accept_rare_values: bool,
+    t0: float,
+) -> LazySuppressionResult:
+    """The suppression of the engine's distinct patterns, blanked back lazily."""
     if backend.name == "DuckDB" and not strata_cols and combs is None:
         keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
         if keyed is not None:
@@ -288,6 +327,10 @@ def local_suppression_lazy(
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
     check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
+    check_rare_values(
+        codes0, cols, min(kk for _, kk in jobs_spec), records, accept=accept_rare_values,
+        func=_FUNC,
+    )  # fmt: skip
     out = suppress_codes(
         codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
         records=records, first=first, progress=progress,
@@ -311,7 +354,28 @@ def local_suppression_lazy(
         out.risk_after,
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
+        prosecutor=_pattern_prosecutor(codes0, out.codes, groups, ncat, records),
     )
+
+
+def _pattern_prosecutor(
+    codes0: np.ndarray,
+    codes: np.ndarray,
+    groups: list[np.ndarray],
+    ncat: np.ndarray,
+    records: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prosecutor risk of each pattern's records, before and after, per stratum."""
+    from microsdc.risk.prosecutor import prosecutor_from_codes
+
+    before = np.zeros(len(codes0))
+    after = np.zeros(len(codes0))
+    for rows in groups:
+        if len(rows):
+            o, w = codes0[rows], records[rows]
+            before[rows] = prosecutor_from_codes(o, o, ncat, w)
+            after[rows] = prosecutor_from_codes(o, codes[rows], ncat, w)
+    return before, after
 
 
 def _keyed(
