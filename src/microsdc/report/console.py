@@ -22,11 +22,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JobSteps",
+    "intruder_caption",
     "job_progress",
     "print_audit",
-    "progress_columns",
-    "intruder_caption",
     "print_suppression_summary",
+    "progress_columns",
     "render_suppression_summary",
     "render_swap_summary",
 ]
@@ -97,7 +97,9 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     return table
 
 
-def print_suppression_summary(con: Any, result: SuppressionResult, title: str | None = None) -> None:
+def print_suppression_summary(
+    con: Any, result: SuppressionResult, title: str | None = None
+) -> None:
     """Print the table of :func:`render_suppression_summary`, then the headline
     (:func:`intruder_caption`) on lines of their own."""
     con.print(render_suppression_summary(result, title))

@@ -60,7 +60,7 @@ def prosecutor_figures(
     return {
         "max": float(v[w > 0].max()) if n > 0 else 0.0,
         "mean": float((v * w).sum() / n) if n > 0 else 0.0,
-        "n_above_1_over_k": int(round(float(w[above].sum()))),
+        "n_above_1_over_k": round(float(w[above].sum())),
     }
 
 

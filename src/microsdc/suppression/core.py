@@ -225,7 +225,12 @@ def _per_record(
         probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
         return fk_of(sub, ncat, policy)
     if policy.kind == "category":
+        total = int((fk_start < jobs[0][1]).sum()) if fk_start is not None else 0
+        if progress is not None and total:  # the group-and-mask search reports no steps
+            progress(0, total)
         done = category_reach_k(sub, ncat, jobs, costs, fk_start=fk_start, progress=progress)
+        if progress is not None and total:
+            progress(total, total)
         return done if done is not None else fk_of(sub, ncat, policy)
     done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fk_start, progress=progress)
     fka = done if done is not None else fk_of(sub, ncat, policy)

@@ -28,13 +28,13 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
+from microsdc._validation import check_bool
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import check_reachable, suppress_codes
-from microsdc._validation import check_bool
 from microsdc.suppression.params import (
     check_rare_values,
     costs_of,

@@ -365,9 +365,7 @@ def local_suppression(
             df, cols, k, subject_id, subject_rule, strata_cols, missing_values, time_limit, options
         )
     else:
-        res = _on_records(
-            df, checked, combs, counted, time_limit, progress, t0, accept_rare_values
-        )
+        res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
     res = _finish(df, res, ghosts, counted)
     warn_measure_policy(res, policy)
     return res

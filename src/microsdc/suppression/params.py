@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy, parse_policy
+from microsdc._core.warn import warn
 from microsdc._validation import (
     check_callable,
     check_columns,
@@ -19,7 +20,6 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc._core.warn import warn
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 __all__ = [
@@ -333,7 +333,7 @@ def check_rare_values(
         distinct = int(np.count_nonzero(tally))
         if distinct < RARE_MIN_DISTINCT:
             continue
-        rare = int(round(float(tally[(tally > 0) & (tally < k)].sum())))
+        rare = round(float(tally[(tally > 0) & (tally < k)].sum()))
         if rare > RARE_MAX_SHARE * n:
             raise DataValidationError(
                 f"Key variable {name!r} has {distinct:,} distinct values in {int(n):,} "
@@ -367,7 +367,7 @@ def warn_measure_policy(result: Any, policy: Policy) -> None:
     above = risk > 1.0 / k + 1e-12
     untouched = above & (result.cells_per_row.to_numpy() == 0)
     w = np.ones(len(risk)) if records is None else np.asarray(records, dtype=np.float64)
-    unchanged = int(round(float(w[untouched].sum())))
+    unchanged = round(float(w[untouched].sum()))
     warn(
         f"missing={policy.label!r} is a measure, not a protection: after suppression "
         f"{after['n_above_1_over_k']:,} records can still be picked with probability above "
