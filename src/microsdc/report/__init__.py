@@ -20,6 +20,7 @@ from microsdc.report._format import _listing, _n, _p, _x, format_percent
 from microsdc.report.sections import (
     GUARANTEES,
     default_swaprate,
+    intruder_text,
     l_diversity_texts,
     not_protected_text,
     parameters_text,
@@ -53,7 +54,11 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     list of str
         Paragraphs of plain text.
     """
-    out = [parameters_text(audit), risk_before_text(audit)]
+    out = [parameters_text(audit)]
+    headline = intruder_text(audit)  # the figure of the first card, first
+    if headline is not None:
+        out.append(headline)
+    out.append(risk_before_text(audit))
     steps = (swapping_text(audit), suppression_text(audit), not_protected_text(audit))
     out += [text for text in steps if text is not None]
     out.append(risk_after_text(audit))

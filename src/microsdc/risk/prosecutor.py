@@ -21,7 +21,13 @@ from microsdc._validation import check_columns, check_frame
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 
-__all__ = ["prosecutor_figures", "prosecutor_from_codes", "prosecutor_risk"]
+__all__ = [
+    "intruder_figures",
+    "prosecutor_figures",
+    "prosecutor_from_codes",
+    "prosecutor_risk",
+    "released_codes",
+]
 
 
 def prosecutor_figures(
@@ -202,3 +208,83 @@ def prosecutor_risk(
     n = len(original)
     risk = prosecutor_from_codes(enc.codes[:n], enc.codes[n:], enc.n_categories)
     return pd.Series(risk, index=original.index, name="prosecutor_risk")
+
+
+def released_codes(
+    original: pd.DataFrame, released: pd.DataFrame, quasi_identifiers: Sequence[Hashable]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both frames' key variables coded alike, as the released file shows them: only an
+    empty cell (NaN, None, NA) is missing; a declared missing code such as ``-7`` stays a
+    value of its own, since the file shows it apart from a blanked cell.
+
+    Returns the original codes, the released codes and the categories per column.
+    """
+    cols = list(quasi_identifiers)
+    both = pd.concat(
+        [original[cols].reset_index(drop=True), released[cols].reset_index(drop=True)],
+        ignore_index=True,
+    )
+    enc = encode_qis(both, cols, func="prosecutor_risk", warn_cardinality=False)
+    n = len(original)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    return codes[:n], codes[n:], np.asarray(enc.n_categories, dtype=np.int64)
+
+
+def intruder_figures(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    quasi_identifiers: Sequence[Hashable],
+    k: int,
+    *,
+    strata: Sequence[Hashable] | None = None,
+) -> dict[str, Any]:
+    """The headline of a release, before and after: the records an intruder who knows
+    their key values picks with probability above 1/k, and the highest probability.
+
+    The prosecutor risk (:func:`prosecutor_risk`) of every record, counted on the
+    values as released (an empty cell is missing; a declared code such as ``-7``
+    is a value, as the file shows it), within each stratum when ``strata`` is
+    given, summed up by :func:`prosecutor_figures`. ``microsdc run`` and the
+    report's first card show this figure; ``SuppressionResult.intruder`` gives
+    the same for a suppression.
+
+    Parameters
+    ----------
+    original, released : pandas.DataFrame
+        The data before protection and as released (same records, same order).
+    quasi_identifiers : list of column names
+    k : int >= 1
+    strata : list of column names, optional
+        Columns whose groups were protected each on their own (taken from
+        ``original``).
+
+    Returns
+    -------
+    dict
+        ``{"k": k, "before": {...}, "after": {...}}`` (:func:`prosecutor_figures`).
+
+    Examples
+    --------
+    >>> o = pd.DataFrame({"a": ["x", "x", "x", "y"]})
+    >>> r = pd.DataFrame({"a": ["x", "x", "x", None]})
+    >>> f = intruder_figures(o, r, ["a"], 2)
+    >>> f["before"]["n_above_1_over_k"], f["after"]["n_above_1_over_k"], f["after"]["max"]
+    (1, 1, 1.0)
+    """
+    orig, rel, ncat = released_codes(original, released, quasi_identifiers)
+    if strata and len(orig):
+        keys = original[list(strata)].astype(object)
+        group = pd.MultiIndex.from_frame(keys).factorize()[0]
+        groups = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+    else:
+        groups = [np.arange(len(orig))]
+    before = np.zeros(len(orig))
+    after = np.zeros(len(orig))
+    for rows in groups:
+        before[rows] = prosecutor_from_codes(orig[rows], orig[rows], ncat)
+        after[rows] = prosecutor_from_codes(orig[rows], rel[rows], ncat)
+    return {
+        "k": int(k),
+        "before": prosecutor_figures(before, k),
+        "after": prosecutor_figures(after, k),
+    }

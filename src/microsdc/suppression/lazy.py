@@ -354,20 +354,31 @@ def _on_patterns(
         out.risk_after,
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
-        prosecutor=_pattern_prosecutor(codes0, out.codes, groups, ncat, records),
+        prosecutor=_pattern_prosecutor(
+            patterns, cols, codes0, out.codes, groups, records, missing_values
+        ),
     )
 
 
 def _pattern_prosecutor(
+    patterns: pd.DataFrame,
+    cols: list[Hashable],
     codes0: np.ndarray,
     codes: np.ndarray,
     groups: list[np.ndarray],
-    ncat: np.ndarray,
     records: np.ndarray,
+    missing_values: MissingValues,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Prosecutor risk of each pattern's records, before and after, per stratum."""
+    """Prosecutor risk of each pattern's records, before and after, per stratum, on the
+    values as released (a declared missing code stays a value)."""
     from microsdc.risk.prosecutor import prosecutor_from_codes
 
+    blank = (codes < 0) & (codes0 >= 0)
+    if missing_values is not None:
+        lit = encode_qis(patterns, cols, func=_FUNC, warn_cardinality=False)
+        codes0 = np.ascontiguousarray(lit.codes, dtype=np.int64)
+    codes = np.where(blank, -1, codes0)
+    ncat = np.asarray(codes0.max(axis=0, initial=-1) + 1, dtype=np.int64)
     before = np.zeros(len(codes0))
     after = np.zeros(len(codes0))
     for rows in groups:

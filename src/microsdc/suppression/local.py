@@ -442,7 +442,14 @@ def _on_records(
         method=method, time_limit=time_limit, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
-    pros = _prosecutor(codes0, out.codes, groups, ncat, bool(out.risk_before.any()))
+    # the prosecutor risk is counted on the values as released: a declared code stays
+    if missing_values is None:
+        shown, shown_after, shown_ncat = codes0, out.codes, ncat
+    else:
+        lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
+        shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
+        shown_after, shown_ncat = np.where(blank, -1, shown), lit.n_categories
+    pros = _prosecutor(shown, shown_after, groups, shown_ncat, bool(out.risk_before.any()))
     return _result(
         df,
         _blank_frame(df, cols, blank),
