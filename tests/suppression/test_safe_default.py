@@ -186,6 +186,21 @@ def test_lazy_wildcard_warns_too() -> None:
         local_suppression(pl.from_pandas(df).lazy(), ["a", "b"], 3, missing="wildcard")
 
 
+def test_wildcard_greedy_blanking_a_whole_record_is_not_reported_safe() -> None:
+    """(y, q) matches nothing on any subset: the greedy blanks the whole record, which a
+    blank matching any value counts as safe; the intruder still picks it."""
+    df = pd.DataFrame({"a": ["x", "x", "x", "y"], "b": ["p", "p", "p", "q"]})
+    with pytest.warns(DisclosureRiskWarning, match="1 records can still be picked") as rec:
+        res = local_suppression(df, ["a", "b"], 2, missing="wildcard")
+    assert res.cells_per_row.tolist() == [0, 0, 0, 2]
+    assert res.n_at_risk_after == 0  # the wildcard count calls it safe
+    assert records_above(df, res.data, ["a", "b"], 2) == 1
+    assert res.intruder()["after"]["n_above_1_over_k"] == 1
+    assert any("0 of them left unchanged" in str(w.message) for w in rec)
+    safe = local_suppression(df, ["a", "b"], 2)
+    assert records_above(df, safe.data, ["a", "b"], 2) == 0
+
+
 # --------------------------------------------------------------------------- rare values
 
 

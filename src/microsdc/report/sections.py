@@ -430,9 +430,14 @@ ALPHA_SENTENCE = (
 )
 
 
-#: The three guarantees side by side (guarantee, what a released record is protected
-#: against, what it does not protect against), for the report.
+#: The three guarantees side by side, the default first (guarantee, what a released record
+#: is protected against, what it does not protect against), for the report.
 GUARANTEES = (
+    (
+        "category",
+        "an intruder who knows every key value of a person: k identical records remain",
+        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
+    ),
     (
         "wildcard",
         "an intruder who knows some key values and takes a blank for any value",
@@ -442,11 +447,6 @@ GUARANTEES = (
         "probabilistic",
         "the same, with other records' blanks counting only with the value's share",
         "an intruder who knows every key value may still find fewer than k exact matches",
-    ),
-    (
-        "category",
-        "an intruder who knows every key value of a person: k identical records remain",
-        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
     ),
 )
 
