@@ -77,7 +77,8 @@ def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
     qi = list(cfg.quasi_identifiers)
     r = individual_risk(data, qi, weights="w")
     g = global_risk(data, qi, weights="w", hid="hid")
-    fk = sample_frequencies(data, qi)["fk"]
+    fk = sample_frequencies(data, qi, missing=cfg.missing)["fk"]  # the job's default
+    assert cfg.missing == "category"
     before = res.audit["risk"]["before"]
     assert before == res.audit["risk"]["after"]
     assert before["n_records"] == len(data)
@@ -123,6 +124,7 @@ def test_measure_risk_entropy_and_recursive(write_job: Callable[..., Path]) -> N
             kind=kind,
             c=cfg.c if kind == "recursive" else None,
             l=cfg.l if kind == "recursive" else None,
+            missing=cfg.missing,
         )["hincome"]
         expected = int((~vals).sum()) if kind == "recursive" else int((vals < 2).sum())
         assert fig["n_failing"] == expected
@@ -207,7 +209,7 @@ def test_output_dir_override_and_missing_values(tmp_path: Path) -> None:
     job = tmp_path / "j.toml"
     job.write_text(
         'steps = ["risk"]\n[input]\npath = "d.csv"\nmissing_values = ["?"]\n[variables]\n'
-        'quasi_identifiers = ["a", "b"]\n[risk]\nk = 2\n'
+        'quasi_identifiers = ["a", "b"]\n[risk]\nk = 2\nmissing = "wildcard"\n'
     )
     res = run_job(job, output_dir=tmp_path / "elsewhere")
     assert res.written["report"] == tmp_path / "elsewhere" / "d_report.html"

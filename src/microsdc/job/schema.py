@@ -52,6 +52,9 @@ class _Key:
     default: Any = _NONE
     #: Values the library parameter takes that the job refuses on purpose.
     refused: tuple[Any, ...] = ()
+    #: Values the job takes that the library parameter refuses, for a reason of the job's
+    #: ("conservative" measures a risk-only job; a suppression step refuses it).
+    extra: tuple[Any, ...] = ()
     #: Another key whose value is the default of this one.
     follows: str | None = None
 
@@ -191,6 +194,7 @@ SCHEMA: dict[str, Any] = {
             f"one of {_listed(POLICIES)} or a number alpha in [0, 1]",
             # the guarantee a job releases to: its default is suppression's
             param=(local_suppression, "missing"),
+            extra=("conservative",),
         ),
         "l_diversity": _one_of(KINDS, param=(l_diversity, "kind")),
         # a threshold for every kind, not only the 'l' of recursive diversity

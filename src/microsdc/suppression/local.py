@@ -24,6 +24,7 @@ from microsdc.exceptions import (
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 from microsdc.suppression.params import (
     check_call,
+    check_declared_codes,
     check_passed_on,
     check_rare_values,
     costs_of,
@@ -337,6 +338,7 @@ def local_suppression(
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    check_declared_codes(df, missing_values, _FUNC)
     counted = counted_missing_values(policy, missing_values)
     if method == "random":
         res = _random_baseline(

@@ -27,6 +27,7 @@ __all__ = [
     "RARE_MAX_SHARE",
     "RARE_MIN_DISTINCT",
     "check_call",
+    "check_declared_codes",
     "check_guarantee",
     "check_passed_on",
     "check_rare_values",
@@ -263,6 +264,29 @@ RARE_MIN_DISTINCT = 100
 #: Largest share of the records whose value of one key variable fewer than k records
 #: hold, before suppression is refused for that variable.
 RARE_MAX_SHARE = 0.05
+
+
+def check_declared_codes(df: pd.DataFrame, missing_values: Any, func: str) -> None:
+    """Check ``missing_values`` (a sequence, or a dict naming columns of ``df``) whatever
+    the policy makes of it.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a value of the wrong type, or a dict naming columns not in ``df``.
+    """
+    from microsdc._validation import check_missing_values
+
+    check_missing_values(missing_values, "missing_values", func)
+    if isinstance(missing_values, Mapping):
+        unknown = [c for c in missing_values if c not in set(df.columns)]
+        if unknown:
+            raise InvalidParameterError(
+                f"The 'missing_values' parameter of {func} names columns not in the data: "
+                f"{', '.join(repr(c) for c in unknown)}.",
+                func=func,
+                param="missing_values",
+            )
 
 
 def counted_missing_values(policy: Policy, missing_values: Any) -> Any:
