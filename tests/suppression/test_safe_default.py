@@ -323,3 +323,21 @@ def test_summary_and_caption_put_the_intruder_first() -> None:
         df, wild.data, ["a", "b"], 2
     )
     assert "[red]" in caption and "[green]" not in caption
+
+
+def test_risk_command_shows_the_intruder_figure(tmp_path: Path) -> None:
+    src = tmp_path / "in.csv"
+    rows = ["sex,answer"] + ["m,-7"] * 3 + ["m,50"] + ["f,20"] * 3 + ["f,-7"]
+    src.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    df = pd.read_csv(src)
+    want = records_above(df, df, ["sex", "answer"], 3)
+    assert want == 2  # (m, 50) and (f, -7): -7 is a value of the file
+    r = CliRunner().invoke(
+        main, ["risk", str(src), "--qi", "sex,answer", "-k", "3", "--missing-values=-7"]
+    )
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert (
+        "records an intruder who knows their key values picks with probability above 1/3: "
+        f"{want}; highest probability 1.00"
+    ) in text
