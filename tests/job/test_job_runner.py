@@ -75,8 +75,8 @@ def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
     cfg = res.config
     data = res.data  # recoded, otherwise unchanged
     qi = list(cfg.quasi_identifiers)
-    r = individual_risk(data, qi, weights="w")
-    g = global_risk(data, qi, weights="w", hid="hid")
+    r = individual_risk(data, qi, weights="w", missing=cfg.missing)
+    g = global_risk(data, qi, weights="w", hid="hid", missing=cfg.missing)
     fk = sample_frequencies(data, qi, missing=cfg.missing)["fk"]  # the job's default
     assert cfg.missing == "category"
     before = res.audit["risk"]["before"]
@@ -98,7 +98,7 @@ def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
     assert before["household"]["expected_reidentifications"] == pytest.approx(
         g.household_expected_reidentifications
     )
-    ld = l_diversity(data, qi, "hincome")["hincome"]
+    ld = l_diversity(data, qi, "hincome", missing=cfg.missing)["hincome"]
     assert before["l_diversity"]["hincome"]["n_failing"] == int((ld < 2).sum())
     assert before["missing_qi_cells"] == int(data[qi].isna().sum().sum())
     _validate(res.audit)

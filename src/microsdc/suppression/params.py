@@ -397,6 +397,6 @@ def warn_measure_policy(result: Any, policy: Policy) -> None:
         f"{after['n_above_1_over_k']:,} records can still be picked with probability above "
         f"1/{k} (up to {after['max']:.2f}) by an intruder who knows their key values, "
         f"{unchanged:,} of them left unchanged. The default missing='category' leaves "
-        "none (prosecutor risk at most 1/k for every record).",
+        "none (the prosecutor risk of each record is at most 1/k).",
         DisclosureRiskWarning,
     )
