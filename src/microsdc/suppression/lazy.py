@@ -40,6 +40,7 @@ from microsdc.suppression.params import (
     costs_of,
     counted_missing_values,
     strata_groups,
+    warn_declared_all_missing,
     warn_measure_policy,
 )
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
@@ -293,7 +294,7 @@ def local_suppression_lazy(
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     result = _on_patterns(
         df, backend, names, cols, jobs_spec, k_report, imp, strata_cols, policy, combs,
-        counted_missing_values(policy, missing_values), progress, accept_rare_values, t0,
+        missing_values, progress, accept_rare_values, t0,
     )  # fmt: skip
     warn_measure_policy(result, policy)
     return result
@@ -315,7 +316,9 @@ def _on_patterns(
     accept_rare_values: bool,
     t0: float,
 ) -> LazySuppressionResult:
-    """The suppression of the engine's distinct patterns, blanked back lazily."""
+    """The suppression of the engine's distinct patterns, blanked back lazily
+    (``declared``: the missing values the user gave)."""
+    declared, missing_values = missing_values, counted_missing_values(policy, missing_values)
     if backend.name == "DuckDB" and not strata_cols and combs is None:
         keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
         if keyed is not None:
@@ -323,6 +326,7 @@ def _on_patterns(
     keys = [str(c) for c in [*strata_cols, *cols]]
     table, ordered = _aggregate_first(df, backend, keys)
     patterns = _strata_known(table, strata_cols)
+    warn_declared_all_missing(patterns, cols, declared, policy)
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order

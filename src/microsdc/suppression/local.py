@@ -30,6 +30,7 @@ from microsdc.suppression.params import (
     costs_of,
     counted_missing_values,
     strata_groups,
+    warn_declared_all_missing,
     warn_measure_policy,
 )
 from microsdc.suppression.result import SuppressionResult
@@ -340,6 +341,7 @@ def local_suppression(
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     check_declared_codes(df, missing_values, _FUNC)
     counted = counted_missing_values(policy, missing_values)
+    warn_declared_all_missing(df, cols, missing_values, policy)
     if method == "random":
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0

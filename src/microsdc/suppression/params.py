@@ -34,6 +34,7 @@ __all__ = [
     "costs_of",
     "counted_missing_values",
     "strata_groups",
+    "warn_declared_all_missing",
     "warn_measure_policy",
 ]
 
@@ -287,6 +288,24 @@ def check_declared_codes(df: pd.DataFrame, missing_values: Any, func: str) -> No
                 func=func,
                 param="missing_values",
             )
+
+
+def warn_declared_all_missing(
+    frame: pd.DataFrame, cols: Sequence[Hashable], missing_values: Any, policy: Policy
+) -> None:
+    """Under ``"category"`` (declared codes counted as values): warn, as the other
+    policies do, for a key variable whose every cell is missing or a declared code (one
+    that is empty everywhere is warned about when it is encoded)."""
+    if missing_values is None or counted_missing_values(policy, missing_values) is not None:
+        return
+    from microsdc.encode import missing_mask, missing_values_for, warn_all_missing
+
+    if not len(frame):
+        return
+    for c in cols:
+        col = frame[c]
+        if missing_mask(col, missing_values_for(missing_values, c)).all() and not col.isna().all():
+            warn_all_missing(c)
 
 
 def counted_missing_values(policy: Policy, missing_values: Any) -> Any:
