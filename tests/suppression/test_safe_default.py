@@ -179,6 +179,25 @@ def test_lazy_frames_run_the_guarantee_on_patterns() -> None:
     assert res.intruder()["before"]["n_above_1_over_k"] == records_above(df, df, ["a", "b", "c"], 4)
 
 
+def test_lazy_category_runs_the_records_algorithm_when_patterns_stay_whole() -> None:
+    pl = pytest.importorskip("polars")
+    from microsdc.suppression import core
+
+    # (x,2), (x,3), (x,4) hide together as (x, <blank>); no pattern is split
+    df = pd.DataFrame({"a": ["x"] * 6 + ["y"] * 3, "b": [1, 1, 1, 2, 3, 4, 5, 5, 5]})
+    eager = local_suppression(df, ["a", "b"], 3)
+    lazy = local_suppression(pl.from_pandas(df).lazy(), ["a", "b"], 3)
+    assert eager.n_cells == lazy.n_cells == 3
+    out = lazy.data.collect().to_pandas()
+    assert out["b"].isna().tolist() == eager.data["b"].isna().tolist()
+    # a split pattern, or too many records to expand, leaves it to the greedy on patterns
+    codes = np.array([[0, 0], [0, 1]], dtype=np.int64)
+    costs = core.Costs(np.ones(2), False)
+    assert not core.category_on_patterns(
+        codes.copy(), np.array([1, 2]), 2, costs, np.array([core.MAX_EXPANDED_RECORDS, 1])
+    )
+
+
 def test_lazy_wildcard_warns_too() -> None:
     pl = pytest.importorskip("polars")
     df = pd.DataFrame({"a": ["x"] * 5 + ["y"], "b": ["u"] * 5 + ["v"]})

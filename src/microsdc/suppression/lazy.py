@@ -266,10 +266,13 @@ def local_suppression_lazy(
     ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
     ``subject_id`` and ``linked``. Under the default ``"category"`` a blank is
     one more value, so the classes counted on the distinct patterns are those
-    of the records: the hash-table greedy runs on the patterns (identical
-    records get identical blanks, which may cost more cells than the
-    group-and-mask algorithm pandas runs on the records), and every record
-    ends in a class of at least k identical released tuples. Every check on the
+    of the records, and every record ends in a class of at least k identical
+    released tuples: the group-and-mask algorithm pandas runs on the records
+    runs on the patterns expanded to their records (up to
+    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS`), and is taken
+    when the records of every pattern come out alike, as the engine blanks
+    by pattern (the same cells as pandas up to ties); otherwise the
+    hash-table greedy runs on the patterns, which may cost more cells. Every check on the
     parameters and columns comes before the engine reads a row; missing values
     in a strata column and k above the records of a stratum are found from the
     patterns. The check that other columns give blanked values back

@@ -294,7 +294,10 @@ def local_suppression(
     first: the records of one pattern that would take back the same value
     move together when their new pattern and the one they leave keep fk >= k
     (at alpha = 0 nothing else changes; a full count checks the result). A
-    lazy frame runs the greedy only.
+    lazy frame runs the greedy only under alpha; under ``"category"`` it runs
+    the group-and-mask algorithm on its patterns' records when every pattern
+    stays whole, else the greedy on patterns
+    (:func:`~microsdc.suppression.lazy.local_suppression_lazy`).
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
