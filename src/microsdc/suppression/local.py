@@ -152,8 +152,10 @@ def local_suppression(
         (about five times a second, from a helper thread, and once at the end
         of each pass): ``processed`` of the ``total`` records at risk at the
         start of the pass (of the stratum) have been handled, so at most
-        ``total - processed`` are still at risk. Not called by the exact and
-        random methods or with ``subject_id``.
+        ``total - processed`` are still at risk. Under ``"category"`` (one k
+        on all QIs) the group-and-mask search reports only its start and its
+        end. Not called by the exact and random methods or with
+        ``subject_id``.
     linked : dict, optional
         Linked ("ghost") variables: ``{key variable: [columns]}``. Each listed
         column (not a QI) is blanked in every record where its key variable
