@@ -220,6 +220,20 @@ def test_wildcard_greedy_blanking_a_whole_record_is_not_reported_safe() -> None:
     assert records_above(df, safe.data, ["a", "b"], 2) == 0
 
 
+def test_random_method_and_combs_say_what_they_leave(shared_data: Path) -> None:
+    t = pd.read_csv(shared_data / "testdata.csv")
+    qi = ["urbrur", "water", "sex", "relat"]
+    with pytest.warns(DisclosureRiskWarning, match="method='random' does not reach") as rec:
+        res = local_suppression(t[qi], qi, 3, method="random", seed=1)
+    left = records_above(t, res.data, qi, 3)
+    assert left > 0 and res.intruder()["after"]["n_above_1_over_k"] == left
+    assert any(f"{left:,} records can still be picked" in str(w.message) for w in rec)
+    df = pd.DataFrame({"a": list("xxxyyy"), "b": list("uvwuvw")})
+    with pytest.warns(DisclosureRiskWarning, match="subsets of 'combs'"):
+        sub = local_suppression(df, ["a", "b"], 2, combs=[1])
+    assert sub.n_cells == 0 and records_above(df, sub.data, ["a", "b"], 2) == 6
+
+
 # --------------------------------------------------------------------------- rare values
 
 

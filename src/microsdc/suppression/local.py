@@ -351,7 +351,9 @@ def local_suppression(
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
         )
-        return _finish(df, res, ghosts, missing_values)
+        res = _finish(df, res, ghosts, missing_values)
+        warn_measure_policy(res, policy)
+        return res
     if method == "exact" and (policy.kind != "wildcard" or combs is not None):
         raise InvalidParameterError(
             f"method='exact' of {_FUNC} solves missing='wildcard' without 'combs' only (it "
@@ -592,9 +594,26 @@ def _random_baseline(
         int(np.count_nonzero(fk_after < kk)),
         None,
         time.perf_counter() - t0,
+        None,
+        _shown_prosecutor(df, cols, blank),
     )
     result.details["percent_per_qi"] = search.percent
     return result
+
+
+def _shown_prosecutor(
+    df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray
+) -> tuple[pd.Series, pd.Series]:
+    """Prosecutor risk before and after blanking ``blank``, on the values as released."""
+    lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
+    shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
+    before, after = _prosecutor(
+        shown, np.where(blank, -1, shown), [np.arange(len(df))], lit.n_categories, True
+    )
+    return (
+        pd.Series(before, index=df.index, name="prosecutor_risk"),
+        pd.Series(after, index=df.index, name="prosecutor_risk"),
+    )
 
 
 def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:

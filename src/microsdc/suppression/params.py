@@ -394,10 +394,11 @@ def check_rare_values(
 
 
 def warn_measure_policy(result: Any, policy: Policy) -> None:
-    """Under a measure policy (not ``"category"``): say how many records an intruder
-    who knows their key values still picks with probability above 1/k, and how many
-    of them suppression left unchanged."""
-    if policy.kind == "category" or result.prosecutor_after is None:
+    """Say how many records an intruder who knows their key values still picks with
+    probability above 1/k, and how many of them suppression left unchanged: under a
+    measure policy (not ``"category"``), after ``method="random"``, or with ``combs``
+    (k on subsets of the key variables only)."""
+    if result.prosecutor_after is None:
         return
     from microsdc.risk.prosecutor import prosecutor_figures
 
@@ -411,11 +412,21 @@ def warn_measure_policy(result: Any, policy: Policy) -> None:
     untouched = above & (result.cells_per_row.to_numpy() == 0)
     w = np.ones(len(risk)) if records is None else np.asarray(records, dtype=np.float64)
     unchanged = round(float(w[untouched].sum()))
-    warn(
-        f"missing={policy.label!r} is a measure, not a protection: after suppression "
+    left = (
         f"{after['n_above_1_over_k']:,} records can still be picked with probability above "
         f"1/{k} (up to {after['max']:.2f}) by an intruder who knows their key values, "
-        f"{unchanged:,} of them left unchanged. The default missing='category' leaves "
-        "none (the prosecutor risk of each record is at most 1/k).",
-        DisclosureRiskWarning,
+        f"{unchanged:,} of them left unchanged."
     )
+    if policy.kind != "category":
+        head = f"missing={policy.label!r} is a measure, not a protection: after suppression "
+        tail = (
+            " The default missing='category' leaves none (the prosecutor risk of each "
+            "record is at most 1/k)."
+        )
+    elif result.method == "random":
+        head = "method='random' does not reach the guarantee: after suppression "
+        tail = " Use method='greedy' to release."
+    else:  # combs: k on subsets of the key variables, not on all of them
+        head = "The guarantee holds on the subsets of 'combs', not on all key variables: "
+        tail = " Leave 'combs' out to protect against an intruder who knows them all."
+    warn(head + left + tail, DisclosureRiskWarning)
