@@ -149,12 +149,12 @@ def run_suppress(engine: str, src: str, dst: str, memory_limit: str = "") -> dic
     if engine == "pandas":
         import pandas as pd
 
-        res = microsdc.local_suppression(pd.read_parquet(src), QI, k=3)
+        res = microsdc.local_suppression(pd.read_parquet(src), QI, k=3, missing="wildcard")
         res.data.to_parquet(dst)
     elif engine == "polars":
         import polars as pl
 
-        res = microsdc.local_suppression(pl.scan_parquet(src), QI, k=3)
+        res = microsdc.local_suppression(pl.scan_parquet(src), QI, k=3, missing="wildcard")
         res.data.sink_parquet(dst)
     else:
         import duckdb
@@ -162,7 +162,7 @@ def run_suppress(engine: str, src: str, dst: str, memory_limit: str = "") -> dic
         # insertion order kept (the default): the engine numbers the rows as pandas does
         if memory_limit:
             duckdb.execute(f"SET memory_limit = '{memory_limit}'")
-        res = microsdc.local_suppression(duckdb.read_parquet(src), QI, k=3)
+        res = microsdc.local_suppression(duckdb.read_parquet(src), QI, k=3, missing="wildcard")
         res.data.write_parquet(dst)
     seconds = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the check below

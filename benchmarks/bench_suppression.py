@@ -96,7 +96,7 @@ def main_table(frames: dict[str, pd.DataFrame], trials: int, skip_random: bool) 
         check = "" if (n3, n5) == (r3, r5) else f" (table: {r3:,} / {r5:,})"
         cells = []
         for k, ref in ((3, s3), (5, s5)):
-            res, sec = timed(local_suppression, df, qi, k)
+            res, sec = timed(local_suppression, df, qi, k, missing="wildcard")
             assert res.n_at_risk_after == 0
             cells.append(f"{res.n_cells:,} ({sec:.2f} s) | {res.n_cells / ref:.2f}")
         if rnd3 is None or skip_random:
@@ -138,11 +138,17 @@ def gap_table(frames: dict[str, pd.DataFrame], seeds: int) -> None:
             sec_tot = 0.0
             for seed in range(seeds):
                 sample = df.sample(n=n, random_state=seed)
-                g = local_suppression(sample, TEST_QI2, k)
+                g = local_suppression(sample, TEST_QI2, k, missing="wildcard")
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", PerformanceWarning)
                     e, sec = timed(
-                        local_suppression, sample, TEST_QI2, k, method="exact", time_limit=30
+                        local_suppression,
+                        sample,
+                        TEST_QI2,
+                        k,
+                        method="exact",
+                        time_limit=30,
+                        missing="wildcard",
                     )
                 proven += not caught
                 risk += g.n_at_risk_before
@@ -166,7 +172,7 @@ def main() -> None:
     args = parser.parse_args()
     frames = load(args.data_dir)
     # warm-up: load the compiled kernels once
-    local_suppression(frames["testdata"].head(200), TEST_QI2, 3)
+    local_suppression(frames["testdata"].head(200), TEST_QI2, 3, missing="wildcard")
     main_table(frames, args.trials, args.skip_random)
     gap_table(frames, args.seeds)
     print()

@@ -149,7 +149,7 @@ def test_keyed_suppression_blanks_the_cells_pandas_blanks(
 ) -> None:
     qi = [c for c in df.columns if c.startswith("q")]
     importance = data.draw(st.none() | st.permutations(qi))
-    kw = {"missing_values": [-9], "importance": importance}
+    kw = {"missing_values": [-9], "importance": importance, "missing": "wildcard"}
     with pytest.MonkeyPatch.context() as mp:
         # the hash-table greedy on both sides (the keyed route takes it on large inputs)
         mp.setattr(_engine, "bitset_fits", lambda *a: False)
@@ -188,7 +188,7 @@ def test_keyed_suppression_hand_computed() -> None:
     )
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_engine, "bitset_fits", lambda *a: False)
-        res = microsdc.local_suppression(_relation(df), ["sex", "age band"], 2)
+        res = microsdc.local_suppression(_relation(df), ["sex", "age band"], 2, missing="wildcard")
     assert res.details == {"route": "combined key"}
     out = _released(res.data)
     # sex has more categories: blanked first (sdcMicro's default importance)
@@ -211,7 +211,7 @@ def test_keyed_suppression_returns_the_relation_when_nothing_is_at_risk(
     df = pd.DataFrame({"a": pd.array([1, 1, 2, 2, None], dtype="Int64"), "rid": range(5)})
     rel = _relation(df)
     monkeypatch.setattr(_engine, "bitset_fits", lambda *a: False)  # as for a large input
-    res = microsdc.local_suppression(rel, ["a"], 3)
+    res = microsdc.local_suppression(rel, ["a"], 3, missing="wildcard")
     assert res.data is rel and res.n_cells == 0 and res.n_rows == 5 and res.n_patterns == 3
     assert len(res.patterns) == 0 and res.details == {"route": "combined key"}
 
@@ -222,8 +222,8 @@ def test_keyed_suppression_small_inputs_take_the_bitset_greedy_as_pandas() -> No
     df.loc[rng.random(400) < 0.1, "q1"] = pd.NA
     df["rid"] = range(400)
     qi = ["q0", "q1", "q2"]
-    want = microsdc.local_suppression(df, qi, 4)
-    got = microsdc.local_suppression(_relation(df), qi, 4)
+    want = microsdc.local_suppression(df, qi, 4, missing="wildcard")
+    got = microsdc.local_suppression(_relation(df), qi, 4, missing="wildcard")
     assert want.n_cells > 0 and "route" not in got.details
     assert rows_of(_released(got.data), df.columns) == rows_of(want.data, df.columns)
 
@@ -236,7 +236,7 @@ def test_keyed_suppression_warns_about_a_key_variable_missing_everywhere(
     )
     monkeypatch.setattr(_engine, "bitset_fits", lambda *a: False)
     with pytest.warns(microsdc.DisclosureRiskWarning, match="'b' is missing in every record"):
-        res = microsdc.local_suppression(_relation(df), ["a", "b"], 2)
+        res = microsdc.local_suppression(_relation(df), ["a", "b"], 2, missing="wildcard")
     assert res.details == {"route": "combined key"}
     released = res.data.order("a").fetchall()
     assert released == [(1, None), (1, None), (2, None), (2, None), (None, None)]

@@ -253,8 +253,8 @@ def test_local_suppression_on_spark_equals_pandas(spark: Any) -> None:
     )
     sdf = spark.createDataFrame(pa.Table.from_pandas(pdf, preserve_index=False))
     ordered = sdf.toArrow().to_pandas()  # the order Spark's partitions hold the rows in
-    res = microsdc.local_suppression(sdf, ["a", "b", "c"], k=3)
-    ref = microsdc.local_suppression(ordered, ["a", "b", "c"], k=3)
+    res = microsdc.local_suppression(sdf, ["a", "b", "c"], k=3, missing="wildcard")
+    ref = microsdc.local_suppression(ordered, ["a", "b", "c"], k=3, missing="wildcard")
     out = res.data.toArrow().to_pandas().sort_values("id").reset_index(drop=True)
     want = ref.data.sort_values("id").reset_index(drop=True)
     assert list(out.columns) == ["id", "a", "b", "c"]

@@ -216,7 +216,8 @@ def test_job_drops_and_links_columns(tmp_path: Path) -> None:
     job = _small_job(
         tmp_path,
         "\n".join(rows) + "\n",
-        '[variables]\nquasi_identifiers = ["e", "s"]\ndrop = ["code"]\n[risk]\nk = 2\n'
+        '[variables]\nquasi_identifiers = ["e", "s"]\ndrop = ["code"]\n'
+        '[risk]\nk = 2\nmissing = "wildcard"\n'
         '[suppression]\nimportance = ["e", "s"]\nlinked = { s = ["rel"] }\n',
     )
     code, _, err = _invoke(str(job), "-o", str(tmp_path / "out"), "--no-progress")

@@ -28,7 +28,7 @@ def test_minimal_job_and_defaults() -> None:
     assert job.steps == ("risk",)
     assert job.quasi_identifiers == ("sex", "age")
     assert job.k == 3
-    assert job.missing == "wildcard"
+    assert job.missing == "category"
     assert job.l_diversity == "distinct" and job.l == 2 and job.c is None
     assert job.input_path == Path("/jobs/data.csv")
     assert job.output.directory == Path("/jobs")

@@ -94,7 +94,7 @@ def _job(
     *,
     steps: str = '["risk", "suppression"]',
     sections: str = SUPPRESSION,
-    risk: str = "",
+    risk: str = 'missing = "wildcard"',  # the greedy the engines and pandas share
     extra: str = "",
 ) -> Path:
     text = JOB.format(
@@ -168,19 +168,17 @@ def test_engine_job_releases_the_pandas_cells(
     a, b = res.audit, pandas_job.audit
     _close(a["risk"], b["risk"])
     assert a["risk"]["before"]["n_at_risk"] == 115 and a["risk"]["after"]["n_at_risk"] == 0
-    assert a["suppression"]["prosecutor_risk"] is None
-    _close(
-        {k: v for k, v in a["suppression"].items() if k != "prosecutor_risk"},
-        {k: v for k, v in b["suppression"].items() if k != "prosecutor_risk"},
-    )
+    # the prosecutor risk from the patterns is the one from the records
+    _close(a["suppression"], b["suppression"])
+    _close(a["intruder"], b["intruder"])
     _close(a["key_variables"], b["key_variables"])
     _close(a["variables"], b["variables"])
     assert a["input"]["n_records"] == 400 and a["input"]["n_columns"] == b["input"]["n_columns"]
     assert a["parameters"]["engine"] == {"name": engine, "table": "people" if table else None}
     assert "engine" not in b["parameters"] and "not_computed" not in b
     assert a["not_computed"] == [
-        "The prosecutor risk was not computed, nor whether other columns give blanked values "
-        f"back: both need the records, and the rows of this input stay in the {engine} engine, "
+        "Whether other columns give blanked values back was not checked: it needs the "
+        f"records, and the rows of this input stay in the {engine} engine, "
         "which only reports the distinct key combinations and their numbers of records."
     ]
     assert a["not_computed"][0] in res.report_html
@@ -253,7 +251,6 @@ def test_engine_job_bins_as_the_pandas_job(data: Path, engine: str) -> None:
 BAD = [
     ({"sections": '[suppression]\nmethod = "exact"'}, "suppression.method", "exact"),
     ({"sections": '[suppression]\nlinked = { sex = ["code"] }'}, "suppression.linked", "linked"),
-    ({"risk": 'missing = "category"'}, "risk.missing", "category"),
     ({"risk": 'missing = "probabilistic"'}, "risk.missing", "probabilistic"),
     (
         {"sections": "[recode.age]\nbreaks = [0, 5, 12]"},
@@ -562,3 +559,19 @@ def test_engine_recode_keeps_codes_declared_as_text(tmp_path: Path, engine: str)
     _same_cells(a, b)
     assert (b["age"].astype(object) == "-9").sum() >= 25  # codes kept as written
     assert got.audit["recode"] == want.audit["recode"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_job_runs_the_default_guarantee_on_patterns(data: Path, engine: str) -> None:
+    from oracles.intruder import records_above
+
+    job = _job(data, f"cat_{engine}", "parts", f'engine = "{engine}"', risk="")
+    got = run_job(job)
+    assert got.config.missing == "category"
+    released = _released(Path(got.written["data"]))
+    original = pd.read_parquet(data / "whole.parquet").sort_values("rid").reset_index(drop=True)
+    assert records_above(original, released, QI, 3) == 0
+    assert got.audit["intruder"]["after"]["n_above_1_over_k"] == 0
+    assert got.audit["intruder"]["before"]["n_above_1_over_k"] == records_above(
+        original, original, QI, 3
+    )

@@ -76,9 +76,10 @@ def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
     cfg = res.config
     data = res.data  # recoded, otherwise unchanged
     qi = list(cfg.quasi_identifiers)
-    r = individual_risk(data, qi, weights="w")
-    g = global_risk(data, qi, weights="w", hid="hid")
-    fk = sample_frequencies(data, qi)["fk"]
+    r = individual_risk(data, qi, weights="w", missing=cfg.missing)
+    g = global_risk(data, qi, weights="w", hid="hid", missing=cfg.missing)
+    fk = sample_frequencies(data, qi, missing=cfg.missing)["fk"]  # the job's default
+    assert cfg.missing == "category"
     # no protection step: "after" is the recoded data ("before" is the file as read)
     before = res.audit["risk"]["after"]
     assert res.audit["risk"]["before"]["n_at_risk"] > before["n_at_risk"]
@@ -99,7 +100,7 @@ def test_risk_figures_match_the_library(write_job: Callable[..., Path]) -> None:
     assert before["household"]["expected_reidentifications"] == pytest.approx(
         g.household_expected_reidentifications
     )
-    ld = l_diversity(data, qi, "hincome")["hincome"]
+    ld = l_diversity(data, qi, "hincome", missing=cfg.missing)["hincome"]
     assert before["l_diversity"]["hincome"]["n_failing"] == int((ld < 2).sum())
     assert before["missing_qi_cells"] == int(data[qi].isna().sum().sum())
     _validate(res.audit)
@@ -125,6 +126,7 @@ def test_measure_risk_entropy_and_recursive(write_job: Callable[..., Path]) -> N
             kind=kind,
             c=cfg.c if kind == "recursive" else None,
             l=cfg.l if kind == "recursive" else None,
+            missing=cfg.missing,
         )["hincome"]
         expected = int((~vals).sum()) if kind == "recursive" else int((vals < 2).sum())
         assert fig["n_failing"] == expected
@@ -209,7 +211,7 @@ def test_output_dir_override_and_missing_values(tmp_path: Path) -> None:
     job = tmp_path / "j.toml"
     job.write_text(
         'steps = ["risk"]\n[input]\npath = "d.csv"\nmissing_values = ["?"]\n[variables]\n'
-        'quasi_identifiers = ["a", "b"]\n[risk]\nk = 2\n'
+        'quasi_identifiers = ["a", "b"]\n[risk]\nk = 2\nmissing = "wildcard"\n'
     )
     res = run_job(job, output_dir=tmp_path / "elsewhere")
     assert res.written["report"] == tmp_path / "elsewhere" / "d_report.html"

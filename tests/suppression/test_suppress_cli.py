@@ -46,7 +46,18 @@ def test_bin_keeps_declared_missing_codes(tmp_path: Path) -> None:
     src = tmp_path / "in.csv"
     src.write_text("sex,age\nm,31\nm,.\nf,47\nf,42\nm,NA\nm,35\n", encoding="utf-8")
     out = tmp_path / "out.csv"
-    args = ["suppress", str(src), "--qi", "sex,age", "-k", "2", "--bin", "age=10"]
+    args = [
+        "suppress",
+        str(src),
+        "--qi",
+        "sex,age",
+        "-k",
+        "2",
+        "--bin",
+        "age=10",
+        "--missing",
+        "wildcard",
+    ]
     result = CliRunner().invoke(main, [*args, "--missing-values", "NA,.", "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text(encoding="utf-8").splitlines() == [
@@ -129,7 +140,7 @@ def test_suppress_errors_exit_2(tmp_path: Path) -> None:
         (["--qi", "sex", "--linked", "age=income"], "Option --linked names 'age'"),
         (["--qi", "sex", "--linked", "sex"], "--linked expects KEY=COLUMN"),
         (["--qi", "sex", "--drop", "nope"], "Option --drop names 1 column"),
-        (["--qi", "sex", "--method", "exact", "--missing", "category"], "--method exact supports"),
+        (["--qi", "sex", "--method", "exact", "--missing", "category"], "--method exact solves"),
     ],
 )
 def test_suppress_errors_name_the_option(tmp_path: Path, args: list[str], message: str) -> None:
@@ -159,7 +170,18 @@ def test_suppress_linked_and_drop(tmp_path: Path) -> None:
     src = tmp_path / "in.csv"
     df.to_csv(src, index=False)
     out = tmp_path / "out.csv"
-    base = ["suppress", str(src), "--qi", "educ,sex,age", "-k", "3", "--bin", "age=10"]
+    base = [
+        "suppress",
+        str(src),
+        "--qi",
+        "educ,sex,age",
+        "-k",
+        "3",
+        "--bin",
+        "age=10",
+        "--missing",
+        "wildcard",
+    ]
     base += ["--importance", "age,educ,sex"]  # sex blanked first, then educ
     r = CliRunner().invoke(main, [*base, "--out", str(out)])
     assert r.exit_code == 0, r.output

@@ -35,8 +35,8 @@ def test_exact_reaches_k_and_is_no_worse_than_greedy(df: pd.DataFrame, k: int) -
     weights = {c: 1.0 + 0.1 * j for j, c in enumerate(qi)}
     with warnings.catch_warnings():  # whole blank records are pointed out; here the cost counts
         warnings.simplefilter("ignore", DisclosureRiskWarning)
-        exact = local_suppression(df, qi, k, method="exact", importance=weights)
-    greedy = local_suppression(df, qi, k, importance=weights)
+        exact = local_suppression(df, qi, k, method="exact", importance=weights, missing="wildcard")
+    greedy = local_suppression(df, qi, k, importance=weights, missing="wildcard")
     fk, _ = fk_bruteforce(rows_of(exact.data, qi))
     assert min(fk) >= k
     assert exact.n_at_risk_after == 0
@@ -48,7 +48,7 @@ def test_exact_reaches_k_and_is_no_worse_than_greedy(df: pd.DataFrame, k: int) -
 def test_exact_hand_case() -> None:
     # four unique records pairwise differing in b only: two blanks of b suffice for k=2
     df = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "q", "r", "s"]})
-    res = local_suppression(df, ["a", "b"], 2, method="exact")
+    res = local_suppression(df, ["a", "b"], 2, method="exact", missing="wildcard")
     assert res.n_cells == 2
     assert res.cells_per_qi["b"] == 2
     assert res.method == "exact"
@@ -59,7 +59,7 @@ def test_exact_too_large() -> None:
 
     df = pd.DataFrame({"a": np.arange(2500) % 7, "b": np.arange(2500) % 11})
     with pytest.raises(InvalidParameterError, match="at most 2000 records"):
-        local_suppression(df, ["a", "b"], 2, method="exact")
+        local_suppression(df, ["a", "b"], 2, method="exact", missing="wildcard")
 
 
 # --------------------------------------------------------------------------- never worse than
@@ -80,8 +80,10 @@ def testdata10() -> pd.DataFrame:
 @pytest.mark.parametrize("time_limit", [0.01, 0.5])
 def test_exact_no_worse_than_greedy_or_the_bound(testdata10, time_limit) -> None:
     k, m = 3, len(TESTDATA_QI)
-    exact = local_suppression(testdata10, TESTDATA_QI, k, method="exact", time_limit=time_limit)
-    greedy = local_suppression(testdata10, TESTDATA_QI, k)
+    exact = local_suppression(
+        testdata10, TESTDATA_QI, k, method="exact", time_limit=time_limit, missing="wildcard"
+    )
+    greedy = local_suppression(testdata10, TESTDATA_QI, k, missing="wildcard")
     assert exact.n_at_risk_after == 0
     assert exact.n_cells <= greedy.n_cells
     assert exact.n_cells <= (k - 1) * m  # k - 1 entirely blanked records always suffice
@@ -102,8 +104,10 @@ def test_poor_incumbent_is_not_released(testdata10, monkeypatch) -> None:
 
     monkeypatch.setattr(exact, "_run_solver", _bad_incumbent)
     with pytest.warns(PerformanceWarning, match="did not prove optimality.*using"):
-        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
-    greedy = local_suppression(testdata10, TESTDATA_QI, 3)
+        res = local_suppression(
+            testdata10, TESTDATA_QI, 3, method="exact", time_limit=5, missing="wildcard"
+        )
+    greedy = local_suppression(testdata10, TESTDATA_QI, 3, missing="wildcard")
     assert res.details["solution"] in {"greedy", "blank_records"}
     assert res.details["optimal"] is False
     assert res.details["strata"][0]["solver_cells"] == int(
@@ -120,7 +124,9 @@ def test_solver_that_does_not_return_is_stopped(testdata10, monkeypatch) -> None
     monkeypatch.setattr(exact, "_SOLVER", "import time\ntime.sleep(120)\n")
     monkeypatch.setattr(exact, "GRACE_SECONDS", 0.2)
     with pytest.warns(PerformanceWarning, match="solver stopped after"):
-        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=0.3)
+        res = local_suppression(
+            testdata10, TESTDATA_QI, 3, method="exact", time_limit=0.3, missing="wildcard"
+        )
     assert res.details["solution"] in {"greedy", "blank_records"}
     assert res.details["strata"][0]["solver_cells"] is None
     assert res.n_at_risk_after == 0
@@ -132,11 +138,15 @@ def test_failing_solver_process_and_oversized_model(testdata10, monkeypatch) -> 
 
     monkeypatch.setattr(exact, "_SOLVER", "raise SystemExit('no solver here')")
     with pytest.warns(PerformanceWarning, match="solver process failed"):
-        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
+        res = local_suppression(
+            testdata10, TESTDATA_QI, 3, method="exact", time_limit=5, missing="wildcard"
+        )
     assert res.n_at_risk_after == 0
     monkeypatch.setattr(exact, "MAX_MODEL_NONZEROS", 10)
     with pytest.warns(PerformanceWarning, match="model too large"):
-        res = local_suppression(testdata10, TESTDATA_QI, 3, method="exact", time_limit=5)
+        res = local_suppression(
+            testdata10, TESTDATA_QI, 3, method="exact", time_limit=5, missing="wildcard"
+        )
     assert res.details["solution"] in {"greedy", "blank_records"}
     assert res.n_at_risk_after == 0
 
@@ -169,7 +179,7 @@ def test_blank_records_beat_a_poor_greedy() -> None:
 
 def test_exact_details_survive_subjects() -> None:
     df = pd.DataFrame({"sid": [1, 1, 2, 3, 4, 5], "a": [1, 1, 2, 3, 1, 2], "b": [1, 1, 1, 2, 2, 2]})
-    res = local_suppression(df, ["a", "b"], 2, method="exact", subject_id="sid")
+    res = local_suppression(df, ["a", "b"], 2, method="exact", subject_id="sid", missing="wildcard")
     assert res.details["solution"] == "solver" and res.details["optimal"] is True
     assert res.details["unit_of_fk"] == "subject"
     assert res.details["strata"][0]["cells"] == res.n_cells == 2
@@ -182,7 +192,7 @@ def test_whole_blank_records_are_pointed_out() -> None:
     with pytest.warns(
         DisclosureRiskWarning, match=r"blanks 2 record\(s\) in every key variable"
     ) as caught:
-        res = local_suppression(df, ["a", "b"], 3, method="exact")
+        res = local_suppression(df, ["a", "b"], 3, method="exact", missing="wildcard")
     assert res.n_cells == 4 and int(res.data.isna().all(axis=1).sum()) == 2
     # the warning points at the line that called local_suppression, however deep it rose
     assert {w.filename for w in caught} == {__file__}

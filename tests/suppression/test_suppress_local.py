@@ -104,7 +104,7 @@ def test_hand_computed_single_cell() -> None:
     df = pd.DataFrame(
         {"sex": ["m", "m", "m", "f", "f", "f", "f"], "age": [30, 30, 40, 30, 30, 30, 50]}
     )
-    res = local_suppression(df, ["sex", "age"], 2)
+    res = local_suppression(df, ["sex", "age"], 2, missing="wildcard")
     # (m, 40) and (f, 50) are unique; blanking age (3 categories, blanked before sex)
     # makes each match its sex group
     assert res.data["age"].isna().tolist() == [False, False, True, False, False, False, True]
@@ -118,7 +118,7 @@ def test_hand_computed_single_cell() -> None:
 def test_blanking_one_record_makes_another_safe() -> None:
     # two unique records differing only in b: blanking b in one makes both safe for k=2
     df = pd.DataFrame({"a": ["x", "x", "y", "y", "y"], "b": ["p", "q", "r", "r", "r"]})
-    res = local_suppression(df, ["a", "b"], 2)
+    res = local_suppression(df, ["a", "b"], 2, missing="wildcard")
     assert res.n_cells == 1
     assert res.n_at_risk_before == 2 and res.n_at_risk_after == 0
 
@@ -126,15 +126,17 @@ def test_blanking_one_record_makes_another_safe() -> None:
 def test_importance_ranking_and_weights() -> None:
     df = pd.DataFrame({"a": ["x", "x", "y"], "b": ["p", "p", "q"], "c": [1, 1, 1]})
     # the last record is unique; blanking a or b alone is not enough, both are needed
-    res = local_suppression(df, ["a", "b"], 3)
+    res = local_suppression(df, ["a", "b"], 3, missing="wildcard")
     assert res.cells_per_qi.to_dict() == {"a": 1, "b": 1}
     df2 = pd.DataFrame({"a": ["x", "x", "y", "y"], "b": ["p", "q", "p", "q"]})
     # every record is unique; for k=2 one cell per record suffices, in a or in b
-    kept_a = local_suppression(df2, ["a", "b"], 2, importance=["a", "b"])
+    kept_a = local_suppression(df2, ["a", "b"], 2, importance=["a", "b"], missing="wildcard")
     assert kept_a.cells_per_qi["a"] == 0 and kept_a.n_at_risk_after == 0
-    kept_b = local_suppression(df2, ["a", "b"], 2, importance=["b", "a"])
+    kept_b = local_suppression(df2, ["a", "b"], 2, importance=["b", "a"], missing="wildcard")
     assert kept_b.cells_per_qi["b"] == 0
-    weighted = local_suppression(df2, ["a", "b"], 2, importance={"a": 5.0, "b": 1.0})
+    weighted = local_suppression(
+        df2, ["a", "b"], 2, importance={"a": 5.0, "b": 1.0}, missing="wildcard"
+    )
     assert weighted.cells_per_qi["a"] == 0
 
 
@@ -197,16 +199,16 @@ def test_empty_frame_and_k_one() -> None:
 
 def test_user_missing_codes_are_missing_not_blanked() -> None:
     df = pd.DataFrame({"a": [1, 1, -999, 2], "b": ["x", "x", "y", "y"]})
-    res = local_suppression(df, ["a", "b"], 2, missing_values=[-999])
+    res = local_suppression(df, ["a", "b"], 2, missing_values=[-999], missing="wildcard")
     assert res.data["a"].iloc[2] == -999  # left as it was
     assert res.n_at_risk_after == 0
 
 
 def test_summary_and_to_dict() -> None:
     df = pd.DataFrame({"a": list("xxxy"), "b": list("pppq")})
-    res = local_suppression(df, ["a", "b"], 2)
+    res = local_suppression(df, ["a", "b"], 2, missing="wildcard")
     text = res.summary()
-    assert "records at risk: 1 before, 0 after" in text
+    assert "records at risk (wildcard count): 1 before, 0 after" in text
     d = res.to_dict()
     assert d["n_cells"] == res.n_cells and d["cells_per_qi"]["a"] + d["cells_per_qi"]["b"] >= 1
     import json
@@ -275,7 +277,7 @@ def test_bad_method_policy_combs(small: pd.DataFrame) -> None:
         local_suppression(small, ["a", "b"], 2, combs=[3])
     with pytest.raises(InvalidParameterError, match="one k per entry"):
         local_suppression(small, ["a", "b"], [2, 2], combs=[1])
-    with pytest.raises(InvalidParameterError, match="supports missing='wildcard'"):
+    with pytest.raises(InvalidParameterError, match="solves missing='wildcard'"):
         local_suppression(small, ["a", "b"], 2, method="exact", missing="category")
     with pytest.raises(InvalidParameterError, match="names a quasi-identifier"):
         local_suppression(small, ["a", "b"], 2, strata="a")
@@ -296,7 +298,9 @@ def test_real_data_testdata_reaches_k(shared_data) -> None:
     qi = ["roof", "walls", "water", "electcon", "relat", "sex"]
     # household_weights tells a one-person household, whose member is its head (relat);
     # a young age tells a child
-    res = local_suppression(df, qi, 3, linked={"relat": ["household_weights", "age"]})
+    res = local_suppression(
+        df, qi, 3, linked={"relat": ["household_weights", "age"]}, missing="wildcard"
+    )
     assert res.n_at_risk_before == 211
     assert res.n_at_risk_after == 0
     # well below sdcMicro 5.8.1's 216 cells with its default importance

@@ -228,7 +228,7 @@ def test_both_kernels_on_duplicated_records(monkeypatch: pytest.MonkeyPatch, lim
     base = rng.integers(0, 4, (60, 4)).astype(float)
     base[rng.random((60, 4)) < 0.1] = np.nan
     df = pd.DataFrame(np.repeat(base, rng.integers(1, 4, 60), axis=0), columns=list("abcd"))
-    res = local_suppression(df, list("abcd"), 3)
+    res = local_suppression(df, list("abcd"), 3, missing="wildcard")
     fk, _ = fk_bruteforce(rows_of(res.data, list("abcd")))
     assert min(fk) >= 3
     assert res.fk_after.tolist() == fk
@@ -253,7 +253,9 @@ def test_no_more_cells_than_the_per_record_greedy_on_real_data(
     df = pd.read_csv(shared_data / csv)
     if name == "adult":
         df["age5"] = (df["age"] // 5) * 5
-    res = local_suppression(df[qi], qi, 3)  # the key variables only: nothing to read back
+    res = local_suppression(
+        df[qi], qi, 3, missing="wildcard"
+    )  # the key variables only: nothing to read back
     assert res.n_at_risk_after == 0
     assert res.n_cells == new
     assert res.n_cells <= old

@@ -105,8 +105,10 @@ def test_local_suppression_reports_and_gives_the_same_result() -> None:
     codes, _ = _codes(300, seed=8)
     df = pd.DataFrame(codes, columns=["a", "b", "c"]).astype(str)
     calls: list[tuple[int, int]] = []
-    res = local_suppression(df, ["a", "b", "c"], 4, progress=lambda d, t: calls.append((d, t)))
-    plain = local_suppression(df, ["a", "b", "c"], 4)
+    res = local_suppression(
+        df, ["a", "b", "c"], 4, progress=lambda d, t: calls.append((d, t)), missing="wildcard"
+    )
+    plain = local_suppression(df, ["a", "b", "c"], 4, missing="wildcard")
     pd.testing.assert_frame_equal(res.data, plain.data)
     assert calls[0] == (0, res.n_at_risk_before)
     assert calls[-1][0] == calls[-1][1]
@@ -116,5 +118,7 @@ def test_local_suppression_reports_and_gives_the_same_result() -> None:
 def test_progress_is_optional_for_records_already_safe() -> None:
     df = pd.DataFrame({"a": ["x"] * 5, "b": ["y"] * 5})
     calls: list[tuple[int, int]] = []
-    res = local_suppression(df, ["a", "b"], 3, progress=lambda d, t: calls.append((d, t)))
+    res = local_suppression(
+        df, ["a", "b"], 3, progress=lambda d, t: calls.append((d, t)), missing="wildcard"
+    )
     assert res.n_cells == 0 and calls == []

@@ -23,10 +23,10 @@ DF = pd.DataFrame(
 def test_print_is_a_short_summary() -> None:
     big = pd.concat([DF] * 200, ignore_index=True)
     big.loc[0, "age"] = 99
-    res = local_suppression(big, ["sex", "age", "town"], k=3)
+    res = local_suppression(big, ["sex", "age", "town"], k=3, missing="wildcard")
     text, rep = str(res), repr(res)
     assert text == res.summary()
-    assert "records at risk: 1 before, 0 after" in text
+    assert "records at risk (wildcard count): 1 before, 0 after" in text
     assert len(text.splitlines()) < 10 and len(rep) < 300
     assert rep.startswith("SuppressionResult(method='greedy', k=3")
     assert "n_rows=4,200" in rep and "n_cells=1" in rep and "at_risk=1 -> 0" in rep
@@ -35,7 +35,7 @@ def test_print_is_a_short_summary() -> None:
 
 def test_random_method_delegates_to_the_baseline() -> None:
     qi = ["sex", "age", "town"]
-    res = local_suppression(DF, qi, k=4, method="random", seed=5)
+    res = local_suppression(DF, qi, k=4, method="random", seed=5, missing="wildcard")
     data, pct, left = min_missingness_max_deid(DF, qi, 4, seed=5)
     pd.testing.assert_frame_equal(res.data, data)
     assert res.method == "random"
@@ -49,7 +49,7 @@ def test_random_method_delegates_to_the_baseline() -> None:
     assert (sample_frequencies(res.data, qi)["fk"].to_numpy() >= 4).all()
     np.testing.assert_array_equal(res.fk_after.to_numpy(), sample_frequencies(res.data, qi)["fk"])
     # same seed, same result; the input is not touched
-    again = local_suppression(DF, qi, k=4, method="random", seed=5)
+    again = local_suppression(DF, qi, k=4, method="random", seed=5, missing="wildcard")
     pd.testing.assert_frame_equal(again.data, res.data)
     assert DF["age"].notna().all()
 

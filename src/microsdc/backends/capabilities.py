@@ -84,10 +84,10 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
     ),
     NeedsRecords(
         "missing",
-        ("category", "probabilistic"),
+        ("probabilistic",),
         "missing={value!r} suppression works record by record (identical records can get "
         "different blanks)",
-        "'wildcard' or an alpha work on patterns",
+        "the default 'category', 'wildcard' or an alpha work on patterns",
     ),
     NeedsRecords("subject_id", None, "subjects are collapsed from their records"),
     NeedsRecords("linked", None, "blanking linked columns needs their values per record"),

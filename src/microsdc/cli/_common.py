@@ -346,20 +346,27 @@ def k_option(help: str) -> Any:
     )
 
 
-def _missing_option(policies: str) -> Any:
+def _missing_option(policies: str, default: str = "wildcard") -> Any:
     """``--missing``, the policies offered listed in its help."""
     return click.option(
         "--missing",
         "missing",
-        default="wildcard",
+        default=default,
         show_default=True,
         help=f"Missing-value policy: {policies}, or alpha in [0, 1].",
     )
 
 
 missing_option = _missing_option("wildcard, probabilistic, category, conservative (a measure only)")
-#: ``--missing`` of the commands that release data (no "conservative": it guarantees nothing).
-release_missing_option = _missing_option("wildcard, probabilistic, category")
+#: ``--missing`` of the commands that release data (no "conservative": it guarantees nothing);
+#: the default is the guarantee that resists an intruder who knows every key value.
+release_missing_option = _missing_option(
+    "category (the guarantee against an intruder who knows every key value of a person: "
+    "every released record shares its key values, blanks included, with k - 1 others, so "
+    "none is picked with probability above 1/k); wildcard, probabilistic (measures, as "
+    "sdcMicro counts: they leave records such an intruder picks, and a warning counts them)",
+    default="category",
+)
 
 missing_values_option = click.option(
     "--missing-values",

@@ -163,6 +163,7 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
+    con.print(_intruder_line(df, qis, k, enc if mv is None else None))
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
@@ -171,6 +172,27 @@ def risk(
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
         )
+
+
+def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:
+    """The headline of the file as it is: records an intruder who knows their key values
+    picks with probability above 1/k (prosecutor risk, on the values as written: a
+    declared missing code is a value there), and the highest probability."""
+    import numpy as np
+
+    from microsdc.encode import encode_qis
+    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
+
+    if enc is None:
+        enc = encode_qis(df, qis, func="microsdc risk", warn_cardinality=False)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    fig = prosecutor_figures(prosecutor_from_codes(codes, codes, enc.n_categories), k)
+    n = fig["n_above_1_over_k"]
+    colour = "green" if n == 0 else "red"
+    return (
+        f"records an intruder who knows their key values picks with probability above 1/{k}: "
+        f"[{colour}]{n:,}[/{colour}]; highest probability {fig['max']:.2f}"
+    )
 
 
 def _print_counts(

@@ -176,6 +176,16 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     default=None,
     help="Columns left out of the output, comma separated (e.g. a code that repeats a QI).",
 )
+@click.option(
+    "--accept-rare-values",
+    "accept_rare_values",
+    is_flag=True,
+    default=False,
+    help="Suppress although a key variable has so many rare values (100 or more distinct "
+    "values, more than 5 % of the records in values fewer than k records hold) that "
+    "suppression cannot protect it; without it such a variable stops the command, to be "
+    "binned (--bin), recoded or dropped.",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @click.option(
     "--out",
@@ -206,6 +216,7 @@ def suppress(
     bins: tuple[str, ...],
     linked: tuple[str, ...],
     drop: str | None,
+    accept_rare_values: bool,
     seed: int | None,
     out: str,
     sep: str | None,
@@ -217,7 +228,14 @@ def suppress(
 
     FILE is a CSV, Parquet, SPSS (.sav) or Stata (.dta) file. Only QI cells
     (and --linked columns) change, and only to missing. Prints the cells
-    blanked per quasi-identifier and the records at risk before and after.
+    blanked per quasi-identifier and, before and after, the records an
+    intruder who knows their key values picks with probability above 1/k.
+
+    \b
+    By default (--missing category) no record is left above 1/k: every
+    released record shares its key values, blanks included, with k - 1
+    others. A key variable with too many rare values to protect (free text,
+    an income in units) stops the command before anything is blanked.
 
     \b
     Warns when another column gives blanked values back (a code of a QI,
@@ -240,7 +258,13 @@ def suppress(
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
     if engine != "pandas":
-        options = {"subject_id": subject_id, "bins": bins, "linked": linked, "seed": seed}
+        options = {
+            "subject_id": subject_id,
+            "bins": bins,
+            "linked": linked,
+            "seed": seed,
+            "accept_rare_values": accept_rare_values,
+        }
         _suppress_lazy(
             file,
             engine,
@@ -296,6 +320,7 @@ def suppress(
             seed=seed,
             progress=records_callback(bar) if bar.live.is_started else None,
             linked=ghosts,
+            accept_rare_values=accept_rare_values,
         )
         data = result.data
         bar.update(task, advance=1)
@@ -307,7 +332,7 @@ def _print_written(result: Any, method: str, k: int, out: str) -> None:
     """What the suppression did, and where the data went."""
     from rich.markup import escape
 
-    from microsdc.report.console import render_suppression_summary
+    from microsdc.report.console import print_suppression_summary
 
     con = console()
     title = None
@@ -315,7 +340,7 @@ def _print_written(result: Any, method: str, k: int, out: str) -> None:
         title = (
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
-    con.print(render_suppression_summary(result, title))
+    print_suppression_summary(con, result, title)
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     con.print(f"written: {escape(str(out))}")
@@ -364,6 +389,7 @@ def _suppress_lazy(
             strata=parse_list(strata, "--strata") or None,
             missing=policy,
             missing_values=mv,
+            accept_rare_values=bool(options.get("accept_rare_values")),
         )
         from microsdc.data.quality import warn_suspect_key_texts
         from microsdc.suppression.result import LazySuppressionResult
@@ -374,10 +400,10 @@ def _suppress_lazy(
         bar.update(task, advance=1, description=f"writing {out} ({engine})")
         write_lazy(result.data, out)
         bar.update(task, advance=1)
-    from microsdc.report.console import render_suppression_summary
+    from microsdc.report.console import print_suppression_summary
 
     con = console()
-    con.print(render_suppression_summary(result))
+    print_suppression_summary(con, result)
     con.print(
         f"{count(result.n_rows, 'record')} in "
         f"{count(result.n_patterns, 'distinct key combination')} "

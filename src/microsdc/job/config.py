@@ -28,7 +28,7 @@ Example::
 
     [risk]
     k = 3
-    missing = "wildcard"
+    missing = "category"  # the default: no record above 1/k for whoever knows its keys
 
     [suppression]
     importance = ["race", "sex", "marital-status", "age"]
@@ -265,7 +265,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
     ... quasi_identifiers = ["sex", "age"]
     ... ''', "/tmp/job.toml", check_files=False)
     >>> job.k, job.missing, job.output.report.name
-    (3, 'wildcard', 'data_report.html')
+    (3, 'category', 'data_report.html')
     >>> try:
     ...     parse_job('steps = ["risk"]\\nswaprate = 0.1', check_files=False)
     ... except JobFileError as exc:

@@ -5,9 +5,10 @@ table), groups the records by the key variables (missing values kept as a
 group), and writes the anonymised Parquet file itself; rows never enter
 Python. Every figure of the audit record comes from the distinct key
 combinations and their numbers of records (and weight sums): records at risk,
-fk, the individual risk with weights, the suppressed cells per key variable.
-What needs the records themselves (the household risk, l-diversity, the
-prosecutor risk of suppression) is not computed, and the report says so.
+fk, the individual risk with weights, the suppressed cells per key variable, the
+prosecutor risk of suppression. What needs the records themselves (the household
+risk, l-diversity, whether other columns give blanked values back) is not
+computed, and the report says so.
 """
 
 from __future__ import annotations
@@ -228,8 +229,8 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
         )
     if "suppression" in cfg.steps:
         out.append(
-            "The prosecutor risk was not computed, nor whether other columns give blanked "
-            f"values back: both need the records, and {why}."
+            "Whether other columns give blanked values back was not checked: it needs the "
+            f"records, and {why}."
         )
     return out
 
@@ -326,7 +327,7 @@ def suppress_engine(
         "missing": cfg.missing,
         "missing_values": list(cfg.missing_values) or None,
     }
-    for key in ("importance", "combs", "strata"):
+    for key in ("importance", "combs", "strata", "accept_rare_values"):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(frame, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
@@ -353,9 +354,29 @@ def suppress_engine(
         "method": "greedy",
         "true_fk_below_k": res.n_true_fk_below(cfg.k),
         "guarantee": cfg.missing,
-        "prosecutor_risk": None,
+        "prosecutor_risk": res.intruder(),
     }
     return res.data, figures, per_variable
+
+
+def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
+    """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
+    nothing when the route did not list every pattern (the combined-key route)."""
+    import numpy as np
+
+    from microsdc.encode import encode_qis
+    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
+
+    if sup_fig is not None:
+        pros = sup_fig.get("prosecutor_risk")
+        return {} if pros is None else {"intruder": {"k": cfg.k, **pros}}
+    table = start.table
+    enc = encode_qis(table, list(cfg.quasi_identifiers), warn_cardinality=False)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    records = table["records"].to_numpy(dtype=np.float64)
+    risk = prosecutor_from_codes(codes, codes, enc.n_categories, records)
+    same = prosecutor_figures(risk, cfg.k, records)
+    return {"intruder": {"k": cfg.k, "before": same, "after": same}}
 
 
 def sha256_input(cfg: JobConfig) -> str:
@@ -471,6 +492,7 @@ def run_engine_job(
             "variables": variables,
             "key_variables": key_variables,
             "risk": {"before": before, "after": after, "steps": stages},
+            **_intruder(cfg, start, sup_fig),
             "suppression": sup_fig,
             "swapping": None,
             "not_computed": engine_not_computed(cfg),

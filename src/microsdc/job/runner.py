@@ -201,8 +201,10 @@ def describe_variables(
     variables : list of dict
         ``name``, ``roles`` (key, weight, household id, hierarchy, sensitive,
         stratum, similarity, carried along, linked; "other" when none;
-        "dropped" when it is not released), ``released`` and ``cells_changed`` (from the input
-        to the release).
+        "recoded" when ``[recode]`` grouped it into bands, "dropped" when it is not
+        released), ``released`` and ``cells_changed`` (from ``start``, the data
+        protection starts from after recoding, to the release: the same count as
+        ``key_variables``).
     key_variables : list of dict
         Per key variable: ``categories_input`` (distinct values in the input),
         ``categories_before`` (after recoding) and ``categories_after``,
@@ -233,13 +235,18 @@ def describe_variables(
         touched |= {str(c) for c in section.get("variables", [])}
         touched |= {str(c) for c in (section.get("totals") or {})}
     variables = []
+    recoded = {r.column for r in cfg.recode}
     for col in raw.columns:
         name = str(col)
         released = col in final.columns
         entry_roles = list(roles.get(name, [])) or ["other"]
+        if name in recoded:
+            entry_roles.append("recoded")
         if not released:
             entry_roles.append("dropped")
-        changed = _changed_cells(raw[col], final[col]) if released and name in touched else 0
+        # what protection changed, after recoding: the count of the key variables' table
+        base = start[col] if col in start.columns else raw[col]
+        changed = _changed_cells(base, final[col]) if released and name in touched else 0
         variables.append(
             {"name": name, "roles": entry_roles, "released": released, "cells_changed": changed}
         )
@@ -316,6 +323,16 @@ def measure_risk(
     )
 
 
+def intruder_of(cfg: JobConfig, start: pd.DataFrame, final: pd.DataFrame) -> dict[str, Any]:
+    """The release's headline (:func:`microsdc.risk.prosecutor.intruder_figures`): records
+    an intruder who knows their key values picks with probability above 1/k, from the
+    data protection starts from to the release, within the suppression's strata."""
+    from microsdc.risk.prosecutor import intruder_figures
+
+    strata = cfg.suppression.get("strata") if "suppression" in cfg.steps else None
+    return intruder_figures(start, final, list(cfg.quasi_identifiers), cfg.k, strata=strata)
+
+
 def _suppress(
     cfg: JobConfig, df: pd.DataFrame, progress: Callable[[int, int], None] | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -329,13 +346,16 @@ def _suppress(
 
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
-    for key in ("importance", "combs", "strata", "method", "linked"):
+    for key in ("importance", "combs", "strata", "method", "linked", "accept_rare_values"):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
-    cells = suppressed_cells(
-        df, res.data, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
-    )
+    from microsdc._core.policy import parse_policy
+    from microsdc.suppression.params import counted_missing_values
+
+    # a declared code blanked under "category" is a suppressed cell too
+    counted = counted_missing_values(parse_policy(cfg.missing, "run_job"), _missing_values(cfg))
+    cells = suppressed_cells(df, res.data, list(cfg.quasi_identifiers), missing_values=counted)
     figures = cells.to_dict()
     figures["method"] = s.get("method", default_of("suppression.method"))
     true_fk = res.true_fk.to_numpy()
@@ -615,6 +635,9 @@ def run_job(
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
         final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
+        # the headline compares each released record with itself before protection
+        start = data if origin is None else data.iloc[origin]
+        intruder = intruder_of(cfg, start, final)
         variables, key_variables = describe_variables(cfg, read, data, final, origin=origin)
         audit: dict[str, Any] = {
             **audit_header(
@@ -630,6 +653,7 @@ def run_job(
             "variables": variables,
             "key_variables": key_variables,
             "risk": risk,
+            "intruder": intruder,
             "suppression": sup_fig,
             "swapping": swap_fig,
             **method_figs,

@@ -30,7 +30,7 @@ from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
 from microsdc.postrandomisation import pram
 from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
-from microsdc.risk import check_k_anonymity, l_diversity, sample_frequencies
+from microsdc.risk import check_k_anonymity, l_diversity
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
 from microsdc.suppression.params import METHODS
@@ -59,6 +59,9 @@ class _Key:
     default: Any = _NONE
     #: Values the library parameter takes that the job refuses on purpose.
     refused: tuple[Any, ...] = ()
+    #: Values the job takes that the library parameter refuses, for a reason of the job's
+    #: ("conservative" measures a risk-only job; a suppression step refuses it).
+    extra: tuple[Any, ...] = ()
     #: Another key whose value is the default of this one.
     follows: str | None = None
 
@@ -200,7 +203,9 @@ SCHEMA: dict[str, Any] = {
         "missing": _Key(
             _is_policy,
             f"one of {_listed(POLICIES)} or a number alpha in [0, 1]",
-            param=(sample_frequencies, "missing"),
+            # the guarantee a job releases to: its default is suppression's
+            param=(local_suppression, "missing"),
+            extra=("conservative",),
         ),
         "l_diversity": _one_of(KINDS, param=(l_diversity, "kind")),
         # a threshold for every kind, not only the 'l' of recursive diversity
@@ -231,6 +236,11 @@ SCHEMA: dict[str, Any] = {
         "combs": _Key(
             lambda v: isinstance(v, list) and len(v) > 0 and all(_is_int(x) and x >= 1 for x in v),
             "a list of integers >= 1 (sizes of QI subsets)",
+        ),
+        "accept_rare_values": _Key(
+            lambda v: isinstance(v, bool),
+            "true or false",
+            param=(local_suppression, "accept_rare_values"),
         ),
         "linked": _Key(
             lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
@@ -337,7 +347,7 @@ def default_of(dotted: str) -> Any:
     Examples
     --------
     >>> default_of("swapping.swaprate"), default_of("risk.missing"), default_of("risk.k")
-    (0.05, 'wildcard', 3)
+    (0.05, 'category', 3)
     """
     return _key(dotted).resolved_default()
 
@@ -468,11 +478,15 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "risk.missing": (
         _DERIVED,
         "How a missing quasi-identifier value counts, and so the guarantee suppression "
-        'gives: it matches any value (`"wildcard"`), matches a value with that value\'s '
-        'share (`"probabilistic"`), or is one more category (`"category"`, every released '
-        'record in a class of k identical records); `"conservative"` (the smallest count '
-        "over the completions) is a measure only and refused with a suppression step; a "
-        "number alpha in [0, 1] weighs matches with missing values as sdcMicro's freqCalc.",
+        'gives. The default, `"category"`, resists an intruder who knows every key value '
+        "of a person: a blank is one more category, every released record is in a class "
+        "of k identical records, so none is picked with probability above 1/k. The "
+        'measures: a blank matches any value (`"wildcard"`, sdcMicro\'s count), or a '
+        'value with that value\'s share (`"probabilistic"`); suppressing to them leaves '
+        "records such an intruder picks, and the job warns with their number. "
+        '`"conservative"` (the smallest count over the completions) is a measure only and '
+        "refused with a suppression step; a number alpha in [0, 1] weighs matches with "
+        "missing values as sdcMicro's freqCalc.",
     ),
     "risk.l_diversity": (_DERIVED, "Kind of l-diversity measured on the sensitive variables."),
     "risk.l": (_DERIVED, "A record fails l-diversity when its class has fewer than l values."),
@@ -494,6 +508,13 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         '"exact" solves an integer program (small files only) for the fewest cells.',
     ),
     "suppression.strata": ("none", "Columns whose groups are anonymised each on its own."),
+    "suppression.accept_rare_values": (
+        _DERIVED,
+        "Suppress although a key variable has so many rare values that suppression cannot "
+        "protect it (100 or more distinct values, more than 5 % of the records in values "
+        "fewer than k records hold); without it such a variable stops the job, to be "
+        "binned (`[recode]`), recoded or dropped.",
+    ),
     "suppression.linked": (
         "{}",
         "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "

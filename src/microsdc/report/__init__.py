@@ -21,6 +21,7 @@ from microsdc.report.sections import (
     GUARANTEES,
     STEP_LABELS,
     default_swaprate,
+    intruder_text,
     l_diversity_texts,
     not_protected_text,
     parameters_text,
@@ -56,7 +57,11 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     list of str
         Paragraphs of plain text.
     """
-    out = [parameters_text(audit), risk_before_text(audit)]
+    out = [parameters_text(audit)]
+    headline = intruder_text(audit)  # the figure of the first card, first
+    if headline is not None:
+        out.append(headline)
+    out.append(risk_before_text(audit))
     steps = (swapping_text(audit), suppression_text(audit), not_protected_text(audit))
     out += [text for text in steps if text is not None]
     out.extend(release_method_texts(audit))

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JobSteps",
+    "intruder_caption",
     "job_progress",
     "print_audit",
+    "print_suppression_summary",
     "progress_columns",
     "render_suppression_summary",
     "render_swap_summary",
@@ -102,11 +104,47 @@ def render_suppression_summary(result: SuppressionResult, title: str | None = No
     for name, count in result.cells_per_qi.items():
         table.add_row(escape(str(name)), f"{int(count):,}", f"{100 * int(count) / n:.2f}")
     table.caption = (
-        f"records at risk: {result.n_at_risk_before:,} before, {result.n_at_risk_after:,} after; "
+        f"records at risk ({escape(result.missing)} count): {result.n_at_risk_before:,} "
+        f"before, {result.n_at_risk_after:,} after; "
         f"{result.n_rows_suppressed:,} record{'' if result.n_rows_suppressed == 1 else 's'} "
         f"changed in {result.seconds:.2f} s"
     )
     return table
+
+
+def print_suppression_summary(
+    con: Any, result: SuppressionResult, title: str | None = None
+) -> None:
+    """Print the table of :func:`render_suppression_summary`, then the headline
+    (:func:`intruder_caption`) on lines of their own."""
+    con.print(render_suppression_summary(result, title))
+    con.print(intruder_caption(result.intruder(), _min_k(result.k)))
+
+
+def _min_k(k: Any) -> int:
+    return int(min(k)) if isinstance(k, list) else int(k)
+
+
+def intruder_caption(figures: dict[str, Any] | None, k: int) -> str:
+    """The headline in rich markup: records an intruder who knows their key values picks
+    with probability above 1/k, before -> after (green only when none is left), and the
+    highest such probability.
+
+    >>> f = {"before": {"n_above_1_over_k": 5, "max": 1.0},
+    ...      "after": {"n_above_1_over_k": 0, "max": 1 / 3}}
+    >>> intruder_caption(f, 3).split(": ")[1]
+    '5 -> [green]0[/green]; highest probability 1.00 -> 0.33'
+    """
+    if figures is None:
+        return "records an intruder who knows their key values picks: not computed"
+    b, a = figures["before"], figures["after"]
+    n = a["n_above_1_over_k"]
+    colour = "green" if n == 0 else "red"
+    return (
+        f"records an intruder who knows their key values picks with probability above 1/{k}: "
+        f"{b['n_above_1_over_k']:,} -> [{colour}]{n:,}[/{colour}]; "
+        f"highest probability {b['max']:.2f} -> {a['max']:.2f}"
+    )
 
 
 def render_swap_summary(result: SwapResult) -> Any:

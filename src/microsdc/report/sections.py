@@ -30,6 +30,7 @@ __all__ = [
     "GUARANTEE_SENTENCES",
     "STEP_LABELS",
     "guarantee_sentence",
+    "intruder_text",
     "l_diversity_texts",
     "not_protected_text",
     "parameters_text",
@@ -229,6 +230,8 @@ def print_risk_table(audit: dict[str, Any], out: Any) -> None:
     table.add_column("measure")
     table.add_column("before", justify="right")
     table.add_column("after", justify="right")
+    for row in _intruder_rows(audit.get("intruder")):
+        table.add_row(*row)
     for row in _risk_rows(audit["risk"]["before"], audit["risk"]["after"]):
         table.add_row(*row)
     out.print(table)
@@ -258,6 +261,49 @@ def print_risk_steps(audit: dict[str, Any], out: Any) -> None:
     for label, key, fmt in rows:
         table.add_row(label, *(fmt.format(stage[key]) for stage in steps))
     out.print(table)
+
+
+def _intruder_rows(it: dict[str, Any] | None) -> list[tuple[str, str, str]]:
+    """The headline rows of the console's risk table: records an intruder who knows their
+    key values picks with probability above 1/k (green only when none is left), and the
+    highest probability."""
+    if not it:
+        return []
+    b, a = it["before"], it["after"]
+    n = a["n_above_1_over_k"]
+    colour = "green" if n == 0 else "red"
+    return [
+        (
+            f"records an intruder who knows their key values picks with probability "
+            f"above 1/{it['k']}",
+            f"{b['n_above_1_over_k']:,}",
+            f"[{colour}]{n:,}[/{colour}]",
+        ),
+        ("highest such probability", f"{b['max']:.2f}", f"{a['max']:.2f}"),
+    ]
+
+
+def intruder_text(audit: dict[str, Any]) -> str | None:
+    """The headline in words: the records an intruder who knows their key values picks
+    with probability above 1/k, before and after; None without the figure."""
+    it = audit.get("intruder")
+    if not it:
+        return None
+    b, a = it["before"], it["after"]
+    k = it["k"]
+    text = (
+        f"Someone who knows a person is in the file and knows the person's key values picks "
+        f"the person's record with a probability above 1/{k} for "
+        f"{_n(a['n_above_1_over_k'])} records after protection (before: "
+        f"{_n(b['n_above_1_over_k'])}); the highest such probability is {_p(a['max'])} "
+        f"(before: {_p(b['max'])})."
+    )
+    if a["n_above_1_over_k"] and _protected(audit):
+        text += (
+            " Those records are not protected against such an intruder, whatever the "
+            "counts of groups below say."
+        )
+    return text
 
 
 # --- swapping -----------------------------------------------------------------------------
@@ -449,9 +495,14 @@ ALPHA_SENTENCE = (
 )
 
 
-#: The three guarantees side by side (guarantee, what a released record is protected
-#: against, what it does not protect against), for the report.
+#: The three guarantees side by side, the default first (guarantee, what a released record
+#: is protected against, what it does not protect against), for the report.
 GUARANTEES = (
+    (
+        "category",
+        "an intruder who knows every key value of a person: k identical records remain",
+        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
+    ),
     (
         "wildcard",
         "an intruder who knows some key values and takes a blank for any value",
@@ -461,11 +512,6 @@ GUARANTEES = (
         "probabilistic",
         "the same, with other records' blanks counting only with the value's share",
         "an intruder who knows every key value may still find fewer than k exact matches",
-    ),
-    (
-        "category",
-        "an intruder who knows every key value of a person: k identical records remain",
-        "learning a sensitive value shared by the class (see l-diversity); costs the most cells",
     ),
 )
 
@@ -519,7 +565,7 @@ def suppression_text(audit: dict[str, Any]) -> str | None:
             f" For {_n(sup['true_fk_below_k'])} of these records, someone who knows the "
             f"blanked values would still find fewer than {k} released records that fit them."
         )
-    if sup.get("prosecutor_risk"):
+    if sup.get("prosecutor_risk") and not audit.get("intruder"):
         text += _prosecutor_sentence(sup["prosecutor_risk"], k)
     return text
 

@@ -12,6 +12,7 @@ record over the total weight of the candidates.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,11 +21,60 @@ from microsdc._validation import check_columns, check_frame
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 
-__all__ = ["prosecutor_from_codes", "prosecutor_risk"]
+__all__ = [
+    "intruder_figures",
+    "prosecutor_figures",
+    "prosecutor_from_codes",
+    "prosecutor_risk",
+    "released_codes",
+]
+
+
+def prosecutor_figures(
+    risk: np.ndarray | pd.Series, k: int, records: np.ndarray | pd.Series | None = None
+) -> dict[str, Any]:
+    """The headline of a release: the records an intruder who knows their key values
+    picks with probability above 1/k, the highest such probability, and the mean.
+
+    Every surface that shows the figure (``SuppressionResult.summary``, the
+    command line, a job's audit record and report) takes it from here.
+
+    Parameters
+    ----------
+    risk : array of shape (n,), float in [0, 1]
+        Prosecutor risk of each record (or of each distinct key combination),
+        :func:`prosecutor_risk`.
+    k : int >= 1
+    records : array of shape (n,), optional
+        Records behind each entry of ``risk`` (1 each by default).
+
+    Returns
+    -------
+    dict
+        ``n_above_1_over_k`` (records whose risk exceeds 1/k), ``max`` and
+        ``mean`` (per record).
+
+    Examples
+    --------
+    >>> prosecutor_figures(np.array([1.0, 0.5, 0.25, 0.25]), 3)
+    {'max': 1.0, 'mean': 0.5, 'n_above_1_over_k': 2}
+    """
+    v = np.asarray(risk, dtype=np.float64)
+    w = np.ones(len(v)) if records is None else np.asarray(records, dtype=np.float64)
+    n = float(w.sum())
+    above = v > 1.0 / k + 1e-12
+    return {
+        "max": float(v[w > 0].max()) if n > 0 else 0.0,
+        "mean": float((v * w).sum() / n) if n > 0 else 0.0,
+        "n_above_1_over_k": round(float(w[above].sum())),
+    }
 
 
 def prosecutor_from_codes(
-    original: np.ndarray, released: np.ndarray, n_categories: np.ndarray
+    original: np.ndarray,
+    released: np.ndarray,
+    n_categories: np.ndarray,
+    records: np.ndarray | None = None,
 ) -> np.ndarray:
     """Prosecutor risk of every record from code matrices.
 
@@ -35,10 +85,14 @@ def prosecutor_from_codes(
     released : ndarray of shape (n, m), integer, -1 = missing
         The released values, coded like ``original``.
     n_categories : ndarray of shape (m,)
+    records : ndarray of shape (n,), optional
+        Records behind each row (an engine's distinct patterns: each row is one
+        original tuple and its released tuple); 1 each by default.
 
     Returns
     -------
     ndarray of shape (n,), float64 in [0, 1]
+        The risk of each record (of each of a row's records).
     """
     from microsdc._kernels.dense import value_shares
     from microsdc.risk.kanonymity import share_weighted_support
@@ -49,7 +103,8 @@ def prosecutor_from_codes(
     orig = np.ascontiguousarray(original, dtype=np.int64)
     rel = np.ascontiguousarray(released, dtype=np.int64)
     base = np.asarray(n_categories, dtype=np.int64) + 1
-    probs = value_shares(rel, base)
+    count = None if records is None else np.asarray(records, dtype=np.float64)
+    probs = value_shares(rel, base, count)
     # a value that no longer appears can only hide behind blanks: every candidate has
     # the same factor for it, which then cancels; 1 keeps it out of the way
     probs[probs == 0] = 1.0
@@ -58,7 +113,7 @@ def prosecutor_from_codes(
     changed = np.flatnonzero((rel != orig).any(axis=1))
     both = np.concatenate([rel, orig[changed]]) if len(changed) else rel
     w = np.zeros(len(both))
-    w[:n] = 1.0
+    w[:n] = 1.0 if count is None else count
     support = share_weighted_support(both, w, n_categories, probs)
     total = support[:n]
     total[changed] = support[n:]
@@ -153,3 +208,83 @@ def prosecutor_risk(
     n = len(original)
     risk = prosecutor_from_codes(enc.codes[:n], enc.codes[n:], enc.n_categories)
     return pd.Series(risk, index=original.index, name="prosecutor_risk")
+
+
+def released_codes(
+    original: pd.DataFrame, released: pd.DataFrame, quasi_identifiers: Sequence[Hashable]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Both frames' key variables coded alike, as the released file shows them: only an
+    empty cell (NaN, None, NA) is missing; a declared missing code such as ``-7`` stays a
+    value of its own, since the file shows it apart from a blanked cell.
+
+    Returns the original codes, the released codes and the categories per column.
+    """
+    cols = list(quasi_identifiers)
+    both = pd.concat(
+        [original[cols].reset_index(drop=True), released[cols].reset_index(drop=True)],
+        ignore_index=True,
+    )
+    enc = encode_qis(both, cols, func="prosecutor_risk", warn_cardinality=False)
+    n = len(original)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    return codes[:n], codes[n:], np.asarray(enc.n_categories, dtype=np.int64)
+
+
+def intruder_figures(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    quasi_identifiers: Sequence[Hashable],
+    k: int,
+    *,
+    strata: Sequence[Hashable] | None = None,
+) -> dict[str, Any]:
+    """The headline of a release, before and after: the records an intruder who knows
+    their key values picks with probability above 1/k, and the highest probability.
+
+    The prosecutor risk (:func:`prosecutor_risk`) of every record, counted on the
+    values as released (an empty cell is missing; a declared code such as ``-7``
+    is a value, as the file shows it), within each stratum when ``strata`` is
+    given, summed up by :func:`prosecutor_figures`. ``microsdc run`` and the
+    report's first card show this figure; ``SuppressionResult.intruder`` gives
+    the same for a suppression.
+
+    Parameters
+    ----------
+    original, released : pandas.DataFrame
+        The data before protection and as released (same records, same order).
+    quasi_identifiers : list of column names
+    k : int >= 1
+    strata : list of column names, optional
+        Columns whose groups were protected each on their own (taken from
+        ``original``).
+
+    Returns
+    -------
+    dict
+        ``{"k": k, "before": {...}, "after": {...}}`` (:func:`prosecutor_figures`).
+
+    Examples
+    --------
+    >>> o = pd.DataFrame({"a": ["x", "x", "x", "y"]})
+    >>> r = pd.DataFrame({"a": ["x", "x", "x", None]})
+    >>> f = intruder_figures(o, r, ["a"], 2)
+    >>> f["before"]["n_above_1_over_k"], f["after"]["n_above_1_over_k"], f["after"]["max"]
+    (1, 1, 1.0)
+    """
+    orig, rel, ncat = released_codes(original, released, quasi_identifiers)
+    if strata and len(orig):
+        keys = original[list(strata)].astype(object)
+        group = pd.MultiIndex.from_frame(keys).factorize()[0]
+        groups = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
+    else:
+        groups = [np.arange(len(orig))]
+    before = np.zeros(len(orig))
+    after = np.zeros(len(orig))
+    for rows in groups:
+        before[rows] = prosecutor_from_codes(orig[rows], orig[rows], ncat)
+        after[rows] = prosecutor_from_codes(orig[rows], rel[rows], ncat)
+    return {
+        "k": int(k),
+        "before": prosecutor_figures(before, k),
+        "after": prosecutor_figures(after, k),
+    }

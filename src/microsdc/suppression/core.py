@@ -29,7 +29,14 @@ from microsdc.suppression._engine import (
     wildcard_support_of,
 )
 
-__all__ = ["Outcome", "check_reachable", "suppress_codes", "true_fk_of"]
+__all__ = [
+    "MAX_EXPANDED_RECORDS",
+    "Outcome",
+    "category_on_patterns",
+    "check_reachable",
+    "suppress_codes",
+    "true_fk_of",
+]
 
 _FUNC = "local_suppression"
 
@@ -174,6 +181,13 @@ def suppress_codes(
                     progress,
                     out,
                 )
+            elif (
+                policy.kind == "category"
+                and single
+                and w is not None
+                and category_on_patterns(sub, ncat, jobs[0][1], costs, w)
+            ):
+                fka = fk_of(sub, ncat, policy, w)
             else:
                 done = reach_k(
                     sub,
@@ -225,7 +239,12 @@ def _per_record(
         probabilistic_reach_k(sub, ncat, jobs, costs, progress=progress)
         return fk_of(sub, ncat, policy)
     if policy.kind == "category":
+        total = int((fk_start < jobs[0][1]).sum()) if fk_start is not None else 0
+        if progress is not None and total:  # the group-and-mask search reports no steps
+            progress(0, total)
         done = category_reach_k(sub, ncat, jobs, costs, fk_start=fk_start, progress=progress)
+        if progress is not None and total:
+            progress(total, total)
         return done if done is not None else fk_of(sub, ncat, policy)
     done = reach_k(sub, ncat, jobs, costs, policy, fk_start=fk_start, progress=progress)
     fka = done if done is not None else fk_of(sub, ncat, policy)
@@ -239,6 +258,37 @@ def _per_record(
         if took:
             fka = fk_of(sub, ncat, policy)
     return fka
+
+
+#: Most records :func:`category_on_patterns` expands (about 48 bytes per record and column).
+MAX_EXPANDED_RECORDS = 5_000_000
+
+
+def category_on_patterns(
+    codes: np.ndarray, ncat: np.ndarray, k: int, costs: Costs, records: np.ndarray
+) -> bool:
+    """Under ``"category"``: the group-and-mask algorithm the records get
+    (:mod:`microsdc.suppression._category`), run on the patterns expanded to their
+    records, taken (in place on ``codes``) when every pattern's records came out alike,
+    so that the engine can blank them by pattern. False (``codes`` unchanged) when the
+    records are too many to expand, the tuples do not fit one key, or a completion
+    split a pattern: the greedy on patterns then runs instead.
+    """
+    from microsdc.suppression._category import category_fits, category_suppress
+
+    count = np.asarray(records, dtype=np.int64)
+    total = int(count.sum())
+    if total > MAX_EXPANDED_RECORDS or not len(codes) or not category_fits(ncat):
+        return False
+    expanded = np.ascontiguousarray(np.repeat(codes, count, axis=0), dtype=np.int64)
+    category_suppress(expanded, ncat, k, costs.weight)
+    starts = np.r_[0, np.cumsum(count)[:-1]]
+    low = np.minimum.reduceat(expanded, starts, axis=0)
+    high = np.maximum.reduceat(expanded, starts, axis=0)
+    if not np.array_equal(low, high):
+        return False
+    codes[:] = low
+    return True
 
 
 def _alpha0_improver(

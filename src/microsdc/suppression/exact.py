@@ -282,7 +282,8 @@ def _warn_blank_records(best: np.ndarray, obs: np.ndarray, k: int) -> None:
             "wildcard policy such a record matches every record, so k is reached by "
             "counting blank records rather than records that share key values: an intruder "
             "who knows a person's key values still sees fewer than k records showing them. "
-            "Use method='greedy', or missing='category' for identical classes.",
+            "Use the default missing='category' (method='greedy'): every released record "
+            "then shares its key values, blanks included, with k - 1 others.",
             DisclosureRiskWarning,
         )
 

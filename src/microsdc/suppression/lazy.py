@@ -28,13 +28,21 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
+from microsdc._validation import check_bool
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import check_reachable, suppress_codes
-from microsdc.suppression.params import costs_of, strata_groups
+from microsdc.suppression.params import (
+    check_rare_values,
+    costs_of,
+    counted_missing_values,
+    strata_groups,
+    warn_declared_all_missing,
+    warn_measure_policy,
+)
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
 __all__ = ["LazySuppressionResult", "local_suppression_lazy"]
@@ -252,7 +260,7 @@ def local_suppression_lazy(
     importance: Any = None,
     combs: Any = None,
     strata: Any = None,
-    missing: Any = "wildcard",
+    missing: Any = "category",
     method: str = "greedy",
     subject_id: Hashable | None = None,
     subject_rule: str = "mode",
@@ -261,6 +269,7 @@ def local_suppression_lazy(
     seed: Any = None,
     progress: Callable[[int, int], None] | None = None,
     linked: Any = None,
+    accept_rare_values: bool = False,
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
@@ -268,8 +277,16 @@ def local_suppression_lazy(
     Parameters and errors are those of :func:`microsdc.local_suppression`; the
     options that need the records are refused with an
     :class:`~microsdc.exceptions.InvalidParameterError` naming them:
-    ``method`` other than ``"greedy"``, ``missing`` ``"category"`` or
-    ``"probabilistic"``, ``subject_id`` and ``linked``. Every check on the
+    ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
+    ``subject_id`` and ``linked``. Under the default ``"category"`` a blank is
+    one more value, so the classes counted on the distinct patterns are those
+    of the records, and every record ends in a class of at least k identical
+    released tuples: the group-and-mask algorithm pandas runs on the records
+    runs on the patterns expanded to their records (up to
+    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS`), and is taken
+    when the records of every pattern come out alike, as the engine blanks
+    by pattern (the same cells as pandas up to ties); otherwise the
+    hash-table greedy runs on the patterns, which may cost more cells. Every check on the
     parameters and columns comes before the engine reads a row; missing values
     in a strata column and k above the records of a stratum are found from the
     patterns. The check that other columns give blanked values back
@@ -291,23 +308,57 @@ def local_suppression_lazy(
         names, qi, k, importance, combs, strata, missing, method, subject_id, missing_values,
         time_limit, linked,
     )  # fmt: skip
+    check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    result = _on_patterns(
+        df, backend, names, cols, jobs_spec, k_report, imp, strata_cols, policy, combs,
+        missing_values, progress, accept_rare_values, t0,
+    )  # fmt: skip
+    warn_measure_policy(result, policy)
+    return result
+
+
+def _on_patterns(
+    df: Any,
+    backend: Backend,
+    names: list[str],
+    cols: list[Hashable],
+    jobs_spec: list[tuple[int, int]],
+    k_report: Any,
+    imp: Any,
+    strata_cols: list[Hashable],
+    policy: Policy,
+    combs: Any,
+    missing_values: MissingValues,
+    progress: Callable[[int, int], None] | None,
+    accept_rare_values: bool,
+    t0: float,
+) -> LazySuppressionResult:
+    """The suppression of the engine's distinct patterns, blanked back lazily
+    (``declared``: the missing values the user gave)."""
+    declared, missing_values = missing_values, counted_missing_values(policy, missing_values)
     if backend.name == "DuckDB" and not strata_cols and combs is None:
         keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
+    import narwhals as nw
+
     from microsdc.backends import refuse_unreadable_integers
     from microsdc.backends.zeros import refuse_signed_zeros
 
-    refuse_unreadable_integers(nwf, keys, _FUNC)
-
+    refuse_unreadable_integers(nw.from_native(df), keys, _FUNC)
     refuse_signed_zeros(df, backend, cols, _FUNC)
     table, ordered = _aggregate_first(df, backend, keys)
     patterns = _strata_known(table, strata_cols)
+    warn_declared_all_missing(patterns, cols, declared, policy)
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
     check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
+    check_rare_values(
+        codes0, cols, min(kk for _, kk in jobs_spec), records, accept=accept_rare_values,
+        func=_FUNC,
+    )  # fmt: skip
     out = suppress_codes(
         codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
         records=records, first=first, progress=progress,
@@ -333,7 +384,39 @@ def local_suppression_lazy(
         out.risk_after,
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
+        prosecutor=_pattern_prosecutor(
+            patterns, cols, codes0, out.codes, groups, records, missing_values
+        ),
     )
+
+
+def _pattern_prosecutor(
+    patterns: pd.DataFrame,
+    cols: list[Hashable],
+    codes0: np.ndarray,
+    codes: np.ndarray,
+    groups: list[np.ndarray],
+    records: np.ndarray,
+    missing_values: MissingValues,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Prosecutor risk of each pattern's records, before and after, per stratum, on the
+    values as released (a declared missing code stays a value)."""
+    from microsdc.risk.prosecutor import prosecutor_from_codes
+
+    blank = (codes < 0) & (codes0 >= 0)
+    if missing_values is not None:
+        lit = encode_qis(patterns, cols, func=_FUNC, warn_cardinality=False)
+        codes0 = np.ascontiguousarray(lit.codes, dtype=np.int64)
+    codes = np.where(blank, -1, codes0)
+    ncat = np.asarray(codes0.max(axis=0, initial=-1) + 1, dtype=np.int64)
+    before = np.zeros(len(codes0))
+    after = np.zeros(len(codes0))
+    for rows in groups:
+        if len(rows):
+            o, w = codes0[rows], records[rows]
+            before[rows] = prosecutor_from_codes(o, o, ncat, w)
+            after[rows] = prosecutor_from_codes(o, codes[rows], ncat, w)
+    return before, after
 
 
 def _keyed(

@@ -12,6 +12,7 @@ import pandas as pd
 from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._random import SeedLike
 from microsdc._validation import (
+    check_bool,
     check_frame,
     check_int,
 )
@@ -21,7 +22,17 @@ from microsdc.exceptions import (
     InvalidParameterError,
 )
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
-from microsdc.suppression.params import check_call, check_passed_on, costs_of, strata_groups
+from microsdc.suppression.params import (
+    check_call,
+    check_declared_codes,
+    check_passed_on,
+    check_rare_values,
+    costs_of,
+    counted_missing_values,
+    strata_groups,
+    warn_declared_all_missing,
+    warn_measure_policy,
+)
 from microsdc.suppression.result import SuppressionResult
 
 __all__ = ["SuppressionResult", "local_suppression"]
@@ -40,7 +51,7 @@ def local_suppression(
     importance: Sequence[Hashable] | Mapping[Hashable, float] | None = None,
     combs: int | Sequence[int] | None = None,
     strata: Hashable | Sequence[Hashable] | None = None,
-    missing: MissingPolicy = "wildcard",
+    missing: MissingPolicy = "category",
     method: str = "greedy",
     subject_id: Hashable | None = None,
     subject_rule: str = "mode",
@@ -49,8 +60,14 @@ def local_suppression(
     seed: SeedLike = None,
     progress: Callable[[int, int], None] | None = None,
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
+    accept_rare_values: bool = False,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
+
+    By default (``missing="category"``) no released record can then be picked
+    with probability above 1/k by an intruder who knows a person's true key
+    values and that the person is in the file (its prosecutor risk,
+    :func:`microsdc.risk.prosecutor_risk`, is at most 1/k).
 
     Parameters
     ----------
@@ -87,11 +104,17 @@ def local_suppression(
     strata : column name or list of column names, optional
         Anonymise each stratum (combination of these columns) on its own. The
         strata columns must have no missing values.
-    missing : {"wildcard", "probabilistic", "category"} or float in [0, 1], default "wildcard"
-        The guarantee: how missing values count (see
-        :func:`microsdc.sample_frequencies` and the table in the Notes). The
-        result reaches k under this policy. ``"conservative"`` is refused: k - 1
-        entirely blank records satisfy it for every record.
+    missing : {"category", "wildcard", "probabilistic"} or float in [0, 1], default "category"
+        The guarantee (see the table in the Notes). The default,
+        ``"category"``, resists an intruder who knows every key value of a
+        person: every released record shares its key values, blanks included,
+        with at least k - 1 others, so its prosecutor risk is at most 1/k.
+        ``"wildcard"`` (sdcMicro's and kanonymity's count, where a blank matches
+        any value), ``"probabilistic"`` and an alpha are measures (see
+        :func:`microsdc.sample_frequencies`); suppressing to them leaves records
+        such an intruder picks with certainty, and a ``DisclosureRiskWarning``
+        says how many. ``"conservative"`` is refused: k - 1 entirely blank
+        records satisfy it for every record.
     method : {"greedy", "exact", "random"}, default "greedy"
         ``"exact"`` solves an integer program (small instances, wildcard policy,
         no ``combs``) to measure the greedy's distance to the optimum.
@@ -110,7 +133,12 @@ def local_suppression(
         :func:`microsdc.longitudinal.collapse_subjects`.
     missing_values : sequence or dict, optional
         Values meaning "missing" besides NaN/None/pd.NA/NaT. Such cells are left
-        as they are; blanked cells become true missing values.
+        as they are; blanked cells become true missing values. Under
+        ``"category"`` the guarantee is counted on the file as released, where
+        such a code (``-7``) and a blanked cell (empty) are two different
+        values: the code is a category of its own there (and may be blanked
+        like any value). Under the other policies it matches as a missing
+        value does.
     time_limit : float > 0, default 60
         Wall-clock seconds for ``method="exact"`` (per stratum, model building
         and solving). The solver runs in its own process, killed 1 s + 10 %
@@ -127,14 +155,21 @@ def local_suppression(
         (about five times a second, from a helper thread, and once at the end
         of each pass): ``processed`` of the ``total`` records at risk at the
         start of the pass (of the stratum) have been handled, so at most
-        ``total - processed`` are still at risk. Not called by the exact and
-        random methods or with ``subject_id``.
+        ``total - processed`` are still at risk. Under ``"category"`` (one k
+        on all QIs) the group-and-mask search reports only its start and its
+        end. Not called by the exact and random methods or with
+        ``subject_id``.
     linked : dict, optional
         Linked ("ghost") variables: ``{key variable: [columns]}``. Each listed
         column (not a QI) is blanked in every record where its key variable
         was blanked, so that it cannot give the value back (``education-num``
         for ``education``, ``relationship`` for ``sex``). These cells are
         counted in ``details["linked_cells"]``, not in ``cells_per_qi``.
+    accept_rare_values : bool, default False
+        Suppress although a key variable has so many rare values that
+        suppression cannot protect it (see the Raises section): the
+        suppression then blanks most of that column, or, under a measure
+        policy, leaves its rare values in the release.
 
     Returns
     -------
@@ -154,9 +189,25 @@ def local_suppression(
     DataValidationError
         For duplicate column names, or missing values in a strata or subject
         column.
+    UnprotectableKeyError
+        Before anything is blanked, for a key variable that suppression cannot
+        protect: at least ``RARE_MIN_DISTINCT`` (100) distinct values, and more
+        than ``RARE_MAX_SHARE`` (5 %) of the records holding a value that fewer
+        than k records hold. Every such cell must be blanked for an intruder who
+        knows the value not to find the record, so suppression would blank the
+        column rather than protect it. The error names the column, its distinct
+        values and the share, and says to bin it
+        (:func:`microsdc.recoding.bin_numeric`), recode it into fewer
+        categories, or drop it; ``accept_rare_values=True`` suppresses anyway
+        (:func:`microsdc.suppression.params.check_rare_values`).
 
     Warns
     -----
+    DisclosureRiskWarning
+        Under a policy other than ``"category"``, when records are left whose
+        prosecutor risk is above 1/k (an intruder who knows their key values
+        picks them with probability above 1/k), with their number and how many
+        of them suppression left unchanged.
     DisclosureRiskWarning
         When another column of ``df`` gives back blanked values (see
         :func:`microsdc.risk.linked.recoverable_cells`: 99 % of the released
@@ -167,24 +218,33 @@ def local_suppression(
 
     Notes
     -----
-    Three guarantees, by what they protect against (spec section 2):
+    Three guarantees, by what they protect against (spec section 2), the
+    default first:
 
     +-------------------+--------------------------------+--------------------------------+
     | ``missing``       | a released record is safe when | protects against / not against |
     +===================+================================+================================+
-    | ``wildcard``      | >= k records are compatible    | an intruder matching on the    |
-    |                   | with it, a blank matching any  | values shown; k - 1 blank      |
-    |                   | value (sdcMicro, kanonymity)   | records "protect" everyone     |
+    | ``category``      | >= k released records carry    | an intruder who knows every    |
+    | (default)         | exactly its QI tuple, blanks   | key value of the person:       |
+    |                   | included (ARX); its prosecutor | prosecutor risk <= 1/k for     |
+    |                   | risk is then at most 1/k       | every record; costs the most   |
+    |                   |                                | cells                          |
+    +-------------------+--------------------------------+--------------------------------+
+    | ``wildcard``      | >= k records are compatible    | a measure (sdcMicro,           |
+    |                   | with it, a blank matching any  | kanonymity): k - 1 blank       |
+    |                   | value (sdcMicro, kanonymity)   | records or a few "joker" cells |
+    |                   |                                | "protect" records left unique  |
     +-------------------+--------------------------------+--------------------------------+
     | ``probabilistic`` | as wildcard, but another       | the same, without the blank-   |
     |                   | record's blank matches value v | record loophole; someone who   |
     |                   | only with weight p(v), its     | knows every QI may still find  |
     |                   | share in the released data     | fewer than k exact matches     |
     +-------------------+--------------------------------+--------------------------------+
-    | ``category``      | >= k released records carry    | an intruder who knows every QI |
-    |                   | exactly its QI tuple, blanks   | of the person; costs the most  |
-    |                   | included (ARX)                 | cells                          |
-    +-------------------+--------------------------------+--------------------------------+
+
+    Suppressing to ``"wildcard"``, ``"probabilistic"`` or an alpha warns
+    (``DisclosureRiskWarning``) with the records left above prosecutor risk
+    1/k; use them to compare with sdcMicro, or for
+    :func:`~microsdc.suppression.min_missingness_max_deid`.
 
     Whatever the guarantee, the result reports the prosecutor risk before and
     after (:func:`microsdc.risk.prosecutor_risk`): the chance that someone who
@@ -228,7 +288,7 @@ def local_suppression(
     record can lower another's count). A record for which no subset reaches k
     has all its QI cells blanked; under ``"category"``/``"conservative"`` more
     records are then blanked entirely until the entirely-missing records number
-    k. With wildcards (the default) blanking never lowers any count, so records
+    k. With wildcards blanking never lowers any count, so records
     already safe stay safe.
 
     Under alpha < 1 a blank does lower counts: the blanked record now counts
@@ -244,7 +304,10 @@ def local_suppression(
     first: the records of one pattern that would take back the same value
     move together when their new pattern and the one they leave keep fk >= k
     (at alpha = 0 nothing else changes; a full count checks the result). A
-    lazy frame runs the greedy only.
+    lazy frame runs the greedy only under alpha; under ``"category"`` it runs
+    the group-and-mask algorithm on its patterns' records when every pattern
+    stays whole, else the greedy on patterns
+    (:func:`~microsdc.suppression.lazy.local_suppression_lazy`).
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
@@ -275,7 +338,9 @@ def local_suppression(
     >>> res.data["age"].tolist()
     [30, 30, <NA>, 30, 30, 30, <NA>]
     >>> res.cells_per_qi.to_dict(), res.n_at_risk_after
-    ({'sex': 0, 'age': 2}, 0)
+    ({'sex': 2, 'age': 2}, 0)
+    >>> res.intruder()["after"]["n_above_1_over_k"]  # (m, 40) and (f, 50) hide together
+    0
     """
     if not isinstance(df, pd.DataFrame):
         return _other_frame(dict(locals()))
@@ -286,15 +351,24 @@ def local_suppression(
     )
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
+    check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    check_declared_codes(df, missing_values, _FUNC)
+    counted = counted_missing_values(policy, missing_values)
+    warn_declared_all_missing(df, cols, missing_values, policy)
     if method == "random":
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
         )
-        return _finish(df, res, ghosts, missing_values)
+        res = _finish(df, res, ghosts, missing_values)
+        warn_measure_policy(res, policy)
+        return res
     if method == "exact" and policy.kind != "wildcard":
         raise InvalidParameterError(
-            f"method='exact' of {_FUNC} supports missing='wildcard' only, not "
-            f"missing='{missing}'. Use method='greedy' for missing='{missing}'.",
+            f"method='exact' of {_FUNC} solves missing='wildcard' only, not "
+            f"missing='{missing}' (it measures how far the greedy is from the optimum of that "
+            "count, which leaves records an intruder who knows their key values picks). Use "
+            "method='greedy' for the default guarantee, or pass missing='wildcard' explicitly "
+            "to measure.",
             func=_FUNC,
             param="method",
             related=("missing",),
@@ -308,13 +382,21 @@ def local_suppression(
             related=("combs",),
         )
     if subject_id is not None:  # one row per subject, suppressed, then carried back
-        options = {"importance": importance, "combs": combs, "missing": missing, "method": method}
-        res = _by_subject(
+        options = {
+            "importance": importance,
+            "combs": combs,
+            "missing": missing,
+            "method": method,
+            "accept_rare_values": accept_rare_values,
+        }
+        res = _by_subject(  # the suppression of the subjects warns for them
             df, cols, k, subject_id, subject_rule, strata_cols, missing_values, time_limit, options
         )
     else:
-        res = _on_records(df, checked, combs, missing_values, time_limit, progress, t0)
-    return _finish(df, res, ghosts, missing_values)
+        res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
+    res = _finish(df, res, ghosts, counted)
+    warn_measure_policy(res, policy)
+    return res
 
 
 def _other_frame(args: dict[str, Any]) -> SuppressionResult:
@@ -366,14 +448,21 @@ def _on_records(
     time_limit: float,
     progress: Callable[[int, int], None] | None,
     t0: float,
+    accept_rare_values: bool = False,
 ) -> SuppressionResult:
-    """The greedy or the exact method on one row per record, through :func:`suppress_codes`."""
+    """The greedy or the exact method on one row per record, through :func:`suppress_codes`.
+
+    ``missing_values`` are those the policy counts as missing
+    (:func:`~microsdc.suppression.params.counted_missing_values`)."""
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
     enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
     ncat = enc.n_categories
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
     groups = strata_groups(df, strata_cols)
     check_reachable(groups, None, max(kk for _, kk in jobs_spec), bool(strata_cols))
+    check_rare_values(
+        codes0, cols, min(kk for _, kk in jobs_spec), accept=accept_rare_values, func=_FUNC
+    )
     if method == "exact":
         _check_exact_size(groups)
     out = suppress_codes(
@@ -381,7 +470,14 @@ def _on_records(
         method=method, time_limit=time_limit, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
-    pros = _prosecutor(codes0, out.codes, groups, ncat, bool(out.risk_before.any()))
+    # the prosecutor risk is counted on the values as released: a declared code stays
+    if missing_values is None:
+        shown, shown_after, shown_ncat = codes0, out.codes, ncat
+    else:
+        lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
+        shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
+        shown_after, shown_ncat = np.where(blank, -1, shown), lit.n_categories
+    pros = _prosecutor(shown, shown_after, groups, shown_ncat, bool(out.risk_before.any()))
     return _result(
         df,
         _blank_frame(df, cols, blank),
@@ -516,9 +612,26 @@ def _random_baseline(
         int(np.count_nonzero(fk_after < kk)),
         None,
         time.perf_counter() - t0,
+        None,
+        _shown_prosecutor(df, cols, blank),
     )
     result.details["percent_per_qi"] = search.percent
     return result
+
+
+def _shown_prosecutor(
+    df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray
+) -> tuple[pd.Series, pd.Series]:
+    """Prosecutor risk before and after blanking ``blank``, on the values as released."""
+    lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
+    shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
+    before, after = _prosecutor(
+        shown, np.where(blank, -1, shown), [np.arange(len(df))], lit.n_categories, True
+    )
+    return (
+        pd.Series(before, index=df.index, name="prosecutor_risk"),
+        pd.Series(after, index=df.index, name="prosecutor_risk"),
+    )
 
 
 def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy, parse_policy
+from microsdc._core.warn import warn
 from microsdc._validation import (
     check_callable,
     check_columns,
@@ -19,15 +20,22 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 __all__ = [
     "METHODS",
+    "RARE_MAX_SHARE",
+    "RARE_MIN_DISTINCT",
     "check_call",
+    "check_declared_codes",
     "check_guarantee",
     "check_passed_on",
+    "check_rare_values",
     "costs_of",
+    "counted_missing_values",
     "strata_groups",
+    "warn_declared_all_missing",
+    "warn_measure_policy",
 ]
 
 _FUNC = "local_suppression"
@@ -290,3 +298,177 @@ def strata_groups(df: pd.DataFrame, strata_cols: list[Hashable]) -> list[np.ndar
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return [np.sort(g) for g in np.split(order, bounds)] if n else [np.arange(0)]
+
+
+# --------------------------------------------------------------------------- what is counted
+
+#: A key variable is checked for rare values from this many distinct values on.
+RARE_MIN_DISTINCT = 100
+#: Largest share of the records whose value of one key variable fewer than k records
+#: hold, before suppression is refused for that variable.
+RARE_MAX_SHARE = 0.05
+
+
+def check_declared_codes(df: pd.DataFrame, missing_values: Any, func: str) -> None:
+    """Check ``missing_values`` (a sequence, or a dict naming columns of ``df``) whatever
+    the policy makes of it.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a value of the wrong type, or a dict naming columns not in ``df``.
+    """
+    from microsdc._validation import check_missing_values
+
+    check_missing_values(missing_values, "missing_values", func)
+    if isinstance(missing_values, Mapping):
+        unknown = [c for c in missing_values if c not in set(df.columns)]
+        if unknown:
+            raise InvalidParameterError(
+                f"The 'missing_values' parameter of {func} names columns not in the data: "
+                f"{', '.join(repr(c) for c in unknown)}.",
+                func=func,
+                param="missing_values",
+            )
+
+
+def warn_declared_all_missing(
+    frame: pd.DataFrame, cols: Sequence[Hashable], missing_values: Any, policy: Policy
+) -> None:
+    """Under ``"category"`` (declared codes counted as values): warn, as the other
+    policies do, for a key variable whose every cell is missing or a declared code (one
+    that is empty everywhere is warned about when it is encoded)."""
+    if missing_values is None or counted_missing_values(policy, missing_values) is not None:
+        return
+    from microsdc.encode import missing_mask, missing_values_for, warn_all_missing
+
+    if not len(frame):
+        return
+    for c in cols:
+        col = frame[c]
+        if missing_mask(col, missing_values_for(missing_values, c)).all() and not col.isna().all():
+            warn_all_missing(c)
+
+
+def counted_missing_values(policy: Policy, missing_values: Any) -> Any:
+    """The ``missing_values`` a guarantee counts as missing.
+
+    Under ``"category"`` the guarantee is counted on the file as released, where a
+    declared code (``-7``) stays and a blanked cell is empty: two different values,
+    so the code is a category of its own (None: nothing besides true missing
+    values is missing). The other policies match a code as a missing value.
+
+    >>> counted_missing_values(Policy("category"), [-7]) is None
+    True
+    >>> counted_missing_values(Policy("wildcard"), [-7])
+    [-7]
+    """
+    return None if policy.kind == "category" else missing_values
+
+
+def check_rare_values(
+    codes: np.ndarray,
+    cols: Sequence[Hashable],
+    k: int,
+    records: np.ndarray | None = None,
+    *,
+    accept: bool = False,
+    func: str = _FUNC,
+) -> None:
+    """Refuse a key variable that suppression cannot protect, before any cell is blanked.
+
+    A value that fewer than k records hold must be blanked in each of them for an
+    intruder who knows it not to find the record (no other record can take the
+    value on). When such cells make more than :data:`RARE_MAX_SHARE` (5 %) of the
+    records of a variable with at least :data:`RARE_MIN_DISTINCT` (100) distinct
+    values (free text, an income in units, an identifier), suppression blanks the
+    column rather than protects it, and a policy that blanks less (a wildcard
+    count) leaves the rare values in the release. The thresholds are a judgement:
+    a key variable that loses more than 5 % of its cells to suppression is
+    distorted enough that recoding it first (global recoding before local
+    suppression, the order sdcMicro's guidelines teach) serves the analyst
+    better, and below 100 distinct values a variable is categorical enough for
+    suppression to work on it.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n, m), -1 = missing
+    cols : the key variables' names
+    k : int, the smallest k asked for
+    records : ndarray of shape (n,), optional
+        Records behind each row (an engine's distinct patterns).
+    accept : bool
+        Do not check (the user's ``accept_rare_values=True``).
+    func : str
+
+    Raises
+    ------
+    DataValidationError
+        Naming the column, its distinct values, the records holding rare values,
+        and the fixes (bin, recode, drop, or ``accept_rare_values=True``).
+    """
+    if accept or k <= 1 or not len(codes):
+        return
+    w = np.ones(len(codes)) if records is None else np.asarray(records, dtype=np.float64)
+    n = float(w.sum())
+    for j, name in enumerate(cols):
+        col = codes[:, j]
+        seen = col >= 0
+        tally = np.bincount(col[seen], weights=w[seen])
+        distinct = int(np.count_nonzero(tally))
+        if distinct < RARE_MIN_DISTINCT:
+            continue
+        rare = round(float(tally[(tally > 0) & (tally < k)].sum()))
+        if rare > RARE_MAX_SHARE * n:
+            raise DataValidationError(
+                f"Key variable {name!r} has {distinct:,} distinct values in {int(n):,} "
+                f"records, and {rare:,} records ({100 * rare / n:.1f} %) hold a value that "
+                f"fewer than k={k} records hold. Suppression cannot protect such a variable: "
+                "every one of those cells must be blanked for an intruder who knows the "
+                "value not to find the record. Bin it (bin_numeric, --bin on the command "
+                "line), recode it into fewer categories, or drop it from the key variables; "
+                f"to suppress it anyway, set the 'accept_rare_values' parameter of {func} "
+                "to True.",
+                func=func,
+                param="quasi_identifiers",
+                value=name,
+            )
+
+
+def warn_measure_policy(result: Any, policy: Policy) -> None:
+    """Say how many records an intruder who knows their key values still picks with
+    probability above 1/k, and how many of them suppression left unchanged: under a
+    measure policy (not ``"category"``), after ``method="random"``, or with ``combs``
+    (k on subsets of the key variables only)."""
+    if result.prosecutor_after is None:
+        return
+    from microsdc.risk.prosecutor import prosecutor_figures
+
+    k = int(min(result.k)) if isinstance(result.k, list) else int(result.k)
+    records = result.record_weights()
+    after = prosecutor_figures(result.prosecutor_after, k, records)
+    if after["n_above_1_over_k"] == 0:
+        return
+    risk = result.prosecutor_after.to_numpy(dtype=np.float64)
+    above = risk > 1.0 / k + 1e-12
+    untouched = above & (result.cells_per_row.to_numpy() == 0)
+    w = np.ones(len(risk)) if records is None else np.asarray(records, dtype=np.float64)
+    unchanged = round(float(w[untouched].sum()))
+    left = (
+        f"{after['n_above_1_over_k']:,} records can still be picked with probability above "
+        f"1/{k} (up to {after['max']:.2f}) by an intruder who knows their key values, "
+        f"{unchanged:,} of them left unchanged."
+    )
+    if policy.kind != "category":
+        head = f"missing={policy.label!r} is a measure, not a protection: after suppression "
+        tail = (
+            " The default missing='category' leaves none (the prosecutor risk of each "
+            "record is at most 1/k)."
+        )
+    elif result.method == "random":
+        head = "method='random' does not reach the guarantee: after suppression "
+        tail = " Use method='greedy' to release."
+    else:  # combs: k on subsets of the key variables, not on all of them
+        head = "The guarantee holds on the subsets of 'combs', not on all key variables: "
+        tail = " Leave 'combs' out to protect against an intruder who knows them all."
+    warn(head + left + tail, DisclosureRiskWarning)

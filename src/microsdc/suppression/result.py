@@ -12,7 +12,7 @@ import pandas as pd
 
 from microsdc._core.policy import Policy
 
-__all__ = ["LazySuppressionResult", "SuppressionResult", "lazy_result"]
+__all__ = ["LazySuppressionResult", "SuppressionResult", "intruder_lines", "lazy_result"]
 
 
 @dataclass(frozen=True)
@@ -123,13 +123,42 @@ class SuppressionResult:
         """Number of records with at least one blanked cell."""
         return int((self.cells_per_row > 0).sum())
 
+    def record_weights(self) -> np.ndarray | None:
+        """Records behind each entry of the per-record figures (None: one each)."""
+        return None
+
+    def intruder(self) -> dict[str, Any] | None:
+        """The headline: records an intruder who knows their key values picks with
+        probability above 1/k, and the highest such probability, before and after.
+
+        Returns
+        -------
+        dict or None
+            ``{"before": {...}, "after": {...}}``, each from
+            :func:`microsdc.risk.prosecutor.prosecutor_figures` (``n_above_1_over_k``,
+            ``max``, ``mean``); None when the prosecutor risk was not computed.
+        """
+        if self.prosecutor_before is None or self.prosecutor_after is None:
+            return None
+        from microsdc.risk.prosecutor import prosecutor_figures
+
+        k, w = _min_k(self.k), self.record_weights()
+        return {
+            "before": prosecutor_figures(self.prosecutor_before, k, w),
+            "after": prosecutor_figures(self.prosecutor_after, k, w),
+        }
+
     def summary(self) -> str:
-        """A short plain-text report."""
+        """A short plain-text report, the intruder's figures first."""
         lines = [
             f"Local suppression ({self.method}, k={self.k}, missing={self.missing}"
             + (f", combs={self.combs}" if self.combs else "")
             + ")",
-            f"  records at risk: {self.n_at_risk_before:,} before, {self.n_at_risk_after:,} after",
+        ]
+        lines.extend(intruder_lines(self.intruder(), _min_k(self.k)))
+        lines += [
+            f"  records at risk ({self.missing} count): {self.n_at_risk_before:,} before, "
+            f"{self.n_at_risk_after:,} after",
             f"  cells blanked:   {self.n_cells:,} in {self.n_rows_suppressed:,} records",
         ]
         width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
@@ -147,15 +176,6 @@ class SuppressionResult:
             lines.append(
                 f"  suppressed records whose true values match fewer than k released "
                 f"records: {below:,}"
-            )
-        if self.prosecutor_before is not None and self.prosecutor_after is not None:
-            b, a = (
-                _prosecutor_figures(self.prosecutor_before),
-                _prosecutor_figures(self.prosecutor_after),
-            )
-            lines.append(
-                f"  prosecutor risk (intruder knows the true QIs): max {b['max']:.2f} -> "
-                f"{a['max']:.2f}, mean {b['mean']:.3f} -> {a['mean']:.3f}"
             )
         return "\n".join(lines)
 
@@ -179,24 +199,21 @@ class SuppressionResult:
                 {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
                 for r in self.details.get("recoverable", [])
             ],
-            "prosecutor_risk": None
-            if self.prosecutor_before is None or self.prosecutor_after is None
-            else {
-                "before": _prosecutor_figures(self.prosecutor_before, _min_k(self.k)),
-                "after": _prosecutor_figures(self.prosecutor_after, _min_k(self.k)),
-            },
+            "prosecutor_risk": self.intruder(),
             "seconds": round(self.seconds, 4),
         }
 
 
-def _prosecutor_figures(risk: pd.Series, k: int = 1) -> dict[str, Any]:
-    """Maximum, mean and records above 1/k of a prosecutor risk."""
-    v = risk.to_numpy(dtype=np.float64)
-    return {
-        "max": float(v.max()) if len(v) else 0.0,
-        "mean": float(v.mean()) if len(v) else 0.0,
-        "n_above_1_over_k": int((v > 1.0 / k + 1e-12).sum()),
-    }
+def intruder_lines(figures: dict[str, Any] | None, k: int) -> list[str]:
+    """The headline as text lines: records above 1/k before -> after, highest risk."""
+    if figures is None:
+        return ["  records an intruder who knows their key values picks: not computed"]
+    b, a = figures["before"], figures["after"]
+    return [
+        f"  records an intruder who knows their key values picks with probability above "
+        f"1/{k}: {b['n_above_1_over_k']:,} before -> {a['n_above_1_over_k']:,} after",
+        f"  highest such probability: {b['max']:.2f} -> {a['max']:.2f}",
+    ]
 
 
 def _min_k(k: int | list[int]) -> int:
@@ -230,8 +247,10 @@ class LazySuppressionResult(SuppressionResult):
     cells_per_row, fk_before, fk_after : pandas.Series, indexed like ``patterns``
         Per pattern (each stands for ``patterns["records"]`` records).
     true_fk : pandas.Series of int, indexed by the suppressed patterns
-    prosecutor_before, prosecutor_after : None
-        The prosecutor risk needs the records; it is not computed.
+    prosecutor_before, prosecutor_after : pandas.Series or None
+        Per pattern, the prosecutor risk of each of its records (every record of
+        a pattern has the same); None on the combined-key route, which does not
+        list every pattern.
 
     ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
     pattern times its records), as on pandas.
@@ -258,6 +277,10 @@ class LazySuppressionResult(SuppressionResult):
         """Number of records with at least one blanked cell."""
         p = self.patterns
         return int(p["records"][p["cells"] > 0].sum()) if len(p) else 0
+
+    def record_weights(self) -> np.ndarray | None:
+        """Records behind each pattern."""
+        return self.patterns["records"].to_numpy(dtype=np.float64) if len(self.patterns) else None
 
     def n_true_fk_below(self, k: int) -> int:
         """Suppressed records whose true values match fewer than ``k`` released records."""
@@ -290,6 +313,7 @@ def lazy_result(
     details: dict[str, Any] | None = None,
     n_records_total: int | None = None,
     n_patterns_total: int | None = None,
+    prosecutor: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> LazySuppressionResult:
     n = records.astype(np.int64)
     dtype: Any = "float64" if policy.fractional else "int64"
@@ -321,6 +345,12 @@ def lazy_result(
         combs=combs,
         seconds=seconds,
         details={} if details is None else details,
+        prosecutor_before=None
+        if prosecutor is None
+        else pd.Series(prosecutor[0], index=table.index, name="prosecutor_risk"),
+        prosecutor_after=None
+        if prosecutor is None
+        else pd.Series(prosecutor[1], index=table.index, name="prosecutor_risk"),
         patterns=table,
         n_records_total=n_records_total,
         n_patterns_total=n_patterns_total,
