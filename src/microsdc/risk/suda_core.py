@@ -130,11 +130,8 @@ def _popcount(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def _full_key_counts(codes: np.ndarray, n_categories: np.ndarray, wildcard: bool) -> np.ndarray:
-    """fk of each row on the whole key: exact, or with missing values as wildcards."""
-    if not wildcard:
-        pt = distinct_patterns(codes, n_categories)
-        return pt.count[pt.inverse]
+def _wildcard_counts(codes: np.ndarray, n_categories: np.ndarray) -> np.ndarray:
+    """fk of each row on the whole key with missing values as wildcards."""
     from microsdc._core.policy import Policy
     from microsdc.risk.frequencies import row_frequencies
 
@@ -171,7 +168,7 @@ def suda_codes(
     # each MSU belongs to a pattern of one record (count 1): find that record
     first_row = np.full(len(pt.count), -1, dtype=np.int64)
     first_row[pt.inverse] = np.arange(n, dtype=np.int64)
-    fk = _full_key_counts(codes, ncat, wildcard)
+    fk = _wildcard_counts(codes, ncat) if wildcard else pt.count[pt.inverse]
     n_uniques = int(np.count_nonzero(fk == 1))
     n_pairs = int(np.count_nonzero(fk == 2))
     return StratumSuda(
