@@ -2,14 +2,16 @@
 
 The search walks the tree of item sets ``{(column, value), ...}`` with columns in
 increasing order; a node holds the list of distinct patterns that match its item
-set (its partition). A node is split column by column into its children, the
-partition of each child being a contiguous slice of the split (a counting sort by
-the column's code). A child whose support is 1 is unique: its one pattern is the
-only record with these values, so the item set is a candidate MSU of that record
-and the search does not go below it (a superset of a unique set is never minimal).
-A child is searched further only while it holds a pattern of count 1 that owns
-every item (a record that can still have an MSU below it) and its size is below
-the largest MSU size asked for.
+set (its partition). A node is split column by column: a first pass counts, per
+value of the column, the patterns, the records and the records that can still have
+an MSU (patterns of count 1 that own every item). A child whose support is 1 is
+unique: its one record gets the item set as a candidate MSU and the search does not
+go below it (a superset of a unique set is never minimal). A child with no record
+that can have an MSU is dropped; a child with exactly one is searched for that
+record alone on match masks (:func:`_record_search`); only the others are written
+out (a counting sort into a contiguous slice) and searched further, while their
+size is below the largest MSU size asked for. A column on which every record of the
+node agrees is skipped: it never makes a set unique, so no MSU of the node holds it.
 
 Children are visited with columns in *decreasing* order. In that order every proper
 subset of an item set is visited before the set itself, so a unique set found for a
@@ -30,11 +32,6 @@ import numpy as np
 
 __all__ = ["msu_search"]
 
-#: a node with at most FEW records that can have an MSU, or at most SMALL patterns, is
-#: searched record by record on match masks instead of being split further
-FEW = 1
-SMALL = 0
-
 
 @numba.njit(cache=True, nogil=True)
 def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
@@ -44,58 +41,6 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
     b = np.empty(size, dtype=a.dtype)
     b[: a.shape[0]] = a
     return b
-
-
-@numba.njit(cache=True, nogil=True)
-def _split(
-    stack, lo, hi, out, codes, c, wildcard, cnt, touched, gstart, gend, gb
-):  # pragma: no cover - numba
-    """Group ``stack[lo:hi]`` by the code of column ``c`` into ``stack[out:]``.
-
-    Returns the (possibly grown) stack, the number of groups (written at ``gb`` in
-    ``gstart``/``gend``) and the end of the written region.
-    """
-    nt = 0
-    nmiss = 0
-    for e in range(lo, hi):
-        v = codes[stack[e], c]
-        if v < 0:
-            nmiss += 1
-        else:
-            if cnt[v] == 0:
-                touched[nt] = v
-                nt += 1
-            cnt[v] += 1
-    if nt == 0:
-        return stack, 0, out
-    extra = nmiss if wildcard else 0
-    need = out + (hi - lo - nmiss) + extra * nt
-    stack = _grow(stack, need)
-    pos = out
-    for t in range(nt):
-        v = touched[t]
-        k = cnt[v]
-        gstart[gb + t] = pos
-        gend[gb + t] = pos + k + extra
-        cnt[v] = pos  # write pointer
-        pos += k + extra
-    for e in range(lo, hi):
-        p = stack[e]
-        v = codes[p, c]
-        if v >= 0:
-            stack[cnt[v]] = p
-            cnt[v] += 1
-    if extra:
-        for e in range(lo, hi):
-            p = stack[e]
-            if codes[p, c] < 0:
-                for t in range(nt):
-                    v = touched[t]
-                    stack[cnt[v]] = p
-                    cnt[v] += 1
-    for t in range(nt):
-        cnt[touched[t]] = 0
-    return stack, nt, pos
 
 
 @numba.njit(cache=True, nogil=True)
@@ -124,7 +69,8 @@ def _add_msu(p, mask, head, out_pat, out_mask, out_next, n_out):  # pragma: no c
 def _record_search(
     r, node_mask, last, base_size, stack, a, b, codes, wildcard, max_size, raw, lbuf, state
 ):  # pragma: no cover - numba
-    """The MSUs of one record ``r`` below the node ``stack[a:b]`` (items ``node_mask``).
+    """The MSUs of one record ``r`` below the node of the records of ``stack[a:b]`` that
+    match ``r`` on column ``last`` (items ``node_mask``, which holds ``last``).
 
     Each other record of the node becomes the mask of the remaining columns on which
     it matches ``r``; an extension ``J`` of the node is unique when no such mask
@@ -139,9 +85,13 @@ def _record_search(
     if own == 0:
         return out_pat, out_mask, out_next, n_out
     k = 0
+    rv = codes[r, last]
     for f in range(a, b):
         s = stack[f]
         if s == r:
+            continue
+        sv = codes[s, last]
+        if sv != rv and not (wildcard and sv < 0):
             continue
         am = np.int64(0)
         for c in range(last + 1, m):
@@ -205,6 +155,73 @@ def _record_search(
 
 
 @numba.njit(cache=True, nogil=True)
+def _count(stack, lo, hi, codes, counts, miss, node_mask, c, per_value, touched):
+    # pragma: no cover - numba
+    """First pass of a split of ``stack[lo:hi]`` by column ``c``: per value, the
+    patterns, the records, the records that can have an MSU here and the last of them.
+
+    Returns the number of values, the patterns and the records missing in ``c``."""
+    nt = 0
+    nmiss = 0
+    supmiss = 0
+    for e in range(lo, hi):
+        p = stack[e]
+        v = codes[p, c]
+        if v < 0:
+            nmiss += 1
+            supmiss += counts[p]
+            continue
+        if per_value[v, 0] == 0:
+            touched[nt] = v
+            nt += 1
+        per_value[v, 0] += 1
+        per_value[v, 1] += counts[p]
+        if counts[p] == 1 and (miss[p] & node_mask) == 0:
+            per_value[v, 2] += 1
+            per_value[v, 3] = p
+    return nt, nmiss, supmiss
+
+
+@numba.njit(cache=True, nogil=True)
+def _materialize(stack, lo, hi, out, codes, c, wildcard, per_value, keep, n_keep, gstart, gend, gb):
+    # pragma: no cover - numba
+    """Write the groups of the values ``keep[:n_keep]`` of ``stack[lo:hi]`` (by column
+    ``c``) after ``out``; a wildcard (missing) pattern goes into every group.
+
+    Returns the (possibly grown) stack and the end of the written region."""
+    nmiss = 0
+    if wildcard:
+        for e in range(lo, hi):
+            if codes[stack[e], c] < 0:
+                nmiss += 1
+    need = out
+    for t in range(n_keep):
+        need += per_value[keep[t], 0] + nmiss
+    stack = _grow(stack, need)
+    pos = out
+    for t in range(n_keep):
+        v = keep[t]
+        gstart[gb + t] = pos
+        gend[gb + t] = pos + per_value[v, 0] + nmiss
+        per_value[v, 4] = pos  # write pointer
+        per_value[v, 5] = 1  # kept
+        pos += per_value[v, 0] + nmiss
+    for e in range(lo, hi):
+        p = stack[e]
+        v = codes[p, c]
+        if v >= 0:
+            if per_value[v, 5]:
+                stack[per_value[v, 4]] = p
+                per_value[v, 4] += 1
+        elif nmiss:
+            for t in range(n_keep):
+                w = keep[t]
+                stack[per_value[w, 4]] = p
+                per_value[w, 4] += 1
+    return stack, pos
+
+
+@numba.njit(cache=True, nogil=True)
 def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no cover - numba
     """All minimal sample uniques of the distinct patterns ``codes``.
 
@@ -235,8 +252,9 @@ def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no c
     max_cat = 1
     for j in range(m):
         max_cat = max(max_cat, n_categories[j])
-    cnt = np.zeros(max_cat, dtype=np.int64)
+    per_value = np.zeros((max_cat, 6), dtype=np.int64)
     touched = np.empty(max_cat, dtype=np.int64)
+    keep = np.empty(max_cat, dtype=np.int64)
     gstart = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
     gend = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
     node_lo = np.zeros(m + 1, dtype=np.int64)
@@ -269,91 +287,77 @@ def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no c
     col[0] = m - 1
     reg_hi[0] = n_pat
     while d >= 0:
-        if g_i[d] < g_n[d]:
+        if g_i[d] < g_n[d]:  # go down into the next group of the current split
             g = g_base[d] + g_i[d]
             g_i[d] += 1
-            a = gstart[g]
-            b = gend[g]
-            c = split_col[d]
-            cmask = node_mask[d] | (np.int64(1) << c)
-            sup = 0
-            cand = -1
-            ncand = 0
-            for e in range(a, b):
-                p = stack[e]
-                sup += counts[p]
-                if counts[p] == 1 and (miss[p] & cmask) == 0:
-                    cand = p
-                    ncand += 1
-            if cand < 0:
-                continue
-            if sup == 1:
-                out_pat, out_mask, out_next, n_out = _add_msu(
-                    cand, cmask, head, out_pat, out_mask, out_next, n_out
-                )
-            elif d + 1 >= max_size or c >= m - 1:
-                continue
-            elif ncand <= FEW or b - a <= SMALL:
-                for e in range(a, b):
-                    p = stack[e]
-                    if counts[p] == 1 and (miss[p] & cmask) == 0:
-                        out_pat, out_mask, out_next, n_out = _record_search(
-                            p,
-                            cmask,
-                            c,
-                            d + 1,
-                            stack,
-                            a,
-                            b,
-                            codes,
-                            wildcard,
-                            max_size,
-                            raw,
-                            lbuf,
-                            (head, out_pat, out_mask, out_next, n_out),
-                        )
-            else:
-                e = d + 1
-                node_lo[e] = a
-                node_hi[e] = b
-                node_last[e] = c
-                node_mask[e] = cmask
-                col[e] = m - 1
-                reg_hi[e] = reg_hi[d]
-                g_base[e] = g_base[d] + g_n[d]
-                g_n[e] = 0
-                g_i[e] = 0
-                d = e
-        elif col[d] > node_last[d]:
+            e = d + 1
+            node_lo[e] = gstart[g]
+            node_hi[e] = gend[g]
+            node_last[e] = split_col[d]
+            node_mask[e] = node_mask[d] | (np.int64(1) << split_col[d])
+            col[e] = m - 1
+            g_n[e] = 0
+            g_i[e] = 0
+            g_base[e] = g_base[d] + g_n[d]
+            d = e
+        elif col[d] > node_last[d]:  # split the node by its next column
             c = col[d]
             col[d] -= 1
-            start = reg_hi[d - 1] if d > 0 else n_pat
-            stack, ng, end = _split(
-                stack,
-                node_lo[d],
-                node_hi[d],
-                start,
-                codes,
-                c,
-                wildcard,
-                cnt,
-                touched,
-                gstart,
-                gend,
-                g_base[d],
+            lo = node_lo[d]
+            hi = node_hi[d]
+            nt, nmiss, supmiss = _count(
+                stack, lo, hi, codes, counts, miss, node_mask[d], c, per_value, touched
             )
+            if not wildcard:
+                nmiss = 0
+                supmiss = 0
+            # a value every record of the node has (or matches) never makes a set
+            # unique: no MSU of the node holds the column
+            constant = nt == 1 and per_value[touched[0], 0] + nmiss == hi - lo
+            constant = constant and (d > 0 or total >= 2)
+            can_push = d + 1 < max_size and c < m - 1
+            cmask = node_mask[d] | (np.int64(1) << c)
+            n_keep = 0
+            for t in range(nt):
+                v = touched[t]
+                if constant or per_value[v, 2] == 0:
+                    continue
+                if per_value[v, 1] + supmiss == 1:
+                    out_pat, out_mask, out_next, n_out = _add_msu(
+                        per_value[v, 3], cmask, head, out_pat, out_mask, out_next, n_out
+                    )
+                elif not can_push:
+                    continue
+                elif per_value[v, 2] == 1:
+                    out_pat, out_mask, out_next, n_out = _record_search(
+                        per_value[v, 3],
+                        cmask,
+                        c,
+                        d + 1,
+                        stack,
+                        lo,
+                        hi,
+                        codes,
+                        wildcard,
+                        max_size,
+                        raw,
+                        lbuf,
+                        (head, out_pat, out_mask, out_next, n_out),
+                    )
+                else:
+                    keep[n_keep] = v
+                    n_keep += 1
+            if n_keep:
+                start = reg_hi[d - 1] if d > 0 else n_pat
+                stack, reg_hi[d] = _materialize(
+                    stack, lo, hi, start, codes, c, wildcard, per_value, keep, n_keep,
+                    gstart, gend, g_base[d],
+                )  # fmt: skip
+            for t in range(nt):
+                per_value[touched[t], :] = 0
             split_col[d] = c
-            if (
-                ng == 1
-                and (d > 0 or total >= 2)
-                and gend[g_base[d]] - gstart[g_base[d]] == node_hi[d] - node_lo[d]
-            ):
-                # every record of the node has this value (or a wildcard): adding the
-                # column never makes a set unique, so no MSU of the node holds it
-                ng = 0
-            g_n[d] = ng
+            g_n[d] = n_keep
             g_i[d] = 0
-            reg_hi[d] = end
         else:
             d -= 1
     return out_pat[:n_out].copy(), out_mask[:n_out].copy()
