@@ -175,9 +175,7 @@ values = st.sampled_from([0, 1, 2, None])
 def frames(draw: st.DrawFn) -> pd.DataFrame:
     m = draw(st.integers(1, 4))
     n = draw(st.integers(1, 12))
-    cols = {
-        f"k{j}": draw(st.lists(values, min_size=n, max_size=n)) for j in range(m)
-    }
+    cols = {f"k{j}": draw(st.lists(values, min_size=n, max_size=n)) for j in range(m)}
     return pd.DataFrame(cols, dtype=object)
 
 
@@ -280,7 +278,7 @@ def test_unknown_missing_rule(missing: object) -> None:
 
 def test_strata_with_missing_values() -> None:
     df = HAND.assign(region=["a", None, "a", "b", "b", "b"])
-    with pytest.raises(DataValidationError, match="'region'.*1 missing"):
+    with pytest.raises(DataValidationError, match=r"'region'.*1 missing"):
         suda(df, KEYS, strata="region")
 
 

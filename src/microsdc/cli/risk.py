@@ -28,6 +28,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli.suda_view import print_suda, suda_options, suda_rule
 
 DEFAULT_KS = (2, 3, 5)
 
@@ -54,6 +55,7 @@ DEFAULT_KS = (2, 3, 5)
     default=None,
     help="Write the data with fk (Fk) and at_risk columns appended.",
 )
+@suda_options
 @sep_option
 @encoding_option
 @engine_option
@@ -72,6 +74,10 @@ def risk(
     encoding: str | None,
     engine: str = "pandas",
     db_table: str | None = None,
+    suda_flag: bool = False,
+    max_msu: int | None = None,
+    dis_fraction: float = 0.01,
+    suda_missing: str | None = None,
 ) -> None:
     """Rows at risk (fk < k) for k = 2, 3, 5 and -k, and the riskiest key combinations.
 
@@ -83,6 +89,7 @@ def risk(
     Example:
       microsdc risk survey.csv --qi age_band,sex,region -k 3 --weight w
       microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
+      microsdc risk survey.csv --qi age_band,sex,region,education --suda --max-msu 4
     """
 
     from microsdc._core.policy import parse_policy
@@ -95,7 +102,10 @@ def risk(
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
+    rule = suda_rule(suda_missing, policy.kind) if suda_flag else None
     announce_compile("risk")
+    if engine != "pandas" and rule is not None:
+        raise click.UsageError("--suda needs the records in memory: use --engine pandas")
     if engine != "pandas":
         _risk_lazy(
             file,
@@ -123,7 +133,8 @@ def risk(
             file, columns=usecols, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
         )
         if out:
-            names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
+            names: tuple[str, ...] = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
+            names += ("suda", "dis_suda") if rule else ()
             clash = [c for c in names if c in df.columns]
             if clash:
                 raise click.UsageError(
@@ -135,6 +146,15 @@ def risk(
         bar.update(task, advance=1, description="counting")
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
         bar.update(task, advance=1)
+        special = None
+        if rule is not None:
+            from microsdc.risk.suda import suda
+
+            bar.update(task, description="special uniques")
+            special = suda(
+                df, qis, max_msu=max_msu, dis_fraction=dis_fraction, missing=rule,  # type: ignore[arg-type]
+                missing_values=mv,
+            )  # fmt: skip
     fk = res.row_fk
     n = len(fk)
     from rich.markup import escape
@@ -154,10 +174,15 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
+    if special is not None:
+        print_suda(con, special, top)
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
+        if special is not None:
+            added["suda"] = special.scores["suda"].to_numpy()
+            added["dis_suda"] = special.scores["dis_suda"].to_numpy()
         write_output(df.assign(**added), out, encoding, source=file, sep=sep)
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."

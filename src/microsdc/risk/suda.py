@@ -72,6 +72,7 @@ class SudaResult:
     msus : dict
         For each row label given in ``msus_of``: the record's MSUs, each a dict
         ``{variable: value}``, by size and then in the order of the key variables.
+        :meth:`list_msus` gives those of any other record.
     max_msu : int
         Largest MSU size searched.
     missing : str
@@ -92,6 +93,34 @@ class SudaResult:
     max_msu: int = 0
     missing: str = "wildcard"
     original_scores: bool = True
+    _enc: EncodedQIs | None = field(default=None, repr=False, compare=False)
+    _rows: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _masks: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def list_msus(self, labels: Sequence[Hashable]) -> dict[Hashable, list[dict[Hashable, Any]]]:
+        """The MSUs of the records with the given row labels, as in ``msus``.
+
+        Parameters
+        ----------
+        labels : list of row labels
+            Labels of the data's index, each held by one record.
+
+        Returns
+        -------
+        dict
+            Row label -> list of MSUs, each a dict ``{variable: value}``, by size and
+            then in the order of the key variables.
+
+        Raises
+        ------
+        InvalidParameterError
+            If a label is not in the index or the index holds it more than once.
+        """
+        if self._enc is None or self._rows is None or self._masks is None:
+            return {}
+        frame = pd.DataFrame(index=self._enc.index)
+        positions = _msu_rows(frame, labels, "list_msus", "labels")
+        return _listed_msus(self._enc, self._rows, self._masks, positions)
 
 
 def suda(
@@ -231,7 +260,7 @@ def suda(
         raise param_error(
             "quasi_identifiers", FUNC, f"a list of at most {MAX_KEYS} column names", m
         )
-    positions = _msu_rows(df, msus_of)
+    positions = _msu_rows(df, msus_of, FUNC, "msus_of")
     big_m = m if max_msu is None else max_msu
     max_size = min(big_m, m)
     weights = score_weights(big_m, bool(original_scores))
@@ -309,30 +338,30 @@ def _strata(df: pd.DataFrame, strata_cols: list[Hashable]) -> tuple[list[np.ndar
     return [np.sort(g) for g in np.split(order, bounds)], labels
 
 
-def _msu_rows(df: pd.DataFrame, msus_of: Any) -> dict[Hashable, int]:
-    """Row position of each label in ``msus_of``."""
+def _msu_rows(df: pd.DataFrame, msus_of: Any, func: str, name: str) -> dict[Hashable, int]:
+    """Row position of each label in ``msus_of`` (parameter ``name`` of ``func``)."""
     if msus_of is None:
         return {}
     if isinstance(msus_of, str | bytes) or not isinstance(msus_of, Sequence | pd.Index):
-        raise param_error("msus_of", FUNC, "a list of row labels or None", msus_of)
+        raise param_error(name, func, "a list of row labels or None", msus_of)
     out: dict[Hashable, int] = {}
     for label in msus_of:
         try:
             pos = df.index.get_loc(label)
         except (KeyError, TypeError):
             raise InvalidParameterError(
-                f"The 'msus_of' parameter of {FUNC} names the row label {label!r}, which "
+                f"The '{name}' parameter of {func} names the row label {label!r}, which "
                 "is not in the data's index.",
-                func=FUNC,
-                param="msus_of",
+                func=func,
+                param=name,
                 value=label,
             ) from None
         if not isinstance(pos, int | np.integer):
             raise InvalidParameterError(
-                f"The 'msus_of' parameter of {FUNC} names the row label {label!r}, which "
+                f"The '{name}' parameter of {func} names the row label {label!r}, which "
                 "the data's index holds more than once; reset the index first.",
-                func=FUNC,
-                param="msus_of",
+                func=func,
+                param=name,
                 value=label,
             )
         out[label] = int(pos)
@@ -388,6 +417,9 @@ def _assemble(
         max_msu=max_size,
         missing=rule,
         original_scores=original,
+        _enc=enc,
+        _rows=rows,
+        _masks=masks,
     )
 
 
