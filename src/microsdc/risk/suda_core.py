@@ -158,7 +158,7 @@ def suda_codes(
     n = codes.shape[0]
     wildcard = rule == "wildcard"
     ncat = np.asarray(n_categories, dtype=np.int64)
-    pt = distinct_patterns(codes, ncat)
+    pt = distinct_patterns(codes, ncat, dense_limit=0)  # a hash table: memory of the rows
     pat, mask = msu_search(pt.codes, pt.count, ncat, wildcard, max_size)
     size = _popcount(mask)
     counts_p = np.zeros((len(pt.count), max(max_size, 1)), dtype=np.int64)
