@@ -286,7 +286,7 @@ CONTRACTS: dict[str, Contract] = {
         ),
         frames=("df",),
         columns=("quasi_identifiers", "strata"),
-        out_of_range={"max_msu": 0, "dis_fraction": 1.0, "msus_of": [99]},
+        out_of_range={"max_msu": 0, "dis_fraction": 1.0, "msus_of": [99], "threads": 3},
     ),
     "individual_risk": Contract(
         _kw(df=people, quasi_identifiers=["age", "sex"], weights="w"),

@@ -219,6 +219,22 @@ def test_larger_frame_equals_bruteforce() -> None:
         assert [{frozenset(u) for u in res.msus[i]} for i in df.index] == expected
 
 
+@pytest.mark.parametrize("rule", RULES)
+def test_two_threads_find_the_same_msus(rule: str) -> None:
+    rng = np.random.default_rng(11)
+    n, m = 4000, 7
+    df = pd.DataFrame({f"k{j}": rng.integers(0, 3 + j, n) for j in range(m)})
+    df = df.mask(rng.random((n, m)) < 0.05)
+    one = suda(df, list(df.columns), missing=rule)
+    two = suda(df, list(df.columns), missing=rule, threads=2)
+    assert one.scores["n_msu"].sum() > 1000
+    pd.testing.assert_frame_equal(one.scores, two.scores)
+    pd.testing.assert_frame_equal(one.msu_counts, two.msu_counts)
+    pd.testing.assert_frame_equal(one.level_contributions, two.level_contributions)
+    labels = list(one.scores.index[one.scores["n_msu"] > 0][:50])
+    assert one.list_msus(labels) == two.list_msus(labels)
+
+
 # --- strata, shapes, input --------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["msu_search"]
+__all__ = ["drop_supersets", "msu_search"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -222,7 +222,8 @@ def _materialize(stack, lo, hi, out, codes, c, wildcard, per_value, keep, n_keep
 
 
 @numba.njit(cache=True, nogil=True)
-def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no cover - numba
+def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
+    # pragma: no cover - numba
     """All minimal sample uniques of the distinct patterns ``codes``.
 
     Parameters
@@ -232,6 +233,9 @@ def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no c
     n_categories : int64 array (m,), codes of column j are in [0, n_categories[j])
     wildcard : bool, a missing value matches every value (else none)
     max_size : int, largest MSU size searched (<= m)
+    first_columns : int64 bit mask, search only the item sets whose first (smallest)
+        column is one of these (all columns: every MSU). Sets with a first column c
+        have all their subsets among the sets with a first column >= c.
 
     Returns
     -------
@@ -303,6 +307,8 @@ def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no c
         elif col[d] > node_last[d]:  # split the node by its next column
             c = col[d]
             col[d] -= 1
+            if d == 0 and not (first_columns >> c) & 1:
+                continue
             lo = node_lo[d]
             hi = node_hi[d]
             nt, nmiss, supmiss = _count(
@@ -361,3 +367,28 @@ def msu_search(codes, counts, n_categories, wildcard, max_size):  # pragma: no c
         else:
             d -= 1
     return out_pat[:n_out].copy(), out_mask[:n_out].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def drop_supersets(pattern, mask, n_patterns, other_pattern, other_mask):
+    # pragma: no cover - numba
+    """Which of the sets ``(pattern, mask)`` hold none of the MSUs ``(other_pattern,
+    other_mask)`` of the same pattern: the minimal ones, when the others are all the
+    MSUs whose first column comes after the first column of these sets."""
+    head = np.full(n_patterns, -1, dtype=np.int64)
+    nxt = np.empty(len(other_pattern), dtype=np.int64)
+    for i in range(len(other_pattern)):
+        p = other_pattern[i]
+        nxt[i] = head[p]
+        head[p] = i
+    keep = np.ones(len(pattern), dtype=np.bool_)
+    for i in range(len(pattern)):
+        q = head[pattern[i]]
+        mk = mask[i]
+        while q >= 0:
+            om = other_mask[q]
+            if (om & mk) == om:
+                keep[i] = False
+                break
+            q = nxt[q]
+    return keep

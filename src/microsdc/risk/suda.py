@@ -134,6 +134,7 @@ def suda(
     strata: Hashable | Sequence[Hashable] | None = None,
     missing_values: MissingValues = None,
     msus_of: Sequence[Hashable] | None = None,
+    threads: int = 1,
 ) -> SudaResult:
     """SUDA and DIS-SUDA scores: which records are special uniques, and why.
 
@@ -180,6 +181,10 @@ def suda(
         :func:`~microsdc.sample_frequencies`.
     msus_of : list of row labels, optional
         Records whose MSUs are listed in ``msus`` (the labels of ``df``'s index).
+    threads : {1, 2}, default 1
+        Threads of the search. With 2, the sets that start with the first key variable
+        are searched at the same time as the others (the same MSUs; on two free cores
+        the wall time drops by up to a half).
 
     Returns
     -------
@@ -190,7 +195,8 @@ def suda(
     InvalidParameterError
         If ``df`` is not a DataFrame, the key list is empty, repeats a name or has
         more than 62 names, ``max_msu`` is not an int >= 1, ``dis_fraction`` is not
-        in (0, 1), ``missing`` is unknown, ``original_scores`` is not a bool, or
+        in (0, 1), ``missing`` is unknown, ``original_scores`` is not a bool,
+        ``threads`` is not 1 or 2, or
         ``msus_of`` names a row label that is not in the index (or the index
         repeats a label it names).
     ColumnNotFoundError
@@ -253,6 +259,7 @@ def suda(
     )
     if max_msu is not None:
         max_msu = check_int(max_msu, "max_msu", FUNC, min_value=1)
+    n_threads = check_int(threads, "threads", FUNC, min_value=1, max_value=2)
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
     enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=FUNC)
     m = len(enc.columns)
@@ -275,6 +282,7 @@ def suda(
             weights=weights,
             fraction=fraction,
             n_keys=m,
+            n_threads=n_threads,
         )
         for g in groups
     ]

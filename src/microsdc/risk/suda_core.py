@@ -14,7 +14,7 @@ from math import prod
 import numpy as np
 
 from microsdc._kernels.patterns import distinct_patterns
-from microsdc._kernels.suda import msu_search
+from microsdc._kernels.suda import drop_supersets, msu_search
 
 __all__ = [
     "MISSING_RULES",
@@ -130,6 +130,35 @@ def _popcount(mask: np.ndarray) -> np.ndarray:
     return out
 
 
+def find_msus(
+    codes: np.ndarray,
+    counts: np.ndarray,
+    n_categories: np.ndarray,
+    wildcard: bool,
+    max_size: int,
+    n_threads: int = 1,
+) -> tuple[np.ndarray, np.ndarray]:
+    """All MSUs of the distinct patterns ``codes``: (pattern, column bit mask) pairs.
+
+    With two threads, one searches the sets whose first column is the first key
+    variable (about half of the search tree) and the other the rest, at the same time
+    (the kernel releases the GIL); the first thread's sets that hold an MSU of the
+    second are then dropped."""
+    m = codes.shape[1]
+    every = (1 << m) - 1
+    if n_threads < 2 or m < 3 or len(codes) < 1000:
+        return msu_search(codes, counts, n_categories, wildcard, max_size, every)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(msu_search, codes, counts, n_categories, wildcard, max_size, 1)
+        rest = pool.submit(msu_search, codes, counts, n_categories, wildcard, max_size, every & ~1)
+        pat_a, mask_a = first.result()
+        pat_b, mask_b = rest.result()
+    keep = drop_supersets(pat_a, mask_a, len(codes), pat_b, mask_b)
+    return np.concatenate([pat_a[keep], pat_b]), np.concatenate([mask_a[keep], mask_b])
+
+
 def _wildcard_counts(codes: np.ndarray, n_categories: np.ndarray) -> np.ndarray:
     """fk of each row on the whole key with missing values as wildcards."""
     from microsdc._core.policy import Policy
@@ -148,6 +177,7 @@ def suda_codes(
     weights: np.ndarray,
     fraction: float,
     n_keys: int,
+    n_threads: int = 1,
 ) -> StratumSuda:
     """MSUs and scores of the rows of ``codes`` (n_rows, m; -1 = missing).
 
@@ -159,7 +189,7 @@ def suda_codes(
     wildcard = rule == "wildcard"
     ncat = np.asarray(n_categories, dtype=np.int64)
     pt = distinct_patterns(codes, ncat, dense_limit=0)  # a hash table: memory of the rows
-    pat, mask = msu_search(pt.codes, pt.count, ncat, wildcard, max_size)
+    pat, mask = find_msus(pt.codes, pt.count, ncat, wildcard, max_size, n_threads)
     size = _popcount(mask)
     counts_p = np.zeros((len(pt.count), max(max_size, 1)), dtype=np.int64)
     np.add.at(counts_p, (pat, size - 1), 1)
