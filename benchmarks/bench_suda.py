@@ -18,7 +18,9 @@ proportional to 1/i^1.1; cardinalities 2, 5, 8, 10, 12, 20, 4, 6, 15, ...).
 Run from the repository root::
 
     python benchmarks/bench_suda.py                 # real data and 100,000 rows
-    python benchmarks/bench_suda.py --large         # adds 1,000,000 x 7 and 1,000,000 x 12
+    python benchmarks/bench_suda.py --large         # adds 1,000,000 x 7, and x 12 keys with
+                                                    # max_msu 4 (microsdc alone)
+    python benchmarks/bench_suda.py --threads 2     # microsdc with two threads
     python benchmarks/bench_suda.py --cases testdata adult
 """
 
@@ -139,7 +141,7 @@ def make_case(name: str) -> tuple[pd.DataFrame, list[str]]:
         return testdata()
     if name == "adult":
         return adult()
-    _, rows, keys, miss = name.split("-")  # zipf-100k-9-5
+    _, rows, keys, miss = name.split("-")[:4]  # zipf-100k-9-5 (-m4: max_msu 4)
     n = int(rows.replace("k", "000").replace("M", "000000"))
     df = zipf_frame(n, int(keys), int(miss) / 100)
     return df, list(df.columns)
@@ -169,7 +171,9 @@ def _status_mb(key: str) -> float:
     return float("nan")
 
 
-def microsdc_worker(frame_path: str, out_path: str, keys: list[str], fraction: float) -> None:
+def microsdc_worker(
+    frame_path: str, out_path: str, keys: list[str], fraction: float, threads: int, max_msu: int
+) -> None:
     """Run in a fresh process: time one suda() call and print TIME and MB."""
     sys.path.insert(0, str(REPO / "src"))
     import microsdc
@@ -179,7 +183,14 @@ def microsdc_worker(frame_path: str, out_path: str, keys: list[str], fraction: f
     Path("/proc/self/clear_refs").write_text("5")
     before = _status_mb("VmRSS:")
     t0 = time.perf_counter()
-    res = microsdc.suda(df, keys, missing="sdcmicro", dis_fraction=fraction)
+    res = microsdc.suda(
+        df,
+        keys,
+        missing="sdcmicro",
+        dis_fraction=fraction,
+        threads=threads,
+        max_msu=max_msu or None,
+    )
     elapsed = time.perf_counter() - t0
     peak = _status_mb("VmHWM:") - before
     np.save(out_path, np.stack([res.scores["suda"], res.scores["dis_suda"]]))
@@ -192,9 +203,12 @@ def _parse(out: str) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
 
 
-def run_case(name: str, so: Path, work: Path, fraction: float) -> dict[str, object]:
+def run_case(name: str, so: Path, work: Path, fraction: float, threads: int) -> dict[str, object]:
     df, keys = make_case(name)
     n, m = len(df), len(keys)
+    max_msu = int(name.split("-m")[1]) if "-m" in name else 0
+    if max_msu:  # sdcMicro's suda2 has no maximum MSU size: microsdc alone
+        return _microsdc_only(name, df, keys, work, fraction, threads, max_msu)
     codes = as_codes(df, keys)
     codes.T.copy().tofile(work / "codes.bin")  # column-major, as R fills a matrix
     r = subprocess.run(
@@ -207,10 +221,10 @@ def run_case(name: str, so: Path, work: Path, fraction: float) -> dict[str, obje
     u_sdc = found.group(1) if found else "?"
     r_out = np.fromfile(work / "r_out.bin", dtype=np.float64).reshape(2, n)
     df.to_pickle(work / "frame.pkl")
-    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
     py = subprocess.run(
         [sys.executable, __file__, "--worker", str(work / "frame.pkl"), str(work / "py.npy"),
-         str(fraction), *keys],
+         str(fraction), str(threads), "0", *keys],
         capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     p_info = _parse(py.stdout)
@@ -231,6 +245,36 @@ def run_case(name: str, so: Path, work: Path, fraction: float) -> dict[str, obje
     }
 
 
+def _microsdc_only(
+    name: str,
+    df: pd.DataFrame,
+    keys: list[str],
+    work: Path,
+    fraction: float,
+    threads: int,
+    max_msu: int,
+) -> dict[str, object]:
+    df.to_pickle(work / "frame.pkl")
+    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads)}
+    py = subprocess.run(
+        [sys.executable, __file__, "--worker", str(work / "frame.pkl"), str(work / "py.npy"),
+         str(fraction), str(threads), str(max_msu), *keys],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    p_info = _parse(py.stdout)
+    return {
+        "case": f"{name} ({len(df):,} x {len(keys)}, max_msu {max_msu})",
+        "sdcMicro s": float("nan"),
+        "sdcMicro MB": float("nan"),
+        "microsdc s": float(p_info["TIME"]),
+        "microsdc MB": float(p_info["MB"]),
+        "scores equal": "(no max MSU size in sdcMicro)",
+        "DIS-SUDA max diff": float("nan"),
+        "U sdcMicro / true": f"- / {p_info['UNIQUES']}",
+        "contrib max diff (pp)": float("nan"),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -238,23 +282,38 @@ def main() -> None:
         nargs="*",
         default=["testdata", "adult", "zipf-100k-7-0", "zipf-100k-9-0", "zipf-100k-9-5"],
     )
-    parser.add_argument("--large", action="store_true", help="add 1,000,000 x 7")
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="add 1,000,000 x 7 and 1,000,000 x 12 with max_msu 4 (microsdc alone)",
+    )
+    parser.add_argument("--threads", type=int, default=1, help="threads of microsdc.suda")
     parser.add_argument("--fraction", type=float, default=0.01)
     parser.add_argument("--sdcmicro-git", type=Path, default=SDCMICRO_GIT)
     args = parser.parse_args()
-    cases = list(args.cases) + (["zipf-1M-7-0"] if args.large else [])
+    cases = list(args.cases) + (["zipf-1M-7-0", "zipf-1M-12-0-m4"] if args.large else [])
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         so = build_sdcmicro(args.sdcmicro_git, work)
-        rows = [run_case(c, so, work, args.fraction) for c in cases]
+        rows = [run_case(c, so, work, args.fraction, args.threads) for c in cases]
     table = pd.DataFrame(rows)
-    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    print(
+        f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}, "
+        f"microsdc threads: {args.threads}"
+    )
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3g}"))
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        microsdc_worker(sys.argv[2], sys.argv[3], sys.argv[5:], float(sys.argv[4]))
+        microsdc_worker(
+            sys.argv[2],
+            sys.argv[3],
+            sys.argv[7:],
+            float(sys.argv[4]),
+            int(sys.argv[5]),
+            int(sys.argv[6]),
+        )
     else:
         main()
