@@ -271,12 +271,12 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
     g_base = np.zeros(m + 1, dtype=np.int64)
     g_n = np.zeros(m + 1, dtype=np.int64)
     g_i = np.zeros(m + 1, dtype=np.int64)
-    head = np.full(n_pat, -1, dtype=np.int64)
+    head = np.full(n_pat, -1, dtype=np.int32)
     raw = np.empty(max(n_pat, 1), dtype=np.int64)
     lbuf = np.empty((m + 2) * min(max(n_pat, 1), np.int64(1) << min(m, 40)), dtype=np.int64)
-    out_pat = np.empty(1024, dtype=np.int64)
+    out_pat = np.empty(1024, dtype=np.int32)
     out_mask = np.empty(1024, dtype=np.int64)
-    out_next = np.empty(1024, dtype=np.int64)
+    out_next = np.empty(1024, dtype=np.int32)
     n_out = 0
     if n_pat == 0 or m == 0 or max_size < 1:
         return out_pat[:0].copy(), out_mask[:0].copy()
