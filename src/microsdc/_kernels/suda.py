@@ -30,7 +30,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["drop_supersets", "msu_search"]
+__all__ = ["drop_supersets", "msu_search", "msu_tallies"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -239,7 +239,7 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
 
     Returns
     -------
-    pattern : int64 array (n_msus,), the pattern (of count 1) each MSU belongs to
+    pattern : int32 array (n_msus,), the pattern (of count 1) each MSU belongs to
     mask : int64 array (n_msus,), the MSU's columns as a bit mask
     """
     n_pat, m = codes.shape
@@ -279,7 +279,7 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
     out_next = np.empty(1024, dtype=np.int32)
     n_out = 0
     if n_pat == 0 or m == 0 or max_size < 1:
-        return out_pat[:0].copy(), out_mask[:0].copy()
+        return out_pat[:0], out_mask[:0]
 
     total = 0
     for p in range(n_pat):
@@ -366,7 +366,7 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
             g_i[d] = 0
         else:
             d -= 1
-    return out_pat[:n_out].copy(), out_mask[:n_out].copy()
+    return out_pat[:n_out], out_mask[:n_out]  # views: no second copy of the lists
 
 
 @numba.njit(cache=True, nogil=True)
@@ -392,3 +392,34 @@ def drop_supersets(pattern, mask, n_patterns, other_pattern, other_mask):
                 break
             q = nxt[q]
     return keep
+
+
+@numba.njit(cache=True, nogil=True)
+def msu_tallies(pattern, mask, codes, n_patterns, n_levels, max_size):
+    # pragma: no cover - numba
+    """MSUs counted by pattern and size, and by column, level and size.
+
+    Returns
+    -------
+    by_pattern : int32 array (n_patterns, max_size), MSUs of size s in column s - 1
+    by_level : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
+        column with that level (code; -1 counted as ``n_levels - 1``)
+    """
+    m = codes.shape[1]
+    by_pattern = np.zeros((n_patterns, max(max_size, 1)), dtype=np.int32)
+    by_level = np.zeros((m, n_levels, max_size + 1), dtype=np.int64)
+    for i in range(len(pattern)):
+        p = pattern[i]
+        mk = mask[i]
+        size = 0
+        for j in range(m):
+            if (mk >> j) & 1:
+                size += 1
+        by_pattern[p, size - 1] += 1
+        for j in range(m):
+            if (mk >> j) & 1:
+                lv = codes[p, j]
+                if lv < 0:
+                    lv = n_levels - 1
+                by_level[j, lv, size] += 1
+    return by_pattern, by_level

@@ -93,9 +93,7 @@ class SudaResult:
     max_msu: int = 0
     missing: str = "wildcard"
     original_scores: bool = True
-    _enc: EncodedQIs | None = field(default=None, repr=False, compare=False)
-    _rows: np.ndarray | None = field(default=None, repr=False, compare=False)
-    _masks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _lookup: _MsuLookup | None = field(default=None, repr=False, compare=False)
 
     def list_msus(self, labels: Sequence[Hashable]) -> dict[Hashable, list[dict[Hashable, Any]]]:
         """The MSUs of the records with the given row labels, as in ``msus``.
@@ -116,11 +114,10 @@ class SudaResult:
         InvalidParameterError
             If a label is not in the index or the index holds it more than once.
         """
-        if self._enc is None or self._rows is None or self._masks is None:
+        if self._lookup is None:
             return {}
-        frame = pd.DataFrame(index=self._enc.index)
-        positions = _msu_rows(frame, labels, "list_msus", "labels")
-        return _listed_msus(self._enc, self._rows, self._masks, positions)
+        frame = pd.DataFrame(index=self._lookup.enc.index)
+        return self._lookup.listed(_msu_rows(frame, labels, "list_msus", "labels"))
 
 
 def suda(
@@ -391,27 +388,29 @@ def _assemble(
     score = np.zeros(n)
     dis_suda = np.zeros(n)
     counts = np.zeros((n, max(max_size, 1)), dtype=np.int64)
-    rows_l, masks_l = [], []
-    for g, part in zip(groups, parts, strict=True):
+    where = np.zeros(n, dtype=np.int64)  # the stratum of each row
+    local = np.zeros(n, dtype=np.int64)  # its position in the stratum
+    by_level = None
+    for i, (g, part) in enumerate(zip(groups, parts, strict=True)):
         score[g] = part.score
         dis_suda[g] = part.dis_suda
         counts[g] = part.msu_counts
-        rows_l.append(g[part.msu_row])
-        masks_l.append(part.msu_mask)
-    rows = np.concatenate(rows_l) if rows_l else np.zeros(0, dtype=np.int64)
-    masks = np.concatenate(masks_l) if masks_l else np.zeros(0, dtype=np.int64)
+        where[g] = i
+        local[g] = np.arange(len(g))
+        by_level = part.by_level if by_level is None else by_level + part.by_level
     scores = pd.DataFrame(
         {"suda": score, "dis_suda": dis_suda, "n_msu": counts.sum(axis=1)}, index=enc.index
     )
     msu_counts = pd.DataFrame(counts[:, :max_size], index=enc.index)
     msu_counts.columns = pd.RangeIndex(1, max_size + 1)
     total = float(counts.sum(axis=0).astype(np.float64) @ weights[1 : max_size + 1])
-    var_c, lev_c = _contributions(enc, rows, masks, weights[: max_size + 1], total)
+    var_c, lev_c = _contributions(enc, by_level, weights[: max_size + 1], total)
     dis: float | pd.Series = (
         parts[0].dis
         if not labels
         else pd.Series([p.dis for p in parts], index=pd.Index(labels, name="stratum"), name="dis")
     )
+    lookup = _MsuLookup(enc, parts, where, local)
     return SudaResult(
         scores=scores,
         msu_counts=msu_counts,
@@ -421,22 +420,42 @@ def _assemble(
         n_sample_uniques=sum(p.n_uniques for p in parts),
         n_pairs=sum(p.n_pairs for p in parts),
         total_score=total,
-        msus=_listed_msus(enc, rows, masks, positions),
+        msus=lookup.listed(positions),
         max_msu=max_size,
         missing=rule,
         original_scores=original,
-        _enc=enc,
-        _rows=rows,
-        _masks=masks,
+        _lookup=lookup,
     )
+
+
+@dataclass(frozen=True)
+class _MsuLookup:
+    """The MSU lists of every stratum and where each row sits, for listing the MSUs of
+    chosen records."""
+
+    enc: EncodedQIs
+    parts: list[StratumSuda]
+    where: np.ndarray
+    local: np.ndarray
+
+    def listed(self, positions: dict[Hashable, int]) -> dict[Hashable, list[dict[Hashable, Any]]]:
+        out: dict[Hashable, list[dict[Hashable, Any]]] = {}
+        m = len(self.enc.columns)
+        for label, pos in positions.items():
+            mine = self.parts[int(self.where[pos])].masks_of(int(self.local[pos]))
+            cols = [[j for j in range(m) if (int(mk) >> j) & 1] for mk in mine]
+            cols.sort(key=lambda c: (len(c), c))
+            out[label] = [{self.enc.columns[j]: _value(self.enc, pos, j) for j in c} for c in cols]
+        return out
 
 
 def _contributions(
-    enc: EncodedQIs, rows: np.ndarray, masks: np.ndarray, weights: np.ndarray, total: float
+    enc: EncodedQIs, by_level: np.ndarray | None, weights: np.ndarray, total: float
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    share, in_msus, n_msus, levels = msu_contributions(
-        rows, masks, weights, enc.codes, enc.n_categories
-    )
+    m = len(enc.columns)
+    if by_level is None:
+        by_level = np.zeros((m, 1, len(weights)), dtype=np.int64)
+    share, in_msus, n_msus, levels = msu_contributions(by_level, weights, enc.n_categories)
     scale = 100.0 / total if total > 0 else 0.0
     var_c = pd.DataFrame(
         {"contribution": share * scale, "in_msus": in_msus * scale, "n_msus": n_msus},
@@ -462,19 +481,6 @@ def _contributions(
         )
     lev_c = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return var_c, lev_c
-
-
-def _listed_msus(
-    enc: EncodedQIs, rows: np.ndarray, masks: np.ndarray, positions: dict[Hashable, int]
-) -> dict[Hashable, list[dict[Hashable, Any]]]:
-    out: dict[Hashable, list[dict[Hashable, Any]]] = {}
-    m = len(enc.columns)
-    for label, pos in positions.items():
-        mine = masks[rows == pos]
-        cols = [[j for j in range(m) if (int(mk) >> j) & 1] for mk in mine]
-        cols.sort(key=lambda c: (len(c), c))
-        out[label] = [{enc.columns[j]: _value(enc, pos, j) for j in c} for c in cols]
-    return out
 
 
 def _value(enc: EncodedQIs, pos: int, j: int) -> Any:

@@ -14,7 +14,7 @@ from math import prod
 import numpy as np
 
 from microsdc._kernels.patterns import distinct_patterns
-from microsdc._kernels.suda import drop_supersets, msu_search
+from microsdc._kernels.suda import drop_supersets, msu_search, msu_tallies
 
 __all__ = [
     "MISSING_RULES",
@@ -104,8 +104,10 @@ class StratumSuda:
     ----------
     score : float64 (n_rows,), SUDA score of each record
     dis_suda : float64 (n_rows,)
-    msu_counts : int64 (n_rows, max_size), MSUs of each size (column s-1 for size s)
-    msu_row : int64 (n_msus,), the row (of the matrix) each MSU belongs to
+    msu_counts : int32 (n_rows, max_size), MSUs of each size (column s-1 for size s)
+    by_level : int64 (m, n_levels, max_size + 1), MSUs by column, level code and size
+    inverse : int64 (n_rows,), the pattern of each row
+    msu_pattern : int32 (n_msus,), the pattern each MSU belongs to
     msu_mask : int64 (n_msus,), the MSU's columns as bits
     n_uniques, n_pairs : int, records unique / in a pair on the full key
     dis : float
@@ -114,20 +116,17 @@ class StratumSuda:
     score: np.ndarray
     dis_suda: np.ndarray
     msu_counts: np.ndarray
-    msu_row: np.ndarray
+    by_level: np.ndarray
+    inverse: np.ndarray
+    msu_pattern: np.ndarray
     msu_mask: np.ndarray
     n_uniques: int
     n_pairs: int
     dis: float
 
-
-def _popcount(mask: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(mask), dtype=np.int64)
-    m = mask.copy()
-    while m.any():
-        out += (m & 1).astype(np.int64)
-        m >>= 1
-    return out
+    def masks_of(self, row: int) -> np.ndarray:
+        """The MSUs (column bit masks) of one row of the stratum."""
+        return self.msu_mask[self.msu_pattern == self.inverse[row]]
 
 
 def find_msus(
@@ -185,27 +184,25 @@ def suda_codes(
     already hold missing as a category of its own. ``weights`` is
     :func:`score_weights` for the M of the scores.
     """
-    n = codes.shape[0]
     wildcard = rule == "wildcard"
     ncat = np.asarray(n_categories, dtype=np.int64)
     pt = distinct_patterns(codes, ncat, dense_limit=0)  # a hash table: memory of the rows
     pat, mask = find_msus(pt.codes, pt.count, ncat, wildcard, max_size, n_threads)
-    size = _popcount(mask)
-    counts_p = np.zeros((len(pt.count), max(max_size, 1)), dtype=np.int64)
-    np.add.at(counts_p, (pat, size - 1), 1)
+    n_levels = int(ncat.max()) + 1 if len(ncat) else 1
+    by_pattern, by_level = msu_tallies(pat, mask, pt.codes, len(pt.count), n_levels, max_size)
     # by counts per size, so that the score does not depend on the order of the MSUs
-    score = (counts_p.astype(np.float64) @ weights[1 : max(max_size, 1) + 1])[pt.inverse]
-    # each MSU belongs to a pattern of one record (count 1): find that record
-    first_row = np.full(len(pt.count), -1, dtype=np.int64)
-    first_row[pt.inverse] = np.arange(n, dtype=np.int64)
+    per_pattern = by_pattern @ weights[1 : max(max_size, 1) + 1]
+    score = per_pattern[pt.inverse]
     fk = _wildcard_counts(codes, ncat) if wildcard else pt.count[pt.inverse]
     n_uniques = int(np.count_nonzero(fk == 1))
     n_pairs = int(np.count_nonzero(fk == 2))
     return StratumSuda(
         score=score,
         dis_suda=dis_suda_scores(score, n_uniques, n_pairs, fraction, n_keys),
-        msu_counts=counts_p[pt.inverse],
-        msu_row=first_row[pat],
+        msu_counts=by_pattern[pt.inverse],
+        by_level=by_level,
+        inverse=pt.inverse,
+        msu_pattern=pat,
         msu_mask=mask,
         n_uniques=n_uniques,
         n_pairs=n_pairs,
@@ -214,13 +211,9 @@ def suda_codes(
 
 
 def msu_contributions(
-    rows: np.ndarray,
-    masks: np.ndarray,
-    weights: np.ndarray,
-    codes: np.ndarray,
-    n_categories: np.ndarray,
+    by_level: np.ndarray, weights: np.ndarray, n_categories: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[np.ndarray, ...]]]:
-    """Variable and level contributions summed over the MSU lists.
+    """Variable and level contributions from the MSUs counted by column, level and size.
 
     An MSU of size s gives its weight ``weights[s]`` split evenly, ``weights[s] / s``,
     to each of its variables (and to the level the record has there), so the
@@ -230,10 +223,9 @@ def msu_contributions(
 
     Parameters
     ----------
-    rows : int64 (n_msus,), the row of ``codes`` each MSU belongs to
-    masks : int64 (n_msus,), the MSU's columns as bits
+    by_level : int64 (m, n_levels, S + 1), MSUs of size s holding column j at a level
+        (:func:`~microsdc._kernels.suda.msu_tallies`; missing is level ``n_categories[j]``)
     weights : float64 (S + 1,), the score of an MSU by size
-    codes : int32 (n_rows, m), -1 = missing (a level of its own here)
     n_categories : int64 (m,)
 
     Returns
@@ -242,25 +234,20 @@ def msu_contributions(
     levels : per variable, (codes, share, in_msus, n_msus) of the levels that occur;
         the code ``n_categories[j]`` stands for a missing value
     """
-    m = codes.shape[1]
-    size = _popcount(masks)
-    n_sizes = len(weights)
+    m = by_level.shape[0]
+    n_sizes = by_level.shape[2]
+    w = np.asarray(weights[:n_sizes], dtype=np.float64)
     w_split = np.zeros(n_sizes)
-    w_split[1:] = weights[1:] / np.arange(1, n_sizes)
+    w_split[1:] = w[1:] / np.arange(1, n_sizes)
     share = np.zeros(m)
     in_msus = np.zeros(m)
     n_msus = np.zeros(m, dtype=np.int64)
     levels: list[tuple[np.ndarray, ...]] = []
     for j in range(m):
-        has = ((masks >> j) & 1).astype(bool)
-        lv = codes[rows[has], j].astype(np.int64)
-        n_lv = int(n_categories[j]) + 1
-        lv_idx = np.where(lv < 0, n_lv - 1, lv)
-        by_size = np.bincount(lv_idx * n_sizes + size[has], minlength=n_lv * n_sizes)
-        by_size = by_size.reshape(n_lv, n_sizes).astype(np.float64)
-        sh = by_size @ w_split
-        im = by_size @ weights
-        nm = by_size.sum(axis=1).astype(np.int64)
+        t = by_level[j, : int(n_categories[j]) + 1].astype(np.float64)
+        sh = t @ w_split
+        im = t @ w
+        nm = t.sum(axis=1).astype(np.int64)
         share[j] = float(sh.sum())
         in_msus[j] = float(im.sum())
         n_msus[j] = int(nm.sum())
