@@ -37,7 +37,7 @@ __all__ = ["drop_supersets", "msu_search", "msu_tallies"]
 def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
     if need <= a.shape[0]:
         return a
-    size = max(need, 2 * a.shape[0])
+    size = max(need, a.shape[0] + a.shape[0] // 2 + 16)
     b = np.empty(size, dtype=a.dtype)
     b[: a.shape[0]] = a
     return b
@@ -222,7 +222,7 @@ def _materialize(stack, lo, hi, out, codes, c, wildcard, per_value, keep, n_keep
 
 
 @numba.njit(cache=True, nogil=True)
-def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
+def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, mask_like):
     # pragma: no cover - numba
     """All minimal sample uniques of the distinct patterns ``codes``.
 
@@ -236,11 +236,13 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
     first_columns : int64 bit mask, search only the item sets whose first (smallest)
         column is one of these (all columns: every MSU). Sets with a first column c
         have all their subsets among the sets with a first column >= c.
+    mask_like : empty array of the integer type of the returned masks (int32 holds up
+        to 31 columns: less memory for the MSU lists)
 
     Returns
     -------
     pattern : int32 array (n_msus,), the pattern (of count 1) each MSU belongs to
-    mask : int64 array (n_msus,), the MSU's columns as a bit mask
+    mask : array (n_msus,) of the type of ``mask_like``, the MSU's columns as bits
     """
     n_pat, m = codes.shape
     miss = np.zeros(n_pat, dtype=np.int64)
@@ -275,7 +277,7 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns):
     raw = np.empty(max(n_pat, 1), dtype=np.int64)
     lbuf = np.empty((m + 2) * min(max(n_pat, 1), np.int64(1) << min(m, 40)), dtype=np.int64)
     out_pat = np.empty(1024, dtype=np.int32)
-    out_mask = np.empty(1024, dtype=np.int64)
+    out_mask = _grow(mask_like, 1024)
     out_next = np.empty(1024, dtype=np.int32)
     n_out = 0
     if n_pat == 0 or m == 0 or max_size < 1:

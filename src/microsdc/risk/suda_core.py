@@ -145,13 +145,15 @@ def find_msus(
     second are then dropped."""
     m = codes.shape[1]
     every = (1 << m) - 1
+    like = np.zeros(0, dtype=np.int32 if m <= 31 else np.int64)
     if n_threads < 2 or m < 3 or len(codes) < 1000:
-        return msu_search(codes, counts, n_categories, wildcard, max_size, every)
+        return msu_search(codes, counts, n_categories, wildcard, max_size, every, like)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        first = pool.submit(msu_search, codes, counts, n_categories, wildcard, max_size, 1)
-        rest = pool.submit(msu_search, codes, counts, n_categories, wildcard, max_size, every & ~1)
+        args = (codes, counts, n_categories, wildcard, max_size)
+        first = pool.submit(msu_search, *args, 1, like)
+        rest = pool.submit(msu_search, *args, every & ~1, like)
         pat_a, mask_a = first.result()
         pat_b, mask_b = rest.result()
     keep = drop_supersets(pat_a, mask_a, len(codes), pat_b, mask_b)
