@@ -47,7 +47,7 @@ class SudaResult:
         with no MSU), ``dis_suda`` (float64 in [0, 1]) and ``n_msu`` (int64, the
         record's number of minimal sample uniques).
     msu_counts : pandas.DataFrame
-        Indexed like the data, one int64 column per MSU size ``1 .. max size``:
+        Indexed like the data, one int32 column per MSU size ``1 .. max size``:
         the record's number of MSUs of that size.
     variable_contributions : pandas.DataFrame
         Indexed by key variable: ``contribution`` (percent of the total score; each
@@ -272,7 +272,7 @@ def suda(
     groups, labels = _strata(df, strata_cols)
     parts = [
         suda_codes(
-            codes[g],
+            codes if len(groups) == 1 else codes[g],  # one stratum: no copy of the codes
             ncat,
             rule=rule,
             max_size=max_size,
@@ -387,7 +387,7 @@ def _assemble(
     n = enc.n_rows
     score = np.zeros(n)
     dis_suda = np.zeros(n)
-    counts = np.zeros((n, max(max_size, 1)), dtype=np.int64)
+    counts = np.zeros((n, max(max_size, 1)), dtype=np.int32)
     where = np.zeros(n, dtype=np.int64)  # the stratum of each row
     local = np.zeros(n, dtype=np.int64)  # its position in the stratum
     by_level = None
@@ -399,11 +399,12 @@ def _assemble(
         local[g] = np.arange(len(g))
         by_level = part.by_level if by_level is None else by_level + part.by_level
     scores = pd.DataFrame(
-        {"suda": score, "dis_suda": dis_suda, "n_msu": counts.sum(axis=1)}, index=enc.index
+        {"suda": score, "dis_suda": dis_suda, "n_msu": counts.sum(axis=1, dtype=np.int64)},
+        index=enc.index,
     )
-    msu_counts = pd.DataFrame(counts[:, :max_size], index=enc.index)
+    msu_counts = pd.DataFrame(counts[:, :max_size], index=enc.index, copy=False)
     msu_counts.columns = pd.RangeIndex(1, max_size + 1)
-    total = float(counts.sum(axis=0).astype(np.float64) @ weights[1 : max_size + 1])
+    total = float(counts.sum(axis=0, dtype=np.int64).astype(np.float64) @ weights[1 : max_size + 1])
     var_c, lev_c = _contributions(enc, by_level, weights[: max_size + 1], total)
     dis: float | pd.Series = (
         parts[0].dis
