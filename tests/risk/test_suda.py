@@ -113,6 +113,8 @@ def test_max_msu_limits_the_search_and_the_weights() -> None:
     assert list(res.msu_counts.columns) == [1, 2]
     assert res.scores["suda"].tolist() == [0, 0, 3, 3, 6, 3]
     assert res.max_msu == 2
+    # a limit at or above the number of keys is no limit
+    pd.testing.assert_frame_equal(suda(HAND, KEYS, max_msu=9).scores, suda(HAND, KEYS).scores)
 
 
 def test_disclosure_index_formula() -> None:

@@ -150,7 +150,7 @@ def suda(
     max_msu : int >= 1, optional
         Largest MSU size searched (all key variables by default). With 10-15 key
         variables a limit of 4-6 keeps the search short. It is also the ``M`` of the
-        score weights.
+        score weights (a limit at or above the number of keys changes nothing).
     dis_fraction : float in (0, 1), default 0.01
         Sampling fraction f of the DIS value (sdcMicro ``DisFraction``).
     missing : {"wildcard", "category", "sdcmicro"}, default "wildcard"
@@ -169,7 +169,7 @@ def suda(
         Score weights. True: an MSU of size s adds ``(M - s)!`` (Elliot et al.;
         sdcMicro's default). False: the legacy IHSN weight
         ``(2^(M-s) - 1) s! (M-s)! / M!``. M is the number of key variables, or
-        ``max_msu`` when it is given.
+        ``max_msu`` when it is smaller.
     strata : column name or list of column names, optional
         Search each stratum on its own (MSUs, scores, DIS and DIS-SUDA within the
         stratum). Strata columns must have no missing values.
@@ -265,8 +265,8 @@ def suda(
             "quasi_identifiers", FUNC, f"a list of at most {MAX_KEYS} column names", m
         )
     positions = _msu_rows(df, msus_of, FUNC, "msus_of")
-    big_m = m if max_msu is None else max_msu
-    max_size = min(big_m, m)
+    max_size = m if max_msu is None else min(max_msu, m)
+    big_m = max_size  # a limit at or above the number of keys is no limit
     weights = score_weights(big_m, bool(original_scores))
     codes, ncat = _rule_codes(enc, rule)
     groups, labels = _strata(df, strata_cols)
