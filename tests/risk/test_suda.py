@@ -189,7 +189,7 @@ def test_equals_bruteforce(rule: str, df: pd.DataFrame, max_size: int | None) ->
     expected = msus_bruteforce(df, qis, rule, max_size)
     got = [{frozenset(u) for u in res.msus[i]} for i in df.index]
     assert got == expected
-    big_m = len(qis) if max_size is None else max_size
+    big_m = len(qis) if max_size is None else min(max_size, len(qis))
     for original in (True, False):
         s = suda(df, qis, missing=rule, max_msu=max_size, original_scores=original)
         want = [sum(weight(len(u), big_m, original) for u in e) for e in expected]
