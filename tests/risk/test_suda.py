@@ -259,6 +259,18 @@ def test_strata_equal_separate_runs() -> None:
     assert list(res.dis.index) == ["n", "s"]
 
 
+def test_two_strata_columns() -> None:
+    df = HAND.assign(r1=["a", "a", "a", "b", "b", "b"], r2=[1, 1, 2, 2, 2, 2])
+    res = suda(df, KEYS, strata=["r1", "r2"], msus_of=["r5"])
+    assert res.dis.index.names == ["r1", "r2"]
+    assert list(res.dis.index) == [("a", 1), ("a", 2), ("b", 2)]
+    # r3, r4, r5 form one stratum: each is unique on any single key that differs
+    alone = suda(df.loc[["r3", "r4", "r5"]], KEYS)
+    pd.testing.assert_frame_equal(res.scores.loc[["r3", "r4", "r5"]], alone.scores)
+    # r0 and r1 share their stratum and key: no MSU; r2 is alone in its stratum
+    assert res.scores["n_msu"].iloc[:2].tolist() == [0, 0]
+
+
 def test_one_and_two_keys_need_no_dummy_columns() -> None:
     df = pd.DataFrame({"a": [1, 1, 2, 3], "b": [1, 2, 1, 1]})
     one = suda(df, ["a"])

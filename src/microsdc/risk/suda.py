@@ -62,7 +62,7 @@ class SudaResult:
         all rows), ``in_msus`` (percent) and ``n_msus``.
     dis : float or pandas.Series
         The DIS value (Skinner & Elliot); with ``strata``, a Series of one value per
-        stratum.
+        stratum, indexed by the strata values (a MultiIndex for several columns).
     n_sample_uniques : int
         Records unique on the whole key (summed over strata).
     n_pairs : int
@@ -315,11 +315,12 @@ def _rule_codes(enc: EncodedQIs, rule: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, ncat
 
 
-def _strata(df: pd.DataFrame, strata_cols: list[Hashable]) -> tuple[list[np.ndarray], list[Any]]:
-    """Row positions of each stratum (sorted by stratum value) and the stratum labels."""
+def _strata(df: pd.DataFrame, strata_cols: list[Hashable]) -> tuple[list[np.ndarray], pd.Index]:
+    """Row positions of each stratum (sorted by stratum value) and the strata as an index
+    named after the strata columns (empty without strata)."""
     n = len(df)
     if not strata_cols:
-        return [np.arange(n)], []
+        return [np.arange(n)], pd.Index([])
     keys = df[strata_cols]
     bad = keys.isna().any(axis=1).to_numpy()
     if bad.any():
@@ -331,16 +332,17 @@ def _strata(df: pd.DataFrame, strata_cols: list[Hashable]) -> tuple[list[np.ndar
             failure_cases=list(df.index[bad]),
             func=FUNC,
         )
+    index: pd.Index
     if len(strata_cols) == 1:
         codes, uniques = pd.factorize(keys.iloc[:, 0], sort=True)
-        labels = list(uniques)
+        index = pd.Index(uniques, name=strata_cols[0])
     else:
         mi = pd.MultiIndex.from_frame(keys.astype(object))
         codes, tuples = mi.factorize(sort=True)
-        labels = list(tuples)
+        index = pd.MultiIndex.from_tuples(list(tuples), names=strata_cols)
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
-    return [np.sort(g) for g in np.split(order, bounds)], labels
+    return [np.sort(g) for g in np.split(order, bounds)], index
 
 
 def _msu_rows(df: pd.DataFrame, msus_of: Any, func: str, name: str) -> dict[Hashable, int]:
@@ -377,7 +379,7 @@ def _assemble(
     enc: EncodedQIs,
     rule: str,
     groups: list[np.ndarray],
-    labels: list[Any],
+    labels: pd.Index,
     parts: list[StratumSuda],
     weights: np.ndarray,
     max_size: int,
@@ -408,8 +410,8 @@ def _assemble(
     var_c, lev_c = _contributions(enc, by_level, weights[: max_size + 1], total)
     dis: float | pd.Series = (
         parts[0].dis
-        if not labels
-        else pd.Series([p.dis for p in parts], index=pd.Index(labels, name="stratum"), name="dis")
+        if len(labels) == 0
+        else pd.Series([p.dis for p in parts], index=labels, name="dis")
     )
     lookup = _MsuLookup(enc, parts, where, local)
     return SudaResult(
