@@ -259,6 +259,31 @@ def test_strata_equal_separate_runs() -> None:
     assert list(res.dis.index) == ["n", "s"]
 
 
+def test_sampling_fraction_per_stratum() -> None:
+    rng = np.random.default_rng(5)
+    n = 60
+    df = pd.DataFrame(
+        {
+            "region": rng.choice(["n", "s"], n),
+            "a": rng.integers(0, 3, n),
+            "b": rng.integers(0, 3, n),
+        }
+    )
+    res = suda(df, ["a", "b"], strata="region", dis_fraction={"n": 0.1, "s": 0.02})
+    for region, f in (("n", 0.1), ("s", 0.02)):
+        part = df[df["region"] == region]
+        alone = suda(part, ["a", "b"], dis_fraction=f)
+        assert res.dis[region] == pytest.approx(alone.dis)
+        pd.testing.assert_frame_equal(res.scores.loc[part.index], alone.scores)
+    with pytest.raises(InvalidParameterError, match="no fraction for the stratum 's'"):
+        suda(df, ["a", "b"], strata="region", dis_fraction={"n": 0.1})
+    with pytest.raises(InvalidParameterError, match="no strata are given"):
+        suda(df, ["a", "b"], dis_fraction={"n": 0.1})
+    with pytest.raises(InvalidParameterError) as info:
+        suda(df, ["a", "b"], strata="region", dis_fraction={"n": 0.1, "s": 1.5})
+    assert info.value.param == "dis_fraction"
+
+
 def test_two_strata_columns() -> None:
     df = HAND.assign(r1=["a", "a", "a", "b", "b", "b"], r2=[1, 1, 2, 2, 2, 2])
     res = suda(df, KEYS, strata=["r1", "r2"], msus_of=["r5"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -125,7 +125,7 @@ def suda(
     quasi_identifiers: Sequence[Hashable],
     *,
     max_msu: int | None = None,
-    dis_fraction: float = 0.01,
+    dis_fraction: float | Mapping[Any, float] = 0.01,
     missing: SudaMissing = "wildcard",
     original_scores: bool = True,
     strata: Hashable | Sequence[Hashable] | None = None,
@@ -151,8 +151,10 @@ def suda(
         Largest MSU size searched (all key variables by default). With 10-15 key
         variables a limit of 4-6 keeps the search short. It is also the ``M`` of the
         score weights (a limit at or above the number of keys changes nothing).
-    dis_fraction : float in (0, 1), default 0.01
-        Sampling fraction f of the DIS value (sdcMicro ``DisFraction``).
+    dis_fraction : float in (0, 1) or dict, default 0.01
+        Sampling fraction f of the DIS value (sdcMicro ``DisFraction``). With
+        ``strata``, a dict gives each stratum its own fraction: stratum value (a tuple of
+        values for several strata columns) -> fraction; every stratum needs one.
     missing : {"wildcard", "category", "sdcmicro"}, default "wildcard"
         How a missing key value counts:
 
@@ -192,7 +194,7 @@ def suda(
     InvalidParameterError
         If ``df`` is not a DataFrame, the key list is empty, repeats a name or has
         more than 62 names, ``max_msu`` is not an int >= 1, ``dis_fraction`` is not
-        in (0, 1), ``missing`` is unknown, ``original_scores`` is not a bool,
+        in (0, 1) (as a dict: misses a stratum, or is given without strata), ``missing`` is unknown, ``original_scores`` is not a bool,
         ``threads`` is not 1 or 2, or
         ``msus_of`` names a row label that is not in the index (or the index
         repeats a label it names).
@@ -251,9 +253,8 @@ def suda(
     check_frame(df, "df", FUNC)
     rule = _check_missing(missing)
     check_bool(original_scores, "original_scores", FUNC)
-    fraction = check_number(
-        dis_fraction, "dis_fraction", FUNC, low=0.0, high=1.0, low_open=True, high_open=True
-    )
+    if not isinstance(dis_fraction, Mapping):
+        _fraction(dis_fraction)
     if max_msu is not None:
         max_msu = check_int(max_msu, "max_msu", FUNC, min_value=1)
     n_threads = check_int(threads, "threads", FUNC, min_value=1, max_value=2)
@@ -270,6 +271,7 @@ def suda(
     weights = score_weights(big_m, bool(original_scores))
     codes, ncat = _rule_codes(enc, rule)
     groups, labels = _strata(df, strata_cols)
+    fractions = _fractions(dis_fraction, labels, len(groups))
     parts = [
         suda_codes(
             codes if len(groups) == 1 else codes[g],  # one stratum: no copy of the codes
@@ -277,15 +279,47 @@ def suda(
             rule=rule,
             max_size=max_size,
             weights=weights,
-            fraction=fraction,
+            fraction=f,
             n_keys=m,
             n_threads=n_threads,
         )
-        for g in groups
+        for g, f in zip(groups, fractions, strict=True)
     ]
     return _assemble(
         enc, rule, groups, labels, parts, weights, max_size, positions, bool(original_scores)
     )
+
+
+def _fraction(value: Any) -> float:
+    return check_number(
+        value, "dis_fraction", FUNC, low=0.0, high=1.0, low_open=True, high_open=True
+    )
+
+
+def _fractions(dis_fraction: Any, labels: pd.Index, n_groups: int) -> list[float]:
+    """The sampling fraction of each stratum (one for the whole file without strata)."""
+    if not isinstance(dis_fraction, Mapping):
+        return [_fraction(dis_fraction)] * n_groups
+    if len(labels) == 0:
+        raise InvalidParameterError(
+            f"The 'dis_fraction' parameter of {FUNC} is a dict of fractions per stratum, "
+            "but no strata are given: pass strata=, or one number.",
+            func=FUNC,
+            param="dis_fraction",
+        )
+    out = []
+    for label in labels:
+        if label not in dis_fraction:
+            raise InvalidParameterError(
+                f"The 'dis_fraction' parameter of {FUNC} gives no fraction for the stratum "
+                f"{label!r}: give one for every stratum "
+                f"({', '.join(repr(x) for x in list(labels)[:10])}).",
+                func=FUNC,
+                param="dis_fraction",
+                value=label,
+            )
+        out.append(_fraction(dis_fraction[label]))
+    return out
 
 
 def _check_missing(missing: Any) -> str:
