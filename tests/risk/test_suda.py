@@ -107,6 +107,26 @@ def test_hand_table_contributions() -> None:
     assert d2["contribution"].item() == pytest.approx(100 * 6 / 33)
 
 
+def test_summary_for_the_audit() -> None:
+    res = suda(HAND, KEYS)
+    summ = res.summary(top_levels=3)
+    assert summ["records_with_msu"] == 4 and summ["n_records"] == 6
+    assert summ["dis"] == pytest.approx(res.dis)
+    counts = summ["dis_suda_bins"]["counts"]
+    assert sum(counts) == 6 and counts[0] == 2
+    assert len(counts) == len(summ["dis_suda_bins"]["upper_edges"])
+    assert [v["variable"] for v in summ["variables"]][-1] == "C"
+    assert summ["variables"][-1]["contribution"] == pytest.approx(100 * 7 / 33)
+    assert len(summ["levels"]) == 3
+    # A=2, B=2 and D=2 each get 6 of 33 (six size-2 MSUs), in the order of the keys
+    assert [(lv["variable"], lv["level"]) for lv in summ["levels"]] == [
+        ("A", "2"),
+        ("B", "2"),
+        ("D", "2"),
+    ]
+    assert summ["levels"][2]["contribution"] == pytest.approx(100 * 6 / 33)
+
+
 def test_max_msu_limits_the_search_and_the_weights() -> None:
     res = suda(HAND, KEYS, max_msu=2)
     # sizes above 2 are not searched; M = 2 gives size-2 MSUs the weight 0! = 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -94,6 +95,66 @@ class SudaResult:
     missing: str = "wildcard"
     original_scores: bool = True
     _lookup: _MsuLookup | None = field(default=None, repr=False, compare=False)
+
+    def summary(self, top_levels: int = 10) -> dict[str, Any]:
+        """The aggregates as a JSON-ready dict (for a job's audit and report).
+
+        Parameters
+        ----------
+        top_levels : int, default 10
+            How many levels (variable = value) to list, largest contribution first.
+
+        Returns
+        -------
+        dict
+            ``max_msu``, ``missing``, ``n_records``, ``records_with_msu``,
+            ``share_with_msu``, ``n_sample_uniques``, ``n_pairs``, ``dis`` (None with
+            strata), ``dis_suda_bins`` (``upper_edges`` and ``counts``: records with a
+            DIS-SUDA of 0, in (0, 0.1], ..., (0.6, 0.7] and above 0.7), ``max_dis_suda``,
+            ``variables`` (``variable``, ``contribution``, ``in_msus`` in percent, largest
+            first) and ``levels`` (``variable``, ``level`` as text, ``contribution``).
+        """
+        ds = self.scores["dis_suda"].to_numpy()
+        n = len(ds)
+        edges = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
+        eps = np.finfo(float).eps
+        counts = [int((ds <= eps).sum())]
+        for lo, hi in itertools.pairwise(edges):
+            counts.append(int(((ds > lo + eps) & (ds <= hi + eps)).sum()))
+        counts.append(int((ds > edges[-1] + eps).sum()))
+        with_msu = int((self.scores["n_msu"] > 0).sum())
+        vc = self.variable_contributions.sort_values("contribution", ascending=False)
+        lc = self.level_contributions
+        if len(lc):
+            lc = lc.sort_values("contribution", ascending=False, kind="stable").head(top_levels)
+        return {
+            "max_msu": int(self.max_msu),
+            "missing": self.missing,
+            "n_records": n,
+            "records_with_msu": with_msu,
+            "share_with_msu": with_msu / n if n else 0.0,
+            "n_sample_uniques": int(self.n_sample_uniques),
+            "n_pairs": int(self.n_pairs),
+            "dis": float(self.dis) if isinstance(self.dis, float) else None,
+            "dis_suda_bins": {"upper_edges": [*edges, 1.0], "counts": counts},
+            "max_dis_suda": float(ds.max()) if n else 0.0,
+            "variables": [
+                {
+                    "variable": str(name),
+                    "contribution": float(row["contribution"]),
+                    "in_msus": float(row["in_msus"]),
+                }
+                for name, row in vc.iterrows()
+            ],
+            "levels": [
+                {
+                    "variable": str(row["variable"]),
+                    "level": "(missing)" if pd.isna(row["level"]) else str(row["level"]),
+                    "contribution": float(row["contribution"]),
+                }
+                for _, row in lc.iterrows()
+            ],
+        }
 
     def list_msus(self, labels: Sequence[Hashable]) -> dict[Hashable, list[dict[Hashable, Any]]]:
         """The MSUs of the records with the given row labels, as in ``msus``.
@@ -194,10 +255,10 @@ def suda(
     InvalidParameterError
         If ``df`` is not a DataFrame, the key list is empty, repeats a name or has
         more than 62 names, ``max_msu`` is not an int >= 1, ``dis_fraction`` is not
-        in (0, 1) (as a dict: misses a stratum, or is given without strata), ``missing`` is unknown, ``original_scores`` is not a bool,
-        ``threads`` is not 1 or 2, or
-        ``msus_of`` names a row label that is not in the index (or the index
-        repeats a label it names).
+        in (0, 1) (as a dict: misses a stratum, or is given without strata),
+        ``missing`` is unknown, ``original_scores`` is not a bool, ``threads`` is not
+        1 or 2, or ``msus_of`` names a row label that is not in the index (or the
+        index repeats a label it names).
     ColumnNotFoundError
         For key or strata columns not in ``df``.
     DataValidationError
