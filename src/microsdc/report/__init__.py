@@ -25,6 +25,7 @@ from microsdc.report.sections import (
     parameters_text,
     risk_after_text,
     risk_before_text,
+    suda_text,
     suppression_text,
     swap_caveat_text,
     swapping_text,
@@ -58,6 +59,9 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     out += [text for text in steps if text is not None]
     out.append(risk_after_text(audit))
     out.extend(l_diversity_texts(audit))
+    special = suda_text(audit)
+    if special is not None:
+        out.append(special)
     out.extend(audit.get("not_computed", []))
     caveat = swap_caveat_text(audit)
     if caveat is not None:
