@@ -65,3 +65,14 @@ def test_suda_missing_rule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert pd.read_csv(tmp_path / "s.csv")["suda"].tolist()[0] == 1
     code, out, err = run_cli([*base, "--missing", "conservative"], capsys)
     assert code != 0 and "--suda-missing" in out + err
+
+
+def test_suda_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "hand.csv"
+    HAND.assign(suda=1).to_csv(path, index=False)
+    base = ["risk", str(path), "--qi", "A,B,C,D", "--suda"]
+    code, out, err = run_cli([*base, "--engine", "duckdb"], capsys)
+    assert code != 0 and "--suda needs the records in memory" in out + err
+    code, out, err = run_cli([*base, "--out", str(tmp_path / "o.csv")], capsys)
+    assert code != 0 and "already has column(s) suda" in out + err
+    assert not (tmp_path / "o.csv").exists()

@@ -28,7 +28,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
-from microsdc.cli.suda_view import print_suda, suda_options, suda_rule
+from microsdc.cli.suda_view import SudaRequest, print_suda, run_suda, suda_options
 
 DEFAULT_KS = (2, 3, 5)
 
@@ -74,10 +74,7 @@ def risk(
     encoding: str | None,
     engine: str = "pandas",
     db_table: str | None = None,
-    suda_flag: bool = False,
-    max_msu: int | None = None,
-    dis_fraction: float = 0.01,
-    suda_missing: str | None = None,
+    suda: SudaRequest | None = None,
 ) -> None:
     """Rows at risk (fk < k) for k = 2, 3, 5 and -k, and the riskiest key combinations.
 
@@ -102,10 +99,7 @@ def risk(
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")
     ks = sorted({*DEFAULT_KS, k})
-    rule = suda_rule(suda_missing, policy.kind) if suda_flag else None
     announce_compile("risk")
-    if engine != "pandas" and rule is not None:
-        raise click.UsageError("--suda needs the records in memory: use --engine pandas")
     if engine != "pandas":
         _risk_lazy(
             file,
@@ -133,8 +127,7 @@ def risk(
             file, columns=usecols, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
         )
         if out:
-            names: tuple[str, ...] = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
-            names += ("suda", "dis_suda") if rule else ()
+            names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
             clash = [c for c in names if c in df.columns]
             if clash:
                 raise click.UsageError(
@@ -146,15 +139,7 @@ def risk(
         bar.update(task, advance=1, description="counting")
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
         bar.update(task, advance=1)
-        special = None
-        if rule is not None:
-            from microsdc.risk.suda import suda
-
-            bar.update(task, description="special uniques")
-            special = suda(
-                df, qis, max_msu=max_msu, dis_fraction=dis_fraction, missing=rule,  # type: ignore[arg-type]
-                missing_values=mv,
-            )  # fmt: skip
+        special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
     fk = res.row_fk
     n = len(fk)
     from rich.markup import escape
@@ -174,15 +159,12 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
-    if special is not None:
-        print_suda(con, special, top)
+    suda_columns = print_suda(con, special, top)
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-        if special is not None:
-            added["suda"] = special.scores["suda"].to_numpy()
-            added["dis_suda"] = special.scores["dis_suda"].to_numpy()
+        added.update(suda_columns)
         write_output(df.assign(**added), out, encoding, source=file, sep=sep)
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."

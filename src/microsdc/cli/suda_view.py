@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import functools
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
-__all__ = ["DIS_SUDA_BINS", "print_suda", "suda_options", "suda_rule"]
+__all__ = ["DIS_SUDA_BINS", "SudaRequest", "print_suda", "run_suda", "suda_options", "suda_rule"]
 
 #: the DIS-SUDA intervals of sdcMicro's print method for suda2
 DIS_SUDA_BINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 
 
+@dataclass(frozen=True)
+class SudaRequest:
+    """What ``--suda`` and its options ask for."""
+
+    suda_missing: str | None
+    max_msu: int | None
+    dis_fraction: float
+
+
 def suda_options(func: Any) -> Any:
-    """The options of ``microsdc risk`` that ask for special uniques."""
+    """The options of ``microsdc risk`` that ask for special uniques; the command gets
+    them as one ``suda`` argument (a :class:`SudaRequest`, None without ``--suda``)."""
+
+    @functools.wraps(func)
+    def command(
+        *args: Any,
+        suda_flag: bool = False,
+        max_msu: int | None = None,
+        dis_fraction: float = 0.01,
+        suda_missing: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        request = SudaRequest(suda_missing, max_msu, dis_fraction) if suda_flag else None
+        if request is not None and kwargs.get("engine", "pandas") != "pandas":
+            raise click.UsageError("--suda needs the records in memory: use --engine pandas")
+        return func(*args, suda=request, **kwargs)
+
     options = [
         click.option(
             "--suda",
@@ -49,8 +76,38 @@ def suda_options(func: Any) -> Any:
         ),
     ]
     for option in reversed(options):
-        func = option(func)
-    return func
+        command = option(command)
+    return command
+
+
+def run_suda(
+    df: Any,
+    qis: list[Any],
+    request: SudaRequest | None,
+    policy_kind: str,
+    missing_values: Any,
+    out_columns: Sequence[Any],
+) -> Any:
+    """:func:`microsdc.risk.suda.suda` as asked (None without ``--suda``); refuses
+    ``--out`` when the data already hold a ``suda`` or ``dis_suda`` column."""
+    if request is None:
+        return None
+    from microsdc.risk.suda import suda
+
+    rule = suda_rule(request.suda_missing, policy_kind)
+    clash = [c for c in ("suda", "dis_suda") if c in out_columns]
+    if clash:
+        raise click.UsageError(
+            f"the input already has column(s) {', '.join(clash)}; rename them before --out"
+        )
+    return suda(
+        df,
+        qis,
+        max_msu=request.max_msu,
+        dis_fraction=request.dis_fraction,
+        missing=rule,  # type: ignore[arg-type]
+        missing_values=missing_values,
+    )
 
 
 def suda_rule(suda_missing: str | None, policy_kind: str) -> str:
@@ -70,9 +127,13 @@ def suda_rule(suda_missing: str | None, policy_kind: str) -> str:
     )
 
 
-def print_suda(con: Any, res: Any, top: int) -> None:
+def print_suda(con: Any, res: Any, top: int) -> dict[str, Any]:
     """The DIS value, the DIS-SUDA distribution, the ``top`` riskiest records with their
-    MSUs and the variable contributions, each with one sentence saying what it means."""
+    MSUs and the variable contributions, each with one sentence saying what it means.
+
+    Returns the columns ``--out`` appends (none without ``--suda``)."""
+    if res is None:
+        return {}
     from rich.markup import escape
 
     from microsdc.cli._common import count
@@ -100,6 +161,10 @@ def print_suda(con: Any, res: Any, top: int) -> None:
             "[dim]contribution: the variable's share of the total SUDA score (each MSU's "
             "score split among its variables): recode these first.[/dim]"
         )
+    return {
+        "suda": scores["suda"].to_numpy(),
+        "dis_suda": scores["dis_suda"].to_numpy(),
+    }
 
 
 def _distribution(dis_suda: Any) -> Any:
