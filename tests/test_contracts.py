@@ -279,6 +279,18 @@ CONTRACTS: dict[str, Contract] = {
         ),
         out_of_range={"k": 0, "risk_threshold": -0.5, "missing_qi_cells": -1},
     ),
+    "suda": Contract(
+        _kw(
+            df=people,
+            quasi_identifiers=["age", "sex", "region"],
+            max_msu=2,
+            strata="town",
+            msus_of=[0],
+        ),
+        frames=("df",),
+        columns=("quasi_identifiers", "strata"),
+        out_of_range={"max_msu": 0, "dis_fraction": 1.0, "msus_of": [99], "threads": 3},
+    ),
     "individual_risk": Contract(
         _kw(df=people, quasi_identifiers=["age", "sex"], weights="w"),
         frames=("df",),

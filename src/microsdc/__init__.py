@@ -41,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "linked_columns": "microsdc.risk.linked",
     "recoverable_cells": "microsdc.risk.linked",
     "prosecutor_risk": "microsdc.risk.prosecutor",
+    "suda": "microsdc.risk.suda",
+    "SudaResult": "microsdc.risk.suda",
     "suppressed_cells": "microsdc.utility",
     "linkage_risk": "microsdc.utility.continuous",
     "interval_risk": "microsdc.utility.continuous",

@@ -89,6 +89,7 @@ CALLS: dict[str, Callable[..., Any]] = {
         DATA, QI, "income", **{"kind": "recursive", "c": 2.0, "l": 2, **kw}
     ),
     "local_suppression": lambda **kw: __import__("microsdc").local_suppression(DATA, QI, 2, **kw),
+    "suda": lambda **kw: __import__("microsdc").suda(DATA, QI, **kw),
     "record_swap_result": lambda **kw: __import__("microsdc").record_swap_result(
         DATA, "hid", ["region"], None, **{"risk_variables": QI, "seed": 1, **kw}
     ),

@@ -82,7 +82,11 @@ def _masks(codes: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
 
 
 def distinct_patterns(
-    codes: np.ndarray, n_categories: np.ndarray, weights: np.ndarray | None = None
+    codes: np.ndarray,
+    n_categories: np.ndarray,
+    weights: np.ndarray | None = None,
+    *,
+    dense_limit: int = DENSE_LIMIT,
 ) -> Patterns:
     """Distinct rows of ``codes`` (missing, -1, is a value of its own) with multiplicities.
 
@@ -91,6 +95,9 @@ def distinct_patterns(
     codes : ndarray of shape (n_rows, n_cols), integer, -1 = missing
     n_categories : ndarray of shape (n_cols,), number of categories per column
     weights : ndarray of shape (n_rows,), float, optional
+    dense_limit : int, default DENSE_LIMIT
+        Largest number of key combinations for which a lookup table over all of them
+        is used (8 bytes each) when it exceeds twice the rows; a hash table otherwise.
 
     Returns
     -------
@@ -119,7 +126,7 @@ def distinct_patterns(
             radix[j] = radix[j - 1] * base[j - 1]
         key = _full_key(codes_c, radix)
         n_keys = int(np.prod(base)) if m else 1
-        if n_keys <= max(DENSE_LIMIT, 2 * n):
+        if n_keys <= max(dense_limit, 2 * n):
             inverse, first = _dense_distinct(key, n_keys)
         else:
             inverse, first = hash_groups(key)

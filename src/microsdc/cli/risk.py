@@ -28,6 +28,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli.suda_view import SudaRequest, print_suda, run_suda, suda_options
 
 DEFAULT_KS = (2, 3, 5)
 
@@ -54,6 +55,7 @@ DEFAULT_KS = (2, 3, 5)
     default=None,
     help="Write the data with fk (Fk) and at_risk columns appended.",
 )
+@suda_options
 @sep_option
 @encoding_option
 @engine_option
@@ -72,6 +74,7 @@ def risk(
     encoding: str | None,
     engine: str = "pandas",
     db_table: str | None = None,
+    suda: SudaRequest | None = None,
 ) -> None:
     """Rows at risk (fk < k) for k = 2, 3, 5 and -k, and the riskiest key combinations.
 
@@ -83,6 +86,7 @@ def risk(
     Example:
       microsdc risk survey.csv --qi age_band,sex,region -k 3 --weight w
       microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
+      microsdc risk survey.csv --qi age_band,sex,region,education --suda --max-msu 4
     """
 
     from microsdc._core.policy import parse_policy
@@ -144,6 +148,7 @@ def risk(
         bar.update(task, advance=1, description="counting")
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
         bar.update(task, advance=1)
+        special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
     fk = res.row_fk
     n = len(fk)
     from rich.markup import escape
@@ -164,10 +169,12 @@ def risk(
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
     con.print(_intruder_line(df, qis, k, enc if mv is None else None))
+    suda_columns = print_suda(con, special, top)
     if out:
         added = {"fk": fk, "at_risk": fk < k}
         if res.row_Fk is not None:
             added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
+        added.update(suda_columns)
         write_output(df.assign(**added), out, encoding, source=file, sep=sep)
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."

@@ -176,6 +176,9 @@ class JobConfig:
     table: str | None = None
     #: The sections of the release-method steps (pram, microaggregation, noise) that run.
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Whether the risk step also finds the special uniques (SUDA2), and their largest size.
+    suda: bool = False
+    max_msu: int | None = None
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -303,6 +306,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         ("risk", "l_diversity"),
         "l_diversity = \"recursive\" needs key 'risk.c'.",
     )
+    _check_suda(risk, data["input"], need)
     recodes = _check_recode(data.get("recode", {}), need)
     inp = data["input"]
     input_path = (source.resolve().parent / inp["path"]).resolve()
@@ -342,6 +346,32 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         },
         engine=engine,
         table=inp.get("table"),
+        suda=risk.get("suda", default_of("risk.suda")),
+        max_msu=risk.get("max_msu"),
+    )
+
+
+def _check_suda(risk: Mapping[str, Any], inp: Mapping[str, Any], need: _Need) -> None:
+    """Special uniques need the records in memory and a missing rule with an MSU meaning."""
+    if not risk.get("suda", default_of("risk.suda")):
+        need(
+            "max_msu" not in risk,
+            ("risk", "max_msu"),
+            "Key 'risk.max_msu' goes with risk.suda = true.",
+        )
+        return
+    need(
+        inp.get("engine") is None,
+        ("risk", "suda"),
+        "Key 'risk.suda' needs the records in memory: leave 'input.engine' out to find "
+        "special uniques.",
+    )
+    missing = risk.get("missing", default_of("risk.missing"))
+    need(
+        missing != "conservative" and missing != 0 and missing != "alpha=0",
+        ("risk", "suda"),
+        f"Key 'risk.suda' cannot count missing values as {missing!r} (it has no meaning "
+        'for special uniques): use risk.missing = "wildcard" or "category".',
     )
 
 

@@ -307,7 +307,7 @@ def measure_risk(
     from microsdc.risk.summary import risk_summary
 
     missing: Any = cfg.missing  # a policy name or an alpha, checked when the job was read
-    return risk_summary(
+    figures = risk_summary(
         df,
         list(cfg.quasi_identifiers),
         cfg.k,
@@ -321,6 +321,26 @@ def measure_risk(
         missing=missing,
         missing_values=_missing_values(cfg),
     )
+    if cfg.suda:
+        figures["suda"] = _special_uniques(df, cfg)
+    return figures
+
+
+def _special_uniques(df: pd.DataFrame, cfg: JobConfig) -> dict[str, Any]:
+    """:meth:`~microsdc.risk.suda.SudaResult.summary` under the job's settings; missing
+    values count as ``risk.missing`` says (alpha > 0 and "probabilistic" as wildcards:
+    a record is unique under them exactly when it is unique under "wildcard")."""
+    from microsdc.risk.suda import suda
+
+    rule = cfg.missing if cfg.missing in ("wildcard", "category") else "wildcard"
+    res = suda(
+        df,
+        list(cfg.quasi_identifiers),
+        max_msu=cfg.max_msu,
+        missing=rule,  # type: ignore[arg-type]
+        missing_values=_missing_values(cfg),
+    )
+    return res.summary()
 
 
 def intruder_of(cfg: JobConfig, start: pd.DataFrame, final: pd.DataFrame) -> dict[str, Any]:

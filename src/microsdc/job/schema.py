@@ -30,7 +30,7 @@ from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
 from microsdc.postrandomisation import pram
 from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
-from microsdc.risk import check_k_anonymity, l_diversity
+from microsdc.risk import check_k_anonymity, l_diversity, suda
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
 from microsdc.suppression.params import METHODS
@@ -213,6 +213,10 @@ SCHEMA: dict[str, Any] = {
         "c": _Key(lambda v: _is_num(v) and v > 0, "a number > 0", param=(l_diversity, "c")),
         "risk_threshold": _Key(
             lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]", default=0.1
+        ),
+        "suda": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
+        "max_msu": _Key(
+            lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(suda, "max_msu")
         ),
     },
     "suppression": {
@@ -494,6 +498,18 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     "risk.risk_threshold": (
         _DERIVED,
         "The report counts the records whose individual risk is above this value.",
+    ),
+    "risk.suda": (
+        _DERIVED,
+        "Also find the special uniques (SUDA2): records unique on a few of their key "
+        "values. The report shows how many records have one, the DIS-SUDA scores and which "
+        "variables and values contribute most. Missing values count as `risk.missing` says "
+        '(`"probabilistic"` and alpha as `"wildcard"`; not with `"conservative"`).',
+    ),
+    "risk.max_msu": (
+        "all the quasi-identifiers",
+        "With `risk.suda`: the largest number of key values in a special unique searched "
+        "(4-6 keeps 10-15 quasi-identifiers fast).",
     ),
     "suppression": ("", 'Local suppression; needs "suppression" in `steps`.'),
     "suppression.importance": (

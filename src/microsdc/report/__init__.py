@@ -29,6 +29,7 @@ from microsdc.report.sections import (
     risk_after_text,
     risk_before_text,
     risk_steps,
+    suda_text,
     suppression_text,
     swap_caveat_text,
     swapping_text,
@@ -67,6 +68,9 @@ def plain_summary(audit: dict[str, Any]) -> list[str]:
     out.extend(release_method_texts(audit))
     out.append(risk_after_text(audit))
     out.extend(l_diversity_texts(audit))
+    special = suda_text(audit)
+    if special is not None:
+        out.append(special)
     out.extend(audit.get("not_computed", []))
     caveat = swap_caveat_text(audit)
     if caveat is not None:

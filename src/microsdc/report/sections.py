@@ -43,6 +43,7 @@ __all__ = [
     "risk_after_text",
     "risk_before_text",
     "risk_steps",
+    "suda_text",
     "suppressed_cells",
     "suppression_text",
     "swap_caveat_text",
@@ -154,6 +155,28 @@ def risk_after_text(audit: dict[str, Any]) -> str:
             "live in a re-identified household."
         )
     return remain
+
+
+def suda_text(audit: dict[str, Any]) -> str | None:
+    """The special uniques before and after, and the variable that contributes most
+    (None when the job did not look for them)."""
+    before, after = audit["risk"]["before"], audit["risk"]["after"]
+    b, a = before.get("suda"), after.get("suda")
+    if not b or not a:
+        return None
+    text = (
+        f"Special uniques (records unique on at most {b['max_msu']} of their key values): "
+        f"{_n(a['records_with_msu'])} records ({_p(a['share_with_msu'])}) after protection, "
+        f"{_n(b['records_with_msu'])} before; highest DIS-SUDA score {a['max_dis_suda']:.3g} "
+        f"(before: {b['max_dis_suda']:.3g})."
+    )
+    if b["variables"]:
+        top = b["variables"][0]
+        text += (
+            f" Before protection {top['variable']} contributed most to the SUDA score "
+            f"({top['contribution']:.1f} %)."
+        )
+    return text
 
 
 def l_diversity_texts(audit: dict[str, Any]) -> list[str]:

@@ -1,7 +1,8 @@
 """Disclosure risk.
 
 k-anonymity with missing values, safe combinations, individual and household risk,
-l-diversity, and columns that give key variables back (linked variables).
+l-diversity, columns that give key variables back (linked variables), and special
+uniques (SUDA and DIS-SUDA).
 """
 
 from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, individual_risk
@@ -10,10 +11,12 @@ from microsdc.risk.ldiversity import l_diversity
 from microsdc.risk.linked import linked_columns, recoverable_cells
 from microsdc.risk.prosecutor import prosecutor_risk
 from microsdc.risk.safe_combinations import safe_combinations
+from microsdc.risk.suda import SudaResult, suda
 from microsdc.risk.summary import pattern_risk_summary, risk_summary
 
 __all__ = [
     "GlobalRisk",
+    "SudaResult",
     "check_k_anonymity",
     "global_risk",
     "household_risk",
@@ -26,4 +29,5 @@ __all__ = [
     "risk_summary",
     "safe_combinations",
     "sample_frequencies",
+    "suda",
 ]

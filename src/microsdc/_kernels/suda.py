@@ -1,0 +1,427 @@
+"""Minimal sample uniques (MSUs): a depth-first search over sorted partitions.
+
+The search walks the tree of item sets ``{(column, value), ...}`` with columns in
+increasing order; a node holds the list of distinct patterns that match its item
+set (its partition). A node is split column by column: a first pass counts, per
+value of the column, the patterns, the records and the records that can still have
+an MSU (patterns of count 1 that own every item). A child whose support is 1 is
+unique: its one record gets the item set as a candidate MSU and the search does not
+go below it (a superset of a unique set is never minimal). A child with no record
+that can have an MSU is dropped; a child with exactly one is searched for that
+record alone on match masks (:func:`_record_search`); only the others are written
+out (a counting sort into a contiguous slice) and searched further, while their
+size is below the largest MSU size asked for. A column on which every record of the
+node agrees is skipped: it never makes a set unique, so no MSU of the node holds it.
+
+Children are visited with columns in *decreasing* order. In that order every proper
+subset of an item set is visited before the set itself, so a unique set found for a
+record is minimal exactly when none of the MSUs already found for that record is a
+subset of it (the MSUs of a record are kept as column bit masks). This replaces the
+"special row" test of SUDA2 (Manning, Haglin & Keane 2008) by a bit-mask test.
+
+Missing values (-1): with ``wildcard`` a pattern with a missing value in the split
+column matches every value and goes into every child (it adds support but owns no
+item there); otherwise it matches no value and leaves the partition. A pattern never
+owns an item set that contains one of its missing columns.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+__all__ = ["drop_supersets", "msu_search", "msu_tallies"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
+    if need <= a.shape[0]:
+        return a
+    size = max(need, a.shape[0] + a.shape[0] // 2 + 16)
+    b = np.empty(size, dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_msu(p, mask, head, out_pat, out_mask, out_next, n_out):  # pragma: no cover - numba
+    """Record ``mask`` as an MSU of pattern ``p`` unless it contains one already found.
+
+    Returns the arrays (possibly grown) and the new number of MSUs."""
+    q = head[p]
+    while q >= 0:
+        mm = out_mask[q]
+        if (mm & mask) == mm:
+            return out_pat, out_mask, out_next, n_out
+        q = out_next[q]
+    if n_out == out_pat.shape[0]:
+        out_pat = _grow(out_pat, n_out + 1)
+        out_mask = _grow(out_mask, n_out + 1)
+        out_next = _grow(out_next, n_out + 1)
+    out_pat[n_out] = p
+    out_mask[n_out] = mask
+    out_next[n_out] = head[p]
+    head[p] = n_out
+    return out_pat, out_mask, out_next, n_out + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _record_search(
+    r, node_mask, last, base_size, stack, a, b, codes, wildcard, max_size, raw, lbuf, state
+):  # pragma: no cover - numba
+    """The MSUs of one record ``r`` below the node of the records of ``stack[a:b]`` that
+    match ``r`` on column ``last`` (items ``node_mask``, which holds ``last``).
+
+    Each other record of the node becomes the mask of the remaining columns on which
+    it matches ``r``; an extension ``J`` of the node is unique when no such mask
+    holds ``J``. The extensions are walked in the order of the main search (columns
+    decreasing), so minimality is again a subset test against the MSUs found."""
+    head, out_pat, out_mask, out_next, n_out = state
+    m = codes.shape[1]
+    own = np.int64(0)
+    for c in range(last + 1, m):
+        if codes[r, c] >= 0:
+            own |= np.int64(1) << c
+    if own == 0:
+        return out_pat, out_mask, out_next, n_out
+    k = 0
+    rv = codes[r, last]
+    for f in range(a, b):
+        s = stack[f]
+        if s == r:
+            continue
+        sv = codes[s, last]
+        if sv != rv and not (wildcard and sv < 0):
+            continue
+        am = np.int64(0)
+        for c in range(last + 1, m):
+            if (own >> c) & 1:
+                v = codes[s, c]
+                if v == codes[r, c] or (wildcard and v < 0):
+                    am |= np.int64(1) << c
+        if am == own:  # matches r on every remaining item: nothing below is unique
+            return out_pat, out_mask, out_next, n_out
+        raw[k] = am
+        k += 1
+    srt = np.sort(raw[:k])
+    n_l = 0
+    for t in range(k):
+        if t == 0 or srt[t] != srt[t - 1]:
+            lbuf[n_l] = srt[t]
+            n_l += 1
+    depth_cap = m + 1
+    lev_lo = np.empty(depth_cap, dtype=np.int64)
+    lev_hi = np.empty(depth_cap, dtype=np.int64)
+    jm = np.empty(depth_cap, dtype=np.int64)
+    jlast = np.empty(depth_cap, dtype=np.int64)
+    jcol = np.empty(depth_cap, dtype=np.int64)
+    lev_lo[0] = 0
+    lev_hi[0] = n_l
+    jm[0] = 0
+    jlast[0] = last
+    jcol[0] = m - 1
+    dd = 0
+    while dd >= 0:
+        c = jcol[dd]
+        if c <= jlast[dd]:
+            dd -= 1
+            continue
+        jcol[dd] -= 1
+        if not (own >> c) & 1:
+            continue
+        lo = lev_lo[dd]
+        hi = lev_hi[dd]
+        w = hi
+        for t in range(lo, hi):
+            if (lbuf[t] >> c) & 1:
+                lbuf[w] = lbuf[t]
+                w += 1
+        nk = w - hi
+        if nk == 0:
+            out_pat, out_mask, out_next, n_out = _add_msu(
+                r, node_mask | jm[dd] | (np.int64(1) << c), head, out_pat, out_mask, out_next, n_out
+            )
+        elif nk == hi - lo:
+            continue  # every matching record has this value too
+        elif base_size + dd + 1 < max_size:
+            e = dd + 1
+            lev_lo[e] = hi
+            lev_hi[e] = w
+            jm[e] = jm[dd] | (np.int64(1) << c)
+            jlast[e] = c
+            jcol[e] = m - 1
+            dd = e
+    return out_pat, out_mask, out_next, n_out
+
+
+@numba.njit(cache=True, nogil=True)
+def _count(stack, lo, hi, codes, counts, miss, node_mask, c, per_value, touched):
+    # pragma: no cover - numba
+    """First pass of a split of ``stack[lo:hi]`` by column ``c``: per value, the
+    patterns, the records, the records that can have an MSU here and the last of them.
+
+    Returns the number of values, the patterns and the records missing in ``c``."""
+    nt = 0
+    nmiss = 0
+    supmiss = 0
+    for e in range(lo, hi):
+        p = stack[e]
+        v = codes[p, c]
+        if v < 0:
+            nmiss += 1
+            supmiss += counts[p]
+            continue
+        if per_value[v, 0] == 0:
+            touched[nt] = v
+            nt += 1
+        per_value[v, 0] += 1
+        per_value[v, 1] += counts[p]
+        if counts[p] == 1 and (miss[p] & node_mask) == 0:
+            per_value[v, 2] += 1
+            per_value[v, 3] = p
+    return nt, nmiss, supmiss
+
+
+@numba.njit(cache=True, nogil=True)
+def _materialize(stack, lo, hi, out, codes, c, wildcard, per_value, keep, n_keep, gstart, gend, gb):
+    # pragma: no cover - numba
+    """Write the groups of the values ``keep[:n_keep]`` of ``stack[lo:hi]`` (by column
+    ``c``) after ``out``; a wildcard (missing) pattern goes into every group.
+
+    Returns the (possibly grown) stack and the end of the written region."""
+    nmiss = 0
+    if wildcard:
+        for e in range(lo, hi):
+            if codes[stack[e], c] < 0:
+                nmiss += 1
+    need = out
+    for t in range(n_keep):
+        need += per_value[keep[t], 0] + nmiss
+    stack = _grow(stack, need)
+    pos = out
+    for t in range(n_keep):
+        v = keep[t]
+        gstart[gb + t] = pos
+        gend[gb + t] = pos + per_value[v, 0] + nmiss
+        per_value[v, 4] = pos  # write pointer
+        per_value[v, 5] = 1  # kept
+        pos += per_value[v, 0] + nmiss
+    for e in range(lo, hi):
+        p = stack[e]
+        v = codes[p, c]
+        if v >= 0:
+            if per_value[v, 5]:
+                stack[per_value[v, 4]] = p
+                per_value[v, 4] += 1
+        elif nmiss:
+            for t in range(n_keep):
+                w = keep[t]
+                stack[per_value[w, 4]] = p
+                per_value[w, 4] += 1
+    return stack, pos
+
+
+@numba.njit(cache=True, nogil=True)
+def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, mask_like):
+    # pragma: no cover - numba
+    """All minimal sample uniques of the distinct patterns ``codes``.
+
+    Parameters
+    ----------
+    codes : int32 array (n_patterns, m), C-ordered; -1 = missing; rows distinct
+    counts : int64 array (n_patterns,), records per pattern
+    n_categories : int64 array (m,), codes of column j are in [0, n_categories[j])
+    wildcard : bool, a missing value matches every value (else none)
+    max_size : int, largest MSU size searched (<= m)
+    first_columns : int64 bit mask, search only the item sets whose first (smallest)
+        column is one of these (all columns: every MSU). Sets with a first column c
+        have all their subsets among the sets with a first column >= c.
+    mask_like : empty array of the integer type of the returned masks (int32 holds up
+        to 31 columns: less memory for the MSU lists)
+
+    Returns
+    -------
+    pattern : int32 array (n_msus,), the pattern (of count 1) each MSU belongs to
+    mask : array (n_msus,) of the type of ``mask_like``, the MSU's columns as bits
+    """
+    n_pat, m = codes.shape
+    miss = np.zeros(n_pat, dtype=np.int64)
+    for p in range(n_pat):
+        b = 0
+        for j in range(m):
+            if codes[p, j] < 0:
+                b |= np.int64(1) << j
+        miss[p] = b
+    stack = np.empty(max(2 * n_pat, 16), dtype=np.int64)
+    for p in range(n_pat):
+        stack[p] = p
+    max_cat = 1
+    for j in range(m):
+        max_cat = max(max_cat, n_categories[j])
+    per_value = np.zeros((max_cat, 6), dtype=np.int64)
+    touched = np.empty(max_cat, dtype=np.int64)
+    keep = np.empty(max_cat, dtype=np.int64)
+    gstart = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
+    gend = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
+    node_lo = np.zeros(m + 1, dtype=np.int64)
+    node_hi = np.zeros(m + 1, dtype=np.int64)
+    node_last = np.zeros(m + 1, dtype=np.int64)
+    node_mask = np.zeros(m + 1, dtype=np.int64)
+    col = np.zeros(m + 1, dtype=np.int64)
+    split_col = np.zeros(m + 1, dtype=np.int64)
+    reg_hi = np.zeros(m + 1, dtype=np.int64)
+    g_base = np.zeros(m + 1, dtype=np.int64)
+    g_n = np.zeros(m + 1, dtype=np.int64)
+    g_i = np.zeros(m + 1, dtype=np.int64)
+    head = np.full(n_pat, -1, dtype=np.int32)
+    raw = np.empty(max(n_pat, 1), dtype=np.int64)
+    lbuf = np.empty((m + 2) * min(max(n_pat, 1), np.int64(1) << min(m, 40)), dtype=np.int64)
+    out_pat = np.empty(1024, dtype=np.int32)
+    out_mask = _grow(mask_like, 1024)
+    out_next = np.empty(1024, dtype=np.int32)
+    n_out = 0
+    if n_pat == 0 or m == 0 or max_size < 1:
+        return out_pat[:0], out_mask[:0]
+
+    total = 0
+    for p in range(n_pat):
+        total += counts[p]
+    d = 0
+    node_lo[0] = 0
+    node_hi[0] = n_pat
+    node_last[0] = -1
+    col[0] = m - 1
+    reg_hi[0] = n_pat
+    while d >= 0:
+        if g_i[d] < g_n[d]:  # go down into the next group of the current split
+            g = g_base[d] + g_i[d]
+            g_i[d] += 1
+            e = d + 1
+            node_lo[e] = gstart[g]
+            node_hi[e] = gend[g]
+            node_last[e] = split_col[d]
+            node_mask[e] = node_mask[d] | (np.int64(1) << split_col[d])
+            col[e] = m - 1
+            g_n[e] = 0
+            g_i[e] = 0
+            g_base[e] = g_base[d] + g_n[d]
+            d = e
+        elif col[d] > node_last[d]:  # split the node by its next column
+            c = col[d]
+            col[d] -= 1
+            if d == 0 and not (first_columns >> c) & 1:
+                continue
+            lo = node_lo[d]
+            hi = node_hi[d]
+            nt, nmiss, supmiss = _count(
+                stack, lo, hi, codes, counts, miss, node_mask[d], c, per_value, touched
+            )
+            if not wildcard:
+                nmiss = 0
+                supmiss = 0
+            # a value every record of the node has (or matches) never makes a set
+            # unique: no MSU of the node holds the column
+            constant = nt == 1 and per_value[touched[0], 0] + nmiss == hi - lo
+            constant = constant and (d > 0 or total >= 2)
+            can_push = d + 1 < max_size and c < m - 1
+            cmask = node_mask[d] | (np.int64(1) << c)
+            n_keep = 0
+            for t in range(nt):
+                v = touched[t]
+                if constant or per_value[v, 2] == 0:
+                    continue
+                if per_value[v, 1] + supmiss == 1:
+                    out_pat, out_mask, out_next, n_out = _add_msu(
+                        per_value[v, 3], cmask, head, out_pat, out_mask, out_next, n_out
+                    )
+                elif not can_push:
+                    continue
+                elif per_value[v, 2] == 1:
+                    out_pat, out_mask, out_next, n_out = _record_search(
+                        per_value[v, 3],
+                        cmask,
+                        c,
+                        d + 1,
+                        stack,
+                        lo,
+                        hi,
+                        codes,
+                        wildcard,
+                        max_size,
+                        raw,
+                        lbuf,
+                        (head, out_pat, out_mask, out_next, n_out),
+                    )
+                else:
+                    keep[n_keep] = v
+                    n_keep += 1
+            if n_keep:
+                start = reg_hi[d - 1] if d > 0 else n_pat
+                stack, reg_hi[d] = _materialize(
+                    stack, lo, hi, start, codes, c, wildcard, per_value, keep, n_keep,
+                    gstart, gend, g_base[d],
+                )  # fmt: skip
+            for t in range(nt):
+                per_value[touched[t], :] = 0
+            split_col[d] = c
+            g_n[d] = n_keep
+            g_i[d] = 0
+        else:
+            d -= 1
+    return out_pat[:n_out], out_mask[:n_out]  # views: no second copy of the lists
+
+
+@numba.njit(cache=True, nogil=True)
+def drop_supersets(pattern, mask, n_patterns, other_pattern, other_mask):
+    # pragma: no cover - numba
+    """Which of the sets ``(pattern, mask)`` hold none of the MSUs ``(other_pattern,
+    other_mask)`` of the same pattern: the minimal ones, when the others are all the
+    MSUs whose first column comes after the first column of these sets."""
+    head = np.full(n_patterns, -1, dtype=np.int64)
+    nxt = np.empty(len(other_pattern), dtype=np.int64)
+    for i in range(len(other_pattern)):
+        p = other_pattern[i]
+        nxt[i] = head[p]
+        head[p] = i
+    keep = np.ones(len(pattern), dtype=np.bool_)
+    for i in range(len(pattern)):
+        q = head[pattern[i]]
+        mk = mask[i]
+        while q >= 0:
+            om = other_mask[q]
+            if (om & mk) == om:
+                keep[i] = False
+                break
+            q = nxt[q]
+    return keep
+
+
+@numba.njit(cache=True, nogil=True)
+def msu_tallies(pattern, mask, codes, n_patterns, n_levels, max_size):
+    # pragma: no cover - numba
+    """MSUs counted by pattern and size, and by column, level and size.
+
+    Returns
+    -------
+    by_pattern : int32 array (n_patterns, max_size), MSUs of size s in column s - 1
+    by_level : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
+        column with that level (code; -1 counted as ``n_levels - 1``)
+    """
+    m = codes.shape[1]
+    by_pattern = np.zeros((n_patterns, max(max_size, 1)), dtype=np.int32)
+    by_level = np.zeros((m, n_levels, max_size + 1), dtype=np.int64)
+    for i in range(len(pattern)):
+        p = pattern[i]
+        mk = mask[i]
+        size = 0
+        for j in range(m):
+            if (mk >> j) & 1:
+                size += 1
+        by_pattern[p, size - 1] += 1
+        for j in range(m):
+            if (mk >> j) & 1:
+                lv = codes[p, j]
+                if lv < 0:
+                    lv = n_levels - 1
+                by_level[j, lv, size] += 1
+    return by_pattern, by_level

@@ -1,0 +1,71 @@
+"""The job key risk.suda: special uniques in the audit record and the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import pandas as pd
+import pytest
+
+from microsdc import suda
+from microsdc.job import JobFileError, run_job
+from microsdc.report import audit_schema, plain_summary, render_report
+
+# the hand-worked table of tests/risk/test_suda.py (r0 = r1; r4 has six size-2 MSUs)
+HAND = pd.DataFrame(
+    {
+        "A": [1, 1, 1, 2, 2, 1],
+        "B": [1, 1, 1, 1, 2, 2],
+        "C": [1, 1, 2, 2, 1, 2],
+        "D": [1, 1, 2, 1, 2, 1],
+    }
+)
+
+
+def _job(tmp: Path, risk: str, steps: str = '["risk"]') -> Path:
+    HAND.to_csv(tmp / "hand.csv", index=False)
+    path = tmp / "job.toml"
+    path.write_text(
+        f'steps = {steps}\n[input]\npath = "hand.csv"\n'
+        '[variables]\nquasi_identifiers = ["A", "B", "C", "D"]\n'
+        f'[risk]\nk = 2\n{risk}\n[output]\ndirectory = "out"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_suda_figures_in_audit_and_report(tmp_path: Path) -> None:
+    res = run_job(_job(tmp_path, "suda = true"), write=False)
+    jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
+    before = res.audit["risk"]["before"]["suda"]
+    assert before == suda(HAND, ["A", "B", "C", "D"]).summary()
+    assert before["records_with_msu"] == 4 and before["max_msu"] == 4
+    assert before["variables"][-1]["variable"] == "C"
+    html = render_report(res.audit)
+    assert "Special uniques (SUDA2)" in html and 'id="table-suda-variables"' in html
+    assert "records with a minimal sample unique" in html
+    text = " ".join(plain_summary(res.audit))
+    assert "Special uniques (records unique on at most 4 of their key values)" in text
+
+
+def test_suda_max_msu_and_absent_by_default(tmp_path: Path) -> None:
+    res = run_job(_job(tmp_path, "suda = true\nmax_msu = 2"), write=False)
+    assert res.audit["risk"]["before"]["suda"]["max_msu"] == 2
+    plain = run_job(_job(tmp_path, ""), write=False)
+    assert "suda" not in plain.audit["risk"]["before"]
+    assert "Special uniques" not in render_report(plain.audit)
+
+
+@pytest.mark.parametrize(
+    ("risk", "key", "words"),
+    [
+        ("max_msu = 3", "risk.max_msu", "goes with risk.suda = true"),
+        ('suda = true\nmissing = "conservative"', "risk.suda", "cannot count missing values"),
+        ("suda = 1", "risk.suda", "true or false"),
+    ],
+)
+def test_suda_keys_refused(tmp_path: Path, risk: str, key: str, words: str) -> None:
+    with pytest.raises(JobFileError, match=words) as info:
+        run_job(_job(tmp_path, risk), write=False)
+    assert info.value.key == key
