@@ -39,7 +39,8 @@ def test_suda_figures_in_audit_and_report(tmp_path: Path) -> None:
     res = run_job(_job(tmp_path, "suda = true"), write=False)
     jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
     before = res.audit["risk"]["before"]["suda"]
-    assert before == suda(HAND, ["A", "B", "C", "D"]).summary()
+    # under the job's risk.missing, "category" by default
+    assert before == suda(HAND, ["A", "B", "C", "D"], missing="category").summary()
     assert before["records_with_msu"] == 4 and before["max_msu"] == 4
     assert before["variables"][-1]["variable"] == "C"
     html = render_report(res.audit)
