@@ -159,10 +159,18 @@ def test_examples_on_real_data(
         shares = pd.Series(areas).value_counts(normalize=True)
         assert runs > 0.5 * (1 + (len(areas) - 1) * (1 - (shares**2).sum()))
     assert "expected re-identifications" in out
-    # nothing released gives a blanked key value back
+    # nothing released gives a blanked key value back, but what each job warns about:
+    # Adult's sampling weight (records of one weighting cell of age, sex and race share it,
+    # and a released record tells the blanked values of its twin); testdata's water, a
+    # household variable blanked for one member and shown by the others, and hhcivil
+    known = {
+        "adult.toml": frozenset({("age", "fnlwgt"), ("race", "fnlwgt"), ("sex", "fnlwgt")}),
+        "testdata.toml": frozenset({("water", "ori_hid"), ("relat", "hhcivil")}),
+    }[job]
     (released,) = tmp_path.glob("*_anonymised.*")
-    assert_no_read_back(REPO / "examples" / job, released)
-    assert not [n for n in audit["warnings"] if "read back" in n["message"]]
+    assert_no_read_back(REPO / "examples" / job, released, known)
+    said = " ".join(n["message"] for n in audit["warnings"] if "read back" in n["message"])
+    assert {(k, c) for k, c in known if f"{k!r} from {c!r}" in said} == known
 
 
 def _small_job(tmp_path: Path, csv: str, body: str) -> Path:
