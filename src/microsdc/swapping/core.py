@@ -223,13 +223,17 @@ _RAISES_DOC = """
         back the geography of swapped households, named with the reason:
         one that takes a single value inside every finest-level area holding
         two or more households and differs between them (an area name), or one
-        whose every value shared by two or more households lies in a single
-        area (a finer geography such as a municipality), or an id-like column
+        that gives back the area of at least half of the households at some
+        level (a finer geography such as a municipality, names or postcodes
+        with a few shared or wrong values): read from the other households with
+        the same value, the area is wrong at most half as often as a blind
+        guess of it, and not by accident (binomial tail at most 5 %; see
+        :mod:`microsdc.risk.readback`), or an id-like column
         (distinct for half the households or more) that, sorted, visits the
         areas in runs at most half as many as a random order gives (a code
-        embedding the area, such as ``"<area>-<serial>"``); at least 10
-        households beyond the first of each group (20 expected runs) are
-        needed as evidence. Person-level columns (differing inside more than
+        embedding the area, such as ``"<area>-<serial>"``); the area-name
+        test needs at least 10 households beyond the first of its areas (and
+        the id test 20 expected runs) as evidence. Person-level columns (differing inside more than
         1 % of households) are not tested. Nothing is swapped.
 
     Warns

@@ -147,7 +147,7 @@ def _check_nested(data: pd.DataFrame, hh: Households, p: SwapParams) -> None:
         plain = ",".join(str(f.column) for f in found)
         raise DataValidationError(
             f"{len(found)} column(s) left in place by the swap would give back the original "
-            f"geography of every swapped household: {listed}. Carry them along with the "
+            f"geography of swapped households: {listed}. Carry them along with the "
             f"geography (carry_along=[{names}]; command line --carry-along {plain}; job key "
             f"swapping.carry_along), drop them before swapping, or, if they are safe to keep, "
             f"list them in checked_columns (--checked). Nothing was swapped.",
