@@ -46,6 +46,12 @@ class SwapResult:
         The settings used (swaprate, k_anonymity, effective risk threshold, risk
         source, similarity profiles, ...). Only whether a seed was given is
         recorded, never the seed itself.
+    input_index : pandas.Index or None
+        The input's row label of each row of ``data`` (``data`` itself has a
+        fresh ``RangeIndex``), to join the release back to the input. Never
+        release it: the labels are the input's row order, and for an input
+        sorted by area they give back the original area of every swapped
+        person.
     """
 
     data: pd.DataFrame
@@ -57,6 +63,7 @@ class SwapResult:
     n_persons: int
     target_pairs: int
     parameters: dict[str, Any] = field(default_factory=dict)
+    input_index: pd.Index | None = None
 
     @property
     def n_swapped_households(self) -> int:
@@ -251,7 +258,7 @@ _RAISES_DOC = """
 _NOTES_DOC = """
     Notes
     -----
-    Rows are sorted by hid (stable). For each level ``h`` (coarse to fine) the
+    Rows are sorted by hid (stable) and numbered afresh. For each level ``h`` (coarse to fine) the
     default risk of person ``i`` is ``1 / c_ih`` where ``c_ih`` counts persons with
     the same risk variables and level-``h`` area; a household's risk is the maximum
     over its members. Its level is the coarsest ``h`` with risk above the threshold.
@@ -339,6 +346,7 @@ def record_swap_result(
         n_persons=len(data),
         target_pairs=pairing.target_pairs,
         parameters=stages.recorded_parameters(p, at_risk, profiles, seed is not None),
+        input_index=stages.input_labels(data, hh),
     )
 
 
@@ -413,8 +421,12 @@ record_swap.__doc__ = (
     Returns
     -------
     pandas.DataFrame of shape (n_rows, n_columns [+ 1])
-        Same rows and columns, sorted by hid (stable; index labels follow their
-        rows); only ``hierarchy`` and ``carry_along`` columns change, dtypes and
+        Same rows and columns, sorted by hid (stable), under a fresh
+        ``RangeIndex``: the input's row labels would give back where each
+        swapped household stood in the input (for an input sorted by area, its
+        original area); :attr:`SwapResult.input_index` of
+        :func:`record_swap_result` keeps them for the statistician. Only
+        ``hierarchy`` and ``carry_along`` columns change, dtypes and
         categories unchanged; ``"<hid>_swapped"`` appended last when asked. Use
         :func:`record_swap_result` for the pairs and counts.
 """

@@ -276,10 +276,13 @@ def swapped_data(
     data: pd.DataFrame, hh: Households, p: SwapParams, pairing: Pairing, profiles: Profiles
 ) -> pd.DataFrame:
     """The rows in hid order, with the hierarchy and ``carry_along`` values of the pairs
-    exchanged (and the partner's hid appended when asked)."""
+    exchanged (and the partner's hid appended when asked), under a fresh ``RangeIndex``:
+    the input's row labels (its positions, by pandas' default) would tell where each
+    swapped household stood in the input, which for an input sorted by area is its
+    original area. :func:`input_labels` gives them to the statistician."""
     from microsdc.swapping.apply import apply_pairs, sorted_copy
 
-    return apply_pairs(
+    out = apply_pairs(
         sorted_copy(data, hh),
         hh,
         pairing.partner,
@@ -288,6 +291,12 @@ def swapped_data(
         p.hid,
         profiles.person_columns,
     )
+    return out.reset_index(drop=True)
+
+
+def input_labels(data: pd.DataFrame, hh: Households) -> pd.Index:
+    """The input's row labels in the order of the swapped rows (hid order)."""
+    return data.index if hh.order is None else data.index.take(hh.order)
 
 
 def summarise(
