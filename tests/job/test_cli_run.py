@@ -50,7 +50,12 @@ def test_quiet_prints_only_paths(write_job: Callable[..., Path], tmp_path: Path)
     assert code == 0
     assert out.split() == [
         str(tmp_path / "o2" / name)
-        for name in ("survey_anonymised.csv", "survey_audit.json", "survey_report.html")
+        for name in (
+            "survey_anonymised.csv",
+            "survey_audit.json",
+            "survey_report.html",
+            "survey_release.json",
+        )
     ]
 
 

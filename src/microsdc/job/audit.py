@@ -1,6 +1,12 @@
 """The audit record of a job and its result: header (job file, input, parameters,
 environment), outputs, and the files written at the end, each through a temporary file
-renamed into place."""
+renamed into place.
+
+The audit record and the report drawn from it are internal: they carry the input's
+SHA-256 and figures of the input before protection, which an intruder could invert (a
+CSV release keeps the input's bytes but for the blanked cells, so trying the observed
+values of each blank against the hash gives them back). What goes out with the data is
+the release record (:mod:`microsdc.job.release`)."""
 
 from __future__ import annotations
 
@@ -62,11 +68,16 @@ class JobResult:
         ``input.engine``, the engine's lazy frame (polars ``LazyFrame`` or
         DuckDB relation).
     audit : dict
-        The audit record (JSON-ready; validates against ``report/audit.schema.json``).
+        The internal audit record (JSON-ready; validates against
+        ``report/audit.schema.json``): it holds figures of the confidential
+        input (its SHA-256, the risk before); keep it, never publish it.
     report_html : str
-        The report, one self-contained HTML page.
+        The internal report, one self-contained HTML page (the audit drawn).
     written : dict of str to pathlib.Path
-        ``data``, ``audit`` and ``report`` paths, when written.
+        ``data``, ``audit``, ``report`` and ``release`` paths, when written.
+    release : dict
+        The external release record, published with the data
+        (:func:`microsdc.job.release.release_record`).
     """
 
     config: JobConfig
@@ -74,6 +85,7 @@ class JobResult:
     audit: dict[str, Any]
     report_html: str
     written: dict[str, Path] = field(default_factory=dict)
+    release: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
         """Before/after figures as plain text."""
@@ -142,10 +154,12 @@ _SEED_VALUE = re.compile(
 def job_file_sha256(cfg: JobConfig) -> str:
     """SHA-256 of the job file, the value of ``swapping.seed`` blanked first.
 
-    The audit record and the report go out with the data; the seed must not (it would
-    let anyone redo the random swaps). A hash of the file as it is would give a small
-    seed back to whoever tries the values, the rest of the file being in the audit
-    record. To check it, blank the seed's value (``seed = ""``) and hash the file.
+    The audit record and the report are internal (kept by the statistician; the
+    release record goes out with the data), but may be shown to others, and the seed
+    must never be in them (it would let anyone redo the random swaps). A hash of the
+    file as it is would give a small seed back to whoever tries the values, the rest of
+    the file being in the audit record. To check it, blank the seed's value
+    (``seed = ""``) and hash the file.
     When the seed cannot be found on its line and blanked (checked by reading the
     blanked file again), the hash is of the job's settings instead (the file read as
     TOML, the seed left out, as sorted JSON), never of the file as written.
@@ -226,6 +240,7 @@ def audit_outputs(cfg: JobConfig) -> dict[str, str]:
         "data": str(cfg.output.data),
         "audit": str(cfg.output.audit),
         "report": str(cfg.output.report),
+        "release": str(cfg.output.release),
     }
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
+from microsdc.job.release import write_release
 from microsdc.job.steps import ProgressDisplay, step_timer
 
 if TYPE_CHECKING:
@@ -476,4 +477,9 @@ def run_engine_job(
             ),
             started,
         )
-    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
+    release = write_release(cfg, audit, write)
+    if write:
+        written["release"] = cfg.output.release
+    return JobResult(
+        config=cfg, data=final, audit=audit, report_html=html, written=written, release=release
+    )

@@ -31,6 +31,7 @@ from microsdc.job.config import (
     load_job,
     outputs_apart,
 )
+from microsdc.job.release import write_release
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, no_display, step_timer
 from microsdc.risk.summary import RISK_BANDS
@@ -353,7 +354,10 @@ def _swap(
     res = record_swap_result(
         df, cfg.household_id, hierarchy, similar or None, **kwargs, progress=on_progress
     )
-    util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
+    # the input's row labels back on the swapped rows, for messages that name rows as in
+    # the input file; the data file is written without them
+    swapped = res.data if res.input_index is None else res.data.set_axis(res.input_index)
+    util = swap_utility(df, swapped, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households
     figures = {
@@ -376,9 +380,9 @@ def _swap(
 
         # new ids from a stream of their own: not the swap's
         stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
-        released = renumber_households(res.data, cfg.household_id, np.random.default_rng(stream))
+        released = renumber_households(swapped, cfg.household_id, np.random.default_rng(stream))
         return released, figures
-    return res.data, figures
+    return swapped, figures
 
 
 def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
@@ -392,6 +396,7 @@ def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
         data=directory / cfg.output.data.name,
         audit=directory / cfg.output.audit.name,
         report=directory / cfg.output.report.name,
+        release=directory / cfg.output.release.name,
     )
     if not outputs_apart(output, cfg.input_path):
         raise cfg.error("output", f"in {directory}: {OUTPUTS_APART}")
@@ -539,4 +544,9 @@ def run_job(
         html, written = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
         )
-    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
+    release = write_release(cfg, audit, write)
+    if write:
+        written["release"] = cfg.output.release
+    return JobResult(
+        config=cfg, data=final, audit=audit, report_html=html, written=written, release=release
+    )
