@@ -48,7 +48,7 @@ def _tail(n: int, a: int, p: float) -> float:
 
 def _gives_back_a_level(v: pd.Series, areas: list[pd.Series]) -> bool:
     """Household by household: the others with its value lie in its area so often that the
-    guess is wrong at most half as often as a blind one (p = share of its area among the
+    guess is wrong at most a quarter as often as a blind one (p = share of its area among the
     other households), with a binomial tail <= 5 %; at some level for >= half of them."""
     values = v.tolist()
     n_hh = len(values)
@@ -61,7 +61,7 @@ def _gives_back_a_level(v: pd.Series, areas: list[pd.Series]) -> bool:
             others = [where[j] for j in range(n_hh) if j != i and values[j] == values[i]]
             n, a = len(others), others.count(where[i])
             p = (where.count(where[i]) - 1) / (n_hh - 1)
-            if n >= 1 and a >= 1 and 2 * a >= n * (1 + p) and _tail(n, a, p) <= 0.05 + 1e-12:
+            if n >= 1 and a >= 1 and 4 * a >= n * (3 + p) and _tail(n, a, p) <= 0.05 + 1e-12:
                 hits += 1
         if n_hh and hits >= 0.5 * n_hh:
             return True

@@ -10,7 +10,7 @@ does the same with ``linked=``. The two functions here find such columns:
 
 The rule (:mod:`microsdc.risk.readback`): a protected value of a record is
 *given back* by a column C when the other records that share its value of C
-hold it so often that the guess read from C is wrong at most half as often as
+hold it so often that the guess read from C is wrong at most a quarter as often as
 the same guess made blind (share of the value among all records), and that
 agreement is no accident (binomial tail at most 5 %). The relation is learned
 from the true values, leaving the record out, so rare values count: two
@@ -206,7 +206,7 @@ def recoverable_cells(
     A blanked cell is recoverable from a column when the column's value in the
     released record gives it back by the rule of the module docstring: the
     other records with that value hold the cell's original
-    value so often that the guess is wrong at most half as often as a blind
+    value so often that the guess is wrong at most a quarter as often as a blind
     one, and the agreement is no accident. The relation is that of the column
     as released (renumbered, swapped) with the original values of the key
     variable, each record left out of its own guess. The intruder's guesses

@@ -6,9 +6,9 @@ value ``v`` (a blanked cell, the original area of a household) of a record is
 *given back* by another column C when, among the ``n >= min_count`` other
 records that share the record's value of C and show the protected variable:
 
-1. the ``a`` of them that hold ``v`` are at least ``n (1 + p) / 2``, ``p``
+1. the ``a`` of them that hold ``v`` are at least ``n (3 + p) / 4``, ``p``
    the share of ``v`` among all other records that show the variable: the
-   guess "``v``" read from C is wrong at most half as often as the same guess
+   guess "``v``" read from C is wrong at most a quarter as often as the same guess
    made blind (so ``v`` is the intruder's best guess from C, and a column that
    only repeats the most frequent value gains nothing);
 2. the agreement is no accident: were C unrelated to the variable, ``a`` or
@@ -91,8 +91,8 @@ def given_back(
     a = _pair_count(values, counts, cc * n_k + kk) - own
     # p: the share of v among the other records showing the variable (a blind guess)
     p = (np.bincount(shown_k, minlength=n_k)[kk] - 1) / max(len(shown_k) - 1, 1)
-    # wrong at most half as often as the blind guess: 1 - a / n <= (1 - p) / 2
-    guess = (n >= min_count) & (a >= 1) & (2 * a >= n * (1.0 + p))
+    # wrong at most a quarter as often as the blind guess: 1 - a / n <= (1 - p) / 4
+    guess = (n >= min_count) & (a >= 1) & (4 * a >= n * (3.0 + p))
     if not guess.any():
         return out
     tail = binom.sf(a - 1, np.maximum(n, 1), p)

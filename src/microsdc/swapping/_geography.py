@@ -13,7 +13,7 @@ pairs per level, the third with one sort of the households per id-like column:
 * **gives back a level**: read from the column, the area of at least
   :data:`SHARE` of the households (half) is right, by the rule of
   :mod:`microsdc.risk.readback` (the other households with the same value lie
-  in its area so often that the guess is wrong at most half as often as a
+  in its area so often that the guess is wrong at most a quarter as often as a
   blind one, and not by accident; rare values count, so one name shared by two
   towns in different regions, or a postcode that is wrong for 1 % of
   households, does not hide the others). The finest such level is reported;
@@ -134,7 +134,7 @@ def levels_given_back(codes: np.ndarray, na_code: int, hh: Households) -> tuple[
     ``codes`` holds one code per household. Each household is judged as if it
     were swapped, by the rule of :mod:`microsdc.risk.readback`: the other
     households with its value of the column lie in its area so often that
-    reading the area from the column is wrong at most half as often as a blind
+    reading the area from the column is wrong at most a quarter as often as a blind
     guess of that area, and the agreement is no accident. Returns (level,
     share of households) or (-1, 0.0).
     """

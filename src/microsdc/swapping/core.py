@@ -233,7 +233,7 @@ _RAISES_DOC = """
         that gives back the area of at least half of the households at some
         level (a finer geography such as a municipality, names or postcodes
         with a few shared or wrong values): read from the other households with
-        the same value, the area is wrong at most half as often as a blind
+        the same value, the area is wrong at most a quarter as often as a blind
         guess of it, and not by accident (binomial tail at most 5 %; see
         :mod:`microsdc.risk.readback`), or an id-like column
         (distinct for half the households or more) that, sorted, visits the
