@@ -256,6 +256,7 @@ def recoverable_cells(
     check_missing_values(missing_values, "missing_values", func)
     others = _others(released, keys, columns, func)
     rows = []
+    coded: dict[Hashable, np.ndarray] = {}
     for key in keys:
         before, after = _before_after(original[key], released[key], missing_values, key)
         blanked = np.flatnonzero((before >= 0) & (after < 0))
@@ -265,7 +266,9 @@ def recoverable_cells(
         for col in others:
             # the column as released (renumbered ids, swapped areas), against the true
             # values of the key variable: what the column says of the key
-            rel_c = _codes(released[col], missing_values_for(missing_values, col))
+            if col not in coded:
+                coded[col] = _codes(released[col], missing_values_for(missing_values, col))
+            rel_c = coded[col]
             ref = (rel_c >= 0) & (before >= 0)
             tgt_c = rel_c[blanked]
             hit = int(

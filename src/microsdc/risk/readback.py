@@ -74,7 +74,7 @@ def given_back(
     ndarray of bool
         The rule of the module docstring, target by target.
     """
-    from scipy.stats import binom
+    from scipy.special import betainc  # lighter than scipy.stats
 
     out = np.zeros(len(c), dtype=bool)
     ok = (c >= 0) & (k >= 0)
@@ -82,8 +82,11 @@ def given_back(
         return out
     n_k = int(max(ref_k.max(), k.max(), shown_k.max())) + 1
     n_c = int(max(ref_c.max(), c.max())) + 1
-    values, counts = np.unique(ref_c * n_k + ref_k, return_counts=True)
     per_c = np.bincount(ref_c, minlength=n_c)
+    wanted = np.zeros(n_c, dtype=bool)
+    wanted[c[ok]] = True
+    keep = wanted[ref_c]  # only the groups of the targets' values are counted
+    values, counts = np.unique(ref_c[keep] * n_k + ref_k[keep], return_counts=True)
     idx = np.flatnonzero(ok)
     cc, kk = c[idx], k[idx]
     own = in_ref[idx].astype(np.int64)
@@ -95,6 +98,8 @@ def given_back(
     guess = (n >= min_count) & (a >= 1) & (4 * a >= n * (3.0 + p))
     if not guess.any():
         return out
-    tail = binom.sf(a - 1, np.maximum(n, 1), p)
-    out[idx] = guess & (tail <= CHANCE)
+    # P(Binomial(n, p) >= a) = I_p(a, n - a + 1), for the targets with a guess
+    g = np.flatnonzero(guess)
+    tail = betainc(a[g].astype(float), (n[g] - a[g] + 1).astype(float), p[g])
+    out[idx[g]] = tail <= CHANCE
     return out
