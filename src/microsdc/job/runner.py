@@ -315,6 +315,7 @@ def _suppress(
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    _warn_row_order(cfg, df, res.data)
     cells = suppressed_cells(
         df, res.data, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
     )
@@ -327,6 +328,30 @@ def _suppress(
     if "linked" in s:
         figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures
+
+
+def _warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
+    """Warn when the release, in the input's row order, gives blanked cells back through
+    the records around them (an input sorted by a key variable)."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import DisclosureRiskWarning
+    from microsdc.risk.linked import recoverable_by_order
+
+    found = recoverable_by_order(
+        before, after, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
+    )
+    if len(found):
+        listed = "; ".join(
+            f"{r.key_variable!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
+            for r in found.itertuples()
+        )
+        warn(
+            f"The row order of the release gives blanked cells back: {listed}. The input is "
+            "sorted by these variables (or by columns that go with them), and the release "
+            "keeps its order, so the records around a blanked cell show its value. Put the "
+            "input's rows in random order before the job.",
+            DisclosureRiskWarning,
+        )
 
 
 def _swap(
