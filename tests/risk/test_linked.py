@@ -268,20 +268,34 @@ def _gives_back(others_c: list, others_all: list, v: object, min_count: int) -> 
 def _brute(
     before: pd.DataFrame, after: pd.DataFrame, key: str, col: str, min_count: int
 ) -> tuple[int, int]:
-    """(cells blanked, cells given back) of key from col, record by record."""
+    """(cells blanked, cells given back) of key from col, record by record: the intruder
+    learns from the released records that show the key, and, for a column with 10 records
+    per value or more (a code), the true values of a key value no released record shows."""
     k0 = [None if pd.isna(v) else v for v in before[key]]
     k1 = [None if pd.isna(v) else v for v in after[key]]
     c1 = [None if pd.isna(v) else v for v in after[col]]
+    shown = [v for v in k1 if v is not None]
+    vanished = {v for v in k0 if v is not None} - set(shown)
+    observed = [v for v in c1 if v is not None]
+    code = len(observed) >= 10 * len(set(observed))
     blanked = hits = 0
     for i in range(len(k0)):
         if k0[i] is None or k1[i] is not None:
             continue
         blanked += 1
-        if c1[i] is None:
+        if c1[i] is None or (not shown and not (code and k0[i] in vanished)):
             continue
-        rest = [j for j in range(len(k0)) if j != i and k0[j] is not None]
-        same = [k0[j] for j in rest if c1[j] == c1[i]]
-        hits += _gives_back(same, [k0[j] for j in rest], k0[i], min_count)
+        known = [
+            j
+            for j in range(len(k0))
+            if j != i
+            and (k1[j] is not None or (code and k0[j] in vanished and k0[j] is not None))
+        ]
+        same = [k0[j] for j in known if c1[j] == c1[i]]
+        n, a = len(same), same.count(k0[i])
+        p = shown.count(k0[i]) / max(len(shown), 1)
+        if n >= min_count and a >= 1 and 1 - a / n <= (1 - p) / 4 + 1e-12:
+            hits += _tail(n, a, p) <= 0.05 + 1e-12
     return blanked, hits
 
 

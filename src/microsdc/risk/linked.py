@@ -12,12 +12,16 @@ The rule (:mod:`microsdc.risk.readback`): a protected value of a record is
 *given back* by a column C when the other records that share its value of C
 hold it so often that the guess read from C is wrong at most a quarter as often as
 the same guess made blind (share of the value among all records), and that
-agreement is no accident (binomial tail at most 5 %). The relation is learned
-from the true values, leaving the record out, so rare values count: two
-records sharing a code suffice. A column is judged by the share of the protected values it gives
-back: flagged from ``share`` (default 10 %) on. A column that only repeats the
-most frequent value (``Salary`` for ``native-country``: "United-States") gains
-the intruder nothing and is not flagged, however many cells it "agrees" with.
+agreement is no accident (binomial tail at most 5 %). The intruder learns the
+relation and the value's share from what the release shows (the records that
+show both), and a value the release no longer shows at all from outside (a
+codebook: only for a column with at least :data:`CODE_SIZE` records per value
+on average, a code rather than an identifier), so rare values count: two
+records sharing a code suffice. A column is judged by the share of the
+protected values it gives back: flagged from ``share`` (default 10 %) on. A
+column that only repeats the most frequent value (``Salary`` for
+``native-country``: "United-States") gains the intruder nothing and is not
+flagged, however many cells it "agrees" with.
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ __all__ = ["linked_columns", "recoverable_cells"]
 
 #: Default number of other records with the same value of the column needed for a guess.
 MIN_COUNT = 1
+#: Records per value (on average) from which a column counts as a code whose meaning an
+#: intruder knows from outside the release (a codebook), not as an identifier.
+CODE_SIZE = 10
 
 
 def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
@@ -207,9 +214,13 @@ def recoverable_cells(
     released record gives it back by the rule of the module docstring: the
     other records with that value hold the cell's original
     value so often that the guess is wrong at most a quarter as often as a blind
-    one, and the agreement is no accident. The relation is that of the column
-    as released (renumbered, swapped) with the original values of the key
-    variable, each record left out of its own guess. The intruder's guesses
+    one, and the agreement is no accident. Both guesses are learned from the
+    released records that show the key variable (the column as released:
+    renumbered, swapped); a key value that no released record shows any more
+    is learned from the original values of the records that held it (a
+    codebook says what a code means; only for a column with at least 10
+    records per value on average, not an identifier), each record left out
+    of its own guess. The intruder's guesses
     are scored on the blanked cells themselves: a column that "agrees" with
     many cells only because it repeats the most frequent value gives nothing
     back, and a code whose rare values were all blanked gives them back all
@@ -262,14 +273,21 @@ def recoverable_cells(
         blanked = np.flatnonzero((before >= 0) & (after < 0))
         if not len(blanked):
             continue
-        shown = before[before >= 0]
+        # what the intruder sees: the released values; a value the release no longer
+        # shows at all is known from outside (a codebook), with the records that held it
+        shown = after[after >= 0]
+        vanished = np.zeros(int(before.max(initial=-1)) + 2, dtype=bool)
+        vanished[before[before >= 0]] = True
+        vanished[shown] = False
+        gone = (before >= 0) & vanished[np.maximum(before, 0)] & (after < 0)
+        known = (after >= 0) | gone
         for col in others:
-            # the column as released (renumbered ids, swapped areas), against the true
-            # values of the key variable: what the column says of the key
             if col not in coded:
                 coded[col] = _codes(released[col], missing_values_for(missing_values, col))
             rel_c = coded[col]
-            ref = (rel_c >= 0) & (before >= 0)
+            observed = rel_c >= 0
+            code = CODE_SIZE * len(np.unique(rel_c[observed])) <= int(observed.sum())
+            ref = observed & (known if code else after >= 0)
             tgt_c = rel_c[blanked]
             hit = int(
                 given_back(
@@ -278,8 +296,9 @@ def recoverable_cells(
                     shown,
                     tgt_c,
                     before[blanked],
-                    tgt_c >= 0,
+                    (tgt_c >= 0) & gone[blanked] & code,
                     min_count=min_count,
+                    in_shown=False,
                 ).sum()
             )
             if hit and hit >= share * len(blanked):
@@ -358,10 +377,11 @@ def recoverable_by_order(
             given_back(
                 np.concatenate([target, target]),
                 np.concatenate([above, below]),
-                before[before >= 0],
+                after[after >= 0],
                 c,
                 before[blanked],
                 np.zeros(len(blanked), dtype=bool),
+                in_shown=False,
             ).sum()
         )
         if hit and hit >= share * len(blanked):

@@ -15,13 +15,15 @@ records that share the record's value of C and show the protected variable:
    more of the ``n`` records would hold ``v`` with probability at most
    :data:`CHANCE` (binomial tail).
 
-The relation between C (as released) and the true values of the variable is
-learned from every record but the one judged: it stands for what an intruder
-knows from outside the release (a codebook, a register, another year of the
-survey) and what the release shows on its untouched records. Rare values
-count: two records sharing a code are enough (a value held by one record alone
-gives no guess). A column is judged by the share of the protected values it
-gives back.
+What the intruder knows of the relation between C and the variable, and of
+the variable's distribution (``p``), is given by the caller: for blanked cells
+(:func:`microsdc.risk.linked.recoverable_cells`) it is what the release shows
+on its records that show both, plus the true values of a value the release no
+longer shows at all (a codebook says what a code means even when every record
+of it was blanked); for swapped households, the geography of the other
+households. Rare values count: two records sharing a code are enough (a value
+held by one record alone gives no guess). A column is judged by the share of
+the protected values it gives back.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ def given_back(
     in_ref: np.ndarray,
     *,
     min_count: int = 1,
+    in_shown: bool = True,
 ) -> np.ndarray:
     """For each protected value (C value ``c``, true value ``k``): given back by C?
 
@@ -64,10 +67,11 @@ def given_back(
     c, k : ndarray of int64
         The targets; ``c < 0`` (C not shown) gives no guess.
     in_ref : ndarray of bool
-        Whether the target itself is among ``ref`` (its own pair is left out);
-        every target is among ``shown_k``.
+        Whether the target itself is among ``ref`` (its own pair is left out).
     min_count : int >= 1
         Other records with the target's value of C needed for a guess.
+    in_shown : bool, default True
+        Whether every target is among ``shown_k`` (and left out of its base rate).
 
     Returns
     -------
@@ -93,7 +97,8 @@ def given_back(
     n = per_c[cc] - own
     a = _pair_count(values, counts, cc * n_k + kk) - own
     # p: the share of v among the other records showing the variable (a blind guess)
-    p = (np.bincount(shown_k, minlength=n_k)[kk] - 1) / max(len(shown_k) - 1, 1)
+    own_shown = 1 if in_shown else 0
+    p = (np.bincount(shown_k, minlength=n_k)[kk] - own_shown) / max(len(shown_k) - own_shown, 1)
     # wrong at most a quarter as often as the blind guess: 1 - a / n <= (1 - p) / 4
     guess = (n >= min_count) & (a >= 1) & (4 * a >= n * (3.0 + p))
     if not guess.any():

@@ -156,7 +156,7 @@ def local_suppression(
     DisclosureRiskWarning
         When another column of ``df`` gives back at least 10 % of the blanked
         cells of a key variable (see :func:`microsdc.risk.linked.recoverable_cells`:
-        the other records that share a cell's value of that column hold its
+        the released records that share a cell's value of that column hold its
         value so often that reading it from the column is wrong at most a quarter
         as often as guessing it blind, and the agreement is no accident),
         naming each (key variable, column) pair. Pass the column in ``linked``,
