@@ -288,8 +288,7 @@ def _brute(
         known = [
             j
             for j in range(len(k0))
-            if j != i
-            and (k1[j] is not None or (code and k0[j] in vanished and k0[j] is not None))
+            if j != i and (k1[j] is not None or (code and k0[j] in vanished and k0[j] is not None))
         ]
         same = [k0[j] for j in known if c1[j] == c1[i]]
         n, a = len(same), same.count(k0[i])
