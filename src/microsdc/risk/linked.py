@@ -286,7 +286,8 @@ def recoverable_cells(
                 coded[col] = _codes(released[col], missing_values_for(missing_values, col))
             rel_c = coded[col]
             observed = rel_c >= 0
-            code = CODE_SIZE * len(np.unique(rel_c[observed])) <= int(observed.sum())
+            # codes are dense: max + 1 distinct values (at most)
+            code = CODE_SIZE * (int(rel_c.max(initial=-1)) + 1) <= int(observed.sum())
             ref = observed & (known if code else after >= 0)
             tgt_c = rel_c[blanked]
             hit = int(
