@@ -301,12 +301,19 @@ def _brute(
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+#: the column as a code of the key (its value, or another one, or a blank, now and then)
+_CODE = {"a": 0, "b": 1, "c": 2}
+
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from("aabc"), st.sampled_from([0, 1, 2, 3, None]), st.booleans()),
+        st.tuples(
+            st.sampled_from("aaaabc"),
+            st.sampled_from(["code", "code", "code", 0, 1, 3, None]),
+            st.booleans(),
+        ),
         min_size=1,
-        max_size=40,
+        max_size=60,
     ),
     st.sampled_from([0.05, 0.3, 1.0]),
     st.sampled_from([1, 2, 3]),
@@ -314,7 +321,8 @@ from hypothesis import strategies as st  # noqa: E402
 def test_recoverable_cells_matches_brute_force(
     rows: list[tuple[str, object, bool]], share: float, min_count: int
 ) -> None:
-    before = pd.DataFrame({"k": [r[0] for r in rows], "c": [r[1] for r in rows]}, dtype=object)
+    c = [_CODE[r[0]] if r[1] == "code" else r[1] for r in rows]
+    before = pd.DataFrame({"k": [r[0] for r in rows], "c": c}, dtype=object)
     after = before.copy()
     after.loc[[r[2] for r in rows], "k"] = None
     got = recoverable_cells(before, after, ["k"], share=share, min_count=min_count)
@@ -327,9 +335,12 @@ def test_recoverable_cells_matches_brute_force(
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["a", "a", "b", "c", None]), st.sampled_from([0, 1, 2, None])),
+        st.tuples(
+            st.sampled_from(["a", "a", "a", "a", "b", "c", None]),
+            st.sampled_from(["code", "code", "code", 0, 1, 3, None]),
+        ),
         min_size=1,
-        max_size=40,
+        max_size=60,
     ),
     st.sampled_from([0.05, 0.3, 1.0]),
     st.sampled_from([1, 2, 3]),
@@ -337,7 +348,10 @@ def test_recoverable_cells_matches_brute_force(
 def test_linked_columns_matches_brute_force(
     rows: list[tuple[object, object]], share: float, min_count: int
 ) -> None:
-    df = pd.DataFrame(rows, columns=["k", "c"], dtype=object)
+    codes = [
+        (_CODE.get(key, 9) if key is not None else 9) if col == "code" else col for key, col in rows
+    ]
+    df = pd.DataFrame({"k": [r[0] for r in rows], "c": codes}, dtype=object)
     k = [None if pd.isna(v) else v for v in df["k"]]
     c = [None if pd.isna(v) else v for v in df["c"]]
     hits = both = 0
