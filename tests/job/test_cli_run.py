@@ -50,7 +50,12 @@ def test_quiet_prints_only_paths(write_job: Callable[..., Path], tmp_path: Path)
     assert code == 0
     assert out.split() == [
         str(tmp_path / "o2" / name)
-        for name in ("survey_anonymised.csv", "survey_audit.json", "survey_report.html")
+        for name in (
+            "survey_anonymised.csv",
+            "survey_audit.json",
+            "survey_report.html",
+            "survey_release.json",
+        )
     ]
 
 
@@ -163,10 +168,18 @@ def test_examples_on_real_data(
         shares = pd.Series(areas).value_counts(normalize=True)
         assert runs > 0.5 * (1 + (len(areas) - 1) * (1 - (shares**2).sum()))
     assert "expected re-identifications" in out
-    # nothing released gives a blanked key value back
+    # nothing released gives a blanked key value back, but what each job warns about:
+    # Adult's sampling weight (records of one weighting cell of age, sex and race share it,
+    # and a released record tells the blanked values of its twin); testdata's water, a
+    # household variable blanked for one member and shown by the others
+    known = {
+        "adult.toml": frozenset({("age", "fnlwgt"), ("race", "fnlwgt"), ("sex", "fnlwgt")}),
+        "testdata.toml": frozenset({("water", "ori_hid")}),
+    }[job]
     (released,) = tmp_path.glob("*_anonymised.*")
-    assert_no_read_back(REPO / "examples" / job, released)
-    assert not [n for n in audit["warnings"] if "read back" in n["message"]]
+    assert_no_read_back(REPO / "examples" / job, released, known)
+    said = " ".join(n["message"] for n in audit["warnings"] if "read back" in n["message"])
+    assert {(k, c) for k, c in known if f"{k!r} from {c!r}" in said} == known
 
 
 def _small_job(tmp_path: Path, csv: str, body: str) -> Path:

@@ -26,13 +26,14 @@ def _validate(audit: dict[str, object]) -> None:
     jsonschema.Draft202012Validator(audit_schema()).validate(audit)
 
 
-def test_swapping_job_writes_three_files(write_job: Callable[..., Path], tmp_path: Path) -> None:
+def test_swapping_job_writes_four_files(write_job: Callable[..., Path], tmp_path: Path) -> None:
     res = run_job(write_job())
     out = tmp_path / "out"
-    assert set(res.written) == {"data", "audit", "report"}
+    assert set(res.written) == {"data", "audit", "report", "release"}
     assert sorted(p.name for p in out.iterdir()) == [
         "survey_anonymised.csv",
         "survey_audit.json",
+        "survey_release.json",
         "survey_report.html",
     ]
     audit = json.loads((out / "survey_audit.json").read_text())

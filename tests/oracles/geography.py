@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 
 import pandas as pd
@@ -11,7 +12,7 @@ PERSON_LEVEL_SHARE = 0.01
 
 
 def nested_columns(df: pd.DataFrame, hid: Hashable, hierarchy: list[Hashable]) -> list[Hashable]:
-    """Columns (not hid or hierarchy) determining a level or a function of the finest area."""
+    """Columns (not hid or hierarchy) giving back a level or a function of the finest area."""
     found = []
     first = df.groupby(hid, sort=False).first()  # household-level view (first member)
     areas = [
@@ -25,15 +26,10 @@ def nested_columns(df: pd.DataFrame, hid: Hashable, hierarchy: list[Hashable]) -
         if varying.sum() > PERSON_LEVEL_SHARE * len(first):
             continue
         v = values.groupby(df[hid], sort=False).first().loc[first.index]
-        # determines the coarsest level: every value of >= 2 households in one level-0 area
-        counts = v[v != "<NA>"].value_counts()
-        shared = counts[counts >= 2]
-        if len(shared) and (shared - 1).sum() >= MIN_EVIDENCE:
-            in_shared = v.isin(shared.index)
-            per_value = areas[0][in_shared].groupby(v[in_shared]).nunique()
-            if (per_value == 1).all() and areas[0][in_shared].nunique() >= 2:
-                found.append(col)
-                continue
+        # gives back a level: the area of >= half the households read from the column
+        if _gives_back_a_level(v, areas):
+            found.append(col)
+            continue
         # function of the finest area: one value in every area with >= 2 households
         hh_per_area = areas[-1].value_counts()
         multi = hh_per_area[hh_per_area >= 2]
@@ -44,3 +40,29 @@ def nested_columns(df: pd.DataFrame, hid: Hashable, hierarchy: list[Hashable]) -
             if (per_area == 1).all() and firsts.nunique() >= 2:
                 found.append(col)
     return found
+
+
+def _tail(n: int, a: int, p: float) -> float:
+    return sum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(a, n + 1))
+
+
+def _gives_back_a_level(v: pd.Series, areas: list[pd.Series]) -> bool:
+    """Household by household: the others with its value lie in its area so often that the
+    guess is wrong at most a quarter as often as a blind one (p = share of its area among the
+    other households), with a binomial tail <= 5 %; at some level for >= half of them."""
+    values = v.tolist()
+    n_hh = len(values)
+    for area in areas:
+        where = area.tolist()
+        hits = 0
+        for i in range(n_hh):
+            if values[i] == "<NA>" or n_hh < 2:
+                continue
+            others = [where[j] for j in range(n_hh) if j != i and values[j] == values[i]]
+            n, a = len(others), others.count(where[i])
+            p = (where.count(where[i]) - 1) / (n_hh - 1)
+            if n >= 1 and a >= 1 and 4 * a >= n * (3 + p) and _tail(n, a, p) <= 0.05 + 1e-12:
+                hits += 1
+        if n_hh and hits >= 0.5 * n_hh:
+            return True
+    return False

@@ -147,7 +147,7 @@ def test_swap_log_file(census_csv, tmp_path):
         (["--hierarchy", "nuts1", "-k", "-2"], "Option -k/--k-anonymity"),
         (
             ["--hierarchy", "nuts1,nuts2,nuts3"],
-            "'lau2' (each of its values lies in one nuts3 area)",
+            "'lau2' (it gives back the nuts3 area of",
         ),
         (
             ["--hierarchy", "nuts1,nuts2,nuts3", "--checked", "lau3"],

@@ -23,6 +23,13 @@ def print_result(result: Any, out: Any) -> None:
         out.print(f"Anonymised data: {escape(str(result.written['data']))}")
         out.print(f"Audit record:    {escape(str(result.written['audit']))}")
         out.print(f"Report:          {escape(str(result.written['report']))}")
+        if "release" in result.written:
+            out.print(f"Release record:  {escape(str(result.written['release']))}")
+            out.print(
+                "Publish the anonymised data and the release record only: the audit record "
+                "and the report are internal (they hold the input's SHA-256 and its figures "
+                "before protection)."
+            )
     else:
         out.print("Dry run: nothing was written.")
 
@@ -50,10 +57,12 @@ def run(
     """Run the anonymisation job described in JOB_FILE (TOML).
 
     Reads the input file, recodes, measures the risk, swaps and/or suppresses
-    as the job says, measures again, and writes the anonymised file, a JSON
-    audit record and an HTML report. Relative paths in the job file are
-    relative to the job file's folder. A bad job file or a missing input file
-    stops the run with exit code 2 before anything is written.
+    as the job says, measures again, and writes the anonymised file and a
+    JSON release record, both to publish, and an internal JSON audit record and
+    HTML report, to keep (they hold figures of the confidential input).
+    Relative paths in the job file are relative to the job file's folder. A
+    bad job file or a missing input file stops the run with exit code 2
+    before anything is written.
     """
     from microsdc.job import load_job, run_job
     from microsdc.report.console import job_progress

@@ -1,5 +1,11 @@
 """The audit record of a job and its result: header (job file, input, parameters,
-environment), outputs, and the files written at the end, published together."""
+environment), outputs, and the files written at the end, published together.
+
+The audit record and the report drawn from it are internal: they carry the input's
+SHA-256 and figures of the input before protection, which an intruder could invert (a
+CSV release keeps the input's bytes but for the blanked cells, so trying the observed
+values of each blank against the hash gives them back). What goes out with the data is
+the release record (:mod:`microsdc.job.release`)."""
 
 from __future__ import annotations
 
@@ -58,11 +64,16 @@ class JobResult:
         ``input.engine``, the engine's lazy frame (polars ``LazyFrame`` or
         DuckDB relation).
     audit : dict
-        The audit record (JSON-ready; validates against ``report/audit.schema.json``).
+        The internal audit record (JSON-ready; validates against
+        ``report/audit.schema.json``): it holds figures of the confidential
+        input (its SHA-256, the risk before); keep it, never publish it.
     report_html : str
-        The report, one self-contained HTML page.
+        The internal report, one self-contained HTML page (the audit drawn).
     written : dict of str to pathlib.Path
-        ``data``, ``audit`` and ``report`` paths, when written.
+        ``data``, ``audit``, ``report`` and ``release`` paths, when written.
+    release : dict
+        The external release record, published with the data
+        (:func:`microsdc.job.release.release_record`).
     """
 
     config: JobConfig
@@ -70,6 +81,7 @@ class JobResult:
     audit: dict[str, Any]
     report_html: str
     written: dict[str, Path] = field(default_factory=dict)
+    release: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> str:
         """Before/after figures as plain text."""
@@ -148,13 +160,15 @@ def job_file_sha256(cfg: JobConfig) -> str:
     """SHA-256 of the job file, the value of every seed (``swapping.seed``, ``pram.seed``,
     ``noise.seed``) blanked first.
 
-    The audit record and the report go out with the data; the seeds must not (they would
-    let anyone redo the random swaps, draws and noise). A hash of the file as it is would
-    give a small seed back to whoever tries the values, the rest of the file being in the
-    audit record. To check it, blank each seed's value (``seed = ""``) and hash the file.
-    When a seed cannot be found on its line and blanked (checked by reading the blanked
-    file again), the hash is of the job's settings instead (the file read as TOML, the
-    seeds left out, as sorted JSON), never of the file as written.
+    The audit record and the report are internal (kept by the statistician; the
+    release record goes out with the data), but may be shown to others, and the seeds
+    must never be in them (they would let anyone redo the random swaps, draws and
+    noise). A hash of the file as it is would give a small seed back to whoever tries
+    the values, the rest of the file being in the audit record. To check it, blank each
+    seed's value (``seed = ""``) and hash the file. When a seed cannot be found on its
+    line and blanked (checked by reading the blanked file again), the hash is of the
+    job's settings instead (the file read as TOML, the seeds left out, as sorted JSON),
+    never of the file as written.
     """
     import json
     import tomllib
@@ -219,6 +233,7 @@ def audit_outputs(cfg: JobConfig) -> dict[str, str]:
         "data": str(cfg.output.data),
         "audit": str(cfg.output.audit),
         "report": str(cfg.output.report),
+        "release": str(cfg.output.release),
     }
 
 
@@ -230,16 +245,19 @@ def finish_job(
     write: bool,
     write_data: tuple[str, Callable[[Path], None]],
     started: float,
-) -> tuple[str, dict[str, Path]]:
+) -> tuple[str, dict[str, Path], dict[str, Any]]:
     """Draw the report and, with ``write``, write the data (``write_data``: the step's
-    label and ``writer(path)``, which writes the data to ``path``), the audit record and
-    the report, and publish the three together
+    label and ``writer(path)``, which writes the data to ``path``), the audit record,
+    the report and the release record (:mod:`microsdc.job.release`, with the SHA-256 of
+    the data as written), and publish the four together
     (:func:`microsdc.job.publish.publish_together`): when any of them fails, the
-    files of an earlier run stay as they were, all three. The total time goes into
-    the audit's timings either way. Returns the report's HTML and the files written."""
+    files of an earlier run stay as they were, all four. The total time goes into
+    the audit's timings either way. Returns the report's HTML, the files written and
+    the release record."""
     import json
 
     from microsdc.job.publish import publish_together
+    from microsdc.job.release import release_record
 
     def render() -> str:
         from microsdc.report import render_report
@@ -250,18 +268,26 @@ def finish_job(
     timings = audit["timings"]
     if not write:
         timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
-        return html, {}
+        return html, {}, release_record(cfg, audit, None)
     label, writer = write_data
     step(label)
     out = cfg.output
-    for path in (out.data, out.audit, out.report):  # output.data may name a subfolder
+    for path in (out.data, out.audit, out.report, out.release):  # may name subfolders
         path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    written_data: list[Path] = []
+    record: dict[str, Any] = {}
 
     def write_data_file(path: Path) -> None:
         writer(path)
+        written_data.append(path)
         timings.append({"step": "write", "seconds": round(time.perf_counter() - t0, 4)})
         timings.append({"step": "total", "seconds": round(time.perf_counter() - started, 4)})
+
+    def write_release_file(path: Path) -> None:  # after the data: the hash of its bytes
+        record.update(release_record(cfg, audit, sha256_file(written_data[-1])))
+        text = json.dumps(record, indent=2, default=_json_default) + "\n"
+        path.write_text(text, encoding="utf-8")
 
     publish_together(
         [
@@ -273,9 +299,11 @@ def finish_job(
                 ),
             ),
             (out.report, lambda p: p.write_text(html, encoding="utf-8")),
+            (out.release, write_release_file),
         ]
     )
-    return html, {"data": out.data, "audit": out.audit, "report": out.report}
+    written = {"data": out.data, "audit": out.audit, "report": out.report, "release": out.release}
+    return html, written, record
 
 
 def _json_default(value: Any) -> Any:
@@ -285,6 +313,6 @@ def _json_default(value: Any) -> Any:
         return int(value)
     if isinstance(value, np.floating):
         return float(value)
-    if isinstance(value, Path):
+    if isinstance(value, Path | datetime):
         return str(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")

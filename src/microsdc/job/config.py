@@ -127,12 +127,19 @@ class RecodeSpec:
 
 @dataclass(frozen=True)
 class OutputPaths:
-    """Where a job writes (absolute paths)."""
+    """Where a job writes (absolute paths).
+
+    ``data`` and ``release`` (the external release record) are published;
+    ``audit`` and ``report`` are internal: they hold figures of the confidential
+    input (its SHA-256, the risk before protection) and stay with the
+    statistician.
+    """
 
     directory: Path
     data: Path
     audit: Path
     report: Path
+    release: Path
 
 
 @dataclass(frozen=True)
@@ -617,11 +624,11 @@ OUTPUTS_APART = "the output files must differ from each other and from the input
 
 
 def outputs_apart(output: OutputPaths, input_path: Path) -> bool:
-    """Whether the three outputs are three files, none of them the input
+    """Whether the four outputs are four files, none of them the input
     (:func:`microsdc.io.write.same_file`: resolved, and as files on disk)."""
     from microsdc.io.write import same_file
 
-    targets = [output.data, output.audit, output.report]
+    targets = [output.data, output.audit, output.report, output.release]
     pairs = [(a, b) for i, a in enumerate(targets) for b in targets[i + 1 :]]
     return not any(same_file(a, b) for a, b in pairs) and not any(
         same_file(t, input_path) for t in targets
@@ -644,6 +651,7 @@ def _outputs(
         data=(directory / out.get("data", f"{stem}_anonymised{suffix}")).resolve(),
         audit=(directory / out.get("audit", f"{stem}_audit.json")).resolve(),
         report=(directory / out.get("report", f"{stem}_report.html")).resolve(),
+        release=(directory / out.get("release", f"{stem}_release.json")).resolve(),
     )
     if "data" in out:
         from microsdc.io import FORMATS
@@ -655,7 +663,7 @@ def _outputs(
             f"key 'output.data' must end in one of {', '.join(sorted(FORMATS))}, "
             f"got {out['data']!r}.",
         )
-    for target in (output.data, output.audit, output.report):
+    for target in (output.data, output.audit, output.report, output.release):
         blocking = next((q for q in target.parents if q.exists() and not q.is_dir()), None)
         need(
             blocking is None,

@@ -500,7 +500,7 @@ def run_engine_job(
             "timings": timings,
             "outputs": audit_outputs(cfg),
         }
-        html, written = finish_job(
+        html, written, release = finish_job(
             cfg,
             audit,
             timed,
@@ -512,4 +512,6 @@ def run_engine_job(
             ),
             started,
         )
-    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
+    return JobResult(
+        config=cfg, data=final, audit=audit, report_html=html, written=written, release=release
+    )

@@ -370,6 +370,7 @@ def _suppress(
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    _warn_row_order(cfg, df, res.data)
     from microsdc._core.policy import parse_policy
     from microsdc.suppression.params import counted_missing_values
 
@@ -385,6 +386,30 @@ def _suppress(
     if "linked" in s:
         figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures
+
+
+def _warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
+    """Warn when the release, in the input's row order, gives blanked cells back through
+    the records around them (an input sorted by a key variable)."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import DisclosureRiskWarning
+    from microsdc.risk.linked import recoverable_by_order
+
+    found = recoverable_by_order(
+        before, after, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
+    )
+    if len(found):
+        listed = "; ".join(
+            f"{r.key_variable!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
+            for r in found.itertuples()
+        )
+        warn(
+            f"The row order of the release gives blanked cells back: {listed}. The input is "
+            "sorted by these variables (or by columns that go with them), and the release "
+            "keeps its order, so the records around a blanked cell show its value. Put the "
+            "input's rows in random order before the job.",
+            DisclosureRiskWarning,
+        )
 
 
 def _swap(
@@ -418,9 +443,12 @@ def _swap(
     res = record_swap_result(
         df, cfg.household_id, hierarchy, similar or None, **kwargs, progress=on_progress
     )
-    # the swap returns the rows in household order, each keeping its label
-    origin = None if res.data.index.equals(df.index) else df.index.get_indexer(res.data.index)
-    util = swap_utility(df, res.data, cfg.household_id, hierarchy, list(s["risk_variables"]))
+    # the input's row labels back on the swapped rows, for messages that name rows as in
+    # the input file (the data file is written without them); the swap returns the rows in
+    # household order, so each one's position as read goes with it
+    swapped = res.data if res.input_index is None else res.data.set_axis(res.input_index)
+    origin = None if swapped.index.equals(df.index) else df.index.get_indexer(swapped.index)
+    util = swap_utility(df, swapped, cfg.household_id, hierarchy, list(s["risk_variables"]))
     summary = swap_utility_summary(util)
     n_hh = res.n_households
     figures = {
@@ -445,13 +473,13 @@ def _swap(
         stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
         # the rows are reordered: each one's position as read goes along, under a name
         # no column has, so that before/after figures compare each record with itself
-        mark = "\x00row" + "_" * max((len(str(c)) for c in res.data.columns), default=0)
-        tagged = res.data.copy()
+        mark = "\x00row" + "_" * max((len(str(c)) for c in swapped.columns), default=0)
+        tagged = swapped.copy()
         tagged[mark] = np.arange(len(tagged), dtype=np.int64)
         released = renumber_households(tagged, cfg.household_id, np.random.default_rng(stream))
         moved = released.pop(mark).to_numpy()
         return released, figures, moved if origin is None else origin[moved]
-    return res.data, figures, origin
+    return swapped, figures, origin
 
 
 def _protect(
@@ -548,6 +576,7 @@ def _in_directory(cfg: JobConfig, output_dir: str | Path) -> JobConfig:
         data=directory / cfg.output.data.name,
         audit=directory / cfg.output.audit.name,
         report=directory / cfg.output.report.name,
+        release=directory / cfg.output.release.name,
     )
     if not outputs_apart(output, cfg.input_path):
         raise cfg.error("output", f"in {directory}: {OUTPUTS_APART}")
@@ -687,7 +716,9 @@ def run_job(
 
             write_table(final, path, **release_style(cfg.input_path, cfg.sep, cfg.encoding))
 
-        html, written = finish_job(
+        html, written, release = finish_job(
             cfg, audit, timed, step, write, ("writing files", write_data), started
         )
-    return JobResult(config=cfg, data=final, audit=audit, report_html=html, written=written)
+    return JobResult(
+        config=cfg, data=final, audit=audit, report_html=html, written=written, release=release
+    )

@@ -333,6 +333,9 @@ SCHEMA: dict[str, Any] = {
             lambda v: _is_str(v) and v.endswith((".html", ".htm")),
             "a file name ending in .html",
         ),
+        "release": _Key(
+            lambda v: _is_str(v) and v.endswith(".json"), "a file name ending in .json"
+        ),
     },
 }
 
@@ -646,8 +649,22 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "The anonymised data; the format follows the extension (a CSV file in the "
         "input's `encoding`).",
     ),
-    "output.audit": ("`<input>_audit.json`", "The audit record (JSON)."),
-    "output.report": ("`<input>_report.html`", "The HTML report."),
+    "output.audit": (
+        "`<input>_audit.json`",
+        "The internal audit record (JSON): the input's SHA-256, the figures before and "
+        "after. Keep it; never publish it with the data.",
+    ),
+    "output.report": (
+        "`<input>_report.html`",
+        "The internal HTML report (figures of the input, before and after). Keep it; "
+        "never publish it with the data.",
+    ),
+    "output.release": (
+        "`<input>_release.json`",
+        "The external release record (JSON), published with the data: what was done and "
+        "the risk of the released file, computed from the released file and parameters "
+        "that do not help an intruder (no hash of the input, no seed, no figure before).",
+    ),
 }
 
 #: What each table and key of :data:`SCHEMA` means: dotted name -> (default, description).

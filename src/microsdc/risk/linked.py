@@ -8,12 +8,20 @@ them wherever their key variable is suppressed; :func:`local_suppression`
 does the same with ``linked=``. The two functions here find such columns:
 :func:`linked_columns` before suppression, :func:`recoverable_cells` after it.
 
-The rule, for a key variable K and another column C: the value v of K of a
-record can be *read from C* when the n other records that share the record's
-value of C and show K agree with it (at least ``share`` of them show v), and
-were C unrelated to K they would not: ``n * (1 - p_v) >= min_count``, p_v the
-share of all records showing v. The second condition keeps chance agreement
-of a few records on a common value (or an identifier) from counting.
+The rule (:mod:`microsdc.risk.readback`): a protected value of a record is
+*given back* by a column C when the other records that share its value of C
+hold it so often that the guess read from C is wrong at most a quarter as often as
+the same guess made blind (share of the value among all records), and that
+agreement is no accident (binomial tail at most 5 %). The intruder learns the
+relation and the value's share from what the release shows (the records that
+show both), and a value the release no longer shows at all from outside (a
+codebook: only for a column with at least :data:`CODE_SIZE` records per value
+on average, a code rather than an identifier), so rare values count: two
+records sharing a code suffice. A column is judged by the share of the
+protected values it gives back: flagged from ``share`` (default 10 %) on. A
+column that only repeats the most frequent value (``Salary`` for
+``native-country``: "United-States") gains the intruder nothing and is not
+flagged, however many cells it "agrees" with.
 """
 
 from __future__ import annotations
@@ -34,13 +42,15 @@ from microsdc._validation import (
 )
 from microsdc.encode import MissingValues, missing_values_for
 from microsdc.exceptions import InvalidParameterError
+from microsdc.risk.readback import SHARE, given_back
 
 __all__ = ["linked_columns", "recoverable_cells"]
 
-#: Default share of agreeing records above which a value counts as read back.
-SHARE = 0.99
-#: Default number of other records with the same value of the column needed.
-MIN_COUNT = 10
+#: Default number of other records with the same value of the column needed for a guess.
+MIN_COUNT = 1
+#: Records per value (on average) from which a column counts as a code whose meaning an
+#: intruder knows from outside the release (a codebook), not as an identifier.
+CODE_SIZE = 10
 
 
 def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
@@ -53,57 +63,6 @@ def _codes(series: pd.Series, missing: list[Any]) -> np.ndarray:
     if missing:
         codes = np.where(missing_mask(series, missing), -1, codes)
     return codes
-
-
-def _readable(
-    ref_c: np.ndarray,
-    ref_k: np.ndarray,
-    c: np.ndarray,
-    k: np.ndarray,
-    *,
-    share: float,
-    min_count: int,
-    self_included: bool,
-) -> np.ndarray:
-    """For each target (value c, true value k) of a column C and a key K: readable from C?
-
-    ``ref_c``/``ref_k`` are the codes of the records an intruder sees with
-    both observed. ``self_included``: the targets are among those records and
-    must not count themselves.
-    """
-    out = np.zeros(len(c), dtype=bool)
-    shown = ref_k[ref_k >= 0].astype(np.int64)  # every record showing K: the base rates
-    ok = (ref_c >= 0) & (ref_k >= 0)
-    ref_c, ref_k = ref_c[ok].astype(np.int64), ref_k[ok].astype(np.int64)
-    if not len(ref_c) or not len(c):
-        return out
-    # codes are dense (0 .. n - 1), so counting is a bincount
-    n_c = int(max(ref_c.max(), c.max(initial=0))) + 1
-    n_k = int(max(ref_k.max(), k.max(initial=0))) + 1
-    per_c = np.bincount(ref_c, minlength=n_c)
-    base = np.bincount(shown, minlength=n_k) / len(shown)
-    valid = np.flatnonzero((c >= 0) & (k >= 0))
-    cc, kk = c[valid].astype(np.int64), k[valid].astype(np.int64)
-    n = per_c[cc] - (1 if self_included else 0)
-    # were C unrelated to K, at least min_count of the n records would show another value:
-    # a group that agrees by chance on a common value (base rate p) is not a read-back
-    enough = (n >= min_count) & (n * (1.0 - base[kk]) >= min_count)
-    if not enough.any():
-        return out
-    valid, cc, kk, n = valid[enough], cc[enough], kk[enough], n[enough]
-    big = per_c[ref_c] > min_count - (0 if self_included else 1)  # the groups that can count
-    pairs = ref_c[big] * n_k + ref_k[big]
-    wanted = cc * n_k + kk
-    if n_c * n_k <= 4 * len(ref_c) + 1024:
-        agree = np.bincount(pairs, minlength=n_c * n_k)[wanted]
-    else:
-        values, counts = np.unique(pairs, return_counts=True)
-        pos = np.minimum(np.searchsorted(values, wanted), max(len(values) - 1, 0))
-        agree = np.where(values[pos] == wanted, counts[pos], 0) if len(values) else 0 * wanted
-    if self_included:
-        agree = agree - 1
-    out[valid] = agree >= share * n
-    return out
 
 
 def _check(share: Any, min_count: Any, func: str) -> tuple[float, int]:
@@ -147,25 +106,25 @@ def linked_columns(
     columns : list of column names, optional
         The columns to examine; default every column that is not a key
         variable.
-    share : float in (0, 1], default 0.99
-        Share of the other records with the same value of the column that
-        must show the record's value of the key variable.
-    min_count : int >= 1, default 10
-        How many of the other records with the same value of the column would
-        show another value of the key variable if the two were unrelated,
-        at least, before agreement counts (see the module docstring); it keeps
-        an identifier, a continuous column or a common value from counting.
+    share : float in (0, 1], default 0.1
+        A pair is reported when the column gives back at least this share of
+        the records that show both (each record judged as if its key value
+        were blanked, by the rule of the module docstring).
+    min_count : int >= 1, default 1
+        Other records with the record's value of the column needed for a
+        guess (1: two records sharing a code suffice).
     missing_values : sequence or dict, optional
         Codes that mean "missing" besides NaN/None/pd.NA/NaT.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (key variable, column) pair through which at least one
-        record's value can be read, with columns ``key_variable``, ``column``,
-        ``n_records`` (records whose key value can be read from the column,
-        each judged against the other records) and ``share`` (of the records
-        with both observed); sorted by decreasing ``n_records``.
+        One row per (key variable, column) pair through which at least
+        ``share`` of the records' key values can be read, with columns
+        ``key_variable``, ``column``, ``n_records`` (records whose key value
+        the column gives back, each judged against the other records) and
+        ``share`` (of the records with both observed); sorted by decreasing
+        ``n_records``.
 
     Raises
     ------
@@ -203,12 +162,15 @@ def linked_columns(
     coded = {c: _codes(df[c], missing_values_for(missing_values, c)) for c in others}
     for key in keys:
         k = _codes(df[key], missing_values_for(missing_values, key))
+        shown = k[k >= 0]
         for col in others:
             c = coded[col]
             both = (c >= 0) & (k >= 0)
-            hit = _readable(c, k, c, k, share=share, min_count=min_count, self_included=True).sum()
-            if hit:
-                rows.append((key, col, int(hit), float(hit / both.sum())))
+            cb, kb = c[both], k[both]
+            in_ref = np.ones(len(cb), dtype=bool)
+            hit = int(given_back(cb, kb, shown, cb, kb, in_ref, min_count=min_count).sum())
+            if hit and hit >= share * len(cb):
+                rows.append((key, col, hit, float(hit / len(cb))))
     out = pd.DataFrame(rows, columns=["key_variable", "column", "n_records", "share"])
     return out.sort_values("n_records", ascending=False, kind="stable").reset_index(drop=True)
 
@@ -235,18 +197,40 @@ def recoverable_cells(
     columns : list of column names, optional
         Released columns to examine; default every released column that is
         not a key variable.
-    share, min_count, missing_values
-        As in :func:`linked_columns`, applied to the released data: a blanked
-        cell is recoverable from a column when the released records that share
-        its value of the column and show the key variable agree on its
-        original value (the rule of the module docstring).
+    share : float in (0, 1], default 0.1
+        A pair is reported when the column gives back at least this share of
+        the blanked cells of the key variable.
+    min_count : int >= 1, default 1
+        Other records with the cell's value of the column needed for a guess.
+    missing_values : sequence or dict, optional
+        Codes that mean "missing" besides NaN/None/pd.NA/NaT.
+
+    Notes
+    -----
+    A blanked cell is recoverable from a column when the column's value in the
+    released record gives it back by the rule of the module docstring: the
+    other records with that value hold the cell's original
+    value so often that the guess is wrong at most a quarter as often as a blind
+    one, and the agreement is no accident. Both guesses are learned from the
+    released records that show the key variable (the column as released:
+    renumbered, swapped); a key value that no released record shows any more
+    is learned from the original values of the records that held it (a
+    codebook says what a code means; only for a column with at least 10
+    records per value on average, not an identifier), each record left out
+    of its own guess. The intruder's guesses
+    are scored on the blanked cells themselves: a column that "agrees" with
+    many cells only because it repeats the most frequent value gives nothing
+    back, and a code whose rare values were all blanked gives them back all
+    the same.
 
     Returns
     -------
     pandas.DataFrame
-        One row per (key variable, column) pair with a recoverable cell:
-        ``key_variable``, ``column``, ``n_blanked`` (cells of the key variable
-        blanked) and ``n_recoverable``; sorted by decreasing ``n_recoverable``.
+        One row per (key variable, column) pair whose column gives back at
+        least ``share`` of the blanked cells: ``key_variable``, ``column``,
+        ``n_blanked`` (cells of the key variable blanked), ``n_recoverable``
+        (of them, given back by the column) and ``share`` (their ratio);
+        sorted by decreasing ``n_recoverable``.
 
     Raises
     ------
@@ -261,7 +245,7 @@ def recoverable_cells(
     >>> before = pd.DataFrame({"educ": ["BA"] * 30 + ["MA"] * 30, "years": [16] * 30 + [18] * 30})
     >>> after = before.assign(educ=[None] + ["BA"] * 29 + ["MA"] * 30)
     >>> recoverable_cells(before, after, ["educ"]).values.tolist()
-    [['educ', 'years', 1, 1]]
+    [['educ', 'years', 1, 1, 1.0]]
     """
     func = "recoverable_cells"
     check_frame(original, "original", func)
@@ -286,22 +270,40 @@ def recoverable_cells(
         blanked = np.flatnonzero((before >= 0) & (after < 0))
         if not len(blanked):
             continue
+        # what the intruder sees: the released values; a value the release no longer
+        # shows at all is known from outside (a codebook), with the records that held it
+        shown = after[after >= 0]
+        vanished = np.zeros(int(before.max(initial=-1)) + 2, dtype=bool)
+        vanished[before[before >= 0]] = True
+        vanished[shown] = False
+        gone = (before >= 0) & vanished[np.maximum(before, 0)] & (after < 0)
+        known = (after >= 0) | gone
         for col in others:
             if col not in coded:
                 coded[col] = _codes(released[col], missing_values_for(missing_values, col))
-            c = coded[col]
-            hit = _readable(
-                c,
-                after,
-                c[blanked],
-                before[blanked],
-                share=share,
-                min_count=min_count,
-                self_included=False,
-            ).sum()
-            if hit:
-                rows.append((key, col, len(blanked), int(hit)))
-    out = pd.DataFrame(rows, columns=["key_variable", "column", "n_blanked", "n_recoverable"])
+            rel_c = coded[col]
+            observed = rel_c >= 0
+            # codes are dense: max + 1 distinct values (at most)
+            code = CODE_SIZE * (int(rel_c.max(initial=-1)) + 1) <= int(observed.sum())
+            ref = observed & (known if code else after >= 0)
+            tgt_c = rel_c[blanked]
+            hit = int(
+                given_back(
+                    rel_c[ref],
+                    before[ref],
+                    shown,
+                    tgt_c,
+                    before[blanked],
+                    (tgt_c >= 0) & gone[blanked] & code,
+                    min_count=min_count,
+                    in_shown=False,
+                ).sum()
+            )
+            if hit and hit >= share * len(blanked):
+                rows.append((key, col, len(blanked), hit, hit / len(blanked)))
+    out = pd.DataFrame(
+        rows, columns=["key_variable", "column", "n_blanked", "n_recoverable", "share"]
+    )
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
 
 
@@ -328,6 +330,64 @@ def _before_after(
     )
     codes = _codes(both, missing)
     return codes[:n], codes[n:]
+
+
+def recoverable_by_order(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    key_variables: Sequence[Hashable],
+    *,
+    share: float = SHARE,
+    missing_values: MissingValues = None,
+) -> pd.DataFrame:
+    """Blanked key-variable cells that the row order of the release gives back.
+
+    A release that keeps the input's row order shows, around each blanked
+    cell, the records that stood next to it; in a file sorted by the key
+    variable (or by a column that goes with it) they hold its value. The
+    intruder's guess for a blanked cell is read from the nearest record above
+    and the nearest record below that show the variable, by the rule of
+    :mod:`microsdc.risk.readback` (both hold the value it guesses, and two
+    neighbours agreeing on a value held by a share ``p`` of the records is
+    no accident: ``p ** 2 <= 5 %``). Same frames, parameters and result as
+    :func:`recoverable_cells`, the column being ``"(row order)"``.
+    """
+    func = "recoverable_by_order"
+    check_frame(original, "original", func)
+    check_frame(released, "released", func)
+    keys = check_columns(released, key_variables, "key_variables", func)
+    share, _ = _check(share, 1, func)
+    rows = []
+    for key in keys:
+        before, after = _before_after(original[key], released[key], missing_values, key)
+        blanked = np.flatnonzero((before >= 0) & (after < 0))
+        shown_at = np.flatnonzero(after >= 0)
+        if not len(blanked) or len(shown_at) < 2:
+            continue
+        pos = np.searchsorted(shown_at, blanked)
+        has_both = (pos > 0) & (pos < len(shown_at))
+        target = np.flatnonzero(has_both)
+        above = after[shown_at[pos[target] - 1]]
+        below = after[shown_at[pos[target]]]
+        c = np.full(len(blanked), -1, dtype=np.int64)
+        c[target] = target
+        hit = int(
+            given_back(
+                np.concatenate([target, target]),
+                np.concatenate([above, below]),
+                after[after >= 0],
+                c,
+                before[blanked],
+                np.zeros(len(blanked), dtype=bool),
+                in_shown=False,
+            ).sum()
+        )
+        if hit and hit >= share * len(blanked):
+            rows.append((key, "(row order)", len(blanked), hit, hit / len(blanked)))
+    out = pd.DataFrame(
+        rows, columns=["key_variable", "column", "n_blanked", "n_recoverable", "share"]
+    )
+    return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
 
 
 def warn_recoverable(

@@ -209,11 +209,12 @@ def local_suppression(
         picks them with probability above 1/k), with their number and how many
         of them suppression left unchanged.
     DisclosureRiskWarning
-        When another column of ``df`` gives back blanked values (see
-        :func:`microsdc.risk.linked.recoverable_cells`: 99 % of the released
-        records that share the record's value of that column show the blanked
-        value, and at least 10 would not if the two were unrelated), naming
-        each (key variable, column) pair. Pass the column in ``linked``,
+        When another column of ``df`` gives back at least 10 % of the blanked
+        cells of a key variable (see :func:`microsdc.risk.linked.recoverable_cells`:
+        the released records that share a cell's value of that column hold its
+        value so often that reading it from the column is wrong at most a quarter
+        as often as guessing it blind, and the agreement is no accident),
+        naming each (key variable, column) pair. Pass the column in ``linked``,
         recode it, or leave it out of the release.
 
     Notes

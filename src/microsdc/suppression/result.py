@@ -196,7 +196,7 @@ class SuppressionResult:
             "true_fk_below_k": self.n_true_fk_below(_min_k(self.k)),
             "linked_cells": dict(self.details.get("linked_cells", {})),
             "recoverable": [
-                {k: (v if isinstance(v, int) else str(v)) for k, v in r.items()}
+                {k: (v if isinstance(v, int | float) else str(v)) for k, v in r.items()}
                 for r in self.details.get("recoverable", [])
             ],
             "prosecutor_risk": self.intruder(),

@@ -4,23 +4,28 @@ A swap gives a household another household's hierarchy values. A column left
 in place that is a function of the geography (an area name, a finer geography
 such as a municipality below the finest level, a code embedding the area) still
 tells the original area of every swapped household. Three tests find them, the
-first two in linear time on integer codes (no pair table), the third with one
-sort of the households per id-like column:
+first in linear time on integer codes, the second with one sort of (value, area)
+pairs per level, the third with one sort of the households per id-like column:
 
 * **function of the geography**: the column takes one value inside every area
   of the finest level that holds at least two households, and differs between
   such areas (area names, codes of coarser levels, region-level figures);
-* **determines a level**: every value shared by at least two households lies
-  in a single area of the coarsest level (finer geography, codes of areas
-  below the finest level). The finest level it determines is reported;
+* **gives back a level**: read from the column, the area of at least
+  :data:`SHARE` of the households (half) is right, by the rule of
+  :mod:`microsdc.risk.readback` (the other households with the same value lie
+  in its area so often that the guess is wrong at most a quarter as often as a
+  blind one, and not by accident; rare values count, so one name shared by two
+  towns in different regions, or a postcode that is wrong for 1 % of
+  households, does not hide the others). The finest such level is reported;
 * **order follows the geography** (id-like columns, distinct for half the
   households or more, and the household ids): sorted by the column,
   households visit the areas in at most half the runs a random order gives
   (codes such as ``"<area>-<serial>"``, households numbered area by area).
 
-Each test needs evidence: at least :data:`MIN_EVIDENCE` households beyond the
-first in the groups it relies on, so that a household-level column of a small
-frame (one household per area) is not taken for geography by chance.
+The first test needs evidence: at least :data:`MIN_EVIDENCE` households beyond
+the first in the areas it relies on, so that a household-level column of a
+small frame (one household per area) is not taken for geography by chance; the
+second has its own chance test.
 """
 
 from __future__ import annotations
@@ -36,13 +41,21 @@ from microsdc.swapping._prepare import Households
 __all__ = [
     "MIN_EVIDENCE",
     "PERSON_LEVEL_SHARE",
+    "SHARE",
     "NestedColumn",
+    "levels_given_back",
     "nested_columns",
     "order_follows_geography",
 ]
 
 #: Households beyond the first per group needed before a column is called geography.
 MIN_EVIDENCE = 10
+
+#: A column that gives back the area of this share of households stops the swap: a
+#: geography (names, codes, postcodes) gives back nearly all; a household variable that
+#: merely varies with the area (roof, electricity by urban/rural) less, and is what the
+#: similarity profiles are for.
+SHARE = 0.5
 
 #: A column differing inside more than this share of households is person-level (not tested).
 PERSON_LEVEL_SHARE = 0.01
@@ -116,30 +129,29 @@ def _function_of_finest(codes: np.ndarray, hh: Households) -> bool:
     return bool(values.min() != values.max())
 
 
-def _finest_level_determined(codes: np.ndarray, n_codes: int, na_code: int, hh: Households) -> int:
-    """Finest hierarchy level whose area is fixed by every value shared by >= 2 households.
+def levels_given_back(codes: np.ndarray, na_code: int, hh: Households) -> tuple[int, float]:
+    """Finest hierarchy level whose area the column gives back for :data:`SHARE` of households.
 
-    ``codes`` holds one code per household. -1 if the column determines no level
-    (or the evidence is too thin).
+    ``codes`` holds one code per household. Each household is judged as if it
+    were swapped, by the rule of :mod:`microsdc.risk.readback`: the other
+    households with its value of the column lie in its area so often that
+    reading the area from the column is wrong at most a quarter as often as a blind
+    guess of that area, and the agreement is no accident. Returns (level,
+    share of households) or (-1, 0.0).
     """
-    hh_per_value = np.bincount(codes, minlength=n_codes)
-    shared = hh_per_value >= 2
-    if na_code >= 0:
-        shared[na_code] = False
-    if not shared.any() or int((hh_per_value[shared] - 1).sum()) < MIN_EVIDENCE:
-        return -1
-    found = -1
+    from microsdc.risk.readback import given_back
+
+    c = np.where(codes == na_code, -1, codes) if na_code >= 0 else codes
+    seen = c >= 0
+    found = (-1, 0.0)
+    n = len(c)
+    if not n:
+        return found
     for h, area in enumerate(hh.area):
-        rep = np.full(n_codes, -1, dtype=np.int64)
-        rep[codes] = area
-        bad = np.zeros(n_codes, dtype=bool)
-        bad[codes[area != rep[codes]]] = True
-        if (bad & shared).any():
-            break
-        areas = rep[shared]
-        if areas.min() == areas.max():
-            break  # every shared value in one area: no information about the level
-        found = h
+        got = given_back(c[seen], area[seen], area, c, area, seen)
+        share = float(np.count_nonzero(got)) / n
+        if share >= SHARE:
+            found = (h, share)
     return found
 
 
@@ -199,7 +211,7 @@ def nested_columns(
     for col in data.columns:
         if col in skipped:
             continue
-        codes, n_codes, na_code = _codes(data[col], hh.order)
+        codes, _, na_code = _codes(data[col], hh.order)
         per_hh = codes[hh.first]
         differs = codes != per_hh[hh.hh_of_row]
         if differs.any():
@@ -207,10 +219,13 @@ def nested_columns(
             varying[hh.hh_of_row[differs]] = True
             if np.count_nonzero(varying) > PERSON_LEVEL_SHARE * hh.n_households:
                 continue
-        level = _finest_level_determined(per_hh, n_codes, na_code, hh)
+        level, share = levels_given_back(per_hh, na_code, hh)
         if level >= 0:
             out.append(
-                NestedColumn(col, f"each of its values lies in one {hierarchy[level]!s} area")
+                NestedColumn(
+                    col,
+                    f"it gives back the {hierarchy[level]!s} area of {share:.1%} of households",
+                )
             )
         elif _function_of_finest(per_hh, hh):
             out.append(NestedColumn(col, f"it takes one value in each {hierarchy[-1]!s} area"))

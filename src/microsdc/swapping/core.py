@@ -57,6 +57,12 @@ class SwapResult:
         their rows in ``counts_per_level`` show no household at risk, and a
         household at risk there is swapped at the level with the same areas, or
         at the first level that splits the file (a warning says so).
+    input_index : pandas.Index or None
+        The input's row label of each row of ``data`` (``data`` itself has a
+        fresh ``RangeIndex``), to join the release back to the input. Never
+        release it: the labels are the input's row order, and for an input
+        sorted by area they give back the original area of every swapped
+        person.
     """
 
     data: pd.DataFrame
@@ -69,6 +75,7 @@ class SwapResult:
     target_pairs: int
     parameters: dict[str, Any] = field(default_factory=dict)
     skipped_levels: list[Hashable] = field(default_factory=list)
+    input_index: pd.Index | None = None
 
     @property
     def n_swapped_households(self) -> int:
@@ -267,13 +274,17 @@ _RAISES_DOC = """
         back the geography of swapped households, named with the reason:
         one that takes a single value inside every finest-level area holding
         two or more households and differs between them (an area name), or one
-        whose every value shared by two or more households lies in a single
-        area (a finer geography such as a municipality), or an id-like column
+        that gives back the area of at least half of the households at some
+        level (a finer geography such as a municipality, names or postcodes
+        with a few shared or wrong values): read from the other households with
+        the same value, the area is wrong at most a quarter as often as a blind
+        guess of it, and not by accident (binomial tail at most 5 %; see
+        :mod:`microsdc.risk.readback`), or an id-like column
         (distinct for half the households or more) that, sorted, visits the
         areas in runs at most half as many as a random order gives (a code
-        embedding the area, such as ``"<area>-<serial>"``); at least 10
-        households beyond the first of each group (20 expected runs) are
-        needed as evidence. Person-level columns (differing inside more than
+        embedding the area, such as ``"<area>-<serial>"``); the area-name
+        test needs at least 10 households beyond the first of its areas (and
+        the id test 20 expected runs) as evidence. Person-level columns (differing inside more than
         1 % of households) are not tested. Nothing is swapped.
 
     Warns
@@ -296,7 +307,7 @@ _RAISES_DOC = """
 _NOTES_DOC = """
     Notes
     -----
-    Rows are sorted by hid (stable). For each level ``h`` (coarse to fine) the
+    Rows are sorted by hid (stable) and numbered afresh. For each level ``h`` (coarse to fine) the
     default risk of person ``i`` is ``1 / c_ih`` where ``c_ih`` counts persons with
     the same risk variables and level-``h`` area; a household's risk is the maximum
     over its members. Its level is the coarsest ``h`` with risk above the threshold.
@@ -391,6 +402,7 @@ def record_swap_result(
         target_pairs=pairing.target_pairs,
         parameters=stages.recorded_parameters(p, at_risk, profiles, seed is not None),
         skipped_levels=[p.hierarchy[h] for h in at_risk.skipped],
+        input_index=stages.input_labels(data, hh),
     )
 
 
@@ -465,8 +477,12 @@ record_swap.__doc__ = (
     Returns
     -------
     pandas.DataFrame of shape (n_rows, n_columns [+ 1])
-        Same rows and columns, sorted by hid (stable; index labels follow their
-        rows); only ``hierarchy`` and ``carry_along`` columns change, dtypes and
+        Same rows and columns, sorted by hid (stable), under a fresh
+        ``RangeIndex``: the input's row labels would give back where each
+        swapped household stood in the input (for an input sorted by area, its
+        original area); :attr:`SwapResult.input_index` of
+        :func:`record_swap_result` keeps them for the statistician. Only
+        ``hierarchy`` and ``carry_along`` columns change, dtypes and
         categories unchanged; ``"<hid>_swapped"`` appended last when asked. Use
         :func:`record_swap_result` for the pairs and counts.
 """

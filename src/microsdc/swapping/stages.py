@@ -153,7 +153,7 @@ def _check_nested(data: pd.DataFrame, hh: Households, p: SwapParams) -> None:
         plain = ",".join(str(f.column) for f in found)
         raise DataValidationError(
             f"{len(found)} column(s) left in place by the swap would give back the original "
-            f"geography of every swapped household: {listed}. Carry them along with the "
+            f"geography of swapped households: {listed}. Carry them along with the "
             f"geography (carry_along=[{names}]; command line --carry-along {plain}; job key "
             f"swapping.carry_along), drop them before swapping, or, if they are safe to keep, "
             f"list them in checked_columns (--checked). Nothing was swapped.",
@@ -352,10 +352,13 @@ def swapped_data(
     data: pd.DataFrame, hh: Households, p: SwapParams, pairing: Pairing, profiles: Profiles
 ) -> pd.DataFrame:
     """The rows in hid order, with the hierarchy and ``carry_along`` values of the pairs
-    exchanged (and the partner's hid appended when asked)."""
+    exchanged (and the partner's hid appended when asked), under a fresh ``RangeIndex``:
+    the input's row labels (its positions, by pandas' default) would tell where each
+    swapped household stood in the input, which for an input sorted by area is its
+    original area. :func:`input_labels` gives them to the statistician."""
     from microsdc.swapping.apply import apply_pairs, sorted_copy
 
-    return apply_pairs(
+    out = apply_pairs(
         sorted_copy(data, hh),
         hh,
         pairing.partner,
@@ -364,6 +367,12 @@ def swapped_data(
         p.hid,
         profiles.person_columns,
     )
+    return out.reset_index(drop=True)
+
+
+def input_labels(data: pd.DataFrame, hh: Households) -> pd.Index:
+    """The input's row labels in the order of the swapped rows (hid order)."""
+    return data.index if hh.order is None else data.index.take(hh.order)
 
 
 def summarise(
