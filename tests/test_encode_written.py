@@ -38,7 +38,7 @@ def test_object_column_hand_computed(tmp_path: Path) -> None:
 def test_float_column_negative_zero() -> None:
     df = pd.DataFrame({"a": [-0.0, 0.0, 0.0, 1.0, 1.0], "b": ["p"] * 5})
     assert microsdc.sample_frequencies(df, ["a", "b"], k=2)["fk"].tolist() == [1, 2, 2, 2, 2]
-    res = microsdc.local_suppression(df, ["a", "b"], 2)
+    res = microsdc.local_suppression(df, ["a", "b"], 2, missing="wildcard")
     out = res.data["a"].tolist()
     assert np.isnan(out[0]) and out[1:] == [0.0, 0.0, 1.0, 1.0]
     enc = microsdc.encode_qis(df, ["a"])

@@ -68,11 +68,11 @@ def test_keyed_route_without_fk_raises(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize("kind", ["polars lazy", "duckdb"])
 def test_blanks_that_do_not_arrive_raise(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    res = microsdc.local_suppression(_frame(kind), ["s"], 2)
+    res = microsdc.local_suppression(_frame(kind), ["s"], 2, missing="wildcard")
     assert res.cells_per_qi["s"] == 1
     monkeypatch.setattr(suppression_lazy, "_blank_back", lambda df, *args: df)
     with pytest.raises(DataValidationError, match="'s': 0 missing where 1 were due"):
-        microsdc.local_suppression(_frame(kind), ["s"], 2)
+        microsdc.local_suppression(_frame(kind), ["s"], 2, missing="wildcard")
 
 
 def test_keyed_suppression_blanks_that_do_not_arrive_raise(
@@ -81,12 +81,12 @@ def test_keyed_suppression_blanks_that_do_not_arrive_raise(
     # many cells per record: the combined-key route, with the bit-set greedy ruled out
     monkeypatch.setattr(keyed, "CELLS_PER_ROW", 10**6)
     monkeypatch.setattr("microsdc.suppression._engine.bitset_fits", lambda *a: False)
-    res = microsdc.local_suppression(_frame("duckdb"), ["n"], 2)
+    res = microsdc.local_suppression(_frame("duckdb"), ["n"], 2, missing="wildcard")
     assert res.details.get("route") == "combined key"
     assert [r[1] for r in res.data.order("rid").fetchall()] == [1, 1, None, 3, 3]
     monkeypatch.setattr(suppression_keyed, "_blank_back", lambda rel, *args: rel)
     with pytest.raises(DataValidationError, match="'n': 0 missing where 1 were due"):
-        microsdc.local_suppression(_frame("duckdb"), ["n"], 2)
+        microsdc.local_suppression(_frame("duckdb"), ["n"], 2, missing="wildcard")
 
 
 @pytest.mark.parametrize(

@@ -109,4 +109,4 @@ def test_recoverable_cells_compares_lists_by_content() -> None:
     before = pd.DataFrame({"educ": ["BA"] * 30 + ["MA"] * 30, "years": [[16]] * 30 + [[18]] * 30})
     after = before.assign(educ=[None] + ["BA"] * 29 + ["MA"] * 30)
     found = microsdc.recoverable_cells(before, after, ["educ"])
-    assert found.values.tolist() == [["educ", "years", 1, 1]]
+    assert found.values.tolist() == [["educ", "years", 1, 1, 1.0]]

@@ -348,7 +348,7 @@ def test_void_key_variable_counts_and_blanks(spark: Any) -> None:
     got = _rows(microsdc.sample_frequencies(sdf, ["s", "x"], k=2))
     assert got["fk"].tolist() == [2, 2, 1]
     assert got["at_risk"].tolist() == [False, False, True]
-    res = microsdc.local_suppression(sdf, ["s", "x"], 2)
+    res = microsdc.local_suppression(sdf, ["s", "x"], 2, missing="wildcard")
     assert res.cells_per_qi.tolist() == [1, 0]
     released = res.data.toArrow()
     by_rid = dict(zip(released["rid"].to_pylist(), released["s"].to_pylist(), strict=True))
@@ -364,4 +364,4 @@ def test_a_join_that_matches_nothing_raises(spark: Any, monkeypatch: pytest.Monk
     with pytest.raises(DataValidationError, match=r"3 of them without fk.*'x' void"):
         microsdc.sample_frequencies(sdf, ["s", "x"], k=2)
     with pytest.raises(DataValidationError, match="'s': 0 missing where 1 were due"):
-        microsdc.local_suppression(sdf, ["s", "x"], 2)
+        microsdc.local_suppression(sdf, ["s", "x"], 2, missing="wildcard")

@@ -133,7 +133,7 @@ def test_exact_with_another_policy_in_options(
     args = ["suppress", str(small), "--qi", "age,sex", "--method", "exact"]
     code, _, err = run_cli([*args, "--missing", "category", "--out", str(out)], capsys)
     assert code == 2
-    assert "--method exact supports --missing wildcard only, not --missing category" in err
+    assert "--method exact solves --missing wildcard only, not --missing category" in err
     assert "Use --method greedy" in err
     assert not PYTHON_WORDS.search(err), err
 
@@ -142,11 +142,12 @@ def test_exact_warning_in_options(tmp_path: Path, capsys: pytest.CaptureFixture[
     src = tmp_path / "in.csv"
     src.write_text("a,b\n1,1\n1,2\n2,1\n2,2\n3,3\n", encoding="utf-8")
     args = ["suppress", str(src), "--qi", "a,b", "--method", "exact", "-k", "2"]
+    args += ["--missing", "wildcard"]
     code, _, err = run_cli([*args, "--out", str(tmp_path / "o.csv")], capsys)
     assert code == 0, err
     warning = " ".join(err.split())  # rich wraps long lines
     assert "blanks 1 record(s) in every key variable" in warning
-    assert "Use --method greedy, or --missing category for identical classes" in warning
+    assert "Use the default --missing category (--method greedy)" in warning
     assert not PYTHON_WORDS.search(warning), warning
 
 
@@ -193,7 +194,7 @@ def test_job_exact_with_combs_names_the_keys(tmp_path: Path) -> None:
     job = tmp_path / "job.toml"
     job.write_text(
         'steps = ["suppression"]\n[input]\npath = "in.csv"\n'
-        '[variables]\nquasi_identifiers = ["a", "b"]\n[risk]\nk = 2\n'
+        '[variables]\nquasi_identifiers = ["a", "b"]\n[risk]\nk = 2\nmissing = "wildcard"\n'
         '[suppression]\nmethod = "exact"\ncombs = [1]\n[output]\ndirectory = "out"\n',
         encoding="utf-8",
     )
@@ -213,7 +214,7 @@ def test_job_warning_notes_use_job_keys(tmp_path: Path) -> None:
     job = tmp_path / "job.toml"
     job.write_text(
         'steps = ["suppression"]\n[input]\npath = "in.csv"\n'
-        '[variables]\nquasi_identifiers = ["a", "b"]\n[risk]\nk = 2\n'
+        '[variables]\nquasi_identifiers = ["a", "b"]\n[risk]\nk = 2\nmissing = "wildcard"\n'
         '[suppression]\nmethod = "exact"\n[output]\ndirectory = "out"\n',
         encoding="utf-8",
     )

@@ -112,7 +112,7 @@ def test_a_failed_write_leaves_the_previous_outputs_whole(
     first = run_job(tmp_path / "k2.toml")
     assert json.loads(first.written["audit"].read_text())["parameters"]["k"] == 2
     previous = _state(tmp_path, src)
-    assert len(previous) == 4  # the input and three outputs, nothing else
+    assert len(previous) == 5  # the input and four outputs (data, audit, report, release)
     target, make = FAILURES[failure]
     monkeypatch.setattr(target, make())
     with pytest.raises((OSError, ZeroDivisionError)):
@@ -146,7 +146,7 @@ def test_an_engine_job_that_fails_while_writing_leaves_the_previous_outputs_whol
     src = _setup(tmp_path, data="released.parquet", engine='engine = "polars"')
     run_job(tmp_path / "k2.toml")
     previous = _state(tmp_path, src)
-    assert len(previous) == 4
+    assert len(previous) == 5
     monkeypatch.setattr(Path, "write_text", _fail_write_text(".html"))
     with pytest.raises(OSError):
         run_job(tmp_path / "k3.toml")

@@ -140,6 +140,8 @@ class OutputPaths:
     audit: Path
     report: Path
     release: Path
+    #: Whether the released rows are put in an order drawn from their released values.
+    random_order: bool = False
 
 
 @dataclass(frozen=True)
@@ -652,6 +654,7 @@ def _outputs(
         audit=(directory / out.get("audit", f"{stem}_audit.json")).resolve(),
         report=(directory / out.get("report", f"{stem}_report.html")).resolve(),
         release=(directory / out.get("release", f"{stem}_release.json")).resolve(),
+        random_order=bool(out.get("random_order", False)),
     )
     if "data" in out:
         from microsdc.io import FORMATS

@@ -370,7 +370,8 @@ def _suppress(
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
-    _warn_row_order(cfg, df, res.data)
+    if not cfg.output.random_order:  # else the rows leave their order as read
+        _warn_row_order(cfg, df, res.data)
     from microsdc._core.policy import parse_policy
     from microsdc.suppression.params import counted_missing_values
 
@@ -386,6 +387,20 @@ def _suppress(
     if "linked" in s:
         figures["linked_cells"] = res.details.get("linked_cells", {})
     return res.data, figures
+
+
+def _in_random_order(
+    final: pd.DataFrame, origin: np.ndarray | None
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The released rows sorted by a hash of their released values (``output.random_order``),
+    and each one's position as read."""
+    import numpy as np
+
+    from microsdc.data.rowkeys import record_keys
+
+    perm = np.argsort(record_keys(final.reset_index(drop=True)), kind="stable")
+    reordered = final.iloc[perm].reset_index(drop=True)
+    return reordered, perm if origin is None else origin[perm]
 
 
 def _warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
@@ -684,6 +699,8 @@ def run_job(
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
         final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
+        if cfg.output.random_order:
+            final, origin = _in_random_order(final, origin)
         # the headline compares each released record with itself before protection
         start = data if origin is None else data.iloc[origin]
         intruder = intruder_of(cfg, start, final)

@@ -326,6 +326,7 @@ SCHEMA: dict[str, Any] = {
         "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(add_noise, "seed")),
     },
     "output": {
+        "random_order": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
         "directory": _Key(_is_str, "a folder name (string)"),
         "data": _Key(_is_str, "a file name (string)"),
         "audit": _Key(lambda v: _is_str(v) and v.endswith(".json"), "a file name ending in .json"),
@@ -643,6 +644,13 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     ),
     "noise.seed": ("none (fresh)", "Seed of the draws; kept out of the audit record and report."),
     "output": ("", "Where the job writes."),
+    "output.random_order": (
+        _DERIVED,
+        "Release the rows in an order drawn from their released values (a hash of each "
+        "row), not the input's: an input sorted by a key variable would otherwise let the "
+        "records around a blanked cell tell its value. Needs no seed: the order follows "
+        "from what is released and says nothing more.",
+    ),
     "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
     "output.data": (
         "`<input>_anonymised.<ext>`",
