@@ -127,3 +127,12 @@ def test_repeated_row_labels_are_refused(dta: Path, tmp_path: Path) -> None:
         microsdc.write_table(df, tmp_path / "out.dta")
     assert not (tmp_path / "out.dta").exists()
     assert np.isnan(df["q"].iloc[2])  # the frame is not changed
+
+
+@pytest.mark.parametrize("name", ["out.csv", "out.parquet", "out.sav"])
+def test_other_formats_say_the_letters_become_plain_missing(
+    dta: Path, tmp_path: Path, name: str
+) -> None:
+    df = microsdc.read_table(dta)
+    with pytest.warns(microsdc.exceptions.SDCWarning, match=r"'q': a, b; 'k': c"):
+        microsdc.write_table(df, tmp_path / name)

@@ -149,3 +149,20 @@ def _integral(value: Any) -> bool:
     return (
         isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
     )
+
+
+def warn_letters_lost(df: pd.DataFrame, target: str) -> None:
+    """Warn that the Stata extended missing values (.a to .z) of ``df`` become plain
+    missing values in ``target`` (a format other than Stata's), naming the columns."""
+    from microsdc._core.warn import warn
+    from microsdc.exceptions import SDCWarning
+
+    _, letters = _with_letters(df)
+    if not letters:
+        return
+    listed = "; ".join(f"{col!r}: {', '.join(found)}" for col, found in letters.items())
+    warn(
+        f"{target} cannot hold Stata's extended missing values, which become plain missing "
+        f"values there ({listed}), their labels lost. Write a .dta file to keep them.",
+        SDCWarning,
+    )

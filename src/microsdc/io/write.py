@@ -12,7 +12,7 @@ from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
 from microsdc.io.metadata import _spss_metadata
 from microsdc.io.parquet_nan import write_parquet
-from microsdc.io.stata_missing import write_stata
+from microsdc.io.stata_missing import warn_letters_lost, write_stata
 from microsdc.io.text_types import _as_written
 from microsdc.io.write_errors import write_failure
 
@@ -121,6 +121,8 @@ def write_table(
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     check_column_names(df.columns, path)
+    if fmt != "stata":
+        warn_letters_lost(df, f"{path.name} ({fmt})")
     fd, tmp = tempfile.mkstemp(
         prefix=f".{path.name}.", suffix="".join(path.suffixes), dir=path.parent
     )
