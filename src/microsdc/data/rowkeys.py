@@ -45,6 +45,8 @@ def _occurrence(keys: np.ndarray, index: pd.Index) -> np.ndarray | None:
     row labels (so reordering a frame's rows keeps each label's draw); None when every
     key is distinct."""
     n = len(keys)
+    if not pd.Series(keys).duplicated().any():  # a hash pass: no sort when all differ
+        return None
     try:
         by_label = np.asarray(index.argsort(), dtype=np.int64)
     except TypeError:  # labels that cannot be ordered: the rows' order
