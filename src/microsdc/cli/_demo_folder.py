@@ -22,11 +22,13 @@ DEMO_FILES = (
     "adult_anonymised.csv",
     "adult_audit.json",
     "adult_report.html",
+    "adult_release.json",
     "census.csv",
     "census.toml",
     "census_swapped.csv",
     "census_audit.json",
     "census_report.html",
+    "census_release.json",
 )
 
 #: The job files: one that differs from the demo's is kept under a new name, never lost.

@@ -45,7 +45,8 @@ start = 15
 
 [risk]
 k = {k}
-missing = "wildcard"
+# no "missing" key: suppression gives the default guarantee, every released record
+# identical on the key variables, blanks included, to k - 1 others
 
 [suppression]
 importance = {importance}
@@ -60,6 +61,7 @@ directory = "."
 data = "adult_anonymised.csv"
 audit = "adult_audit.json"
 report = "adult_report.html"
+release = "adult_release.json"
 """
 
 CENSUS_JOB = """\
@@ -94,6 +96,7 @@ directory = "."
 data = "census_swapped.csv"
 audit = "census_audit.json"
 report = "census_report.html"
+release = "census_release.json"
 """
 
 
