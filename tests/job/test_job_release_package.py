@@ -105,9 +105,12 @@ def test_the_release_record_holds_only_figures_of_the_release(tmp_path: Path) ->
         "data",
         "protection",
         "risk",
+        "intruder",
         "missing_cells",
         "software",
     }
+    # the headline of the released file: after only, never before
+    assert set(record["intruder"]) == {"k", "n_above_1_over_k", "max"}
     # figures anyone computes from the released file, and nothing "before"
     assert record["risk"] == {
         k: v for k, v in res.audit["risk"]["after"].items() if k in record["risk"]

@@ -204,3 +204,12 @@ def test_a_record_missing_every_column_takes_no_place() -> None:
     res = microaggregate(df, "x", k=3)
     assert res.data["x"].tolist()[:7] == [2.0, 2.0, 2.0, 5.5, 5.5, 5.5, 5.5]
     assert np.isnan(res.data["x"].iloc[7]) and res.groups["x"].iloc[7] == -1
+
+
+def test_numbers_kept_as_text_are_microaggregated() -> None:
+    text = pd.DataFrame({"x": ["12.50", "3.75", "3.00", "4.10", "5.25", "6.00"]})
+    res = microaggregate(text, "x", k=3, method="individual")
+    # sorted 3.00 3.75 4.10 | 5.25 6.00 12.50
+    assert res.data["x"].tolist() == pytest.approx(
+        [7.9166667, 3.6166667, 3.6166667, 3.6166667, 7.9166667, 7.9166667]
+    )

@@ -155,3 +155,11 @@ def test_multiplicative_reports_the_log_factor_sd() -> None:
     df = households(50_000)
     res = add_noise(df, "wage", method="multiplicative", relative_sd=0.2, seed=3)
     assert res.figures.loc["wage", "log_factor_sd"] == pytest.approx(0.2, rel=0.02)
+
+
+def test_numbers_kept_as_text_are_numbers_and_a_column_left_unchanged_warns() -> None:
+    text = pd.DataFrame({"x": ["12.50", "3.75", "3.00", "4.10", "1e+05", "6.00"]})
+    res = add_noise(text, "x", relative_sd=0.1, seed=1)
+    assert res.data["x"].dtype == np.float64 and (res.data["x"] != text["x"].astype(float)).all()
+    with pytest.warns(DisclosureRiskWarning, match="left every value of 'x' unchanged"):
+        add_noise(pd.DataFrame({"x": [5.0, 5.0, 5.0]}), "x", seed=1)

@@ -87,8 +87,10 @@ def test_declared_missing_codes_stay_apart_from_the_bins() -> None:
     got = bin_numeric(numbers, width=10, missing_values=[-9])
     assert got.tolist() == ["30-39", "-9.0", "40-49"]  # text: a Parquet file can hold it
     assert bin_numeric(numbers, width=10, missing_values=[-9], labels=False).tolist()[1] is pd.NA
-    # without the codes, the text column is refused as before; with them, a word is named
-    with pytest.raises(DataValidationError, match="has dtype"):
+    # without the codes, the text column is refused, naming its value that is not a number
+    with pytest.raises(
+        DataValidationError, match=r"not numbers nor declared missing codes, such as '\.'"
+    ):
         bin_numeric(text, width=10)
     with pytest.raises(
         DataValidationError,
@@ -159,3 +161,10 @@ def test_merge_rare_categories_cannot_reach_min_count() -> None:
     # all missing: nothing to merge, nothing promised
     out = merge_rare_categories(pd.Series([None, None], dtype=object), min_count=3)
     assert out.isna().all()
+
+
+def test_bands_of_numbers_kept_as_text_and_of_infinite_values() -> None:
+    text = pd.DataFrame({"x": ["12.50", "3.75", "1e+01"]})
+    assert bin_numeric(text, "x", width=5)["x"].tolist() == ["[10, 15)", "[0, 5)", "[10, 15)"]
+    with pytest.raises(DataValidationError, match="infinite"):
+        bin_numeric(pd.DataFrame({"x": [1.0, np.inf]}), "x", width=5)

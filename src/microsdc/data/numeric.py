@@ -28,15 +28,15 @@ def numeric_columns(df: pd.DataFrame, cols: list[Hashable], func: str, why: str)
     """
     out = np.empty((len(df), len(cols)))
     for j, c in enumerate(cols):
-        series = df[c]
+        series = _as_numbers(df[c])
         if pd.api.types.is_bool_dtype(series.dtype) or not pd.api.types.is_numeric_dtype(
             series.dtype
         ):
             sample = series.dropna().iloc[:1].tolist()
             raise DataValidationError(
                 f"Column {c!r} passed to {func} holds {series.dtype} values such as "
-                f"{sample[0] if sample else None!r}; {why}. Convert it (pandas.to_numeric) "
-                "or leave it out.",
+                f"{sample[0] if sample else None!r}; {why}. Leave it out, or make every value "
+                "a number (or missing).",
                 func=func,
                 param="columns",
             )
@@ -53,6 +53,19 @@ def numeric_columns(df: pd.DataFrame, cols: list[Hashable], func: str, why: str)
             )
         out[:, j] = values
     return out
+
+
+def _as_numbers(series: pd.Series) -> pd.Series:
+    """A text column whose every value reads as a number ("12.50", "1e+05": numbers kept as
+    text so that they are written as read) as those numbers; any other column as it is."""
+    if pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        return series
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return series
+    values = pd.to_numeric(series, errors="coerce")
+    if (values.isna() & series.notna()).any():
+        return series
+    return values
 
 
 def positive_weights(df: pd.DataFrame, col: Hashable, func: str) -> np.ndarray:

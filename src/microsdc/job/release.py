@@ -72,6 +72,14 @@ def _protection(parameters: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _intruder_after(audit: dict[str, Any]) -> dict[str, Any] | None:
+    it = audit.get("intruder")
+    if not it:
+        return None
+    after = it["after"]
+    return {"k": it["k"], "n_above_1_over_k": after["n_above_1_over_k"], "max": after["max"]}
+
+
 def release_record(
     cfg: JobConfig, audit: dict[str, Any], data_sha256: str | None
 ) -> dict[str, Any]:
@@ -110,6 +118,9 @@ def release_record(
         },
         "protection": _protection(audit["parameters"]),
         "risk": {key: after[key] for key in RISK_KEYS if key in after},
+        # records an intruder who knows their key values picks with probability above
+        # 1/k in the released file, and the highest such probability (no "before")
+        "intruder": _intruder_after(audit),
         "missing_cells": {v["name"]: v["missing_after"] for v in audit.get("key_variables", [])},
         "software": {"microsdc": audit["environment"]["packages"].get("microsdc")},
     }

@@ -153,6 +153,7 @@ def add_noise(
     # moments are summed in the order of the keys, so no rounding depends on the rows' order
     canon = np.argsort(keys, kind="stable")
     noisy, outliers = _draw(x, w, z, canon, method, relative_sd, outlier_threshold, keep_covariance)
+    _warn_unchanged(x, noisy, cols, relative_sd)
     noisy, clipped = _bound(x, noisy, bounds, keys, rng)
     _check_finite(x, noisy, cols)
     data = df.copy()
@@ -361,6 +362,22 @@ def _bound(
         noisy[:, j] = np.clip(col, lo_v, hi_v)
         noisy[np.isnan(x[:, j]), j] = np.nan
     return noisy, clipped
+
+
+def _warn_unchanged(x: np.ndarray, noisy: np.ndarray, cols: list[Hashable], rel: float) -> None:
+    """Warn for a column whose observed values all came out unchanged (no spread to scale
+    the noise by, or no outlier): its true values would be released as they are."""
+    if rel == 0:
+        return
+    for j, c in enumerate(cols):
+        seen = ~np.isnan(x[:, j])
+        if seen.any() and (noisy[seen, j] == x[seen, j]).all():
+            warn(
+                f"{_FUNC} left every value of {c!r} unchanged (its values do not spread, or "
+                "none is an outlier): they would be released as they are. Leave the column "
+                "out of the release, or recode it.",
+                DisclosureRiskWarning,
+            )
 
 
 def _check_finite(x: np.ndarray, noisy: np.ndarray, cols: list[Hashable]) -> None:

@@ -68,6 +68,15 @@ def check_band_count(
     """
     if low is None or high is None:
         return 1
+    if not (math.isfinite(low) and math.isfinite(high)):
+        from microsdc.exceptions import DataValidationError
+
+        raise DataValidationError(
+            f"{func} cannot cut bands of {_exact(width)} from {_exact(low)} to {_exact(high)}: "
+            "the values include an infinite one. Set infinite values to missing (or give "
+            "edges with method='edges', whose last one may be inf).",
+            func=func,
+        )
     size = max(abs(low), abs(high), abs(origin))
     if width * 10.0 ** edge_decimals(width) < 100 or width < float(np.spacing(size)) * 1024:
         raise _too_many(

@@ -254,7 +254,9 @@ def _bin_values(
     """The values to bin as floats (NaN: missing or a declared code), and the mask of
     the declared codes found (None: none)."""
     if not len(missing_values):
-        return _numeric(series, func), None
+        # a text column of numbers ("12.50", "1e+05": kept as text to be written as read)
+        # is binned by its values
+        return _numbers_besides_codes(series, func), None
     from microsdc.encode import missing_mask
 
     declared = missing_mask(series, list(missing_values)) & series.notna().to_numpy()
