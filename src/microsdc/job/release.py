@@ -69,6 +69,16 @@ def _protection(parameters: dict[str, Any]) -> dict[str, Any]:
             "carry_along": list(swp.get("carry_along", []) or []),
             "households_renumbered": bool(swp.get("renumber_households", False)),
         }
+    # what analysts need to read perturbed variables (never a seed)
+    public = {
+        "pram": ("variables", "strata", "pd", "alpha", "missing", "together"),
+        "microaggregation": ("variables", "k", "method", "measure", "strata"),
+        "noise": ("variables", "method", "relative_sd", "totals"),
+    }
+    for step, keys in public.items():
+        section = parameters.get(step)
+        if section is not None:
+            out[step] = {key: section[key] for key in keys if key in section}
     return out
 
 
