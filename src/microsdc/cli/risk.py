@@ -91,9 +91,7 @@ def risk(
 
     from microsdc._core.policy import parse_policy
     from microsdc._validation import check_weight_apart
-    from microsdc.encode import encode_qis
-    from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
-    from microsdc.risk.kanonymity import _weights
+    from microsdc.risk.frequencies import pattern_summary
 
     qis = parse_list(qi, "--qi")
     if not qis:
@@ -121,10 +119,55 @@ def risk(
         )
         return
     refuse_folder_or_glob(file, db_table)
+    mv = parse_missing_values(missing_values)
+    df, enc, res, special = _count_in_memory(
+        file, qis, weight, mv, policy, suda, out, sep, encoding
+    )
+    fk = res.row_fk
+    n = len(fk)
+    from rich.markup import escape
+
+    con = console()
+    con.print(
+        f"[bold]{escape(str(file))}[/bold]: {count(n, 'record')}, {len(qis)} quasi-identifier"
+        f"{'' if len(qis) == 1 else 's'} "
+        f"({escape(', '.join(map(str, qis)))}), missing values as "
+        f"[italic]{policy.label}[/italic]"
+    )
+    riskiest = None
+    if top and n:
+        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
+        summary = pattern_summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
+        if res.Fk is not None:  # among equal fk, the smallest estimated population first
+            summary = summary.sort_values(["fk", "Fk"], kind="stable")
+        riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
+    _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
+    con.print(_intruder_line(df, qis, k, enc if mv is None else None))
+    suda_columns = print_suda(con, special, top)
+    if out:
+        _write_counts(con, df, res, k, suda_columns, (file, out, sep, encoding))
+
+
+def _count_in_memory(
+    file: str,
+    qis: list[str],
+    weight: str | None,
+    mv: list[Any] | None,
+    policy: Any,
+    suda: SudaRequest | None,
+    out: str | None,
+    sep: str | None,
+    encoding: str | None,
+) -> tuple[Any, Any, Any, Any]:
+    """Read FILE, encode the key variables and count them (with the special uniques
+    when asked): the frame, its codes, the frequencies and the SUDA result."""
+    from microsdc.encode import encode_qis
+    from microsdc.risk.frequencies import frequencies_from_codes
+    from microsdc.risk.kanonymity import _weights
+
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
-        mv = parse_missing_values(missing_values)
         df = read_input(
             file,
             columns=usecols,
@@ -149,36 +192,25 @@ def risk(
         res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
         bar.update(task, advance=1)
         special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
-    fk = res.row_fk
-    n = len(fk)
+    return df, enc, res, special
+
+
+def _write_counts(
+    con: Any, df: Any, res: Any, k: int, suda_columns: dict[str, Any], where: tuple[Any, ...]
+) -> None:
+    """``--out``: the input with fk (Fk), at_risk and the SUDA scores appended."""
     from rich.markup import escape
 
-    con = console()
+    file, out, sep, encoding = where
+    fk = res.row_fk
+    added = {"fk": fk, "at_risk": fk < k}
+    if res.row_Fk is not None:
+        added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
+    added.update(suda_columns)
+    write_output(df.assign(**added), out, encoding, source=file, sep=sep)
     con.print(
-        f"[bold]{escape(str(file))}[/bold]: {count(n, 'record')}, {len(qis)} quasi-identifier"
-        f"{'' if len(qis) == 1 else 's'} "
-        f"({escape(', '.join(map(str, qis)))}), missing values as "
-        f"[italic]{policy.label}[/italic]"
+        f"Wrote {escape(str(out))} ({count(len(fk), 'row')}, columns {', '.join(added)} appended)."
     )
-    riskiest = None
-    if top and n:
-        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
-        summary = pattern_summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
-        if res.Fk is not None:  # among equal fk, the smallest estimated population first
-            summary = summary.sort_values(["fk", "Fk"], kind="stable")
-        riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
-    _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
-    con.print(_intruder_line(df, qis, k, enc if mv is None else None))
-    suda_columns = print_suda(con, special, top)
-    if out:
-        added = {"fk": fk, "at_risk": fk < k}
-        if res.row_Fk is not None:
-            added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-        added.update(suda_columns)
-        write_output(df.assign(**added), out, encoding, source=file, sep=sep)
-        con.print(
-            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
-        )
 
 
 def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:

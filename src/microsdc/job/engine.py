@@ -415,6 +415,30 @@ def _check_output(cfg: JobConfig) -> None:
         raise cfg.error("output", f"cannot be used: {exc}.") from None
 
 
+def _risk_before(
+    cfg: JobConfig, read: Any, frame: Any, timed: Callable[[str, str, Callable[[], Any]], Any]
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """The key patterns protection starts from (after recoding), the risk of the file as
+    read ("before") and the audit's first ``risk.steps`` (as read, after recoding)."""
+    engine = cfg.engine
+    start = timed(
+        "risk_before",
+        f"grouping by the key variables ({engine})",
+        lambda: _checked_patterns(frame, cfg),
+    )
+    recoded = before = measure_risk_engine(start, cfg)
+    if cfg.recode:  # "before" is the risk of the file as read
+        before = timed(
+            "risk_read",
+            f"grouping by the key variables as read ({engine})",
+            lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(read, cfg), cfg)),
+        )
+    stages = [risk_stage("read", before)]
+    if cfg.recode:
+        stages.append(risk_stage("recode", recoded))
+    return start, before, stages
+
+
 def run_engine_job(
     cfg: JobConfig,
     *,
@@ -447,21 +471,7 @@ def run_engine_job(
                 f"binning {', '.join(r.column for r in cfg.recode)} ({engine})",
                 lambda: recode_engine(cfg, read, recode_notes),
             )
-        start = timed(
-            "risk_before",
-            f"grouping by the key variables ({engine})",
-            lambda: _checked_patterns(frame, cfg),
-        )
-        recoded = before = measure_risk_engine(start, cfg)
-        if cfg.recode:  # "before" is the risk of the file as read
-            before = timed(
-                "risk_read",
-                f"grouping by the key variables as read ({engine})",
-                lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(read, cfg), cfg)),
-            )
-        stages = [risk_stage("read", before)]
-        if cfg.recode:
-            stages.append(risk_stage("recode", recoded))
+        start, before, stages = _risk_before(cfg, read, frame, timed)
         final = frame
         sup_fig = None
         cells: dict[str, int] = {}
