@@ -25,6 +25,7 @@ from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_o
 from microsdc.suppression.params import (
     check_call,
     check_declared_codes,
+    check_exact,
     check_passed_on,
     check_rare_values,
     costs_of,
@@ -363,25 +364,7 @@ def local_suppression(
         res = _finish(df, res, ghosts, missing_values)
         warn_measure_policy(res, policy)
         return res
-    if method == "exact" and policy.kind != "wildcard":
-        raise InvalidParameterError(
-            f"method='exact' of {_FUNC} solves missing='wildcard' only, not "
-            f"missing='{missing}' (it measures how far the greedy is from the optimum of that "
-            "count, which leaves records an intruder who knows their key values picks). Use "
-            "method='greedy' for the default guarantee, or pass missing='wildcard' explicitly "
-            "to measure.",
-            func=_FUNC,
-            param="method",
-            related=("missing",),
-        )
-    if method == "exact" and combs is not None:
-        raise InvalidParameterError(
-            f"method='exact' of {_FUNC} takes no 'combs' (it makes the whole set of "
-            "quasi-identifiers k-anonymous). Use method='greedy' with 'combs'.",
-            func=_FUNC,
-            param="method",
-            related=("combs",),
-        )
+    check_exact(method, policy, missing, combs)
     if subject_id is not None:  # one row per subject, suppressed, then carried back
         options = {
             "importance": importance,

@@ -28,6 +28,7 @@ __all__ = [
     "RARE_MIN_DISTINCT",
     "check_call",
     "check_declared_codes",
+    "check_exact",
     "check_guarantee",
     "check_passed_on",
     "check_rare_values",
@@ -472,3 +473,34 @@ def warn_measure_policy(result: Any, policy: Policy) -> None:
         head = "The guarantee holds on the subsets of 'combs', not on all key variables: "
         tail = " Leave 'combs' out to protect against an intruder who knows them all."
     warn(head + left + tail, DisclosureRiskWarning)
+
+
+def check_exact(method: str, policy: Policy, missing: Any, combs: Any) -> None:
+    """Refuse ``method="exact"`` with another policy than wildcard, or with ``combs``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``method`` (and ``missing`` or ``combs``).
+    """
+    if method != "exact":
+        return
+    if policy.kind != "wildcard":
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} solves missing='wildcard' only, not "
+            f"missing='{missing}' (it measures how far the greedy is from the optimum of that "
+            "count, which leaves records an intruder who knows their key values picks). Use "
+            "method='greedy' for the default guarantee, or pass missing='wildcard' explicitly "
+            "to measure.",
+            func=_FUNC,
+            param="method",
+            related=("missing",),
+        )
+    if combs is not None:
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} takes no 'combs' (it makes the whole set of "
+            "quasi-identifiers k-anonymous). Use method='greedy' with 'combs'.",
+            func=_FUNC,
+            param="method",
+            related=("combs",),
+        )
