@@ -129,6 +129,29 @@ def _take(
 
 
 @numba.njit(cache=True, nogil=True)
+def _group_around(
+    x: np.ndarray,
+    ids: np.ndarray,
+    dist: np.ndarray,
+    m: int,
+    r: int,
+    point: np.ndarray,
+    nan: bool,
+    k: int,
+    groups: np.ndarray,
+    g: int,
+    total: np.ndarray,
+    seen: np.ndarray,
+) -> int:
+    """Group ``g``: the record at position ``r`` and its k - 1 nearest, taken out of
+    ``[0, m)``; ``dist`` is left holding the others' distances to that record."""
+    for j in range(x.shape[0]):
+        point[j] = x[j, r]
+    _distances(x, m, point, dist, nan)
+    return _take(x, ids, dist, m, _nearest(dist, m, ids, k), groups, g, total, seen)
+
+
+@numba.njit(cache=True, nogil=True)
 def mdav_groups(values: np.ndarray, k: int) -> np.ndarray:  # pragma: no cover - compiled
     """MDAV groups (Domingo-Ferrer & Torra 2005) of the records of ``values``.
 
@@ -166,24 +189,14 @@ def mdav_groups(values: np.ndarray, k: int) -> np.ndarray:  # pragma: no cover -
     while m >= 3 * k:
         _distances(x, m, _centroid(total, seen), dist, nan)
         r = _farthest(dist, m, ids)
-        for j in range(p):
-            point[j] = x[j, r]
-        _distances(x, m, point, dist, nan)
-        m = _take(x, ids, dist, m, _nearest(dist, m, ids, k), groups, g, total, seen)
-        g += 1
+        m = _group_around(x, ids, dist, m, r, point, nan, k, groups, g, total, seen)
         s = _farthest(dist, m, ids)  # the remaining record farthest from r
-        for j in range(p):
-            point[j] = x[j, s]
-        _distances(x, m, point, dist, nan)
-        m = _take(x, ids, dist, m, _nearest(dist, m, ids, k), groups, g, total, seen)
-        g += 1
+        m = _group_around(x, ids, dist, m, s, point, nan, k, groups, g + 1, total, seen)
+        g += 2
     if m >= 2 * k:
         _distances(x, m, _centroid(total, seen), dist, nan)
         r = _farthest(dist, m, ids)
-        for j in range(p):
-            point[j] = x[j, r]
-        _distances(x, m, point, dist, nan)
-        m = _take(x, ids, dist, m, _nearest(dist, m, ids, k), groups, g, total, seen)
+        m = _group_around(x, ids, dist, m, r, point, nan, k, groups, g, total, seen)
         g += 1
     for i in range(m):
         groups[ids[i]] = g
