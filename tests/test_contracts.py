@@ -306,6 +306,10 @@ CONTRACTS: dict[str, Contract] = {
         frames=("df",),
         columns=(*RISK_COLUMNS, "hid"),
     ),
+    "household_risk_from_individual": Contract(
+        _kw(risk=[0.5, 0.2, 0.1], households=[1, 1, 2]),
+        out_of_range={"risk": [1.5, 0.2, 0.1], "households": [1, 1]},
+    ),
     "l_diversity": Contract(
         _kw(
             df=people,

@@ -15,6 +15,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "announce_compile",
+    "apply_bins",
+    "bin_option",
     "console",
     "count",
     "cut_outside_quotes",
@@ -23,12 +25,14 @@ __all__ = [
     "k_option",
     "missing_option",
     "missing_values_option",
+    "parse_bins",
     "parse_list",
     "parse_missing_values",
     "policy_value",
     "progress",
     "progress_columns",
     "qi_option",
+    "random_order_option",
     "read_input",
     "records_callback",
     "release_missing_option",
@@ -100,6 +104,7 @@ _PARAMETER_ALIASES = {
     "checked_columns": "checked",
     "allowed": "neighbours",
     "n_groups": "groups",
+    "households": "hid",
 }
 
 
@@ -202,6 +207,63 @@ def split_name_value(spec: str, option: str) -> tuple[str, str, bool]:
     quotes removed, the rest as given, whether there was an ``=``)."""
     parts = cut_outside_quotes(spec, "=", option, maxsplit=1)
     return _unquote(parts[0]), parts[1] if len(parts) == 2 else "", len(parts) == 2
+
+
+def _number(text: str) -> float:
+    """A number as typed: ``0`` stays the int 0 (a message then shows 0, not 0.0)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+#: ``--bin COL=WIDTH`` (repeatable), one declaration for every command that reads key
+#: variables: bands of a numeric column before anything is counted or released.
+bin_option = click.option(
+    "--bin",
+    "bins",
+    multiple=True,
+    metavar="COL=WIDTH",
+    help="Bin a numeric column first into bands of WIDTH (e.g. age=5 gives 20-24, 25-29); "
+    "the bands are what is counted and written. Repeatable.",
+)
+
+
+def parse_bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
+    """``--bin`` values ``COL=WIDTH`` as (column, width) pairs.
+
+    Raises
+    ------
+    InvalidParameterError
+        For a value that is not ``COL=WIDTH`` with a number as WIDTH, quoting it.
+    """
+    out = []
+    for spec in specs:
+        name, width, has = split_name_value(spec, "--bin")
+        try:
+            if not has or not name:
+                raise ValueError
+            out.append((name, _number(width)))
+        except ValueError:
+            from microsdc.exceptions import InvalidParameterError
+
+            raise InvalidParameterError(
+                f"--bin expects COLUMN=WIDTH (e.g. age=5); got {spec!r}."
+            ) from None
+    return out
+
+
+def apply_bins(df: Any, specs: tuple[str, ...], missing_values: list[Any] | None) -> Any:
+    """``df`` with each ``--bin`` column in bands of its width
+    (:func:`microsdc.recoding.bin_numeric`; declared missing codes stay as they are).
+    A new frame; ``df`` is never changed."""
+    bands = parse_bins(specs)
+    if bands:
+        from microsdc.recoding import bin_numeric
+
+        for name, width in bands:
+            df = bin_numeric(df, name, width=width, missing_values=missing_values or ())
+    return df
 
 
 def read_input(
@@ -311,18 +373,39 @@ encoding_option = click.option(
 )
 
 
+#: ``--random-order`` of every command that writes released data (the job's
+#: ``output.random_order``).
+random_order_option = click.option(
+    "--random-order",
+    "random_order",
+    is_flag=True,
+    default=False,
+    help="Write the records in an order drawn from their released values, not the input's: "
+    "an input sorted by a key variable or by household would otherwise let the records "
+    "around a changed cell tell its value. Needs no seed.",
+)
+
+
 def write_output(
     df: Any,
     path: str,
     encoding: str | None = None,
     source: str | None = None,
     sep: str | None = None,
+    random_order: bool = False,
 ) -> None:
     """Write a frame in the format given by the file extension; a CSV file as the input
     ``source`` came: in ``encoding`` (a latin-1 file is released as latin-1), with the
     UTF-8 byte-order mark when it has one, with its separator (``sep``, the ``--sep``
-    given, or the one detected) and its line breaks."""
+    given, or the one detected) and its line breaks. With ``random_order``, the rows
+    in the order of a hash of their values (:func:`microsdc.data.rowkeys.random_order`,
+    as a job's ``output.random_order``)."""
     from microsdc.io import release_style, write_table
+
+    if random_order:
+        from microsdc.data.rowkeys import random_order as order_of
+
+        df = df.iloc[order_of(df)].reset_index(drop=True)
 
     if source is None:
         write_table(df, path, encoding=encoding)

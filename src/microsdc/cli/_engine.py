@@ -231,3 +231,33 @@ def write_lazy(frame: Any, out: str) -> None:
     from microsdc.io.engines import write_parquet
 
     write_parquet(frame, out)
+
+
+def lazy_stand_in(frame: Any) -> Any:
+    """An empty pandas frame with the columns of the lazy ``frame``, for the column checks."""
+    import narwhals as nw
+    import pandas as pd
+
+    from microsdc.suppression.lazy import _schema
+
+    names = [str(c) for c in _schema(nw.from_native(frame)).names()]
+    return pd.DataFrame(columns=pd.Index(names, dtype=object))
+
+
+def bin_lazy(frame: Any, bands: list[tuple[str, float]], mv: Any, command: str) -> Any:
+    """``frame`` with the ``--bin`` columns (:func:`microsdc.cli._common.parse_bins`) in
+    bands of their width, in the engine; the checks of ``bin_numeric``, named by
+    ``command``."""
+    if not bands:
+        return frame
+    import math
+
+    from microsdc._validation import check_columns, param_error
+    from microsdc.recoding.lazy import bin_width_lazy
+
+    check_columns(lazy_stand_in(frame), [n for n, _ in bands], "bins", command)
+    for name, width in bands:
+        if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
+            raise param_error("width", "bin_numeric", "a real number > 0", width)
+        frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
+    return frame

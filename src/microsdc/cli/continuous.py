@@ -14,6 +14,7 @@ from microsdc.cli._common import (
     count,
     encoding_option,
     parse_list,
+    random_order_option,
     read_input,
     report_warnings,
     sep_option,
@@ -84,6 +85,7 @@ def _measures(original: Any, released: Any, cols: list[str]) -> Any:
     show_default=True,
     help="Number of groups of --method quantile.",
 )
+@random_order_option
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
 @sep_option
 @encoding_option
@@ -97,6 +99,7 @@ def microaggregate(
     strata: str | None,
     weights: str | None,
     n_groups: int,
+    random_order: bool,
     out_file: str,
     sep: str | None,
     encoding: str | None,
@@ -120,7 +123,7 @@ def microaggregate(
             weights=weights,
             n_groups=n_groups,
         )
-    write_output(res.data, out_file, encoding, source=file, sep=sep)
+    write_output(res.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
     out = console()
     out.print(res.summary())
     out.print(_measures(data, res.data, cols))
@@ -161,6 +164,7 @@ def microaggregate(
 )
 @click.option("--weight", "weights", default=None, help="Weight column.")
 @click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+@random_order_option
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
 @sep_option
 @encoding_option
@@ -176,6 +180,7 @@ def noise(
     totals: tuple[str, ...],
     weights: str | None,
     seed: int | None,
+    random_order: bool,
     out_file: str,
     sep: str | None,
     encoding: str | None,
@@ -210,7 +215,7 @@ def noise(
             weights=weights,
             seed=seed,
         )
-    write_output(res.data, out_file, encoding, source=file, sep=sep)
+    write_output(res.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
     from rich.markup import escape
     from rich.table import Table
 

@@ -13,6 +13,7 @@ from microsdc.cli._common import (
     count,
     encoding_option,
     parse_list,
+    random_order_option,
     read_input,
     report_warnings,
     sep_option,
@@ -114,6 +115,7 @@ def _matrices_frame(result: Any) -> Any:
     help="Write every transition matrix here (.csv or .parquet). They give back each "
     "stratum's category counts: publish them only where those tables may be published.",
 )
+@random_order_option
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
 @sep_option
 @encoding_option
@@ -129,6 +131,7 @@ def pram(
     missing: str,
     seed: int | None,
     matrices_file: str | None,
+    random_order: bool,
     out_file: str,
     sep: str | None,
     encoding: str | None,
@@ -164,7 +167,7 @@ def pram(
             missing=missing,
             seed=seed,
         )
-    write_output(result.data, out_file, encoding, source=file, sep=sep)
+    write_output(result.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
     if matrices_file:
         write_output(_matrices_frame(result), matrices_file, encoding, source=file, sep=sep)
     _print_summary(result, out_file, matrices_file)

@@ -9,12 +9,15 @@ import click
 
 from microsdc.cli._common import (
     announce_compile,
+    apply_bins,
+    bin_option,
     console,
     count,
     encoding_option,
     k_option,
     missing_option,
     missing_values_option,
+    parse_bins,
     parse_list,
     parse_missing_values,
     parse_sep,
@@ -27,7 +30,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli._engine import bin_lazy, engine_option, refuse_folder_or_glob, table_option
 from microsdc.cli.suda_view import SudaRequest, print_suda, run_suda, suda_options
 
 DEFAULT_KS = (2, 3, 5)
@@ -39,6 +42,14 @@ DEFAULT_KS = (2, 3, 5)
 @k_option("k of k-anonymity: a record is at risk when fk < k.")
 @missing_option
 @click.option("--weight", "weight", default=None, help="Sampling weight column (gives Fk).")
+@click.option(
+    "--hid",
+    "hid",
+    default=None,
+    help="Household id column: adds the household risk, the risk that at least one member "
+    "of a household is re-identified (as sdcMicro's measure_risk with hid).",
+)
+@bin_option
 @missing_values_option
 @click.option(
     "--top",
@@ -67,6 +78,8 @@ def risk(
     k: int,
     missing: str,
     weight: str | None,
+    hid: str | None,
+    bins: tuple[str, ...],
     missing_values: str | None,
     top: int,
     out: str | None,
@@ -82,9 +95,13 @@ def risk(
     quasi-identifier value matches any value (policy "wildcard") unless
     --missing says otherwise.
 
+    With --hid, also the household risk: a household is re-identified when
+    any of its members is, 1 - prod(1 - r) over the members' individual risks.
+
     \b
     Example:
       microsdc risk survey.csv --qi age_band,sex,region -k 3 --weight w
+      microsdc risk survey.csv --qi age,sex,region --bin age=10 --hid hh --weight w
       microsdc risk 'big/*.parquet' --qi age,sex,region --engine duckdb --out fk.parquet
       microsdc risk survey.csv --qi age_band,sex,region,education --suda --max-msu 4
     """
@@ -98,6 +115,7 @@ def risk(
         raise click.UsageError("--qi names no column: give the key variables, comma separated")
     policy = parse_policy(policy_value(missing), "microsdc risk")
     check_weight_apart(weight, qis, "microsdc risk")
+    _check_hid(hid, qis, weight, policy.kind, engine)
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
     if engine != "pandas":
@@ -116,12 +134,13 @@ def risk(
             out,
             parse_sep(sep),
             encoding,
+            parse_bins(bins),
         )
         return
     refuse_folder_or_glob(file, db_table)
     mv = parse_missing_values(missing_values)
     df, enc, res, special = _count_in_memory(
-        file, qis, weight, mv, policy, suda, out, sep, encoding
+        file, qis, (weight, hid, bins), mv, policy, suda, out, sep, encoding
     )
     fk = res.row_fk
     n = len(fk)
@@ -142,16 +161,75 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
+    household = None
+    if hid is not None:
+        household = _household_risk(res, df[hid])
+        con.print(_household_line(household, df[hid].nunique(), hid))
     con.print(_intruder_line(df, qis, k, enc if mv is None else None))
     suda_columns = print_suda(con, special, top)
     if out:
+        if household is not None:
+            suda_columns = {"household_risk": household, **suda_columns}
         _write_counts(con, df, res, k, suda_columns, (file, out, sep, encoding))
+
+
+def _check_hid(
+    hid: str | None, qis: list[str], weight: str | None, policy_kind: str, engine: str
+) -> None:
+    """``--hid`` names a column of its own, and goes with a risk that is defined."""
+    if hid is None:
+        return
+    for option, names in (("--qi", qis), ("--weight", [weight] if weight else [])):
+        if hid in names:
+            raise click.UsageError(
+                f"--hid {hid!r} is also named by {option}; the household id is a column of its "
+                "own (leave it out of the key variables)"
+            )
+    if policy_kind == "alpha":
+        raise click.UsageError(
+            "--hid needs --missing wildcard, category, probabilistic or conservative: under an "
+            "alpha the counts are fractional and the individual risk, which the household "
+            "risk combines, is not defined"
+        )
+    if engine != "pandas":
+        raise click.UsageError(
+            f"--hid needs the records in memory; with --engine {engine} the rows stay in the "
+            "engine (use --engine pandas)"
+        )
+
+
+def _household_risk(res: Any, households: Any) -> Any:
+    """The household risk of each record from the counts (sdcMicro's measure_risk)."""
+    from microsdc.risk.individual import (
+        household_risk_from_individual,
+        risk_from_frequencies,
+        whole_matches,
+    )
+
+    risk = risk_from_frequencies(whole_matches(res.row_fk), res.row_Fk)
+    return household_risk_from_individual(risk, households)
+
+
+def _household_line(household: Any, n_households: int, hid: str) -> str:
+    """The household risk, as one line: expected persons in a re-identified household."""
+    from rich.markup import escape
+
+    from microsdc.report import format_percent
+
+    n = len(household)
+    er = float(household.sum())
+    return (
+        f"Household risk ({count(n_households, 'household')} in {escape(str(hid))}): "
+        f"[bold]{er:,.1f}[/bold] persons expected in a household with a re-identified "
+        f"member ([bold]{format_percent(er / n if n else 0.0, 2)}[/bold] of records); "
+        f"highest household risk {float(household.max()) if n else 0.0:.2g}."
+    )
 
 
 def _count_in_memory(
     file: str,
     qis: list[str],
-    weight: str | None,
+    columns: tuple[str | None, str | None, tuple[str, ...]],
     mv: list[Any] | None,
     policy: Any,
     suda: SudaRequest | None,
@@ -159,15 +237,24 @@ def _count_in_memory(
     sep: str | None,
     encoding: str | None,
 ) -> tuple[Any, Any, Any, Any]:
-    """Read FILE, encode the key variables and count them (with the special uniques
+    """Read FILE (``columns``: the weight, household id and ``--bin`` values), band the
+    ``--bin`` columns, encode the key variables and count them (with the special uniques
     when asked): the frame, its codes, the frequencies and the SUDA result."""
     from microsdc.encode import encode_qis
     from microsdc.risk.frequencies import frequencies_from_codes
     from microsdc.risk.kanonymity import _weights
 
+    weight, hid, bins = columns
+    banded = [name for name, _ in parse_bins(bins)]
+    named = {
+        "--qi": qis,
+        "--weight": [weight] if weight else [],
+        "--hid": [hid] if hid else [],
+        "--bin": banded,
+    }
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
-        usecols = None if out else list(dict.fromkeys([*qis, *([weight] if weight else [])]))
+        usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
         df = read_input(
             file,
             columns=usecols,
@@ -176,10 +263,12 @@ def _count_in_memory(
             encoding=encoding,
             keys=qis,
             missing_values=mv,
-            options={"--qi": qis, "--weight": [weight] if weight else []},
+            options=named,
         )
+        df = apply_bins(df, bins, mv)
         if out:
             names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
+            names += ("household_risk",) if hid else ()
             clash = [c for c in names if c in df.columns]
             if clash:
                 raise click.UsageError(
@@ -386,8 +475,10 @@ def _risk_lazy(
     out: str | None,
     sep: str | None = None,
     encoding: str | None = None,
+    bands: list[tuple[str, float]] | None = None,
 ) -> None:
-    """The risk command on a lazy engine: counts per k and the riskiest combinations."""
+    """The risk command on a lazy engine: counts per k and the riskiest combinations
+    (``bands``: the ``--bin`` columns, banded in the engine)."""
 
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import to_pandas
@@ -401,6 +492,7 @@ def _risk_lazy(
         check_lazy_output(out, file)
         check_output_path(out)
     frame = open_lazy(file, engine, db_table, sep, encoding)
+    frame = bin_lazy(frame, bands or [], parse_missing_values(missing_values), "microsdc risk")
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task(f"grouping by the key variables ({engine})", total=None)
         _n, summary, with_fk = risk_frame(

@@ -9,18 +9,22 @@ import click
 
 from microsdc.cli._common import (
     announce_compile,
+    apply_bins,
+    bin_option,
     console,
     count,
     cut_outside_quotes,
     encoding_option,
     k_option,
     missing_values_option,
+    parse_bins,
     parse_list,
     parse_missing_values,
     parse_sep,
     policy_value,
     progress,
     qi_option,
+    random_order_option,
     read_input,
     records_callback,
     release_missing_option,
@@ -30,7 +34,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli._engine import bin_lazy, engine_option, refuse_folder_or_glob, table_option
 from microsdc.suppression.params import METHODS
 
 
@@ -90,31 +94,6 @@ def _linked(specs: tuple[str, ...]) -> Any:
     return out or None
 
 
-def _number(text: str) -> float:
-    """A number as typed: ``0`` stays the int 0 (a message then shows 0, not 0.0)."""
-    try:
-        return int(text)
-    except ValueError:
-        return float(text)
-
-
-def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
-    out = []
-    for spec in specs:
-        name, width, has = split_name_value(spec, "--bin")
-        try:
-            if not has or not name:
-                raise ValueError
-            out.append((name, _number(width)))
-        except ValueError:
-            from microsdc.exceptions import InvalidParameterError
-
-            raise InvalidParameterError(
-                f"--bin expects COLUMN=WIDTH (e.g. age=5); got {spec!r}."
-            ) from None
-    return out
-
-
 @click.command()
 @click.argument("file", type=click.Path())
 @qi_option
@@ -155,13 +134,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "where its answers differ.",
 )
 @click.option("--strata", "strata", default=None, help="Anonymise each stratum on its own: A,B.")
-@click.option(
-    "--bin",
-    "bins",
-    multiple=True,
-    metavar="COL=WIDTH",
-    help="Bin a numeric QI first into bands of WIDTH (e.g. age=5 gives 20-24, 25-29). Repeatable.",
-)
+@bin_option
 @click.option(
     "--linked",
     "linked",
@@ -187,6 +160,7 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "binned (--bin), recoded or dropped.",
 )
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
+@random_order_option
 @click.option(
     "--out",
     "out",
@@ -218,6 +192,7 @@ def suppress(
     drop: str | None,
     accept_rare_values: bool,
     seed: int | None,
+    random_order: bool,
     out: str,
     sep: str | None,
     encoding: str | None,
@@ -264,6 +239,7 @@ def suppress(
             "linked": linked,
             "seed": seed,
             "accept_rare_values": accept_rare_values,
+            "random_order": random_order,
         }
         _suppress_lazy(
             file,
@@ -295,10 +271,7 @@ def suppress(
             check_columns(df, dropped, "drop", "microsdc suppress")
             df = df.drop(columns=dropped)
         ghosts = _linked(linked)
-        for name, width in _bins(bins):
-            from microsdc.recoding import bin_numeric
-
-            df = bin_numeric(df, name, width=width, missing_values=mv or ())
+        df = apply_bins(df, bins, mv)
         bar.update(task, advance=1, description="suppressing")
         from microsdc.suppression import local_suppression
 
@@ -324,7 +297,7 @@ def suppress(
         )
         data = result.data
         bar.update(task, advance=1)
-    write_output(data, out, encoding, source=file, sep=sep)
+    write_output(data, out, encoding, source=file, sep=sep, random_order=random_order)
     _print_written(result, method, k, out)
 
 
@@ -372,7 +345,9 @@ def _suppress_lazy(
     check_lazy_output(out, file)
     check_output_path(out)
     frame = open_lazy(file, engine, db_table, sep, encoding)
-    frame = _drop_and_bin_lazy(frame, _dropped(drop, qis), _bins(options.get("bins") or ()), mv)
+    frame = _drop_and_bin_lazy(
+        frame, _dropped(drop, qis), parse_bins(options.get("bins") or ()), mv
+    )
     announce_compile("risk", "suppression")
     from microsdc.suppression import local_suppression
 
@@ -439,6 +414,11 @@ def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[
         "linked": "--linked",
         "seed": "--seed",
     }
+    if options.get("random_order"):
+        raise click.UsageError(
+            f"Option --random-order needs the records in memory; with --engine {engine} the "
+            "rows stay in the engine (use --engine pandas)"
+        )
     refused = first_refusal(
         {
             "method": method,
@@ -459,27 +439,12 @@ def _drop_and_bin_lazy(
 ) -> Any:
     """``frame`` without the ``--drop`` columns and with the ``--bin`` columns in bands,
     in the engine."""
-    if not dropped and not bands:
-        return frame
-    import narwhals as nw
-    import pandas as pd
-
-    from microsdc._validation import check_columns, param_error
-    from microsdc.suppression.lazy import _schema
-
-    def stand_in() -> pd.DataFrame:  # the frame's columns, for the checks
-        names = [str(c) for c in _schema(nw.from_native(frame)).names()]
-        return pd.DataFrame(columns=pd.Index(names, dtype=object))
-
     if dropped:
-        check_columns(stand_in(), dropped, "drop", "microsdc suppress")
-        frame = nw.from_native(frame).drop(*dropped).to_native()
-    if bands:
-        from microsdc.recoding.lazy import bin_width_lazy
+        import narwhals as nw
 
-        check_columns(stand_in(), [n for n, _ in bands], "bins", "microsdc suppress")
-        for name, width in bands:
-            if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
-                raise param_error("width", "bin_numeric", "a real number > 0", width)
-            frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
-    return frame
+        from microsdc._validation import check_columns
+        from microsdc.cli._engine import lazy_stand_in
+
+        check_columns(lazy_stand_in(frame), dropped, "drop", "microsdc suppress")
+        frame = nw.from_native(frame).drop(*dropped).to_native()
+    return bin_lazy(frame, bands, mv, "microsdc suppress")

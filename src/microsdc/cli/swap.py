@@ -16,11 +16,15 @@ import click
 
 from microsdc.cli._common import (
     announce_compile,
+    apply_bins,
+    bin_option,
     console,
     count,
     cut_outside_quotes,
     encoding_option,
     parse_list,
+    parse_missing_values,
+    random_order_option,
     read_input,
     report_warnings,
     sep_option,
@@ -173,15 +177,21 @@ def _publish(
     out_file: str,
     log_file: str | None,
     tmp_log: str | None,
-    style: tuple[str | None, str, str | None],
+    style: tuple[str | None, str, str | None, bool],
 ) -> None:
-    """Write the swapped data and move it into place together with the log the swap
-    wrote (when it wrote one): when either fails, neither file there changes."""
+    """Write the swapped data (``style``: encoding, input, separator, random order) and
+    move it into place together with the log the swap wrote (when it wrote one): when
+    either fails, neither file there changes."""
     from microsdc.job.publish import publish_together
 
-    encoding, source, sep = style
+    encoding, source, sep, shuffled = style
     files: list[tuple[Path, Callable[[Path], object]]] = [
-        (Path(out_file), lambda p: write_output(data, str(p), encoding, source=source, sep=sep))
+        (
+            Path(out_file),
+            lambda p: write_output(
+                data, str(p), encoding, source=source, sep=sep, random_order=shuffled
+            ),
+        )
     ]
     if log_file is not None and tmp_log is not None and os.path.exists(tmp_log):
         files.append((Path(log_file), lambda p: os.replace(tmp_log, p)))
@@ -242,6 +252,21 @@ def _publish(
     is_flag=True,
     help="Append <hid>_swapped (the partner's id; never release it).",
 )
+@click.option(
+    "--renumber-households",
+    is_flag=True,
+    help="Give the released households new ids 1..n in random order (drawn from a stream "
+    "of their own, never written): ids numbered area by area, or the order of the rows, "
+    "would otherwise give a swapped household's original area back.",
+)
+@bin_option
+@click.option(
+    "--missing-values",
+    "missing_values",
+    default=None,
+    help='With --bin: codes that mean "missing", kept as they are (e.g. "-999,NA").',
+)
+@random_order_option
 @click.option("--log", "log_file", default=None, help="Write households without a donor here.")
 @click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
 @sep_option
@@ -260,6 +285,10 @@ def swap(
     carry_along: str | None,
     checked: str | None,
     return_swapped_id: bool,
+    renumber_households: bool,
+    bins: tuple[str, ...],
+    missing_values: str | None,
+    random_order: bool,
     log_file: str | None,
     out_file: str,
     sep: str | None,
@@ -274,11 +303,23 @@ def swap(
     A column left in place that gives the geography back (a finer geography
     such as a municipality, area names) stops the swap: list it in
     --carry-along, or in --checked if it is safe to keep.
+
+    \b
+    Example:
+      microsdc swap survey.csv --hid hh --hierarchy region,district \\
+          --risk-variables age,sex --bin age=10 --renumber-households \\
+          --random-order --out swapped.csv
     """
     if log_file is not None:
         _check_log_path(log_file, file, out_file)
+    if renumber_households and return_swapped_id:
+        raise click.UsageError(
+            "--return-swapped-id appends the partners' original household ids, which "
+            "--renumber-households hides; leave out one of them"
+        )
     options = _swap_options(hierarchy, similar, risk_variables, carry_along, checked)
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    data = apply_bins(data, bins, parse_missing_values(missing_values))
     announce_compile("swapping")
     levels = options["hierarchy"]
     progress = None
@@ -301,11 +342,19 @@ def swap(
         "seed": seed,
         "checked_columns": options["checked"],
     }
+    if renumber_households:  # the ids are replaced: their order may follow the geography
+        kwargs["checked_columns"] = [*(options["checked"] or []), hid]
     with _private_log(log_file) as tmp_log:
         kwargs["log_file_name"] = tmp_log
         with report_warnings():
             result = _swap_with_progress(data, hid, levels, kwargs, progress)
-        _publish(result.data, out_file, log_file, tmp_log, (encoding, file, sep))
+        released = result.data
+        if renumber_households:
+            from microsdc.swapping import renumber_households as renumber
+            from microsdc.swapping.apply import renumbering_generator
+
+            released = renumber(released, hid, renumbering_generator(seed))
+        _publish(released, out_file, log_file, tmp_log, (encoding, file, sep, random_order))
     from microsdc.report.console import render_swap_summary
 
     out = console()
@@ -322,7 +371,12 @@ def swap(
 
     if note:
         out.print(f"[bold]Note:[/bold] {escape(note)}")
-    out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}.")
+    done = [
+        *(["households renumbered 1 to n at random"] if renumber_households else []),
+        *(["records in random order"] if random_order else []),
+    ]
+    how = f" ({'; '.join(done)})" if done else ""
+    out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}{how}.")
     if log_file and result.n_no_donor:
         out.print(f"Households without a donor listed in {escape(str(log_file))}.")
     elif log_file:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["key_normals", "key_uniforms", "mix64", "record_keys"]
+__all__ = ["key_normals", "key_uniforms", "mix64", "random_order", "record_keys"]
 
 
 def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray:
@@ -38,6 +38,20 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
             h += occurrence
             mix64(h)
     return h
+
+
+def random_order(df: pd.DataFrame) -> np.ndarray:
+    """The positions of ``df``'s rows in the order of a hash of their values: a release
+    order that says nothing about the input's order (an input sorted by a key variable
+    would let the records around a blanked cell tell its value) and needs no seed, since
+    it follows from the released values only.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_rows,)
+        ``df.iloc[order]`` is the release in that order.
+    """
+    return np.argsort(record_keys(df.reset_index(drop=True)), kind="stable").astype(np.int64)
 
 
 def _occurrence(keys: np.ndarray, index: pd.Index) -> np.ndarray | None:

@@ -394,11 +394,9 @@ def _in_random_order(
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows sorted by a hash of their released values (``output.random_order``),
     and each one's position as read."""
-    import numpy as np
+    from microsdc.data.rowkeys import random_order
 
-    from microsdc.data.rowkeys import record_keys
-
-    perm = np.argsort(record_keys(final.reset_index(drop=True)), kind="stable")
+    perm = random_order(final)
     reordered = final.iloc[perm].reset_index(drop=True)
     return reordered, perm if origin is None else origin[perm]
 
@@ -483,15 +481,16 @@ def _swap(
         import numpy as np
 
         from microsdc.swapping import renumber_households
+        from microsdc.swapping.apply import renumbering_generator
 
-        # new ids from a stream of their own: not the swap's
-        stream = np.random.SeedSequence(s.get("seed")).spawn(2)[1]
         # the rows are reordered: each one's position as read goes along, under a name
         # no column has, so that before/after figures compare each record with itself
         mark = "\x00row" + "_" * max((len(str(c)) for c in swapped.columns), default=0)
         tagged = swapped.copy()
         tagged[mark] = np.arange(len(tagged), dtype=np.int64)
-        released = renumber_households(tagged, cfg.household_id, np.random.default_rng(stream))
+        released = renumber_households(
+            tagged, cfg.household_id, renumbering_generator(s.get("seed"))
+        )
         moved = released.pop(mark).to_numpy()
         return released, figures, moved if origin is None else origin[moved]
     return swapped, figures, origin

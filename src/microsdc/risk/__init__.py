@@ -5,7 +5,13 @@ l-diversity, columns that give key variables back (linked variables), and specia
 uniques (SUDA and DIS-SUDA).
 """
 
-from microsdc.risk.individual import GlobalRisk, global_risk, household_risk, individual_risk
+from microsdc.risk.individual import (
+    GlobalRisk,
+    global_risk,
+    household_risk,
+    household_risk_from_individual,
+    individual_risk,
+)
 from microsdc.risk.kanonymity import check_k_anonymity, sample_frequencies
 from microsdc.risk.ldiversity import l_diversity
 from microsdc.risk.linked import linked_columns, recoverable_cells
@@ -20,6 +26,7 @@ __all__ = [
     "check_k_anonymity",
     "global_risk",
     "household_risk",
+    "household_risk_from_individual",
     "individual_risk",
     "l_diversity",
     "linked_columns",

@@ -28,6 +28,7 @@ __all__ = [
     "GlobalRisk",
     "global_risk",
     "household_risk",
+    "household_risk_from_individual",
     "individual_risk",
     "risk_from_frequencies",
     "whole_matches",
@@ -340,6 +341,87 @@ def household_risk(
     codes = _household_codes(df, hid, func)
     risk = _risk(df, quasi_identifiers, weights, missing, missing_values, func)
     return pd.Series(_household_from_risk(risk, codes), index=df.index, name="household_risk")
+
+
+def household_risk_from_individual(risk: Any, households: Any) -> np.ndarray:
+    """Household risk of every record from the individual risks already measured.
+
+    The risk that at least one member of a record's household is re-identified,
+    for a caller that has counted the key variables itself (under any missing-value
+    policy, on binned columns, in chunks); :func:`household_risk` measures and
+    combines in one call.
+
+    Parameters
+    ----------
+    risk : array-like of shape (n_rows,), float in [0, 1]
+        Individual risk of each record (:func:`individual_risk`,
+        :func:`risk_from_frequencies`).
+    households : array-like of shape (n_rows,)
+        Household id of each record, in the same order; no missing values.
+        Members need not be adjacent. A Series' index labels name the rows in
+        the error about a missing id (else their positions).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n_rows,), float64
+        Every member of a household carries the household's value, in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``risk`` is not a 1-d array of numbers in [0, 1], or ``households``
+        is not 1-d or has another length.
+    DataValidationError
+        If a household id is missing, naming the first rows.
+
+    Notes
+    -----
+    ``hr(h) = 1 - prod_{i in h} (1 - r_i)``: re-identifying one member discloses
+    the whole household, and members are taken as independent. A member with
+    risk 1 makes the household's risk 1 exactly.
+
+    References
+    ----------
+    sdcMicro ``measure_risk`` (argument ``hid``): ``1 - prod(1 - x)`` over the
+    members' risks, ``hier_risk_ER`` their sum over persons.
+
+    Examples
+    --------
+    >>> household_risk_from_individual([0.5, 0.5, 0.2], [1, 1, 2]).tolist()
+    [0.75, 0.75, 0.2]
+    """
+    func = "household_risk_from_individual"
+    try:
+        r = np.asarray(risk, dtype=np.float64)
+    except (TypeError, ValueError):
+        r = None
+    if r is None or r.ndim != 1:
+        raise param_error("risk", func, "a 1-d array of numbers in [0, 1]", type(risk).__name__)
+    bad = ~((r >= 0) & (r <= 1))
+    if bad.any():
+        raise param_error("risk", func, "numbers in [0, 1]", r[bad][:5].tolist())
+    if not isinstance(households, pd.Series | pd.Index | np.ndarray | list | tuple) or (
+        np.ndim(households) != 1
+    ):
+        what = type(households).__name__
+        raise param_error("households", func, "a 1-d array of household ids", what)
+    ids = pd.Series(np.asarray(households, dtype=object))
+    labels = households.index if isinstance(households, pd.Series) else ids.index
+    if len(ids) != len(r):
+        raise param_error("households", func, f"one id per record ({len(r)})", f"{len(ids)} ids")
+    missing = np.asarray(missing_mask(ids), dtype=bool)
+    if missing.any():
+        where = "rows" if isinstance(households, pd.Series) else "positions"
+        raise DataValidationError(
+            f"The 'households' parameter of {func} has {int(missing.sum())} missing "
+            f"household id(s) (first {where}: {list(labels[missing][:5])}). "
+            "Every person needs a household.",
+            failure_cases=list(labels[missing]),
+            func=func,
+            param="households",
+        )
+    codes, _ = pd.factorize(ids, sort=False)
+    return _household_from_risk(r, np.asarray(codes, dtype=np.int64))
 
 
 @dataclass(frozen=True)

@@ -160,6 +160,17 @@ def apply_pairs(
     return out
 
 
+def renumbering_generator(seed: int | None = None) -> np.random.Generator:
+    """The generator of the new household ids of a release swapped with ``seed``.
+
+    A stream of its own, spawned from the swap's seed (never the swap's own
+    draws): the new ids follow neither the original ids nor the swap's choices,
+    and the same seed renumbers the same way in a job and on the command line.
+    ``None`` gives fresh randomness.
+    """
+    return np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1])
+
+
 def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None) -> pd.DataFrame:
     """Give the households new ids ``1 .. n_households`` in random order.
 
