@@ -234,11 +234,19 @@ CONTRACTS: dict[str, Contract] = {
         _kw(data=people, column="income", threshold=300.0, value=300.0),
         frames=("data",),
         columns=("column",),
+        out_of_range={"value": float("inf")},
     ),
     "bottom_code": Contract(
         _kw(data=people, column="income", threshold=80.0, value=80.0),
         frames=("data",),
         columns=("column",),
+        out_of_range={"value": float("nan")},
+    ),
+    "group_categories": Contract(
+        _kw(data=people, column="dis", groups={"xy": ["x", "y"]}),
+        frames=("data",),
+        columns=("column",),
+        out_of_range={"groups": {"xy": []}},
     ),
     "merge_rare_categories": Contract(
         _kw(data=people, column="dis", min_count=3),

@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "top_code": "microsdc.recoding",
     "bottom_code": "microsdc.recoding",
     "merge_rare_categories": "microsdc.recoding",
+    "group_categories": "microsdc.recoding",
     "collapse_subjects": "microsdc.longitudinal",
     "restore_subjects": "microsdc.longitudinal",
     # risk and utility measures

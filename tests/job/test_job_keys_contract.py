@@ -97,6 +97,18 @@ CALLS: dict[str, Callable[..., Any]] = {
     "microaggregate": lambda **kw: __import__("microsdc").microaggregate(
         DATA, ["income"], **{"k": 2, **kw}
     ),
+    "group_categories": lambda **kw: __import__("microsdc").group_categories(
+        DATA, "age", **{"groups": {"low": [0, 1]}, **kw}
+    ),
+    "merge_rare_categories": lambda **kw: __import__("microsdc").merge_rare_categories(
+        DATA, "age", **{"min_count": 2, **kw}
+    ),
+    "top_code": lambda **kw: __import__("microsdc").top_code(
+        DATA, "income", **{"threshold": 1, **kw}
+    ),
+    "bottom_code": lambda **kw: __import__("microsdc").bottom_code(
+        DATA, "income", **{"threshold": 1, **kw}
+    ),
     "add_noise": lambda **kw: __import__("microsdc").add_noise(
         DATA, ["income"], **{"seed": 1, "method": "correlated", **kw}
     ),

@@ -267,8 +267,8 @@ def _count_in_memory(
         )
         df = apply_bins(df, bins, mv)
         if out:
-            names = ("fk", "Fk", "at_risk") if weight else ("fk", "at_risk")
-            names += ("household_risk",) if hid else ()
+            names = ["fk", *(["Fk"] if weight else []), "at_risk"]
+            names += ["household_risk"] if hid else []
             clash = [c for c in names if c in df.columns]
             if clash:
                 raise click.UsageError(

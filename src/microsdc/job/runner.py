@@ -14,7 +14,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from microsdc.exceptions import SDCError
 from microsdc.job.audit import (
     AUDIT_SCHEMA_VERSION,
     JobResult,
@@ -32,6 +31,7 @@ from microsdc.job.config import (
     outputs_apart,
 )
 from microsdc.job.methods import METHOD_STEPS, run_method
+from microsdc.job.recode import recode as _recode
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
@@ -99,61 +99,6 @@ def _read_checked(cfg: JobConfig) -> pd.DataFrame:
             "missing_values = [{1}] in [input]",
         )
     return df
-
-
-def _recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """Bin numeric columns (global recoding) with :func:`microsdc.recoding.bin_numeric`."""
-    import pandas as pd
-
-    from microsdc.encode import missing_mask
-    from microsdc.recoding import bin_numeric
-
-    out = df.copy()
-    notes = []
-    for spec in cfg.recode:
-        key = f"recode.{spec.column}"
-        col = df[spec.column]
-        miss = missing_mask(col, list(cfg.missing_values))
-        values = pd.to_numeric(col.where(~miss), errors="coerce")
-        bad = values.isna().to_numpy() & ~miss
-        if bad.any():
-            example = col[bad].iloc[0]
-            raise cfg.error(
-                key,
-                f"bins column {spec.column!r}, which holds {int(bad.sum()):,} non-numeric "
-                f"value(s) such as {example!r}.",
-            )
-        kwargs: dict[str, Any]
-        if spec.breaks is not None:
-            kwargs = {"method": "edges", "bins": list(spec.breaks)}
-            if spec.labels:
-                kwargs["labels"] = list(spec.labels)
-        else:
-            kwargs = {"method": "width", "width": spec.width, "origin": spec.start or 0.0}
-        try:
-            # declared codes stay as they are: apart from the cells blanked later
-            binned = bin_numeric(col, missing_values=list(cfg.missing_values), **kwargs)
-        except SDCError as exc:
-            from microsdc._core.messages import render
-
-            where = f"{key}.breaks" if spec.breaks is not None else key
-            names = {
-                "bins": f"'{key}.breaks'",
-                "labels": f"'{key}.labels'",
-                "width": f"'{key}.width'",
-                "origin": f"'{key}.start'",
-            }
-            message = render(exc, names, "Key")
-            raise cfg.error(where, f"cannot be applied: {message}") from None
-        out[spec.column] = binned
-        notes.append(
-            {
-                "column": spec.column,
-                "bins": len(binned.cat.categories) - len(pd.unique(col[miss & col.notna()])),
-                "distinct_before": int(values.nunique()),
-            }
-        )
-    return out, notes
 
 
 def _changed_cells(before: pd.Series, after: pd.Series) -> int:

@@ -30,6 +30,7 @@ from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
 from microsdc.postrandomisation import pram
 from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
+from microsdc.recoding import bottom_code, group_categories, merge_rare_categories, top_code
 from microsdc.risk import check_k_anonymity, l_diversity, suda
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
@@ -140,6 +141,19 @@ def _is_policy(v: Any) -> bool:
     return True
 
 
+def _groups(v: Any) -> bool:
+    """``recode.<column>.groups``: labels to non-empty lists of strings or numbers, each
+    category in one group only."""
+    if not isinstance(v, dict) or not v:
+        return False
+    members = [x for group in v.values() if isinstance(group, list) for x in group]
+    return (
+        all(isinstance(g, list) and g for g in v.values())
+        and all(_is_str(x) or _is_num(x) for x in members)
+        and len({(type(x) is str, x) for x in members}) == len(members)
+    )
+
+
 _STR = _Key(_is_str, "a non-empty string")
 _STR_LIST = _Key(_str_list, "a non-empty list of distinct column names (strings)")
 _STR_LIST0 = _Key(lambda v: _str_list(v, empty=True), "a list of distinct column names")
@@ -191,6 +205,26 @@ SCHEMA: dict[str, Any] = {
                 "an increasing list of at least two numbers",
             ),
             "labels": _Key(lambda v: _str_list(v), "a list of distinct strings, one per bin"),
+            "groups": _Key(
+                _groups,
+                "a table {new label = [categories]}, each category (a string or a number) "
+                "in one group only",
+                param=(group_categories, "groups"),
+                default=None,
+            ),
+            "min_count": _Key(
+                lambda v: _is_int(v) and v >= 1,
+                "an integer >= 1",
+                param=(merge_rare_categories, "min_count"),
+                default=None,
+            ),
+            "other_label": _Key(
+                lambda v: _is_str(v) or _is_num(v), "a string or a number", default=None
+            ),
+            "top": _Key(_is_num, "a number", param=(top_code, "threshold"), default=None),
+            "top_value": _Key(_is_num, "a number", param=(top_code, "value")),
+            "bottom": _Key(_is_num, "a number", param=(bottom_code, "threshold"), default=None),
+            "bottom_value": _Key(_is_num, "a number", param=(bottom_code, "value")),
         },
     },
     "risk": {
@@ -465,9 +499,16 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     ),
     "recode": (
         None,
-        "Binning of numeric columns before anything is measured; one table per column.",
+        "Global recoding before anything is measured, one table per column: binning of "
+        "numbers (`width` or `breaks`), top and bottom coding (`top`, `bottom`), merging "
+        "of categories (`groups`, `min_count`).",
     ),
-    "recode.*": (None, "The column to bin: exactly one of `width` or `breaks`."),
+    "recode.*": (
+        None,
+        "The column to recode. Numbers: `bottom` and `top` coding first, then at most one "
+        "of `width` or `breaks`. Categories: `groups` first, then `min_count`. A table "
+        "either bins numbers or merges categories, not both.",
+    ),
     "recode.*.width": ("", "Equal-width bins: `width = 5` gives 20-24, 25-29, ..."),
     "recode.*.start": ("0", "Left edge of one bin of width `width` (the bins are anchored there)."),
     "recode.*.breaks": (
@@ -478,6 +519,35 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "made from the edges (18-64, 65+)",
         "One label per bin; only with `breaks`.",
     ),
+    "recode.*.groups": (
+        "none",
+        "Categories merged into a new label, sdcMicro's `groupAndRename` "
+        "(`microsdc.group_categories`): `groups = { piped = [1, 2], other = [5, 6, 7] }`. "
+        'Each category is written as the column holds it (`1` for a numeric code, `"1"` '
+        "for a text); a category the column lacks, or a label that is another category "
+        "of the column, is an error. On a numeric column a label that is a number "
+        '(`"1" = [1, 2]`) stays a number; another label makes the column text.',
+    ),
+    "recode.*.min_count": (
+        "none",
+        "Categories with fewer records are merged into `other_label` "
+        "(`microsdc.merge_rare_categories`), after `groups`.",
+    ),
+    "recode.*.other_label": (
+        '`"other"`, or the next code above the largest for numeric codes',
+        "The category the rare ones of `min_count` are merged into.",
+    ),
+    "recode.*.top": (
+        "none",
+        "Top coding, sdcMicro's `topBotCoding` (`microsdc.top_code`): values above it are "
+        "replaced by `top_value`.",
+    ),
+    "recode.*.top_value": ("`top`", "The value that replaces those above `top`."),
+    "recode.*.bottom": (
+        "none",
+        "Bottom coding (`microsdc.bottom_code`): values below it are replaced by `bottom_value`.",
+    ),
+    "recode.*.bottom_value": ("`bottom`", "The value that replaces those below `bottom`."),
     "risk": ("", "How the risk is measured."),
     "risk.k": (
         _DERIVED,

@@ -5,6 +5,12 @@ bins a column of a lazy frame in its engine; both take their bands and labels fr
 :mod:`~microsdc.recoding.bands`.
 """
 
-from microsdc.recoding.recode import bin_numeric, bottom_code, merge_rare_categories, top_code
+from microsdc.recoding.recode import (
+    bin_numeric,
+    bottom_code,
+    group_categories,
+    merge_rare_categories,
+    top_code,
+)
 
-__all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
+__all__ = ["bin_numeric", "bottom_code", "group_categories", "merge_rare_categories", "top_code"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -27,7 +27,7 @@ from microsdc.recoding.bands import (
 from microsdc.recoding.labels import _text as text_of
 from microsdc.recoding.labels import as_text, default_other_label, fits
 
-__all__ = ["bin_numeric", "bottom_code", "merge_rare_categories", "top_code"]
+__all__ = ["bin_numeric", "bottom_code", "group_categories", "merge_rare_categories", "top_code"]
 
 BIN_METHODS = ("width", "quantile", "edges")
 
@@ -375,8 +375,9 @@ def _code(data: Any, column: Any, threshold: Any, value: Any, func: str, above: 
     if not math.isfinite(float(threshold)):
         raise param_error("threshold", func, "a finite real number", threshold)
     new = threshold if value is None else value
-    if isinstance(new, bool) or not isinstance(new, numbers.Real):
-        raise param_error("value", func, "a real number or None", value)
+    if isinstance(new, bool) or not isinstance(new, numbers.Real) or not math.isfinite(new):
+        # NaN would blank the coded values, infinity release no value: neither is a code
+        raise param_error("value", func, "a finite real number or None", value)
     cmp = (series > threshold) if above else (series < threshold)
     hit = cmp.fillna(False).to_numpy(dtype=bool)
     out = series.copy()
@@ -415,7 +416,8 @@ def top_code(
     Raises
     ------
     InvalidParameterError
-        For a non-numeric or non-finite ``threshold`` or ``value``.
+        For a non-numeric or non-finite ``threshold`` or ``value`` (a NaN
+        replacement would blank the coded values, an infinite one release none).
     ColumnNotFoundError, DataValidationError
         For an unknown or non-numeric column.
 
@@ -552,6 +554,165 @@ def merge_rare_categories(
     except (TypeError, ValueError):
         out = values
     return _put(frame, series.name, out)
+
+
+def group_categories(
+    data: pd.Series | pd.DataFrame,
+    column: Hashable | None = None,
+    *,
+    groups: Mapping[Any, Sequence[Any]],
+) -> Any:
+    """Merge the listed categories of a column, each group into its new label.
+
+    Parameters
+    ----------
+    data : pandas.Series, or pandas.DataFrame with ``column``
+        Never modified.
+    column : column name, optional
+    groups : mapping of new label -> non-empty list of categories
+        ``{"piped": [1, 2], "other": [5, 6, 7]}``: the records of categories 1
+        and 2 get ``"piped"``, those of 5, 6 and 7 ``"other"``; the categories
+        not listed stay as they are. A label may be one of its own group's
+        categories (``{1: [1, 2]}`` merges 2 into 1).
+
+    Returns
+    -------
+    pandas.Series or pandas.DataFrame
+        Like ``data``, the column in one type, as :func:`merge_rare_categories`
+        gives it: labels of the column's kind keep its dtype, a label of another
+        kind makes the whole column text (codes written as a file writes them). A
+        categorical stays categorical (the merged categories replaced by their
+        labels). Missing values stay missing.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``groups`` is not a non-empty mapping of labels to non-empty lists, a
+        label is missing (NaN, None), or a category is listed twice.
+    ColumnNotFoundError
+        For an unknown column.
+    DataValidationError
+        If a listed category is not one of the column's (a typo, or ``1`` for
+        a column of texts ``"1"``), naming it and the categories there are; or a
+        label is a category of the column outside its group (the two would merge
+        without being asked).
+
+    Notes
+    -----
+    sdcMicro's ``groupAndRename(obj, var, before, after)`` merges one group
+    per call and lets ``after`` be an existing level, which then silently takes
+    in the group; here that is an error, and all groups go in one call.
+
+    References
+    ----------
+    sdcMicro ``groupAndRename``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> s = pd.Series([1, 2, 3, 5, 6, None])
+    >>> group_categories(s, groups={1: [1, 2], 5: [5, 6]}).tolist()
+    [1.0, 1.0, 3.0, 5.0, 5.0, nan]
+    >>> group_categories(pd.Series([1, 2, 3]), groups={"low": [1, 2]}).tolist()
+    ['low', 'low', '3']
+    """
+    func = "group_categories"
+    series, frame = _take(data, column, func)
+    wanted = "a non-empty table {new label: [categories]}"
+    if not isinstance(groups, Mapping) or not groups:
+        raise param_error("groups", func, wanted, groups)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        present = list(series.cat.categories)
+    else:
+        present = list(pd.unique(series.dropna()))
+    pairs = _group_pairs(groups, present, series.name, func)
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        return _put(frame, series.name, _group_categorical(series, pairs))
+    labels = list(dict.fromkeys(label for _, label in pairs))
+    text = not all(fits(series, label) for label in labels)
+    values = as_text(series) if text else series.astype(object).copy()
+    for member, label in pairs:
+        values[series.isin([member]).to_numpy(dtype=bool)] = str(label) if text else label
+    if text:
+        return _put(frame, series.name, values)
+    try:
+        out = values.astype(series.dtype)
+    except (TypeError, ValueError):
+        out = values
+    return _put(frame, series.name, out)
+
+
+def _group_pairs(
+    groups: Mapping[Any, Any], present: list[Any], name: Any, func: str
+) -> list[tuple[Any, Any]]:
+    """(category, its label) for every listed category, each checked against the column."""
+    pairs: list[tuple[Any, Any]] = []
+    for label, members in groups.items():
+        try:
+            bad_label = bool(pd.isna(label))
+        except (TypeError, ValueError):
+            bad_label = True
+        if bad_label:
+            raise param_error("groups", func, "labels that are not missing", label)
+        if isinstance(members, str | bytes) or not isinstance(members, Sequence) or not members:
+            raise param_error(
+                "groups", func, f"a non-empty list of categories for label {label!r}", members
+            )
+        for member in members:
+            if any(_same(member, m) for m, _ in pairs):
+                raise param_error("groups", func, "each category in one group only", member)
+            if not any(_same(member, c) for c in present):
+                shown = ", ".join(_shown(c) for c in _sorted(present)[:20])
+                raise DataValidationError(
+                    f"{_what(name)} has no category {member!r} (group {label!r} of {func}); "
+                    f"its categories are {shown}{', ...' if len(present) > 20 else ''}. "
+                    "Correct the value, or give it as the column holds it (1 and '1' differ).",
+                    failure_cases=[member],
+                    func=func,
+                    param="groups",
+                )
+            pairs.append((member, label))
+        outside = [c for c in present if _same(c, label) and not any(_same(c, m) for m in members)]
+        if outside:
+            raise DataValidationError(
+                f"The label {label!r} given to {func} is already a category of "
+                f"{_what(name, lower=True)} outside its group, which would merge them too: "
+                f"add {label!r} to the group, or choose another label.",
+                failure_cases=[label],
+                func=func,
+                param="groups",
+            )
+    return pairs
+
+
+def _shown(value: Any) -> str:
+    """A category as a message shows it: ``3`` for a numpy integer, ``'a'`` for a text."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def _sorted(values: list[Any]) -> list[Any]:
+    """``values`` in order when they can be ordered, else as given."""
+    try:
+        return sorted(values)
+    except TypeError:
+        return values
+
+
+def _group_categorical(series: pd.Series, pairs: list[tuple[Any, Any]]) -> pd.Series:
+    """A categorical with each listed category replaced by its label (categories of
+    another kind than a label become text)."""
+    out = series.copy()
+    cats = pd.Series(out.cat.categories)
+    if not all(fits(cats, label) for _, label in pairs):
+        out = out.cat.rename_categories([text_of(c) for c in out.cat.categories])
+        pairs = [(text_of(m), str(label)) for m, label in pairs]
+    new = [label for _, label in pairs if label not in out.cat.categories]
+    if new:
+        out = out.cat.add_categories(list(dict.fromkeys(new)))
+    for member, label in pairs:
+        out[out.isin([member]).to_numpy(dtype=bool)] = label
+    drop = {m for m, label in pairs if not _same(m, label)}
+    return out.cat.set_categories([c for c in out.cat.categories if c not in drop])
 
 
 def _merge_categorical(series: pd.Series, rare: list[Any], other_label: Any) -> pd.Series:

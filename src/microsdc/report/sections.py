@@ -75,9 +75,25 @@ def parameters_text(audit: dict[str, Any]) -> str:
     if p["missing"] == "wildcard":
         intro += " A missing value counts as matching any value."
     if p["recode"]:
-        cols = ", ".join(f"{r['column']} ({r['bins']} bands)" for r in audit["recode"])
-        intro += f" Numeric key variables were grouped into bands first: {cols}."
+        cols = ", ".join(f"{r['column']} ({_recoded(r)})" for r in audit["recode"])
+        if all(set(r) <= {"column", "bins", "distinct_before"} for r in audit["recode"]):
+            intro += f" Numeric key variables were grouped into bands first: {cols}."
+        else:
+            intro += f" Columns were recoded first: {cols}."
     return intro
+
+
+def _recoded(note: dict[str, Any]) -> str:
+    """What ``[recode]`` did to one column, from its audit note."""
+    done = []
+    for bound in ("bottom", "top"):
+        if f"{bound}_coded" in note:
+            done.append(f"{_n(note[f'{bound}_coded'])} values {bound}-coded")
+    if "bins" in note:
+        done.append(f"{note['bins']} bands")
+    if "categories_after" in note:
+        done.append(f"{note['distinct_before']} categories merged into {note['categories_after']}")
+    return ", ".join(done)
 
 
 # --- risk ---------------------------------------------------------------------------------
