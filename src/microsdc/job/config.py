@@ -609,6 +609,7 @@ def _check_recode(
             f"[recode.{col}] either recodes numbers ({', '.join(numbers)}) or merges "
             f"categories ({', '.join(categories)}), not both; a column is one or the other.",
         )
+        _goes_with(spec, path, need)
         need(
             any(k in spec for k in ("width", "breaks", "top", "bottom", "groups", "min_count")),
             path,
@@ -620,7 +621,6 @@ def _check_recode(
             path,
             f"[recode.{col}] needs exactly one of 'width' or 'breaks'.",
         )
-        _goes_with(spec, path, need)
         if engine is not None:
             extra = [k for k in ("top", "bottom", "groups", "min_count") if k in spec]
             need(
