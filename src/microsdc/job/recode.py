@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from microsdc.exceptions import SDCError
-from microsdc.job.config import JobConfig, RecodeSpec
+from microsdc.job.config import JobConfig
+from microsdc.job.recode_spec import RecodeSpec
 
 __all__ = ["recode"]
 
@@ -65,8 +66,8 @@ def _numbers(
         example = col[bad].iloc[0]
         raise cfg.error(
             key,
-            f"recodes column {spec.column!r} as numbers, but it holds {int(bad.sum()):,} "
-            f"non-numeric value(s) such as {example!r}.",
+            f"{'bins' if spec.bins else 'codes'} column {spec.column!r}, which holds "
+            f"{int(bad.sum()):,} non-numeric value(s) such as {example!r}.",
         )
     note: dict[str, Any] = {"distinct_before": int(values.nunique())}
     codes = miss & col.notna().to_numpy()
