@@ -302,3 +302,38 @@ def test_random_order_refused_on_a_lazy_engine(tmp_path: Path) -> None:
     code, text = _run([*args, "--out", str(tmp_path / "o.parquet")])
     assert code == 2
     assert "--random-order needs the records in memory" in text
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    rows = [line.split("│")[1:4] for line in text.splitlines() if line.startswith("│")]
+    return [[c.strip() for c in r] for r in rows[:3]]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_risk_bin_in_an_engine_counts_as_in_memory(tmp_path: Path, engine: str) -> None:
+    pytest.importorskip(engine)
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], 300), "age": rng.integers(0, 90, 300)})
+    csv, parquet = tmp_path / "p.csv", tmp_path / "p.parquet"
+    df.to_csv(csv, index=False)
+    df.to_parquet(parquet)
+    args = ["--qi", "sex,age", "--bin", "age=10", "--top", "0"]
+    code, memory = _run(["risk", str(csv), *args])
+    assert code == 0, memory
+    code, lazy = _run(["risk", str(parquet), *args, "--engine", engine])
+    assert code == 0, lazy
+    # by hand: records whose (sex, band) occurs fewer than k times
+    bands = df["age"] // 10
+    fk = df.groupby([df["sex"], bands])["sex"].transform("size")
+    want = [[str(k), f"{int((fk < k).sum()):,}"] for k in (2, 3, 5)]
+    assert [r[:2] for r in _table_rows(memory)] == want
+    assert _table_rows(lazy) == _table_rows(memory)
+
+
+def test_risk_hid_refused_in_an_engine(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    src = tmp_path / "in.parquet"
+    TOY.to_parquet(src)
+    code, text = _run(["risk", str(src), "--qi", "sex", "--hid", "hh", "--engine", "duckdb"])
+    assert code == 2
+    assert "--hid needs the records in memory; with --engine duckdb" in text
