@@ -337,3 +337,19 @@ def test_risk_hid_refused_in_an_engine(tmp_path: Path) -> None:
     code, text = _run(["risk", str(src), "--qi", "sex", "--hid", "hh", "--engine", "duckdb"])
     assert code == 2
     assert "--hid needs the records in memory; with --engine duckdb" in text
+
+
+def test_swap_bin_keeps_declared_missing_codes(tmp_path: Path) -> None:
+    path, df = _census(tmp_path)
+    df.loc[df.index[:5], "age"] = -1  # "age not known", declared below
+    df.to_csv(path, index=False)
+    out = tmp_path / "o.csv"
+    code, text = _run(_swap_args(path, out, "--bin", "age=10", "--missing-values", "-1"))
+    assert code == 0, text
+    ages = pd.read_csv(out)["age"].astype(str)
+    assert (ages == "-1").sum() == 5
+    assert set(ages[ages != "-1"]) <= {f"{lo}-{lo + 9}" for lo in range(0, 90, 10)}
+    # without the declaration, -1 is a number and gets a band of its own
+    code, text = _run(_swap_args(path, out, "--bin", "age=10"))
+    assert code == 0, text
+    assert (pd.read_csv(out)["age"] == "-10--1").sum() == 5
