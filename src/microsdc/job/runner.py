@@ -46,6 +46,7 @@ __all__ = [
     "JobResult",
     "describe_variables",
     "measure_risk",
+    "pram_risk",
     "run_job",
 ]
 
@@ -326,6 +327,23 @@ def measure_risk(
     return figures
 
 
+def pram_risk(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> dict[str, Any]:
+    """The risk of the key variables just before and just after PRAM (``k``, records in
+    groups smaller than k, unique records, expected re-identifications): PRAM of the
+    other variables leaves it as it was, which the report says."""
+    from dataclasses import replace
+
+    plain = replace(cfg, suda=False, sensitive=())
+    keys = ("n_records", "k", "n_at_risk", "n_unique", "expected_reidentifications")
+    return {
+        when: {key: figures[key] for key in keys}
+        for when, figures in (
+            ("before", measure_risk(before, plain)),
+            ("after", measure_risk(after, plain)),
+        )
+    }
+
+
 def _special_uniques(df: pd.DataFrame, cfg: JobConfig) -> dict[str, Any]:
     """:meth:`~microsdc.risk.suda.SudaResult.summary` under the job's settings; missing
     values count as ``risk.missing`` says (alpha > 0 and "probabilistic" as wildcards:
@@ -552,9 +570,12 @@ def _protect(
     reference = current  # the values the release-method steps start from
     for name in METHOD_STEPS:  # PRAM, microaggregation, noise: rows keep their order
         if name in cfg.steps:
+            prior = current
             current, method_figs[name] = timed(
                 name, _METHOD_DESC[name], _method_call(cfg, name, current, reference)
             )
+            if name == "pram":
+                method_figs[name]["risk"] = pram_risk(cfg, prior, current)
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
     ran = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
