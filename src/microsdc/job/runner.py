@@ -33,6 +33,7 @@ from microsdc.job.config import (
 )
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.schema import default_of
+from microsdc.job.stepfigures import suppression_figures, swap_figures
 from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
@@ -380,8 +381,6 @@ def _suppress(
         raise cfg.error(
             "steps", f"asks for suppression, which this installation lacks ({exc})."
         ) from None
-    from microsdc.utility import suppressed_cells
-
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
     for key in ("importance", "combs", "strata", "method", "linked", "accept_rare_values"):
@@ -390,21 +389,7 @@ def _suppress(
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
     if not cfg.output.random_order:  # else the rows leave their order as read
         _warn_row_order(cfg, df, res.data)
-    from microsdc._core.policy import parse_policy
-    from microsdc.suppression.params import counted_missing_values
-
-    # a declared code blanked under "category" is a suppressed cell too
-    counted = counted_missing_values(parse_policy(cfg.missing, "run_job"), _missing_values(cfg))
-    cells = suppressed_cells(df, res.data, list(cfg.quasi_identifiers), missing_values=counted)
-    figures = cells.to_dict()
-    figures["method"] = s.get("method", default_of("suppression.method"))
-    true_fk = res.true_fk.to_numpy()
-    figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
-    figures["guarantee"] = cfg.missing
-    figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
-    if "linked" in s:
-        figures["linked_cells"] = res.details.get("linked_cells", {})
-    return res.data, figures
+    return res.data, suppression_figures(cfg, df, res)
 
 
 def _in_random_order(
@@ -452,8 +437,7 @@ def _swap(
     by them. Returns the data, the figures and, when the rows were reordered (the swap
     returns them in household order; renumbering sorts them by the new ids), the
     position in ``df`` of each returned row (else None)."""
-    from microsdc.swapping import record_swap_result, swap_utility
-    from microsdc.utility import swap_utility_summary
+    from microsdc.swapping import record_swap_result
 
     s = cfg.swapping
     similar = s.get("similar", [])
@@ -481,22 +465,7 @@ def _swap(
     # household order, so each one's position as read goes with it
     swapped = res.data if res.input_index is None else res.data.set_axis(res.input_index)
     origin = None if swapped.index.equals(df.index) else df.index.get_indexer(swapped.index)
-    util = swap_utility(df, swapped, cfg.household_id, hierarchy, list(s["risk_variables"]))
-    summary = swap_utility_summary(util)
-    n_hh = res.n_households
-    figures = {
-        "n_households": n_hh,
-        "n_persons": res.n_persons,
-        "target_pairs": res.target_pairs,
-        "n_swapped_households": res.n_swapped_households,
-        "n_swapped_persons": res.n_swapped_persons,
-        "share_households": res.n_swapped_households / n_hh if n_hh else 0.0,
-        "share_persons": res.n_swapped_persons / res.n_persons if res.n_persons else 0.0,
-        "n_no_donor": res.n_no_donor,
-        "counts_per_level": res.to_dict()["counts_per_level"],
-        "levels": summary["levels"],
-        "areas": summary["areas"],
-    }
+    figures = swap_figures(cfg, df, swapped, res)
     if renumber:
         import numpy as np
 

@@ -10,7 +10,7 @@ in one sentence what PRAM protects and what it does not.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,7 +46,9 @@ def _posterior_min(counts: np.ndarray, matrix: np.ndarray) -> float:
     return float(post.min())
 
 
-def _matrix_entry(m: Any, rows: list[dict[str, Any]], strata: Sequence[Hashable]) -> dict[str, Any]:
+def _matrix_entry(
+    m: Any, rows: Sequence[Mapping[Any, Any]], strata: Sequence[Hashable]
+) -> dict[str, Any]:
     counts = m.counts.to_numpy(dtype=np.float64)
     r = m.matrix.to_numpy(dtype=np.float64)
     present = counts > 0
