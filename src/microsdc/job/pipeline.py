@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from microsdc._validation import check_columns, check_frame, check_int, param_error
-from microsdc.exceptions import InvalidParameterError
+from microsdc.exceptions import InvalidParameterError, SDCWarning
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
 from microsdc.job.methods import KEYS, METHOD_STEPS, method_figures
 
@@ -271,8 +271,10 @@ class Release:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             out = run()
-        for w in caught:
-            self._notes.append({"step": step, "message": str(w.message)})
+        for w in caught:  # microsdc's warnings go into the report too, each once
+            entry = {"step": step, "category": w.category.__name__, "message": str(w.message)}
+            if issubclass(w.category, SDCWarning) and entry not in self._notes:
+                self._notes.append(entry)
             warn(str(w.message), w.category)
         self._timings.append({"step": step, "seconds": round(time.perf_counter() - t0, 4)})
         return out
@@ -418,6 +420,9 @@ class Release:
                 from microsdc.job.runner import measure_risk
 
                 self._between = measure_risk(before, cfg)
+            from microsdc.job.runner import warn_row_order
+
+            warn_row_order(cfg, before, result.data)  # the release keeps the rows' order
             figures = suppression_figures(cfg, before, result)
         else:
             reference = self._reference()

@@ -49,6 +49,7 @@ __all__ = [
     "measure_risk",
     "pram_risk",
     "run_job",
+    "warn_row_order",
 ]
 
 
@@ -388,7 +389,7 @@ def _suppress(
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
     if not cfg.output.random_order:  # else the rows leave their order as read
-        _warn_row_order(cfg, df, res.data)
+        warn_row_order(cfg, df, res.data)
     return res.data, suppression_figures(cfg, df, res)
 
 
@@ -406,7 +407,7 @@ def _in_random_order(
     return reordered, perm if origin is None else origin[perm]
 
 
-def _warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
+def warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
     """Warn when the release, in the input's row order, gives blanked cells back through
     the records around them (an input sorted by a key variable)."""
     from microsdc._core.warn import warn
