@@ -220,3 +220,32 @@ def test_the_input_frame_is_never_changed(survey: pd.DataFrame) -> None:
     before = survey.copy()
     _python_release(survey).report()
     pd.testing.assert_frame_equal(survey, before)
+
+
+def test_random_order_as_the_job(tmp_path: Path, survey: pd.DataFrame) -> None:
+    text = METHODS_JOB.replace('directory = "out"', 'directory = "out"\nrandom_order = true')
+    (tmp_path / "job.toml").write_text(text, encoding="utf-8")
+    job = microsdc.run_job(tmp_path / "job.toml", write=False)
+    rel = Release(
+        pd.read_csv(tmp_path / "survey.csv"),
+        ["region", "sex", "age"],
+        k=2,
+        random_order=True,
+        title="survey",
+    )
+    rel.recode("age", bin_numeric(rel.data["age"], method="width", width=20, origin=0))
+    rel.local_suppression(importance=["region", "sex", "age"])
+    rel.pram(["roof", "water"], strata=["region"], pd=0.7, seed=SEED)
+    rel.microaggregate(["income", "expend"], k=4)
+    rel.add_noise(["savings"], relative_sd=0.2, lower=0, seed=12)
+    released = rel.released
+    # the job's release, row for row: the same values in the same drawn order
+    assert released.reset_index(drop=True).equals(job.data.reset_index(drop=True))
+    assert not released.equals(rel.data)  # the rows left their order
+    mine = rel.audit()
+    for key in ("risk", "suppression", "pram", "variables", "key_variables"):
+        assert mine[key] == job.audit[key], key
+    written = rel.write(tmp_path / "rel")
+    back = pd.read_csv(written["data"])
+    assert back["region"].tolist() == released["region"].tolist()
+    assert np.allclose(back["savings"], released["savings"])

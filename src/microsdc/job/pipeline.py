@@ -135,6 +135,11 @@ class Release:
     title : str, default "Release built in Python"
     name : str, default "data frame"
         What the report calls the input.
+    random_order : bool, default False
+        Release the rows in an order drawn from their released values (a job's
+        ``output.random_order``): :attr:`released` and :meth:`write` give them so, and
+        the warning that the row order gives blanked cells back is not raised. Use it
+        when the input is sorted (by household, by area).
 
     Raises
     ------
@@ -186,6 +191,7 @@ class Release:
         risk_threshold: float = 0.1,
         title: str = "Release built in Python",
         name: str = "data frame",
+        random_order: bool = False,
     ) -> None:
         check_frame(df, "df", _FUNC)
         qi = check_columns(df, quasi_identifiers, "quasi_identifiers", _FUNC)
@@ -233,7 +239,7 @@ class Release:
             risk_threshold=float(risk_threshold),
             suppression={},
             swapping={},
-            output=OutputPaths(*(Path(name),) * 5),
+            output=OutputPaths(*(Path(name),) * 5, random_order=bool(random_order)),
             drop=tuple(map(str, drop)),
         )
 
@@ -243,6 +249,21 @@ class Release:
     def data(self) -> pd.DataFrame:
         """The data as released so far (a copy): run the next step on it."""
         return self._data.copy()
+
+    @property
+    def released(self) -> pd.DataFrame:
+        """The data as :meth:`write` writes it: :attr:`data`, in random order with
+        ``random_order``."""
+        return self._final()[0].copy()
+
+    def _final(self) -> tuple[pd.DataFrame, np.ndarray | None]:
+        """The released rows and the position of each in the data as recoded (None:
+        the same order)."""
+        if not self._base.output.random_order:
+            return self._data, self._origin
+        from microsdc.job.runner import in_random_order
+
+        return in_random_order(self._data, self._origin)
 
     @property
     def steps(self) -> list[str]:
@@ -422,7 +443,8 @@ class Release:
                 self._between = measure_risk(before, cfg)
             from microsdc.job.runner import warn_row_order
 
-            warn_row_order(cfg, before, result.data)  # the release keeps the rows' order
+            if not cfg.output.random_order:  # else the rows leave their order
+                warn_row_order(cfg, before, result.data)
             figures = suppression_figures(cfg, before, result)
         else:
             reference = self._reference()
@@ -623,10 +645,9 @@ class Release:
         cfg = self._config()
         start = self._started() if self._sections else self._data
         risk = self._risk(cfg)
-        aligned = start if self._origin is None else start.iloc[self._origin]
-        variables, keys = describe_variables(
-            cfg, self._read, start, self._data, origin=self._origin
-        )
+        final, origin = self._final()
+        aligned = start if origin is None else start.iloc[origin]
+        variables, keys = describe_variables(cfg, self._read, start, final, origin=origin)
         inputs = {
             "sha256": _frame_sha256(self._read),
             "n_records": len(self._raw),
@@ -644,7 +665,7 @@ class Release:
             "variables": variables,
             "key_variables": keys,
             "risk": risk,
-            "intruder": intruder_of(cfg, aligned, self._data),
+            "intruder": intruder_of(cfg, aligned, final),
             "suppression": self._figures.get("suppression"),
             "swapping": self._figures.get("swapping"),
             **{s: self._figures[s] for s in METHOD_STEPS if s in self._figures},
@@ -716,13 +737,14 @@ class Release:
             audit=folder / f"{stem}_audit.json",
             report=folder / f"{stem}_report.html",
             release=folder / f"{stem}_release.json",
+            random_order=self._base.output.random_order,
         )
         cfg = replace(self._config(), output=output)
         audit = self.audit(now=now)
         audit["outputs"] = {
             k: str(getattr(output, k)) for k in ("data", "audit", "report", "release")
         }
-        final = self._data
+        final = self._final()[0]
 
         def timed(name: str, desc: str, run: Callable[[], Any]) -> Any:
             return run()

@@ -46,6 +46,7 @@ __all__ = [
     "RISK_BANDS",
     "JobResult",
     "describe_variables",
+    "in_random_order",
     "measure_risk",
     "pram_risk",
     "run_job",
@@ -393,7 +394,7 @@ def _suppress(
     return res.data, suppression_figures(cfg, df, res)
 
 
-def _in_random_order(
+def in_random_order(
     final: pd.DataFrame, origin: np.ndarray | None
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows sorted by a hash of their released values (``output.random_order``),
@@ -691,7 +692,7 @@ def run_job(
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
         final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
         if cfg.output.random_order:
-            final, origin = _in_random_order(final, origin)
+            final, origin = in_random_order(final, origin)
         # the headline compares each released record with itself before protection
         start = data if origin is None else data.iloc[origin]
         intruder = intruder_of(cfg, start, final)
