@@ -122,3 +122,16 @@ def test_no_section_without_pram() -> None:
     df = pd.DataFrame({"a": list("xxyyzz") * 3, "b": list("pq") * 9})
     html = Release(df, ["a", "b"], k=2).report()
     assert 'id="pram"' not in html
+
+
+def test_settings_line_names_no_seed(survey: pd.DataFrame) -> None:
+    from microsdc import Release
+
+    rel = Release(survey, ["region", "water"], k=2)
+    rel.pram("roof", strata="region", pd=0.6, alpha=0.4, seed=123456789)
+    html = rel.report()
+    line = re.search(r'<p class="note" id="pram-settings">(.*?)</p>', html, re.S)
+    assert line is not None
+    assert line.group(1) == ("Settings: strata region; pd 0.6; alpha 0.4; seed: given (not shown).")
+    assert "123456789" not in html
+    assert [t["step"] for t in rel.audit()["timings"]] == ["pram"]  # one entry per step

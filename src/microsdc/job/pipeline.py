@@ -297,7 +297,10 @@ class Release:
             if issubclass(w.category, SDCWarning) and entry not in self._notes:
                 self._notes.append(entry)
             warn(str(w.message), w.category)
-        self._timings.append({"step": step, "seconds": round(time.perf_counter() - t0, 4)})
+        seconds = time.perf_counter() - t0
+        if self._timings and self._timings[-1]["step"] == step:  # the call, then its figures
+            seconds += self._timings.pop()["seconds"]
+        self._timings.append({"step": step, "seconds": round(seconds, 4)})
         return out
 
     # --- recoding -------------------------------------------------------------------

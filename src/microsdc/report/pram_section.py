@@ -165,4 +165,9 @@ def pram_section_html(audit: dict[str, Any], env: Any) -> str:
         .joinpath("templates/pram_section.html.j2")
         .read_text("utf-8")
     )
-    return str(env.from_string(text).render(pram=pram, protection=pram_protection_text(pram)))
+    settings = audit.get("parameters", {}).get("pram") or {}
+    return str(
+        env.from_string(text).render(
+            pram=pram, settings=settings, protection=pram_protection_text(pram)
+        )
+    )
