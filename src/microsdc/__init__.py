@@ -63,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "run_job": "microsdc.job",
     "load_job": "microsdc.job",
     "render_report": "microsdc.report",
+    "Release": "microsdc.job",
     # record swapping
     "record_swap": "microsdc.swapping",
     "record_swap_result": "microsdc.swapping",

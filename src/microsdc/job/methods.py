@@ -16,7 +16,7 @@ from microsdc.microaggregation import microaggregate
 from microsdc.noise import add_noise
 from microsdc.postrandomisation import pram
 
-__all__ = ["FUNCTIONS", "KEYS", "METHOD_STEPS", "run_method"]
+__all__ = ["FUNCTIONS", "KEYS", "METHOD_STEPS", "method_figures", "run_method"]
 
 #: The steps, in the order they run (after swapping and suppression).
 METHOD_STEPS = ("pram", "microaggregation", "noise")
@@ -79,7 +79,6 @@ def run_method(
     first release-method step; ``data`` by default), rows in the same order."""
     from microsdc._core.warn import warn
     from microsdc.exceptions import DisclosureRiskWarning
-    from microsdc.utility.continuous import linkage_risk
 
     keys = [c for c in cfg.methods[step]["variables"] if c in cfg.quasi_identifiers]
     if keys and step in ("pram", "microaggregation"):
@@ -90,22 +89,41 @@ def run_method(
             DisclosureRiskWarning,
         )
     result = FUNCTIONS[step](data, **_arguments(cfg, step))
-    columns = list(cfg.methods[step]["variables"])
-    figures: dict[str, Any] = {"variables": columns}
+    return result.data, method_figures(step, result, data, reference)
+
+
+def method_figures(
+    step: str, result: Any, data: pd.DataFrame, reference: pd.DataFrame | None = None
+) -> dict[str, Any]:
+    """The audit figures of a release-method step from its library result (``result`` of
+    :func:`~microsdc.pram`, :func:`~microsdc.microaggregate` or :func:`~microsdc.add_noise`
+    run on ``data``): no seed, no group ids. PRAM's are
+    :func:`microsdc.report.pram_section.pram_figures`; the others' linked share is
+    measured against ``reference`` (``data`` by default), rows in the same order."""
+    from microsdc.report.pram_section import pram_figures
+    from microsdc.utility.continuous import linkage_risk
+
     if step == "pram":
-        figures["per_variable"] = result.summary().to_dict(orient="records")
-    elif step == "microaggregation":
-        figures.update(
-            method=result.method,
-            k=result.k,
-            min_group_size=result.min_group_size,
-            sse_sst=result.sse_sst,
-            per_variable=result.information_loss.to_dict(orient="records"),
-        )
+        return pram_figures(result)
+    figures: dict[str, Any]
+    if step == "microaggregation":
+        columns = list(result.information_loss["column"])
+        figures = {
+            "variables": [str(c) for c in columns],
+            "method": result.method,
+            "k": result.k,
+            "min_group_size": result.min_group_size,
+            "sse_sst": result.sse_sst,
+            "per_variable": result.information_loss.to_dict(orient="records"),
+        }
     else:
         table = result.figures.reset_index(names="column")
-        figures.update(method=result.method, per_variable=table.to_dict(orient="records"))
-    if step != "pram":
-        base = data if reference is None else reference
-        figures["linked_share"] = float(linkage_risk(base, result.data, columns).mean())
-    return result.data, figures
+        columns = list(table["column"])
+        figures = {
+            "variables": [str(c) for c in columns],
+            "method": result.method,
+            "per_variable": table.to_dict(orient="records"),
+        }
+    base = data if reference is None else reference
+    figures["linked_share"] = float(linkage_risk(base, result.data, columns).mean())
+    return figures

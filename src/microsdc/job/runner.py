@@ -33,6 +33,7 @@ from microsdc.job.config import (
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.recode import recode as _recode
 from microsdc.job.schema import default_of
+from microsdc.job.stepfigures import suppression_figures, swap_figures
 from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
@@ -45,8 +46,11 @@ __all__ = [
     "RISK_BANDS",
     "JobResult",
     "describe_variables",
+    "in_random_order",
     "measure_risk",
+    "pram_risk",
     "run_job",
+    "warn_row_order",
 ]
 
 
@@ -271,6 +275,23 @@ def measure_risk(
     return figures
 
 
+def pram_risk(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> dict[str, Any]:
+    """The risk of the key variables just before and just after PRAM (``k``, records in
+    groups smaller than k, unique records, expected re-identifications): PRAM of the
+    other variables leaves it as it was, which the report says."""
+    from dataclasses import replace
+
+    plain = replace(cfg, suda=False, sensitive=())
+    keys = ("n_records", "k", "n_at_risk", "n_unique", "expected_reidentifications")
+    return {
+        when: {key: figures[key] for key in keys}
+        for when, figures in (
+            ("before", measure_risk(before, plain)),
+            ("after", measure_risk(after, plain)),
+        )
+    }
+
+
 def _special_uniques(df: pd.DataFrame, cfg: JobConfig) -> dict[str, Any]:
     """:meth:`~microsdc.risk.suda.SudaResult.summary` under the job's settings; missing
     values count as ``risk.missing`` says (alpha > 0 and "probabilistic" as wildcards:
@@ -307,8 +328,6 @@ def _suppress(
         raise cfg.error(
             "steps", f"asks for suppression, which this installation lacks ({exc})."
         ) from None
-    from microsdc.utility import suppressed_cells
-
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
     for key in ("importance", "combs", "strata", "method", "linked", "accept_rare_values"):
@@ -316,25 +335,11 @@ def _suppress(
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
     if not cfg.output.random_order:  # else the rows leave their order as read
-        _warn_row_order(cfg, df, res.data)
-    from microsdc._core.policy import parse_policy
-    from microsdc.suppression.params import counted_missing_values
-
-    # a declared code blanked under "category" is a suppressed cell too
-    counted = counted_missing_values(parse_policy(cfg.missing, "run_job"), _missing_values(cfg))
-    cells = suppressed_cells(df, res.data, list(cfg.quasi_identifiers), missing_values=counted)
-    figures = cells.to_dict()
-    figures["method"] = s.get("method", default_of("suppression.method"))
-    true_fk = res.true_fk.to_numpy()
-    figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
-    figures["guarantee"] = cfg.missing
-    figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
-    if "linked" in s:
-        figures["linked_cells"] = res.details.get("linked_cells", {})
-    return res.data, figures
+        warn_row_order(cfg, df, res.data)
+    return res.data, suppression_figures(cfg, df, res)
 
 
-def _in_random_order(
+def in_random_order(
     final: pd.DataFrame, origin: np.ndarray | None
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The released rows sorted by a hash of their released values (``output.random_order``),
@@ -346,7 +351,7 @@ def _in_random_order(
     return reordered, perm if origin is None else origin[perm]
 
 
-def _warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
+def warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
     """Warn when the release, in the input's row order, gives blanked cells back through
     the records around them (an input sorted by a key variable)."""
     from microsdc._core.warn import warn
@@ -377,8 +382,7 @@ def _swap(
     by them. Returns the data, the figures and, when the rows were reordered (the swap
     returns them in household order; renumbering sorts them by the new ids), the
     position in ``df`` of each returned row (else None)."""
-    from microsdc.swapping import record_swap_result, swap_utility
-    from microsdc.utility import swap_utility_summary
+    from microsdc.swapping import record_swap_result
 
     s = cfg.swapping
     similar = s.get("similar", [])
@@ -406,22 +410,7 @@ def _swap(
     # household order, so each one's position as read goes with it
     swapped = res.data if res.input_index is None else res.data.set_axis(res.input_index)
     origin = None if swapped.index.equals(df.index) else df.index.get_indexer(swapped.index)
-    util = swap_utility(df, swapped, cfg.household_id, hierarchy, list(s["risk_variables"]))
-    summary = swap_utility_summary(util)
-    n_hh = res.n_households
-    figures = {
-        "n_households": n_hh,
-        "n_persons": res.n_persons,
-        "target_pairs": res.target_pairs,
-        "n_swapped_households": res.n_swapped_households,
-        "n_swapped_persons": res.n_swapped_persons,
-        "share_households": res.n_swapped_households / n_hh if n_hh else 0.0,
-        "share_persons": res.n_swapped_persons / res.n_persons if res.n_persons else 0.0,
-        "n_no_donor": res.n_no_donor,
-        "counts_per_level": res.to_dict()["counts_per_level"],
-        "levels": summary["levels"],
-        "areas": summary["areas"],
-    }
+    figures = swap_figures(cfg, df, swapped, res)
     if renumber:
         import numpy as np
 
@@ -496,9 +485,12 @@ def _protect(
     reference = current  # the values the release-method steps start from
     for name in METHOD_STEPS:  # PRAM, microaggregation, noise: rows keep their order
         if name in cfg.steps:
+            prior = current
             current, method_figs[name] = timed(
                 name, _METHOD_DESC[name], _method_call(cfg, name, current, reference)
             )
+            if name == "pram":
+                method_figs[name]["risk"] = pram_risk(cfg, prior, current)
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
     ran = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
@@ -644,7 +636,7 @@ def run_job(
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
         final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
         if cfg.output.random_order:
-            final, origin = _in_random_order(final, origin)
+            final, origin = in_random_order(final, origin)
         # the headline compares each released record with itself before protection
         start = data if origin is None else data.iloc[origin]
         intruder = intruder_of(cfg, start, final)

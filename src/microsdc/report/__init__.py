@@ -98,8 +98,10 @@ def render_report(audit: dict[str, Any]) -> str:
     given, never its value.
     """
     import jinja2
+    import markupsafe
 
     from microsdc.report.figures import all_figures
+    from microsdc.report.pram_section import pram_section_html
 
     if not isinstance(audit, Mapping):
         raise param_error("audit", "render_report", "an audit record (a dict)", audit)
@@ -120,4 +122,5 @@ def render_report(audit: dict[str, Any]) -> str:
         risk_steps=risk_steps(audit),
         step_labels=STEP_LABELS,
         default_swaprate=default_swaprate(),
+        pram_section=markupsafe.Markup(pram_section_html(audit, env)),
     )

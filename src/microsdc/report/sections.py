@@ -74,7 +74,10 @@ def parameters_text(audit: dict[str, Any]) -> str:
     )
     if p["missing"] == "wildcard":
         intro += " A missing value counts as matching any value."
-    if p["recode"]:
+    if p["recode"] and any(r.get("description") for r in p["recode"]):  # done in Python
+        cols = ", ".join(f"{r['column']} ({r['bins']} categories)" for r in audit["recode"])
+        intro += f" Variables were recoded first: {cols}."
+    elif p["recode"]:
         cols = ", ".join(f"{r['column']} ({_recoded(r)})" for r in audit["recode"])
         if all(set(r) <= {"column", "bins", "distinct_before"} for r in audit["recode"]):
             intro += f" Numeric key variables were grouped into bands first: {cols}."
