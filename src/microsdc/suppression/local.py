@@ -25,6 +25,7 @@ from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_o
 from microsdc.suppression.params import (
     check_call,
     check_declared_codes,
+    check_dis_suda,
     check_exact,
     check_passed_on,
     check_rare_values,
@@ -34,6 +35,9 @@ from microsdc.suppression.params import (
     warn_declared_all_missing,
     warn_measure_policy,
 )
+from microsdc.suppression.released import prosecutor_per_stratum as _prosecutor
+from microsdc.suppression.released import prosecutor_released as _released_prosecutor
+from microsdc.suppression.released import true_fk_series as _true_fk_series
 from microsdc.suppression.result import SuppressionResult
 
 __all__ = ["SuppressionResult", "local_suppression"]
@@ -62,6 +66,7 @@ def local_suppression(
     progress: Callable[[int, int], None] | None = None,
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
     accept_rare_values: bool = False,
+    dis_suda_threshold: float | None = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -354,6 +359,7 @@ def local_suppression(
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    threshold = check_dis_suda(dis_suda_threshold, method, subject_id)
     check_declared_codes(df, missing_values, _FUNC)
     counted = counted_missing_values(policy, missing_values)
     warn_declared_all_missing(df, cols, missing_values, policy)
@@ -378,6 +384,13 @@ def local_suppression(
         )
     else:
         res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
+        if threshold is not None:
+            from microsdc.suppression.dis_suda import with_dis_suda
+
+            def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
+                return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
+
+            res = with_dis_suda(df, res, checked, counted, threshold, k_step)
     res = _finish(df, res, ghosts, counted)
     warn_measure_policy(res, policy)
     return res
@@ -390,6 +403,15 @@ def _other_frame(args: dict[str, Any]) -> SuppressionResult:
 
     if detect_backend(args["df"], _FUNC).lazy:  # the engine groups and joins
         from microsdc.suppression.lazy import local_suppression_lazy
+
+        if args.pop("dis_suda_threshold") is not None:
+            raise InvalidParameterError(
+                f"The 'dis_suda_threshold' parameter of {_FUNC} needs the records in memory "
+                "(the special uniques are searched record by record); collect the lazy "
+                "frame first.",
+                func=_FUNC,
+                param="dis_suda_threshold",
+            )
 
         return local_suppression_lazy(**args)
     return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
@@ -454,14 +476,9 @@ def _on_records(
         method=method, time_limit=time_limit, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
-    # the prosecutor risk is counted on the values as released: a declared code stays
-    if missing_values is None:
-        shown, shown_after, shown_ncat = codes0, out.codes, ncat
-    else:
-        lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
-        shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
-        shown_after, shown_ncat = np.where(blank, -1, shown), lit.n_categories
-    pros = _prosecutor(shown, shown_after, groups, shown_ncat, bool(out.risk_before.any()))
+    pros = _released_prosecutor(
+        df, cols, codes0, out.codes, ncat, groups, missing_values, bool(out.risk_before.any())
+    )
     return _result(
         df,
         _blank_frame(df, cols, blank),
@@ -478,10 +495,7 @@ def _on_records(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
         _exact_details(out.exact) if method == "exact" else _alpha_details(out.alpha_sources),
-        (
-            pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
-            pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
-        ),
+        pros,
     )
 
 
@@ -635,42 +649,10 @@ def _alpha_details(sources: set[str]) -> dict[str, Any]:
     return {"solution": sources.pop() if len(sources) == 1 else "mixed"}
 
 
-def _prosecutor(
-    codes0: np.ndarray,
-    codes: np.ndarray,
-    groups: list[np.ndarray],
-    ncat: np.ndarray,
-    changed: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Prosecutor risk before and after, per stratum."""
-    from microsdc.risk.prosecutor import prosecutor_from_codes
-
-    n = len(codes0)
-    if len(groups) == 1 and np.array_equal(groups[0], np.arange(n)):  # no copies of the codes
-        before = prosecutor_from_codes(codes0, codes0, ncat)
-        return before, (prosecutor_from_codes(codes0, codes, ncat) if changed else before)
-    before = np.zeros(n)
-    after = np.zeros(n)
-    for rows in groups:
-        if len(rows) == 0:
-            continue
-        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat)
-        after[rows] = (
-            prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
-        )
-    return before, after
-
-
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
     from microsdc.data.blank import blank_cells
 
     return blank_cells(df, cols, blank)
-
-
-def _true_fk_series(true_fk: np.ndarray, blank: np.ndarray, index: pd.Index) -> pd.Series:
-    """``true_fk`` of the records with a blanked cell, by their index."""
-    sel = np.flatnonzero(blank.any(axis=1))
-    return pd.Series(true_fk[sel], index=index[sel], name="true_fk", dtype="int64")
 
 
 def _result(
