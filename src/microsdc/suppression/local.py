@@ -176,6 +176,16 @@ def local_suppression(
         suppression cannot protect it (see the Raises section): the
         suppression then blanks most of that column, or, under a measure
         policy, leaves its rare values in the release.
+    dis_suda_threshold : float in [0, 1), optional
+        Special uniques count as at risk too: a record whose DIS-SUDA score
+        (:func:`microsdc.suda`, sampling fraction 0.01) is above this value is
+        at risk, besides those with fk < k (pass ``k=1`` for the DIS-SUDA
+        criterion alone). After the k-anonymity step, each round blanks one
+        cell of every record above the threshold, then runs the k-anonymity
+        step again, until the released file, measured again with
+        :func:`~microsdc.suda`, has no record above it; see the Notes. The
+        figures are in ``details["dis_suda"]``. Not with ``subject_id``,
+        ``method="random"`` or a lazy frame.
 
     Returns
     -------
@@ -189,7 +199,14 @@ def local_suppression(
         included), ``importance`` (unknown columns, not covering the QIs,
         non-positive weights, numbers that are not each of 1 to n once),
         ``linked`` (keys that are not QIs, columns that
-        are QIs), or k larger than the number of records.
+        are QIs), or k larger than the number of records; for a
+        ``dis_suda_threshold`` that is not a number in [0, 1) (the message
+        names the value and the range), or given with ``subject_id``,
+        ``method="random"`` or a lazy frame.
+    SDCError
+        With ``dis_suda_threshold``, should a round find records above the
+        threshold and no cell left to blank (the guarantee's last check; the
+        rules above always leave one).
     ColumnNotFoundError
         For unknown QI, strata, subject or linked columns.
     DataValidationError
@@ -327,8 +344,44 @@ def local_suppression(
     for it; the exact method finds it. Look at the number of entirely missing
     records, and at ``true_fk``, before release.
 
+    **DIS-SUDA threshold.** ``details["dis_suda"]`` holds ``threshold``,
+    ``missing_rule``, ``dis_fraction``, ``max_before`` and ``max_after`` (the
+    highest DIS-SUDA score of the input and of the released file),
+    ``n_above_before``, ``n_above_after`` (0 on return) and ``rounds``. The
+    special uniques are measured with :func:`microsdc.suda`'s rule
+    ``missing="category"`` under the category guarantee (a blank is a value
+    of its own: another record's blank never hides a record, and a blank that
+    leaves a record alone makes it a special unique again) and
+    ``missing="wildcard"`` under the measures (a blank matches any value, as
+    they count fk; blanks in other records then count as possible matches, the
+    loophole of the table above). The blanked cells therefore never make a
+    record look less unique than the policy's own count says. In a round, the
+    cell of a record above the threshold that is blanked is its known value
+    whose variable carries the largest share of its SUDA score (each minimal
+    sample unique, MSU, of size s weighs (M - s)!, as in the score), per unit of
+    cost (``importance``); blanking it removes every MSU of the record that
+    holds it. Since DIS-SUDA scores are relative (each record's score against
+    the file's sum, and the file's uniques against its pairs), a blank can move
+    other records' scores up, so rounds repeat until a fresh measure finds none
+    above. Under ``"wildcard"`` only records with a special unique in the input
+    ever lose cells. Under ``"category"`` a record whose MSUs hold only blanks
+    cannot be helped by its own cells: its round takes the file to fk >= 2
+    (then no record has an MSU). With ``k >= 2`` under ``"category"`` every
+    released record already shares its tuple with another, so none has an MSU
+    and the threshold blanks nothing more.
+
+    By hand in sdcMicro one runs ``suda2``, picks the records above the
+    threshold and calls ``localSupp`` or sets cells to NA oneself, usually one
+    variable for all of them, and does not measure again: the scores of the
+    released file (which change, since they are relative) are not checked, the
+    cell blanked is not chosen from the record's own MSUs, and ``suda2``'s rule
+    that a missing value matches nothing makes a blanked record look more
+    unique to others (microsdc measures under the policy's rule, above).
+
     References
     ----------
+    Skinner, C. J. & Elliot, M. J. (2002). A measure of disclosure risk for
+    microdata. *JRSS B* 64(4) (DIS-SUDA, see :func:`microsdc.suda`).
     sdcMicro ``localSuppression`` (Templ, Kowarik & Meindl 2015).
     Meyerson, A. & Williams, R. (2004). On the complexity of optimal
     k-anonymity. PODS 2004.
