@@ -31,7 +31,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
-from microsdc.suppression.params import METHODS
+from microsdc.suppression.params import DIS_SUDA_THRESHOLD, METHODS
 
 
 def _importance(text: str | None) -> Any:
@@ -186,6 +186,16 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "suppression cannot protect it; without it such a variable stops the command, to be "
     "binned (--bin), recoded or dropped.",
 )
+@click.option(
+    DIS_SUDA_THRESHOLD.flag,
+    DIS_SUDA_THRESHOLD.name,
+    type=float,
+    default=None,
+    metavar="T",
+    help=f"{DIS_SUDA_THRESHOLD.meaning} T is {DIS_SUDA_THRESHOLD.wanted}; with -k 1, only "
+    "this criterion. The special uniques count a blank as --missing does (category: a "
+    "value; the others: any value).",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @click.option(
     "--out",
@@ -217,6 +227,7 @@ def suppress(
     linked: tuple[str, ...],
     drop: str | None,
     accept_rare_values: bool,
+    dis_suda_threshold: float | None,
     seed: int | None,
     out: str,
     sep: str | None,
@@ -264,6 +275,7 @@ def suppress(
             "linked": linked,
             "seed": seed,
             "accept_rare_values": accept_rare_values,
+            "dis_suda_threshold": dis_suda_threshold,
         }
         _suppress_lazy(
             file,
@@ -321,6 +333,7 @@ def suppress(
             progress=records_callback(bar) if bar.live.is_started else None,
             linked=ghosts,
             accept_rare_values=accept_rare_values,
+            dis_suda_threshold=dis_suda_threshold,
         )
         data = result.data
         bar.update(task, advance=1)
@@ -341,6 +354,14 @@ def _print_written(result: Any, method: str, k: int, out: str) -> None:
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
     print_suppression_summary(con, result, title)
+    dis = result.details.get("dis_suda")
+    if dis:
+        con.print(
+            f"records with a DIS-SUDA score above {dis['threshold']:g} (special uniques, "
+            f"measured on the written file): {dis['n_above_before']:,} -> "
+            f"{dis['n_above_after']:,}; highest score {dis['max_before']:.4f} -> "
+            f"{dis['max_after']:.4f}"
+        )
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     con.print(f"written: {escape(str(out))}")
@@ -438,12 +459,14 @@ def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[
         "subject_id": "--subject-id",
         "linked": "--linked",
         "seed": "--seed",
+        DIS_SUDA_THRESHOLD.name: DIS_SUDA_THRESHOLD.flag,
     }
+    passed = ("subject_id", "linked", "seed", DIS_SUDA_THRESHOLD.name)
     refused = first_refusal(
         {
             "method": method,
             "missing": parse_policy(policy, "microsdc suppress").label,
-            **{name: options.get(name) for name in ("subject_id", "linked", "seed")},
+            **{name: options.get(name) for name in passed},
         }
     )
     if refused is not None:

@@ -362,11 +362,13 @@ def _suppress(
         raise cfg.error(
             "steps", f"asks for suppression, which this installation lacks ({exc})."
         ) from None
+    from microsdc.suppression.params import DIS_SUDA_THRESHOLD
     from microsdc.utility import suppressed_cells
 
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
-    for key in ("importance", "combs", "strata", "method", "linked", "accept_rare_values"):
+    keys = ("importance", "combs", "strata", "method", "linked", "accept_rare_values")
+    for key in (*keys, DIS_SUDA_THRESHOLD.name):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
@@ -386,6 +388,8 @@ def _suppress(
     figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
     if "linked" in s:
         figures["linked_cells"] = res.details.get("linked_cells", {})
+    if "dis_suda" in res.details:
+        figures["dis_suda"] = dict(res.details["dis_suda"])
     return res.data, figures
 
 

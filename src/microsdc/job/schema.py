@@ -33,7 +33,7 @@ from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
 from microsdc.risk import check_k_anonymity, l_diversity, suda
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
-from microsdc.suppression.params import METHODS
+from microsdc.suppression.params import DIS_SUDA_THRESHOLD, METHODS
 from microsdc.swapping import record_swap_result
 
 __all__ = ["KEY_DOCS", "SCHEMA", "STEPS", "default_of", "library_keys"]
@@ -245,6 +245,11 @@ SCHEMA: dict[str, Any] = {
             lambda v: isinstance(v, bool),
             "true or false",
             param=(local_suppression, "accept_rare_values"),
+        ),
+        DIS_SUDA_THRESHOLD.name: _Key(
+            DIS_SUDA_THRESHOLD.accepts,
+            DIS_SUDA_THRESHOLD.wanted,
+            param=(local_suppression, DIS_SUDA_THRESHOLD.name),
         ),
         "linked": _Key(
             lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
@@ -534,6 +539,12 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "protect it (100 or more distinct values, more than 5 % of the records in values "
         "fewer than k records hold); without it such a variable stops the job, to be "
         "binned (`[recode]`), recoded or dropped.",
+    ),
+    f"suppression.{DIS_SUDA_THRESHOLD.name}": (
+        "none (only k)",
+        DIS_SUDA_THRESHOLD.meaning
+        + ' The special uniques are counted as `risk.missing` says (`"category"`: a blank '
+        "is a value; the others: a blank matches any value). Not with `input.engine`.",
     ),
     "suppression.linked": (
         "{}",

@@ -457,15 +457,6 @@ def _other_frame(args: dict[str, Any]) -> SuppressionResult:
     if detect_backend(args["df"], _FUNC).lazy:  # the engine groups and joins
         from microsdc.suppression.lazy import local_suppression_lazy
 
-        if args.pop("dis_suda_threshold") is not None:
-            raise InvalidParameterError(
-                f"The 'dis_suda_threshold' parameter of {_FUNC} needs the records in memory "
-                "(the special uniques are searched record by record); collect the lazy "
-                "frame first.",
-                func=_FUNC,
-                param="dis_suda_threshold",
-            )
-
         return local_suppression_lazy(**args)
     return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
 
