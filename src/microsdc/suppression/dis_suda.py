@@ -82,17 +82,18 @@ def _choose(
     big_m = res.max_msu
     blank = np.zeros(known.shape, dtype=bool)
     stuck: list[int] = []
-    for r, msus in res.list_msus([int(r) for r in rows]).items():
+    listed = res.list_msus([int(r) for r in rows])  # row positions are the labels
+    for r in (int(r) for r in rows):
         share = np.zeros(len(cols))
-        for msu in msus:  # an MSU of size s weighs (M - s)!, as in the score
+        for msu in listed[r]:  # an MSU of size s weighs (M - s)!, as in the score
             w = float(math.factorial(big_m - len(msu)))
             for var in msu:
                 share[pos[var]] += w
-        share[~known[int(r)]] = 0.0
+        share[~known[r]] = 0.0
         if share.max() <= 0.0:
-            stuck.append(int(r))
+            stuck.append(r)
             continue
-        blank[int(r), int(np.argmax(share / cost))] = True
+        blank[r, int(np.argmax(share / cost))] = True
     return blank, stuck
 
 
