@@ -196,3 +196,17 @@ def test_no_released_record_is_above_the_threshold(
         assert res.n_cells <= baseline
         lost = (was & ~now).any(axis=1)
         assert not (lost & (before.scores["suda"].to_numpy() == 0)).any()
+
+
+def test_strata_are_measured_each_on_its_own() -> None:
+    # the same file twice, once per region stratum "x" and "y": each copy has its own
+    # special unique (row 12 and row 25), found and fixed within its stratum
+    one = _one_region_unique()
+    df = pd.concat([one.assign(zone="x"), one.assign(zone="y")], ignore_index=True)
+    res = _run(df, missing="wildcard", strata="zone", dis_suda_threshold=0.5)
+    assert res.n_cells == 2
+    assert res.data["region"].isna().tolist() == ([False] * 12 + [True]) * 2
+    after = microsdc.suda(res.data, QI, strata="zone").scores["dis_suda"]
+    assert after.max() == 0.0
+    # without strata the two region-b records are a pair: nothing is above 0.5
+    assert _run(df, missing="wildcard", dis_suda_threshold=0.5).n_cells == 0
