@@ -106,6 +106,17 @@ def test_suppression_to_a_dis_suda_threshold(tmp_path: Path) -> None:
     assert res.audit["suppression"]["total"] == lib.n_cells > 0
 
 
+def test_suppression_sampling_fraction_reaches_the_library(tmp_path: Path) -> None:
+    path = _suppression_job(tmp_path, "0.1\ndis_fraction = 0.1")
+    res = run_job(path, write=False)
+    jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
+    figures = res.audit["suppression"]["dis_suda"]
+    assert figures["dis_fraction"] == 0.1 and figures["n_above_before"] == 4
+    with pytest.raises(JobFileError, match=r"must be a number in \(0, 1\)") as info:
+        run_job(_suppression_job(tmp_path, "0.1\ndis_fraction = 1"), write=False)
+    assert info.value.key == "suppression.dis_fraction"
+
+
 @pytest.mark.parametrize("bad", ["1.5", "1", "-0.1", "true", '"0.1"'])
 def test_suppression_threshold_refused_with_the_range(tmp_path: Path, bad: str) -> None:
     with pytest.raises(JobFileError, match=r"must be a number in \[0, 1\)") as info:

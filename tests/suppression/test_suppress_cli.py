@@ -236,6 +236,11 @@ def test_suppress_to_a_dis_suda_threshold(tmp_path: Path) -> None:
     assert bad.exit_code != 0
     assert "--dis-suda-threshold must be a real number in the range [0.0, 1.0)" in bad.output
     assert "Got 1.5" in bad.output
+    frac = CliRunner().invoke(
+        main, [*args, "--dis-suda-threshold", "0.5", "--dis-fraction", "0", "--out", str(out)]
+    )
+    assert frac.exit_code != 0
+    assert "--dis-fraction must be a real number in the range (0.0, 1.0)" in frac.output
     lazy = CliRunner().invoke(
         main, [*args, "--dis-suda-threshold", "0.5", "--engine", "polars", "--out", "x.parquet"]
     )

@@ -121,6 +121,44 @@ def test_a_bad_threshold_names_the_value_and_the_range(bad: object) -> None:
     assert repr(bad) in str(err.value) or str(bad) in str(err.value)
 
 
+def test_the_sampling_fraction_moves_the_scores_the_threshold_compares() -> None:
+    # four special uniques: DIS-SUDA 0.017 and 0.033 with f = 0.01, 0.16 and 0.27 with
+    # f = 0.1 (hand table of the suda tests); a threshold of 0.1 acts only at f = 0.1
+    df = pd.DataFrame(
+        {
+            "A": [1, 1, 1, 2, 2, 1],
+            "B": [1, 1, 1, 1, 2, 2],
+            "C": [1, 1, 2, 2, 1, 2],
+            "D": [1, 1, 2, 1, 2, 1],
+        }
+    )
+    qi = list(df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low = microsdc.local_suppression(df, qi, 1, missing="wildcard", dis_suda_threshold=0.1)
+        high = microsdc.local_suppression(
+            df, qi, 1, missing="wildcard", dis_suda_threshold=0.1, dis_fraction=0.1
+        )
+    assert low.n_cells == 0 and low.details["dis_suda"]["max_before"] == pytest.approx(
+        0.032864, abs=1e-6
+    )
+    assert high.details["dis_suda"]["dis_fraction"] == 0.1
+    assert high.details["dis_suda"]["n_above_before"] == 4
+    assert high.n_cells > 0
+    after = microsdc.suda(high.data, qi, dis_fraction=0.1).scores["dis_suda"]
+    assert after.max() <= 0.1
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, 1, -0.5, 1.5, math.nan, True, "0.1"])
+def test_a_bad_sampling_fraction_names_the_value_and_the_range(bad: object) -> None:
+    with pytest.raises(InvalidParameterError) as err:
+        microsdc.local_suppression(
+            _one_region_unique(), QI, 1, dis_suda_threshold=0.1, dis_fraction=bad
+        )
+    assert err.value.param == "dis_fraction"
+    assert "(0.0, 1.0)" in str(err.value)
+
+
 @pytest.mark.parametrize(
     "kw", [{"method": "random"}, {"subject_id": "sex"}], ids=["random", "subject_id"]
 )

@@ -31,7 +31,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
-from microsdc.suppression.params import DIS_SUDA_THRESHOLD, METHODS
+from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 
 
 def _importance(text: str | None) -> Any:
@@ -196,6 +196,15 @@ def _bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
     "this criterion. The special uniques count a blank as --missing does (category: a "
     "value; the others: any value).",
 )
+@click.option(
+    DIS_FRACTION.flag,
+    DIS_FRACTION.name,
+    type=float,
+    default=DIS_FRACTION.default,
+    show_default=True,
+    metavar="F",
+    help=f"{DIS_FRACTION.meaning} F is {DIS_FRACTION.wanted}.",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @click.option(
     "--out",
@@ -228,6 +237,7 @@ def suppress(
     drop: str | None,
     accept_rare_values: bool,
     dis_suda_threshold: float | None,
+    dis_fraction: float,
     seed: int | None,
     out: str,
     sep: str | None,
@@ -334,6 +344,7 @@ def suppress(
             linked=ghosts,
             accept_rare_values=accept_rare_values,
             dis_suda_threshold=dis_suda_threshold,
+            dis_fraction=dis_fraction,
         )
         data = result.data
         bar.update(task, advance=1)

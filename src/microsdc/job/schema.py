@@ -33,7 +33,7 @@ from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
 from microsdc.risk import check_k_anonymity, l_diversity, suda
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
-from microsdc.suppression.params import DIS_SUDA_THRESHOLD, METHODS
+from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 from microsdc.swapping import record_swap_result
 
 __all__ = ["KEY_DOCS", "SCHEMA", "STEPS", "default_of", "library_keys"]
@@ -250,6 +250,11 @@ SCHEMA: dict[str, Any] = {
             DIS_SUDA_THRESHOLD.accepts,
             DIS_SUDA_THRESHOLD.wanted,
             param=(local_suppression, DIS_SUDA_THRESHOLD.name),
+        ),
+        DIS_FRACTION.name: _Key(
+            DIS_FRACTION.accepts,
+            DIS_FRACTION.wanted,
+            param=(local_suppression, DIS_FRACTION.name),
         ),
         "linked": _Key(
             lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
@@ -546,6 +551,7 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         + ' The special uniques are counted as `risk.missing` says (`"category"`: a blank '
         "is a value; the others: a blank matches any value). Not with `input.engine`.",
     ),
+    f"suppression.{DIS_FRACTION.name}": (_DERIVED, DIS_FRACTION.meaning),
     "suppression.linked": (
         "{}",
         "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "

@@ -25,12 +25,9 @@ from microsdc.exceptions import SDCError
 from microsdc.risk.suda import SudaResult, suda
 from microsdc.suppression.result import SuppressionResult
 
-__all__ = ["DIS_FRACTION", "suda_rule", "to_dis_suda_threshold", "with_dis_suda"]
+__all__ = ["blank_matrix", "suda_rule", "to_dis_suda_threshold", "with_dis_suda"]
 
 _FUNC = "local_suppression"
-
-#: Sampling fraction of the DIS value (:func:`microsdc.suda`'s default, sdcMicro's).
-DIS_FRACTION = 0.01
 
 
 def suda_rule(policy: Policy) -> str:
@@ -49,8 +46,9 @@ def _measure(
     strata_cols: list[Hashable],
     rule: str,
     missing_values: MissingValues,
+    fraction: float,
 ) -> SudaResult:
-    """SUDA of ``data`` with row positions as labels."""
+    """SUDA of ``data`` with row positions as labels (DIS sampling fraction ``fraction``)."""
     frame = data[[*cols, *strata_cols]].reset_index(drop=True)
     return suda(
         frame,
@@ -58,7 +56,7 @@ def _measure(
         missing=rule,  # type: ignore[arg-type]
         strata=strata_cols or None,
         missing_values=missing_values,
-        dis_fraction=DIS_FRACTION,
+        dis_fraction=fraction,
     )
 
 
@@ -107,14 +105,16 @@ def to_dis_suda_threshold(
     data: pd.DataFrame,
     cols: list[Hashable],
     strata_cols: list[Hashable],
-    threshold: float,
+    threshold_fraction: tuple[float, float],
     rule: str,
     cost: np.ndarray,
     missing_values: MissingValues,
     k_step: Callable[[pd.DataFrame, int], pd.DataFrame],
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Blank cells of ``data`` (``df`` after the k-anonymity step) until no record has a
-    DIS-SUDA score above ``threshold``, measured on the released file.
+    DIS-SUDA score above the threshold of ``threshold_fraction`` (threshold, DIS sampling
+    fraction), measured on
+    the released file.
 
     ``k_step(frame, k)`` runs the k-anonymity suppression on ``frame`` (with the
     call's k when ``k`` is 0) and returns the released frame. ``cost`` holds the cost
@@ -129,12 +129,13 @@ def to_dis_suda_threshold(
     """
     from microsdc.data.blank import blank_cells
 
+    threshold, fraction = threshold_fraction
     max_before, above_before = _figures(
-        _measure(df, cols, strata_cols, rule, missing_values), threshold
+        _measure(df, cols, strata_cols, rule, missing_values, fraction), threshold
     )
     rounds = 0
     while True:
-        res = _measure(data, cols, strata_cols, rule, missing_values)
+        res = _measure(data, cols, strata_cols, rule, missing_values, fraction)
         rows = np.flatnonzero(res.scores["dis_suda"].to_numpy() > threshold)
         if not len(rows):
             break
@@ -160,7 +161,7 @@ def to_dis_suda_threshold(
     return data, {
         "threshold": threshold,
         "missing_rule": rule,
-        "dis_fraction": DIS_FRACTION,
+        "dis_fraction": fraction,
         "max_before": max_before,
         "max_after": max_after,
         "n_above_before": above_before,
@@ -181,11 +182,12 @@ def with_dis_suda(
     first: SuppressionResult,
     checked: tuple[Any, ...],
     counted: MissingValues,
-    threshold: float,
+    threshold: tuple[float, float],
     k_run: Callable[[pd.DataFrame, tuple[Any, ...]], SuppressionResult],
 ) -> SuppressionResult:
     """``first`` (the k-anonymity step on ``df``) carried on until no record of the
-    released file has a DIS-SUDA score above ``threshold``.
+    released file has a DIS-SUDA score above ``threshold`` (threshold, DIS sampling
+    fraction).
 
     ``checked`` are :func:`~microsdc.suppression.params.check_call`'s values;
     ``k_run(frame, checked)`` runs the k-anonymity step on ``frame``; ``counted`` are

@@ -23,6 +23,7 @@ from microsdc.exceptions import (
 )
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 from microsdc.suppression.params import (
+    DIS_FRACTION,
     check_call,
     check_declared_codes,
     check_dis_suda,
@@ -67,6 +68,7 @@ def local_suppression(
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
     accept_rare_values: bool = False,
     dis_suda_threshold: float | None = None,
+    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -178,14 +180,21 @@ def local_suppression(
         policy, leaves its rare values in the release.
     dis_suda_threshold : float in [0, 1), optional
         Special uniques count as at risk too: a record whose DIS-SUDA score
-        (:func:`microsdc.suda`, sampling fraction 0.01) is above this value is
-        at risk, besides those with fk < k (pass ``k=1`` for the DIS-SUDA
+        (:func:`microsdc.suda`, sampling fraction ``dis_fraction``) is above
+        this value is at risk, besides those with fk < k (pass ``k=1`` for the DIS-SUDA
         criterion alone). After the k-anonymity step, each round blanks one
         cell of every record above the threshold, then runs the k-anonymity
         step again, until the released file, measured again with
         :func:`~microsdc.suda`, has no record above it; see the Notes. The
         figures are in ``details["dis_suda"]``. Not with ``subject_id``,
         ``method="random"`` or a lazy frame.
+    dis_fraction : float in (0, 1), default 0.01
+        Sampling fraction f of the DIS value behind the DIS-SUDA scores the
+        threshold compares (the share of the population in the file;
+        :func:`microsdc.suda`'s ``dis_fraction``, sdcMicro's ``DisFraction``).
+        The scores grow with f: the same threshold blanks more in a file
+        that holds a larger share of the population. Used with
+        ``dis_suda_threshold`` only.
 
     Returns
     -------
@@ -202,7 +211,8 @@ def local_suppression(
         are QIs), or k larger than the number of records; for a
         ``dis_suda_threshold`` that is not a number in [0, 1) (the message
         names the value and the range), or given with ``subject_id``,
-        ``method="random"`` or a lazy frame.
+        ``method="random"`` or a lazy frame; for a ``dis_fraction`` not in
+        (0, 1).
     SDCError
         With ``dis_suda_threshold``, should a round find records above the
         threshold and no cell left to blank (the guarantee's last check; the
@@ -412,7 +422,7 @@ def local_suppression(
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
-    threshold = check_dis_suda(dis_suda_threshold, method, subject_id)
+    threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
     check_declared_codes(df, missing_values, _FUNC)
     counted = counted_missing_values(policy, missing_values)
     warn_declared_all_missing(df, cols, missing_values, policy)

@@ -24,6 +24,7 @@ from microsdc._validation import (
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 __all__ = [
+    "DIS_FRACTION",
     "DIS_SUDA_THRESHOLD",
     "METHODS",
     "RARE_MAX_SHARE",
@@ -53,7 +54,7 @@ class NumberParameter:
     range and meaning give the library's check, the job key ``suppression.<name>`` and
     the command-line option ``--<name with dashes>``.
 
-    The range is ``[low, high)`` when ``high_open``, else ``[low, high]``.
+    The range is open at ``high`` when ``high_open`` and at ``low`` when ``low_open``.
     """
 
     name: str
@@ -61,6 +62,9 @@ class NumberParameter:
     high: float
     high_open: bool
     meaning: str
+    low_open: bool = False
+    #: the default of the library parameter (its signature reads it from here)
+    default: float | None = None
 
     @property
     def flag(self) -> str:
@@ -70,7 +74,8 @@ class NumberParameter:
     @property
     def wanted(self) -> str:
         """What the parameter accepts, in words: ``a number in [0, 1)``."""
-        return f"a number in [{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        lo = "(" if self.low_open else "["
+        return f"a number in {lo}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
 
     def accepts(self, value: Any) -> bool:
         """Whether ``value`` (None excluded) is in the range."""
@@ -85,7 +90,13 @@ class NumberParameter:
         from microsdc._validation import check_number
 
         return check_number(
-            value, self.name, func, low=self.low, high=self.high, high_open=self.high_open
+            value,
+            self.name,
+            func,
+            low=self.low,
+            high=self.high,
+            low_open=self.low_open,
+            high_open=self.high_open,
         )
 
 
@@ -98,6 +109,19 @@ DIS_SUDA_THRESHOLD = NumberParameter(
     "Records whose DIS-SUDA score (special uniques, Skinner & Elliot) is above this value "
     "are at risk too: cells are blanked, the variables in most of a record's minimal "
     "sample uniques first, until the released file, measured again, has none above it.",
+)
+
+#: The sampling fraction of the DIS value behind the DIS-SUDA scores of the threshold.
+DIS_FRACTION = NumberParameter(
+    "dis_fraction",
+    0.0,
+    1.0,
+    True,
+    "Sampling fraction of the DIS value behind the DIS-SUDA scores that the threshold "
+    "compares (the share of the population in the file; sdcMicro's DisFraction); used "
+    "with the DIS-SUDA threshold.",
+    low_open=True,
+    default=0.01,
 )
 
 
@@ -318,9 +342,13 @@ def check_call(
     return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
 
 
-def check_dis_suda(threshold: Any, method: str, subject_id: Any) -> float | None:
-    """The DIS-SUDA threshold of :func:`local_suppression` (None: not asked for), refused
-    with the random baseline and with subjects."""
+def check_dis_suda(
+    threshold: Any, fraction: Any, method: str, subject_id: Any
+) -> tuple[float, float] | None:
+    """The DIS-SUDA threshold and sampling fraction of :func:`local_suppression` (None:
+    no threshold asked for), the threshold refused with the random baseline and with
+    subjects."""
+    dis_fraction = DIS_FRACTION.check(fraction, _FUNC)
     if threshold is None:
         return None
     value = DIS_SUDA_THRESHOLD.check(threshold, _FUNC)
@@ -336,7 +364,7 @@ def check_dis_suda(threshold: Any, method: str, subject_id: Any) -> float | None
             param="dis_suda_threshold",
             value=threshold,
         )
-    return value
+    return value, dis_fraction
 
 
 def check_passed_on(subject_rule: Any, seed: Any, progress: Any, func: str) -> None:
