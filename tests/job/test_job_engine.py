@@ -251,6 +251,11 @@ def test_engine_job_bins_as_the_pandas_job(data: Path, engine: str) -> None:
 BAD = [
     ({"sections": '[suppression]\nmethod = "exact"'}, "suppression.method", "exact"),
     ({"sections": '[suppression]\nlinked = { sex = ["code"] }'}, "suppression.linked", "linked"),
+    (
+        {"sections": "[suppression]\ndis_suda_threshold = 0.1"},
+        "suppression.dis_suda_threshold",
+        "special uniques",
+    ),
     ({"risk": 'missing = "probabilistic"'}, "risk.missing", "probabilistic"),
     (
         {"sections": "[recode.age]\nbreaks = [0, 5, 12]"},

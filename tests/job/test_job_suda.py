@@ -70,3 +70,55 @@ def test_suda_keys_refused(tmp_path: Path, risk: str, key: str, words: str) -> N
     with pytest.raises(JobFileError, match=words) as info:
         run_job(_job(tmp_path, risk), write=False)
     assert info.value.key == key
+
+
+def _suppression_job(tmp: Path, threshold: str) -> Path:
+    HAND.to_csv(tmp / "hand.csv", index=False)
+    path = tmp / "job.toml"
+    path.write_text(
+        'steps = ["risk", "suppression"]\n[input]\npath = "hand.csv"\n'
+        '[variables]\nquasi_identifiers = ["A", "B", "C", "D"]\n'
+        '[risk]\nk = 1\nmissing = "wildcard"\nsuda = true\n'
+        f'[suppression]\ndis_suda_threshold = {threshold}\n[output]\ndirectory = "out"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def test_suppression_to_a_dis_suda_threshold(tmp_path: Path) -> None:
+    import warnings
+
+    from microsdc import local_suppression
+
+    res = run_job(_suppression_job(tmp_path, "0.01"), write=False)
+    jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lib = local_suppression(
+            HAND, ["A", "B", "C", "D"], 1, missing="wildcard", dis_suda_threshold=0.01
+        )
+    figures = res.audit["suppression"]["dis_suda"]
+    assert figures == lib.details["dis_suda"]
+    assert figures["n_above_before"] == 4 and figures["n_above_after"] == 0
+    assert res.audit["parameters"]["suppression"] == {"dis_suda_threshold": 0.01}
+    # the risk measured after the job agrees: no record above 0.01 is released
+    assert res.audit["risk"]["after"]["suda"]["max_dis_suda"] <= 0.01
+    assert res.audit["suppression"]["total"] == lib.n_cells > 0
+
+
+def test_suppression_sampling_fraction_reaches_the_library(tmp_path: Path) -> None:
+    path = _suppression_job(tmp_path, "0.1\ndis_fraction = 0.1")
+    res = run_job(path, write=False)
+    jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
+    figures = res.audit["suppression"]["dis_suda"]
+    assert figures["dis_fraction"] == 0.1 and figures["n_above_before"] == 4
+    with pytest.raises(JobFileError, match=r"must be a number in \(0, 1\)") as info:
+        run_job(_suppression_job(tmp_path, "0.1\ndis_fraction = 1"), write=False)
+    assert info.value.key == "suppression.dis_fraction"
+
+
+@pytest.mark.parametrize("bad", ["1.5", "1", "-0.1", "true", '"0.1"'])
+def test_suppression_threshold_refused_with_the_range(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(JobFileError, match=r"must be a number in \[0, 1\)") as info:
+        run_job(_suppression_job(tmp_path, bad), write=False)
+    assert info.value.key == "suppression.dis_suda_threshold"

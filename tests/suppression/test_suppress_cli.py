@@ -218,3 +218,31 @@ def test_drop_of_a_key_variable_is_named(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert "--drop names key variable(s) of --qi: 'sex'" in res.output
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_suppress_to_a_dis_suda_threshold(tmp_path: Path) -> None:
+    rows = [("m", 20, "a")] * 3 + [("f", 20, "a")] * 3 + [("m", 30, "a")] * 3
+    rows += [("f", 30, "a")] * 3 + [("m", 20, "b")]
+    src = tmp_path / "in.csv"
+    pd.DataFrame(rows, columns=["sex", "age", "region"]).to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    args = ["suppress", str(src), "--qi", "sex,age,region", "-k", "1", "--missing", "wildcard"]
+    result = CliRunner().invoke(main, [*args, "--dis-suda-threshold", "0.5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "DIS-SUDA score above 0.5" in result.output and ": 1 -> 0;" in result.output
+    released = pd.read_csv(out)
+    assert released["region"].isna().tolist() == [False] * 12 + [True]
+    bad = CliRunner().invoke(main, [*args, "--dis-suda-threshold", "1.5", "--out", str(out)])
+    assert bad.exit_code != 0
+    assert "--dis-suda-threshold must be a real number in the range [0.0, 1.0)" in bad.output
+    assert "Got 1.5" in bad.output
+    frac = CliRunner().invoke(
+        main, [*args, "--dis-suda-threshold", "0.5", "--dis-fraction", "0", "--out", str(out)]
+    )
+    assert frac.exit_code != 0
+    assert "--dis-fraction must be a real number in the range (0.0, 1.0)" in frac.output
+    lazy = CliRunner().invoke(
+        main, [*args, "--dis-suda-threshold", "0.5", "--engine", "polars", "--out", "x.parquet"]
+    )
+    assert lazy.exit_code != 0
+    assert "--dis-suda-threshold needs the records in memory" in lazy.output

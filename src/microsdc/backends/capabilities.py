@@ -92,6 +92,12 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
     NeedsRecords("subject_id", None, "subjects are collapsed from their records"),
     NeedsRecords("linked", None, "blanking linked columns needs their values per record"),
     NeedsRecords(
+        "dis_suda_threshold",
+        None,
+        "special uniques (DIS-SUDA) are searched record by record and measured again on "
+        "the released records",
+    ),
+    NeedsRecords(
         "seed", None, "the seed draws the blanks of method='random', which works on the records"
     ),
     NeedsRecords(

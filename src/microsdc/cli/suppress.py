@@ -35,7 +35,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.cli._engine import bin_lazy, engine_option, refuse_folder_or_glob, table_option
-from microsdc.suppression.params import METHODS
+from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 
 
 def _importance(text: str | None) -> Any:
@@ -159,6 +159,25 @@ def _linked(specs: tuple[str, ...]) -> Any:
     "suppression cannot protect it; without it such a variable stops the command, to be "
     "binned (--bin), recoded or dropped.",
 )
+@click.option(
+    DIS_SUDA_THRESHOLD.flag,
+    DIS_SUDA_THRESHOLD.name,
+    type=float,
+    default=None,
+    metavar="T",
+    help=f"{DIS_SUDA_THRESHOLD.meaning} T is {DIS_SUDA_THRESHOLD.wanted}; with -k 1, only "
+    "this criterion. The special uniques count a blank as --missing does (category: a "
+    "value; the others: any value).",
+)
+@click.option(
+    DIS_FRACTION.flag,
+    DIS_FRACTION.name,
+    type=float,
+    default=DIS_FRACTION.default,
+    show_default=True,
+    metavar="F",
+    help=f"{DIS_FRACTION.meaning} F is {DIS_FRACTION.wanted}.",
+)
 @click.option("--seed", "seed", type=int, default=None, help="Seed for --method random.")
 @random_order_option
 @click.option(
@@ -191,6 +210,8 @@ def suppress(
     linked: tuple[str, ...],
     drop: str | None,
     accept_rare_values: bool,
+    dis_suda_threshold: float | None,
+    dis_fraction: float,
     seed: int | None,
     random_order: bool,
     out: str,
@@ -240,6 +261,7 @@ def suppress(
             "seed": seed,
             "accept_rare_values": accept_rare_values,
             "random_order": random_order,
+            "dis_suda_threshold": dis_suda_threshold,
         }
         _suppress_lazy(
             file,
@@ -294,6 +316,8 @@ def suppress(
             progress=records_callback(bar) if bar.live.is_started else None,
             linked=ghosts,
             accept_rare_values=accept_rare_values,
+            dis_suda_threshold=dis_suda_threshold,
+            dis_fraction=dis_fraction,
         )
         data = result.data
         bar.update(task, advance=1)
@@ -314,6 +338,14 @@ def _print_written(result: Any, method: str, k: int, out: str) -> None:
             f"Random missingness (k={k}): {result.details['percent_per_qi']:.3f} % added to each QI"
         )
     print_suppression_summary(con, result, title)
+    dis = result.details.get("dis_suda")
+    if dis:
+        con.print(
+            f"records with a DIS-SUDA score above {dis['threshold']:g} (special uniques, "
+            f"measured on the written file): {dis['n_above_before']:,} -> "
+            f"{dis['n_above_after']:,}; highest score {dis['max_before']:.4f} -> "
+            f"{dis['max_after']:.4f}"
+        )
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     con.print(f"written: {escape(str(out))}")
@@ -413,17 +445,19 @@ def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[
         "subject_id": "--subject-id",
         "linked": "--linked",
         "seed": "--seed",
+        DIS_SUDA_THRESHOLD.name: DIS_SUDA_THRESHOLD.flag,
     }
     if options.get("random_order"):
         raise click.UsageError(
             f"Option --random-order needs the records in memory; with --engine {engine} the "
             "rows stay in the engine (use --engine pandas)"
         )
+    passed = ("subject_id", "linked", "seed", DIS_SUDA_THRESHOLD.name)
     refused = first_refusal(
         {
             "method": method,
             "missing": parse_policy(policy, "microsdc suppress").label,
-            **{name: options.get(name) for name in ("subject_id", "linked", "seed")},
+            **{name: options.get(name) for name in passed},
         }
     )
     if refused is not None:

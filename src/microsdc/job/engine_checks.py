@@ -68,6 +68,12 @@ def record_settings(
         method = suppression.get("method", default_of("suppression.method"))
         found.append((("suppression", "method"), {"method": method}))
         found.append((("suppression", "linked"), {"linked": suppression.get("linked")}))
+        found.append(
+            (
+                ("suppression", "dis_suda_threshold"),
+                {"dis_suda_threshold": suppression.get("dis_suda_threshold")},
+            )
+        )
         missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
         found.append((("risk", "missing"), {"missing": missing}))
     return found

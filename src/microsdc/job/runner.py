@@ -328,9 +328,12 @@ def _suppress(
         raise cfg.error(
             "steps", f"asks for suppression, which this installation lacks ({exc})."
         ) from None
+    from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD
+
     s = cfg.suppression
     kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": _missing_values(cfg)}
-    for key in ("importance", "combs", "strata", "method", "linked", "accept_rare_values"):
+    keys = ("importance", "combs", "strata", "method", "linked", "accept_rare_values")
+    for key in (*keys, DIS_SUDA_THRESHOLD.name, DIS_FRACTION.name):
         if key in s:
             kwargs[key] = s[key]
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)

@@ -33,7 +33,7 @@ from microsdc.recoding import bottom_code, group_categories, merge_rare_categori
 from microsdc.risk import check_k_anonymity, l_diversity, suda
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
-from microsdc.suppression.params import METHODS
+from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 from microsdc.swapping import record_swap_result
 
 __all__ = [
@@ -286,6 +286,16 @@ SCHEMA: dict[str, Any] = {
             lambda v: isinstance(v, bool),
             "true or false",
             param=(local_suppression, "accept_rare_values"),
+        ),
+        DIS_SUDA_THRESHOLD.name: _Key(
+            DIS_SUDA_THRESHOLD.accepts,
+            DIS_SUDA_THRESHOLD.wanted,
+            param=(local_suppression, DIS_SUDA_THRESHOLD.name),
+        ),
+        DIS_FRACTION.name: _Key(
+            DIS_FRACTION.accepts,
+            DIS_FRACTION.wanted,
+            param=(local_suppression, DIS_FRACTION.name),
         ),
         "linked": _Key(
             lambda v: isinstance(v, dict) and all(_str_list(x) for x in v.values()),
@@ -612,6 +622,13 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "fewer than k records hold); without it such a variable stops the job, to be "
         "binned (`[recode]`), recoded or dropped.",
     ),
+    f"suppression.{DIS_SUDA_THRESHOLD.name}": (
+        "none (only k)",
+        DIS_SUDA_THRESHOLD.meaning
+        + ' The special uniques are counted as `risk.missing` says (`"category"`: a blank '
+        "is a value; the others: a blank matches any value). Not with `input.engine`.",
+    ),
+    f"suppression.{DIS_FRACTION.name}": (_DERIVED, DIS_FRACTION.meaning),
     "suppression.linked": (
         "{}",
         "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "

@@ -37,6 +37,8 @@ def suppression_figures(cfg: JobConfig, before: pd.DataFrame, res: Any) -> dict[
     figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
     if "linked" in cfg.suppression:
         figures["linked_cells"] = res.details.get("linked_cells", {})
+    if "dis_suda" in res.details:
+        figures["dis_suda"] = dict(res.details["dis_suda"])
     return figures
 
 

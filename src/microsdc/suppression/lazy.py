@@ -36,6 +36,8 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import check_reachable, suppress_codes
 from microsdc.suppression.params import (
+    DIS_FRACTION,
+    DIS_SUDA_THRESHOLD,
     check_rare_values,
     costs_of,
     counted_missing_values,
@@ -270,6 +272,8 @@ def local_suppression_lazy(
     progress: Callable[[int, int], None] | None = None,
     linked: Any = None,
     accept_rare_values: bool = False,
+    dis_suda_threshold: float | None = None,
+    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
@@ -309,6 +313,12 @@ def local_suppression_lazy(
         time_limit, linked,
     )  # fmt: skip
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    DIS_FRACTION.check(dis_fraction, _FUNC)
+    if dis_suda_threshold is not None:
+        DIS_SUDA_THRESHOLD.check(dis_suda_threshold, _FUNC)
+        entry, value = first_refusal({"dis_suda_threshold": dis_suda_threshold}) or (None, None)
+        assert entry is not None
+        raise _refuse(entry.param, entry.reason(value), value)
     result = _on_patterns(
         df, backend, names, cols, jobs_spec, k_report, imp, strata_cols, policy, combs,
         missing_values, progress, accept_rare_values, t0,

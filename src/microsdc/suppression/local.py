@@ -23,8 +23,10 @@ from microsdc.exceptions import (
 )
 from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
 from microsdc.suppression.params import (
+    DIS_FRACTION,
     check_call,
     check_declared_codes,
+    check_dis_suda,
     check_exact,
     check_passed_on,
     check_rare_values,
@@ -34,6 +36,9 @@ from microsdc.suppression.params import (
     warn_declared_all_missing,
     warn_measure_policy,
 )
+from microsdc.suppression.released import prosecutor_per_stratum as _prosecutor
+from microsdc.suppression.released import prosecutor_released as _released_prosecutor
+from microsdc.suppression.released import true_fk_series as _true_fk_series
 from microsdc.suppression.result import SuppressionResult
 
 __all__ = ["SuppressionResult", "local_suppression"]
@@ -62,6 +67,8 @@ def local_suppression(
     progress: Callable[[int, int], None] | None = None,
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
     accept_rare_values: bool = False,
+    dis_suda_threshold: float | None = None,
+    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -171,6 +178,23 @@ def local_suppression(
         suppression cannot protect it (see the Raises section): the
         suppression then blanks most of that column, or, under a measure
         policy, leaves its rare values in the release.
+    dis_suda_threshold : float in [0, 1), optional
+        Special uniques count as at risk too: a record whose DIS-SUDA score
+        (:func:`microsdc.suda`, sampling fraction ``dis_fraction``) is above
+        this value is at risk, besides those with fk < k (pass ``k=1`` for the DIS-SUDA
+        criterion alone). After the k-anonymity step, each round blanks one
+        cell of every record above the threshold, then runs the k-anonymity
+        step again, until the released file, measured again with
+        :func:`~microsdc.suda`, has no record above it; see the Notes. The
+        figures are in ``details["dis_suda"]``. Not with ``subject_id``,
+        ``method="random"`` or a lazy frame.
+    dis_fraction : float in (0, 1), default 0.01
+        Sampling fraction f of the DIS value behind the DIS-SUDA scores the
+        threshold compares (the share of the population in the file;
+        :func:`microsdc.suda`'s ``dis_fraction``, sdcMicro's ``DisFraction``).
+        The scores grow with f: the same threshold blanks more in a file
+        that holds a larger share of the population. Used with
+        ``dis_suda_threshold`` only.
 
     Returns
     -------
@@ -184,7 +208,15 @@ def local_suppression(
         included), ``importance`` (unknown columns, not covering the QIs,
         non-positive weights, numbers that are not each of 1 to n once),
         ``linked`` (keys that are not QIs, columns that
-        are QIs), or k larger than the number of records.
+        are QIs), or k larger than the number of records; for a
+        ``dis_suda_threshold`` that is not a number in [0, 1) (the message
+        names the value and the range), or given with ``subject_id``,
+        ``method="random"`` or a lazy frame; for a ``dis_fraction`` not in
+        (0, 1).
+    SDCError
+        With ``dis_suda_threshold``, should a round find records above the
+        threshold and no cell left to blank (the guarantee's last check; the
+        rules above always leave one).
     ColumnNotFoundError
         For unknown QI, strata, subject or linked columns.
     DataValidationError
@@ -322,8 +354,44 @@ def local_suppression(
     for it; the exact method finds it. Look at the number of entirely missing
     records, and at ``true_fk``, before release.
 
+    **DIS-SUDA threshold.** ``details["dis_suda"]`` holds ``threshold``,
+    ``missing_rule``, ``dis_fraction``, ``max_before`` and ``max_after`` (the
+    highest DIS-SUDA score of the input and of the released file),
+    ``n_above_before``, ``n_above_after`` (0 on return) and ``rounds``. The
+    special uniques are measured with :func:`microsdc.suda`'s rule
+    ``missing="category"`` under the category guarantee (a blank is a value
+    of its own: another record's blank never hides a record, and a blank that
+    leaves a record alone makes it a special unique again) and
+    ``missing="wildcard"`` under the measures (a blank matches any value, as
+    they count fk; blanks in other records then count as possible matches, the
+    loophole of the table above). The blanked cells therefore never make a
+    record look less unique than the policy's own count says. In a round, the
+    cell of a record above the threshold that is blanked is its known value
+    whose variable carries the largest share of its SUDA score (each minimal
+    sample unique, MSU, of size s weighs (M - s)!, as in the score), per unit of
+    cost (``importance``); blanking it removes every MSU of the record that
+    holds it. Since DIS-SUDA scores are relative (each record's score against
+    the file's sum, and the file's uniques against its pairs), a blank can move
+    other records' scores up, so rounds repeat until a fresh measure finds none
+    above. Under ``"wildcard"`` only records with a special unique in the input
+    ever lose cells. Under ``"category"`` a record whose MSUs hold only blanks
+    cannot be helped by its own cells: its round takes the file to fk >= 2
+    (then no record has an MSU). With ``k >= 2`` under ``"category"`` every
+    released record already shares its tuple with another, so none has an MSU
+    and the threshold blanks nothing more.
+
+    By hand in sdcMicro one runs ``suda2``, picks the records above the
+    threshold and calls ``localSupp`` or sets cells to NA oneself, usually one
+    variable for all of them, and does not measure again: the scores of the
+    released file (which change, since they are relative) are not checked, the
+    cell blanked is not chosen from the record's own MSUs, and ``suda2``'s rule
+    that a missing value matches nothing makes a blanked record look more
+    unique to others (microsdc measures under the policy's rule, above).
+
     References
     ----------
+    Skinner, C. J. & Elliot, M. J. (2002). A measure of disclosure risk for
+    microdata. *JRSS B* 64(4) (DIS-SUDA, see :func:`microsdc.suda`).
     sdcMicro ``localSuppression`` (Templ, Kowarik & Meindl 2015).
     Meyerson, A. & Williams, R. (2004). On the complexity of optimal
     k-anonymity. PODS 2004.
@@ -354,6 +422,7 @@ def local_suppression(
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
     check_declared_codes(df, missing_values, _FUNC)
     counted = counted_missing_values(policy, missing_values)
     warn_declared_all_missing(df, cols, missing_values, policy)
@@ -378,6 +447,13 @@ def local_suppression(
         )
     else:
         res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
+        if threshold is not None:
+            from microsdc.suppression.dis_suda import with_dis_suda
+
+            def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
+                return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
+
+            res = with_dis_suda(df, res, checked, counted, threshold, k_step)
     res = _finish(df, res, ghosts, counted)
     warn_measure_policy(res, policy)
     return res
@@ -454,14 +530,9 @@ def _on_records(
         method=method, time_limit=time_limit, progress=progress,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
-    # the prosecutor risk is counted on the values as released: a declared code stays
-    if missing_values is None:
-        shown, shown_after, shown_ncat = codes0, out.codes, ncat
-    else:
-        lit = encode_qis(df, cols, func=_FUNC, warn_cardinality=False)
-        shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
-        shown_after, shown_ncat = np.where(blank, -1, shown), lit.n_categories
-    pros = _prosecutor(shown, shown_after, groups, shown_ncat, bool(out.risk_before.any()))
+    pros = _released_prosecutor(
+        df, cols, codes0, out.codes, ncat, groups, missing_values, bool(out.risk_before.any())
+    )
     return _result(
         df,
         _blank_frame(df, cols, blank),
@@ -478,10 +549,7 @@ def _on_records(
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
         _exact_details(out.exact) if method == "exact" else _alpha_details(out.alpha_sources),
-        (
-            pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
-            pd.Series(pros[1], index=df.index, name="prosecutor_risk"),
-        ),
+        pros,
     )
 
 
@@ -635,42 +703,10 @@ def _alpha_details(sources: set[str]) -> dict[str, Any]:
     return {"solution": sources.pop() if len(sources) == 1 else "mixed"}
 
 
-def _prosecutor(
-    codes0: np.ndarray,
-    codes: np.ndarray,
-    groups: list[np.ndarray],
-    ncat: np.ndarray,
-    changed: bool,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Prosecutor risk before and after, per stratum."""
-    from microsdc.risk.prosecutor import prosecutor_from_codes
-
-    n = len(codes0)
-    if len(groups) == 1 and np.array_equal(groups[0], np.arange(n)):  # no copies of the codes
-        before = prosecutor_from_codes(codes0, codes0, ncat)
-        return before, (prosecutor_from_codes(codes0, codes, ncat) if changed else before)
-    before = np.zeros(n)
-    after = np.zeros(n)
-    for rows in groups:
-        if len(rows) == 0:
-            continue
-        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat)
-        after[rows] = (
-            prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
-        )
-    return before, after
-
-
 def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
     from microsdc.data.blank import blank_cells
 
     return blank_cells(df, cols, blank)
-
-
-def _true_fk_series(true_fk: np.ndarray, blank: np.ndarray, index: pd.Index) -> pd.Series:
-    """``true_fk`` of the records with a blanked cell, by their index."""
-    sel = np.flatnonzero(blank.any(axis=1))
-    return pd.Series(true_fk[sel], index=index[sel], name="true_fk", dtype="int64")
 
 
 def _result(

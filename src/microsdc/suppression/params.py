@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,11 +24,15 @@ from microsdc._validation import (
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 __all__ = [
+    "DIS_FRACTION",
+    "DIS_SUDA_THRESHOLD",
     "METHODS",
     "RARE_MAX_SHARE",
     "RARE_MIN_DISTINCT",
+    "NumberParameter",
     "check_call",
     "check_declared_codes",
+    "check_dis_suda",
     "check_exact",
     "check_guarantee",
     "check_passed_on",
@@ -41,6 +46,83 @@ __all__ = [
 
 _FUNC = "local_suppression"
 METHODS = ("greedy", "exact", "random")
+
+
+@dataclass(frozen=True)
+class NumberParameter:
+    """A number parameter of :func:`~microsdc.local_suppression`, declared once: its name,
+    range and meaning give the library's check, the job key ``suppression.<name>`` and
+    the command-line option ``--<name with dashes>``.
+
+    The range is open at ``high`` when ``high_open`` and at ``low`` when ``low_open``.
+    """
+
+    name: str
+    low: float
+    high: float
+    high_open: bool
+    meaning: str
+    low_open: bool = False
+    #: the default of the library parameter (its signature reads it from here)
+    default: float | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line option, e.g. ``--dis-suda-threshold``."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def wanted(self) -> str:
+        """What the parameter accepts, in words: ``a number in [0, 1)``."""
+        lo = "(" if self.low_open else "["
+        return f"a number in {lo}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` (None excluded) is in the range."""
+        try:
+            self.check(value, _FUNC)
+        except InvalidParameterError:
+            return False
+        return True
+
+    def check(self, value: Any, func: str) -> float:
+        """``value`` as a float, or :class:`InvalidParameterError` naming it and the range."""
+        from microsdc._validation import check_number
+
+        return check_number(
+            value,
+            self.name,
+            func,
+            low=self.low,
+            high=self.high,
+            low_open=self.low_open,
+            high_open=self.high_open,
+        )
+
+
+#: Records whose DIS-SUDA score is above this value are at risk.
+DIS_SUDA_THRESHOLD = NumberParameter(
+    "dis_suda_threshold",
+    0.0,
+    1.0,
+    True,
+    "Records whose DIS-SUDA score (special uniques, Skinner & Elliot) is above this value "
+    "are at risk too: cells are blanked, the variables in most of a record's minimal "
+    "sample uniques first, until the released file, measured again, has none above it.",
+)
+
+#: The sampling fraction of the DIS value behind the DIS-SUDA scores of the threshold.
+DIS_FRACTION = NumberParameter(
+    "dis_fraction",
+    0.0,
+    1.0,
+    True,
+    "Sampling fraction of the DIS value behind the DIS-SUDA scores that the threshold "
+    "compares (the share of the population in the file; sdcMicro's DisFraction); used "
+    "with the DIS-SUDA threshold.",
+    low_open=True,
+    default=0.01,
+)
 
 
 def _check_importance(importance: Any, qi: list[Hashable], df: pd.DataFrame, func: str) -> Any:
@@ -258,6 +340,31 @@ def check_call(
         check_columns(df, [subject_id], "subject_id", _FUNC)
     ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
     return policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts
+
+
+def check_dis_suda(
+    threshold: Any, fraction: Any, method: str, subject_id: Any
+) -> tuple[float, float] | None:
+    """The DIS-SUDA threshold and sampling fraction of :func:`local_suppression` (None:
+    no threshold asked for), the threshold refused with the random baseline and with
+    subjects."""
+    dis_fraction = DIS_FRACTION.check(fraction, _FUNC)
+    if threshold is None:
+        return None
+    value = DIS_SUDA_THRESHOLD.check(threshold, _FUNC)
+    other = "method='random'" if method == "random" else None
+    if subject_id is not None:
+        other = "subject_id"
+    if other is not None:
+        raise InvalidParameterError(
+            f"The 'dis_suda_threshold' parameter of {_FUNC} cannot be combined with "
+            f"{other}: the special uniques are measured record by record on the released "
+            "file. Leave one of them out.",
+            func=_FUNC,
+            param="dis_suda_threshold",
+            value=threshold,
+        )
+    return value, dis_fraction
 
 
 def check_passed_on(subject_rule: Any, seed: Any, progress: Any, func: str) -> None:

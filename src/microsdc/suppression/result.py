@@ -66,7 +66,11 @@ class SuppressionResult:
         its key variable}, when ``linked`` is given) and ``recoverable`` (the
         (key variable, column) pairs through which blanked values can still be
         read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
-        when none); per-subject figures with ``subject_id``.
+        when none); per-subject figures with ``subject_id``; ``dis_suda``
+        with a ``dis_suda_threshold`` (the threshold, the rule of
+        :func:`microsdc.suda` used, the highest DIS-SUDA score and the records
+        above the threshold before and after, the rounds; see
+        :func:`~microsdc.local_suppression`).
     prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
         Per record, the probability that an intruder who knows the record's true
         QI values picks its released record, before and after suppression
@@ -161,6 +165,13 @@ class SuppressionResult:
             f"{self.n_at_risk_after:,} after",
             f"  cells blanked:   {self.n_cells:,} in {self.n_rows_suppressed:,} records",
         ]
+        dis = self.details.get("dis_suda")
+        if dis:
+            lines.append(
+                f"  records with DIS-SUDA above {dis['threshold']:g}: "
+                f"{dis['n_above_before']:,} before, {dis['n_above_after']:,} after "
+                f"(highest {dis['max_before']:.4f} -> {dis['max_after']:.4f})"
+            )
         width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
         for name, count in self.cells_per_qi.items():
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
@@ -200,6 +211,7 @@ class SuppressionResult:
                 for r in self.details.get("recoverable", [])
             ],
             "prosecutor_risk": self.intruder(),
+            "dis_suda": dict(self.details["dis_suda"]) if "dis_suda" in self.details else None,
             "seconds": round(self.seconds, 4),
         }
 

@@ -1,0 +1,237 @@
+"""Local suppression to a DIS-SUDA threshold: blank the cells that make records special
+uniques until no released record has a DIS-SUDA score above the threshold.
+
+Each round measures the file as it would be released (:func:`microsdc.suda`), takes
+the records above the threshold and blanks one cell of each: the known value whose
+variable carries the largest share of the record's SUDA score (the weights of the
+record's minimal sample uniques, MSUs, that hold it), per unit of cost (the
+importance). The round ends with the k-anonymity step again, since under some
+policies a blank can break a class of k. Rounds repeat until a measure of the
+released file finds no record above the threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from microsdc._core.policy import Policy
+from microsdc.encode import MissingValues, encode_qis
+from microsdc.exceptions import SDCError
+from microsdc.risk.suda import SudaResult, suda
+from microsdc.suppression.result import SuppressionResult
+
+__all__ = ["blank_matrix", "suda_rule", "to_dis_suda_threshold", "with_dis_suda"]
+
+_FUNC = "local_suppression"
+
+
+def suda_rule(policy: Policy) -> str:
+    """The missing-value rule of :func:`microsdc.suda` that goes with a suppression policy.
+
+    ``"category"`` for the category guarantee (a blank is a value of its own: another
+    record's blank never hides a record), ``"wildcard"`` for the measures (a blank
+    matches any value, as they count fk).
+    """
+    return "category" if policy.kind == "category" else "wildcard"
+
+
+def _measure(
+    data: pd.DataFrame,
+    cols: list[Hashable],
+    strata_cols: list[Hashable],
+    rule: str,
+    missing_values: MissingValues,
+    fraction: float,
+) -> SudaResult:
+    """SUDA of ``data`` with row positions as labels (DIS sampling fraction ``fraction``)."""
+    frame = data[[*cols, *strata_cols]].reset_index(drop=True)
+    return suda(
+        frame,
+        cols,
+        missing=rule,  # type: ignore[arg-type]
+        strata=strata_cols or None,
+        missing_values=missing_values,
+        dis_fraction=fraction,
+    )
+
+
+def _known(data: pd.DataFrame, cols: list[Hashable], missing_values: MissingValues) -> np.ndarray:
+    """True where a key cell of ``data`` holds a value (not missing under the policy)."""
+    enc = encode_qis(data, cols, missing_values=missing_values, func=_FUNC, warn_cardinality=False)
+    return np.asarray(enc.codes) >= 0
+
+
+def _choose(
+    res: SudaResult,
+    rows: np.ndarray,
+    known: np.ndarray,
+    cols: list[Hashable],
+    cost: np.ndarray,
+) -> tuple[np.ndarray, list[int]]:
+    """One cell of each record in ``rows``: the known value that carries the largest
+    share of the record's score per unit of cost. Returns the cells as a mask and the
+    records none of whose known values is in an MSU (their MSUs hold only blanks)."""
+    pos = {c: j for j, c in enumerate(cols)}
+    big_m = res.max_msu
+    blank = np.zeros(known.shape, dtype=bool)
+    stuck: list[int] = []
+    listed = res.list_msus([int(r) for r in rows])  # row positions are the labels
+    for r in (int(r) for r in rows):
+        share = np.zeros(len(cols))
+        for msu in listed[r]:  # an MSU of size s weighs (M - s)!, as in the score
+            w = float(math.factorial(big_m - len(msu)))
+            for var in msu:
+                share[pos[var]] += w
+        share[~known[r]] = 0.0
+        if share.max() <= 0.0:
+            stuck.append(r)
+            continue
+        blank[r, int(np.argmax(share / cost))] = True
+    return blank, stuck
+
+
+def _figures(res: SudaResult, threshold: float) -> tuple[float, int]:
+    ds = res.scores["dis_suda"].to_numpy()
+    return (float(ds.max()) if len(ds) else 0.0), int(np.count_nonzero(ds > threshold))
+
+
+def to_dis_suda_threshold(
+    df: pd.DataFrame,
+    data: pd.DataFrame,
+    cols: list[Hashable],
+    strata_cols: list[Hashable],
+    threshold_fraction: tuple[float, float],
+    rule: str,
+    cost: np.ndarray,
+    missing_values: MissingValues,
+    k_step: Callable[[pd.DataFrame, int], pd.DataFrame],
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Blank cells of ``data`` (``df`` after the k-anonymity step) until no record has a
+    DIS-SUDA score above the threshold of ``threshold_fraction`` (threshold, DIS sampling
+    fraction), measured on
+    the released file.
+
+    ``k_step(frame, k)`` runs the k-anonymity suppression on ``frame`` (with the
+    call's k when ``k`` is 0) and returns the released frame. ``cost`` holds the cost
+    of a cell per key variable. Returns the released frame and the figures for
+    ``details["dis_suda"]``.
+
+    Raises
+    ------
+    SDCError
+        When a round blanks nothing while records are still above the threshold (it
+        cannot happen by the rules above; the error is the guarantee's last check).
+    """
+    from microsdc.data.blank import blank_cells
+
+    threshold, fraction = threshold_fraction
+    max_before, above_before = _figures(
+        _measure(df, cols, strata_cols, rule, missing_values, fraction), threshold
+    )
+    rounds = 0
+    while True:
+        res = _measure(data, cols, strata_cols, rule, missing_values, fraction)
+        rows = np.flatnonzero(res.scores["dis_suda"].to_numpy() > threshold)
+        if not len(rows):
+            break
+        rounds += 1
+        known = _known(data, cols, missing_values)
+        blank, stuck = _choose(res, rows, known, cols, cost)
+        before = int(known.sum())
+        if blank.any():
+            data = blank_cells(data, cols, blank)
+        if stuck:  # MSUs of blanks only (category rule): no record may stay alone
+            data = k_step(data, 2)
+        data = k_step(data, 0)
+        if int(_known(data, cols, missing_values).sum()) == before:
+            raise SDCError(
+                f"{_FUNC} could not bring {len(rows):,} record(s) to a DIS-SUDA score of "
+                f"at most {threshold:g} (highest {float(res.scores['dis_suda'].max()):.4f}): "
+                "no cell is left to blank in them. Recode the key variables first.",
+                func=_FUNC,
+                param="dis_suda_threshold",
+                value=threshold,
+            )
+    max_after, above_after = _figures(res, threshold)
+    return data, {
+        "threshold": threshold,
+        "missing_rule": rule,
+        "dis_fraction": fraction,
+        "max_before": max_before,
+        "max_after": max_after,
+        "n_above_before": above_before,
+        "n_above_after": above_after,
+        "rounds": rounds,
+    }
+
+
+def blank_matrix(
+    df: pd.DataFrame, data: pd.DataFrame, cols: Sequence[Hashable], missing_values: MissingValues
+) -> np.ndarray:
+    """True where a key cell known in ``df`` is missing in ``data``."""
+    return _known(df, list(cols), missing_values) & ~_known(data, list(cols), missing_values)
+
+
+def with_dis_suda(
+    df: pd.DataFrame,
+    first: SuppressionResult,
+    checked: tuple[Any, ...],
+    counted: MissingValues,
+    threshold: tuple[float, float],
+    k_run: Callable[[pd.DataFrame, tuple[Any, ...]], SuppressionResult],
+) -> SuppressionResult:
+    """``first`` (the k-anonymity step on ``df``) carried on until no record of the
+    released file has a DIS-SUDA score above ``threshold`` (threshold, DIS sampling
+    fraction).
+
+    ``checked`` are :func:`~microsdc.suppression.params.check_call`'s values;
+    ``k_run(frame, checked)`` runs the k-anonymity step on ``frame``; ``counted`` are
+    the declared missing values the policy counts as missing."""
+    import time
+    from dataclasses import replace
+
+    from microsdc.suppression.core import true_fk_of
+    from microsdc.suppression.params import costs_of, strata_groups
+    from microsdc.suppression.released import prosecutor_released, true_fk_series
+
+    t0 = time.perf_counter() - first.seconds
+    policy, cols, imp, strata_cols = checked[0], checked[2], checked[5], checked[6]
+    last = [first]
+
+    def k_step(frame: pd.DataFrame, k: int) -> pd.DataFrame:
+        spec = checked if k == 0 else (*checked[:3], [(len(cols), k)], *checked[4:])
+        last[0] = k_run(frame, spec)
+        return last[0].data
+
+    enc = encode_qis(df, cols, missing_values=counted, func=_FUNC, warn_cardinality=False)
+    ncat = enc.n_categories
+    cost = costs_of(imp, cols, ncat).weight
+    data, figures = to_dis_suda_threshold(
+        df, first.data, cols, strata_cols, threshold, suda_rule(policy), cost, counted, k_step
+    )
+    blank = blank_matrix(df, data, cols, counted)
+    codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    codes = np.where(blank, -1, codes0)
+    groups = strata_groups(df, strata_cols)
+    true_fk = np.zeros(len(df), dtype=np.int64)
+    for rows in groups:
+        true_fk[rows] = true_fk_of(codes0[rows], codes[rows], ncat, None)
+    pros = prosecutor_released(df, cols, codes0, codes, ncat, groups, counted, True)
+    per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=first.cells_per_qi.index)
+    return replace(
+        first,
+        data=data,
+        cells_per_qi=per_qi.rename("cells"),
+        cells_per_row=pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells"),
+        fk_after=last[0].fk_after.set_axis(df.index),
+        n_at_risk_after=last[0].n_at_risk_after,
+        true_fk=true_fk_series(true_fk, blank, df.index),
+        prosecutor_after=pros[1],
+        seconds=time.perf_counter() - t0,
+        details={**first.details, "dis_suda": figures},
+    )

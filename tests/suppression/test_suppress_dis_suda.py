@@ -1,0 +1,250 @@
+"""local_suppression(dis_suda_threshold=...): special uniques as what "at risk" means."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import microsdc
+from microsdc.exceptions import InvalidParameterError
+
+QI = ["sex", "age", "region"]
+
+
+def _frame(rows: list[tuple[object, ...]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=QI)
+
+
+def _one_region_unique() -> pd.DataFrame:
+    """Record 12 is the only one in region b; on sex and age it has three twins."""
+    rows = [("m", 20, "a")] * 3 + [("f", 20, "a")] * 3 + [("m", 30, "a")] * 3
+    rows += [("f", 30, "a")] * 3 + [("m", 20, "b")]
+    return _frame(rows)
+
+
+def _run(df: pd.DataFrame, k: int = 1, **kw: object) -> microsdc.SuppressionResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return microsdc.local_suppression(df, QI, k, **kw)
+
+
+@pytest.mark.parametrize("importance", [None, ["region", "sex", "age"]])
+def test_the_cell_of_the_only_msu_goes_whatever_the_importance(importance: object) -> None:
+    df = _one_region_unique()
+    # by hand: the one MSU of record 12 is {region = b} (size 1, weight (3 - 1)! = 2);
+    # U = 1, P = 0, so DIS-SUDA = 1 for it and 0 for the others
+    before = microsdc.suda(df, QI)
+    assert before.scores["dis_suda"].tolist() == [0.0] * 12 + [1.0]
+    res = _run(df, importance=importance, missing="wildcard", dis_suda_threshold=0.5)
+    assert res.n_cells == 1
+    assert res.cells_per_qi.to_dict() == {"sex": 0, "age": 0, "region": 1}
+    assert pd.isna(res.data.loc[12, "region"])
+    assert res.data.drop(index=12).equals(df.drop(index=12))
+    assert res.details["dis_suda"] == {
+        "threshold": 0.5,
+        "missing_rule": "wildcard",
+        "dis_fraction": 0.01,
+        "max_before": 1.0,
+        "max_after": 0.0,
+        "n_above_before": 1,
+        "n_above_after": 0,
+        "rounds": 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("importance", "blanked"),
+    [(["sex", "region", "age"], "age"), (["age", "region", "sex"], "sex")],
+)
+def test_importance_breaks_the_tie_between_the_variables_of_one_msu(
+    importance: list[str], blanked: str
+) -> None:
+    # record 12 = (f, 30, a): its one MSU is {sex = f, age = 30}; both variables carry
+    # its whole score, so the least important of the two is blanked
+    rows = [("m", 20, "a")] * 3 + [("f", 20, "a")] * 3 + [("m", 30, "a")] * 3
+    df = _frame([*rows, ("f", 30, "a")])
+    assert microsdc.suda(df, QI, msus_of=[9]).msus[9] == [{"sex": "f", "age": 30}]
+    res = _run(df, importance=importance, missing="wildcard", dis_suda_threshold=0.5)
+    assert res.n_cells == 1
+    assert pd.isna(res.data.loc[9, blanked])
+
+
+def test_under_category_a_lone_blank_is_still_a_special_unique() -> None:
+    # blanking record 12's region leaves (m, 20, blank) alone: under the category rule
+    # the blank is a value, so {region = blank} is an MSU; a second (m, 20, a) record
+    # must give its region up too. Two cells, both of region.
+    df = _one_region_unique()
+    res = _run(df, missing="category", dis_suda_threshold=0.5)
+    assert res.cells_per_qi.to_dict() == {"sex": 0, "age": 0, "region": 2}
+    assert pd.isna(res.data.loc[12, "region"])
+    after = microsdc.suda(res.data, QI, missing="category")
+    assert after.scores["dis_suda"].max() == 0.0
+    assert res.details["dis_suda"]["missing_rule"] == "category"
+    assert res.details["dis_suda"]["n_above_after"] == 0
+
+
+def test_k_and_the_threshold_hold_together() -> None:
+    df = _one_region_unique()
+    res = _run(df, k=3, missing="wildcard", dis_suda_threshold=0.5)
+    assert res.n_at_risk_after == 0
+    assert int(res.fk_after.min()) >= 3
+    assert microsdc.suda(res.data, QI).scores["dis_suda"].max() <= 0.5
+
+
+def test_nothing_above_the_threshold_blanks_nothing_more() -> None:
+    df = _one_region_unique()
+    plain = _run(df, k=2, missing="wildcard")
+    res = _run(df, k=2, missing="wildcard", dis_suda_threshold=0.5)
+    assert res.data.equals(plain.data)
+    assert res.details["dis_suda"]["rounds"] == 0
+
+
+def test_the_figures_are_reported() -> None:
+    res = _run(_one_region_unique(), missing="wildcard", dis_suda_threshold=0.5)
+    assert "records with DIS-SUDA above 0.5: 1 before, 0 after" in res.summary()
+    assert res.to_dict()["dis_suda"]["n_above_after"] == 0
+    assert _run(_one_region_unique(), missing="wildcard").to_dict()["dis_suda"] is None
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1, 1.0, 1.5, math.nan, math.inf, True, "0.1", [0.1]])
+def test_a_bad_threshold_names_the_value_and_the_range(bad: object) -> None:
+    with pytest.raises(InvalidParameterError) as err:
+        microsdc.local_suppression(_one_region_unique(), QI, 1, dis_suda_threshold=bad)
+    assert err.value.param == "dis_suda_threshold"
+    assert "[0.0, 1.0)" in str(err.value)
+    assert repr(bad) in str(err.value) or str(bad) in str(err.value)
+
+
+def test_the_sampling_fraction_moves_the_scores_the_threshold_compares() -> None:
+    # four special uniques: DIS-SUDA 0.017 and 0.033 with f = 0.01, 0.16 and 0.27 with
+    # f = 0.1 (hand table of the suda tests); a threshold of 0.1 acts only at f = 0.1
+    df = pd.DataFrame(
+        {
+            "A": [1, 1, 1, 2, 2, 1],
+            "B": [1, 1, 1, 1, 2, 2],
+            "C": [1, 1, 2, 2, 1, 2],
+            "D": [1, 1, 2, 1, 2, 1],
+        }
+    )
+    qi = list(df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low = microsdc.local_suppression(df, qi, 1, missing="wildcard", dis_suda_threshold=0.1)
+        high = microsdc.local_suppression(
+            df, qi, 1, missing="wildcard", dis_suda_threshold=0.1, dis_fraction=0.1
+        )
+    assert low.n_cells == 0 and low.details["dis_suda"]["max_before"] == pytest.approx(
+        0.032864, abs=1e-6
+    )
+    assert high.details["dis_suda"]["dis_fraction"] == 0.1
+    assert high.details["dis_suda"]["n_above_before"] == 4
+    assert high.n_cells > 0
+    after = microsdc.suda(high.data, qi, dis_fraction=0.1).scores["dis_suda"]
+    assert after.max() <= 0.1
+
+
+@pytest.mark.parametrize("bad", [0, 0.0, 1, -0.5, 1.5, math.nan, True, "0.1"])
+def test_a_bad_sampling_fraction_names_the_value_and_the_range(bad: object) -> None:
+    with pytest.raises(InvalidParameterError) as err:
+        microsdc.local_suppression(
+            _one_region_unique(), QI, 1, dis_suda_threshold=0.1, dis_fraction=bad
+        )
+    assert err.value.param == "dis_fraction"
+    assert "(0.0, 1.0)" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "kw", [{"method": "random"}, {"subject_id": "sex"}], ids=["random", "subject_id"]
+)
+def test_refused_where_records_are_not_measured_one_by_one(kw: dict[str, object]) -> None:
+    with pytest.raises(InvalidParameterError, match="dis_suda_threshold") as err:
+        microsdc.local_suppression(_one_region_unique(), QI, 1, dis_suda_threshold=0.1, **kw)
+    assert err.value.param == "dis_suda_threshold"
+
+
+def test_refused_on_a_lazy_frame() -> None:
+    pl = pytest.importorskip("polars")
+    lazy = pl.from_pandas(_one_region_unique()).lazy()
+    with pytest.raises(InvalidParameterError, match="lazy frame: special uniques") as err:
+        microsdc.local_suppression(lazy, QI, 1, dis_suda_threshold=0.1)
+    assert err.value.param == "dis_suda_threshold"
+
+
+# --------------------------------------------------------------------------- property
+
+
+@st.composite
+def _frames(draw: st.DrawFn) -> pd.DataFrame:
+    n = draw(st.integers(2, 30))
+    m = draw(st.integers(1, 4))
+    cols = {}
+    for j in range(m):
+        card = draw(st.integers(1, 4))
+        values = draw(st.lists(st.integers(0, card - 1), min_size=n, max_size=n))
+        holes = draw(st.lists(st.sampled_from([False] * 4 + [True]), min_size=n, max_size=n))
+        cols[f"q{j}"] = pd.Series(
+            [np.nan if h else float(v) for v, h in zip(values, holes, strict=True)]
+        )
+    return pd.DataFrame(cols)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=_frames(),
+    policy=st.sampled_from(["wildcard", "category", "probabilistic"]),
+    k=st.integers(1, 2),
+    threshold=st.sampled_from([0.0, 1e-3, 0.01, 0.1, 0.5, 0.9]),
+)
+def test_no_released_record_is_above_the_threshold(
+    df: pd.DataFrame, policy: str, k: int, threshold: float
+) -> None:
+    qi = list(df.columns)
+    copy = df.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(df, qi, k, missing=policy, dis_suda_threshold=threshold)
+    pd.testing.assert_frame_equal(df, copy)  # the input is not changed
+    rule = "category" if policy == "category" else "wildcard"
+    after = microsdc.suda(res.data, qi, missing=rule).scores["dis_suda"]
+    assert after.max() <= threshold
+    assert res.details["dis_suda"]["n_above_after"] == 0
+    assert res.details["dis_suda"]["max_after"] == pytest.approx(after.max())
+    assert res.n_at_risk_after == 0
+    # cells only go missing, and the count is right
+    was = df.notna().to_numpy()
+    now = res.data[qi].notna().to_numpy()
+    assert not (now & ~was).any()
+    known = np.where(now, res.data[qi].to_numpy(), 0) == np.where(now, df.to_numpy(), 0)
+    assert known.all()
+    assert res.n_cells == int((was & ~now).sum())
+    before = microsdc.suda(df, qi, missing=rule)
+    assert res.details["dis_suda"]["n_above_before"] == int(
+        (before.scores["dis_suda"] > threshold).sum()
+    )
+    if policy == "wildcard" and k == 1:
+        # the naive baseline: blank every known key cell of every record with a special
+        # unique; only such records ever lose cells, one cell per round at most
+        baseline = int(was[before.scores["suda"].to_numpy() > 0].sum())
+        assert res.n_cells <= baseline
+        lost = (was & ~now).any(axis=1)
+        assert not (lost & (before.scores["suda"].to_numpy() == 0)).any()
+
+
+def test_strata_are_measured_each_on_its_own() -> None:
+    # the same file twice, once per region stratum "x" and "y": each copy has its own
+    # special unique (row 12 and row 25), found and fixed within its stratum
+    one = _one_region_unique()
+    df = pd.concat([one.assign(zone="x"), one.assign(zone="y")], ignore_index=True)
+    res = _run(df, missing="wildcard", strata="zone", dis_suda_threshold=0.5)
+    assert res.n_cells == 2
+    assert res.data["region"].isna().tolist() == ([False] * 12 + [True]) * 2
+    after = microsdc.suda(res.data, QI, strata="zone").scores["dis_suda"]
+    assert after.max() == 0.0
+    # without strata the two region-b records are a pair: nothing is above 0.5
+    assert _run(df, missing="wildcard", dis_suda_threshold=0.5).n_cells == 0
