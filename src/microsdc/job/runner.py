@@ -31,6 +31,7 @@ from microsdc.job.config import (
     load_job,
     outputs_apart,
 )
+from microsdc.job.continuous import CONTINUOUS_STEPS, continuous_figures
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
@@ -555,6 +556,13 @@ def _protect(
             current, method_figs[name] = timed(
                 name, _METHOD_DESC[name], _method_call(cfg, name, current, reference)
             )
+    if any(name in cfg.steps for name in CONTINUOUS_STEPS):
+        released = current
+        method_figs["continuous"] = timed(
+            "continuous",
+            "measuring the continuous variables",
+            lambda: continuous_figures(cfg, reference, released),
+        )
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
     ran = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
@@ -687,6 +695,7 @@ def run_job(
     # the risk is measured as read, after recoding, between swapping and suppression, after
     n_steps = 4 + len(protect) + (2 if cfg.recode else 0) + (1 if write else 0)
     n_steps += 1 if "swapping" in protect and "suppression" in protect else 0
+    n_steps += 1 if any(s in protect for s in CONTINUOUS_STEPS) else 0
 
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)

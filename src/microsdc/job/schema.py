@@ -176,6 +176,7 @@ SCHEMA: dict[str, Any] = {
         "hierarchy": _STR_LIST,
         "sensitive": _STR_LIST0,
         "drop": _STR_LIST0,
+        "compare_by": _STR,
     },
     "recode": {
         "*": {
@@ -462,6 +463,12 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "[]",
         "Columns removed right after reading: never used, never released (e.g. a code that "
         "gives a key variable back, such as `education-num` for `education`).",
+    ),
+    "variables.compare_by": (
+        "none",
+        "A column (a region, say) within whose groups the report compares the variables of "
+        "the microaggregation and noise steps: means, variances and Gini coefficients "
+        "before and after, per group.",
     ),
     "recode": (
         None,

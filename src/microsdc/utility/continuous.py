@@ -280,6 +280,8 @@ class ContinuousUtility:
         Per column (and per group with ``by``): mean, variance, Gini before and after.
     correlation_change : pandas.DataFrame
         Correlations after minus before.
+    correlation_before, correlation_after : pandas.DataFrame
+        Pearson correlations of the records complete in both frames, before and after.
     """
 
     il1s: float
@@ -288,6 +290,8 @@ class ContinuousUtility:
     sse_sst: float
     columns: pd.DataFrame
     correlation_change: pd.DataFrame
+    correlation_before: pd.DataFrame
+    correlation_after: pd.DataFrame
 
 
 def continuous_utility(
@@ -336,7 +340,7 @@ def continuous_utility(
     sse = float(np.where(both, (zx - zy) ** 2, 0.0).sum())
     sst = float(np.where(both, (zx - np.nanmean(zx, axis=0)) ** 2, 0.0).sum())
     complete = both.all(axis=1)
-    eigen, change = _correlations(x[complete], y[complete], cols)
+    eigen, before, after = _correlations(x[complete], y[complete], cols)
     groups = original[check_columns(original, by, "by", func)[0]] if by is not None else None
     return ContinuousUtility(
         il1s=il1s,
@@ -344,20 +348,26 @@ def continuous_utility(
         eigen=eigen,
         sse_sst=sse / sst if sst else 0.0,
         columns=_moments_table(x, y, w, cols, groups),
-        correlation_change=change,
+        correlation_change=after - before,
+        correlation_before=before,
+        correlation_after=after,
     )
 
 
-def _correlations(x: np.ndarray, y: np.ndarray, cols: list[Hashable]) -> tuple[float, pd.DataFrame]:
+def _correlations(
+    x: np.ndarray, y: np.ndarray, cols: list[Hashable]
+) -> tuple[float, pd.DataFrame, pd.DataFrame]:
     index = pd.Index(cols, dtype=object)
     if len(cols) < 2 or len(x) < 3:
-        return 0.0, pd.DataFrame(np.zeros((len(cols), len(cols))), index=index, columns=index)
+        eye = pd.DataFrame(np.eye(len(cols)), index=index, columns=index)
+        return 0.0, eye, eye.copy()
     cx, cy = np.corrcoef(x.T), np.corrcoef(y.T)
     ex = np.sort(np.linalg.eigvalsh(cx))[::-1]
     ey = np.sort(np.linalg.eigvalsh(cy))[::-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         eigen = float(np.nansum(np.abs(ex - ey) / ex))
-    return eigen, pd.DataFrame(cy - cx, index=index, columns=index)
+    before = pd.DataFrame(cx, index=index, columns=index)
+    return eigen, before, pd.DataFrame(cy, index=index, columns=index)
 
 
 def _moments_table(
