@@ -83,7 +83,7 @@ def measure_rows(cont: dict[str, Any]) -> list[tuple[str, str, str]]:
             _x(cont["sse_sst"]),
             "The squared changes of the standardised values over their total sum of "
             f"squares: the masking's error amounts to {_p(cont['sse_sst'], 2)} of the "
-            "variables' variation.",
+            "variables' variation (all these steps together; the summary gives each step's).",
         ),
     ]
 
