@@ -466,9 +466,7 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     ),
     "variables.compare_by": (
         "none",
-        "A column (a region, say) within whose groups the report compares the variables of "
-        "the microaggregation and noise steps: means, variances and Gini coefficients "
-        "before and after, per group.",
+        "A column (a region): the report compares continuous variables within its groups.",
     ),
     "recode": (
         None,
