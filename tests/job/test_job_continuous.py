@@ -216,3 +216,33 @@ def test_compare_by_errors_name_the_key(job: Path, edit, message: str) -> None:
     with pytest.raises(JobFileError, match=r"compare_by|drop") as info:
         microsdc.run_job(job, write=False)
     assert message in str(info.value)
+
+
+def test_groups_smaller_than_k_show_no_figures(job: Path) -> None:
+    data = pd.read_csv(job.parent / "survey.csv")
+    data.loc[0, "region"] = "tiny"  # one record: its mean would be its amount
+    data.loc[[1, 2], "region"] = "pair"  # two records: k = 2 is met
+    data.to_csv(job.parent / "survey.csv", index=False)
+    res = microsdc.run_job(job, write=False)
+    rows = {(r["group"], r["column"]): r for r in res.audit["continuous"]["by_group"]}
+    tiny, pair = rows[("tiny", "income")], rows[("pair", "income")]
+    assert tiny["records"] == 1 and pair["records"] == 2
+    assert all(
+        tiny[key] is None for key in ("mean_before", "mean_after", "var_after", "gini_before")
+    )
+    pair_rows = data.loc[[1, 2]]
+    want = np.average(pair_rows["income"], weights=pair_rows["w"])  # weighted by w
+    assert pair["mean_before"] == pytest.approx(want)
+    assert pair["mean_before"] is not None
+    assert sum(r["records"] for (_, c), r in rows.items() if c == "income") == len(data)
+    amount = f"{data.loc[0, 'income']:,.0f}"
+    html = res.report_html
+    groups = html[
+        html.index('id="table-continuous-groups"') : html.index(
+            "</table>", html.index('id="table-continuous-groups"')
+        )
+    ]
+    tiny_rows = [line for line in groups.split("<tr>") if line.startswith("<td>tiny</td>")]
+    assert len(tiny_rows) == 3 and all("&ndash;" in line for line in tiny_rows)
+    assert amount not in groups
+    jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)

@@ -34,6 +34,9 @@ CONTINUOUS_STEPS = ("microaggregation", "noise")
 #: maximum, which would be one record's value).
 PERCENTILES = tuple(range(1, 100))
 
+#: The figures of :func:`continuous_utility` per variable (and group).
+MOMENTS = ("mean_before", "var_before", "gini_before", "mean_after", "var_after", "gini_after")
+
 #: Population shares (0 %, 1 %, ..., 100 %) at which the Lorenz curves are kept.
 LORENZ_POINTS = 101
 
@@ -110,6 +113,21 @@ def _lorenz(
     return out
 
 
+def _small_groups_withheld(
+    rows: list[dict[str, Any]], groups: pd.Series, k: int
+) -> list[dict[str, Any]]:
+    """Each row with its group's ``records``; the figures of a group of fewer than ``k``
+    records left out (None): the mean of one record is its amount."""
+    sizes = {_label(key): int(n) for key, n in groups.value_counts().items()}
+    sizes["(missing)"] = int(groups.isna().sum())
+    for row in rows:
+        row["records"] = sizes.get(row["group"], 0)
+        if row["records"] < k:
+            for key in MOMENTS:
+                row[key] = None
+    return rows
+
+
 def continuous_figures(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> dict[str, Any]:
     """The ``continuous`` entry of the audit record.
 
@@ -131,7 +149,8 @@ def continuous_figures(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame
         ``il1s_per_cell``, ``eigen``, ``sse_sst`` (:func:`continuous_utility`),
         ``per_variable`` (mean, variance and Gini before and after, the share of values
         within the interval; no Gini for a variable with amounts below 0), ``by_group``
-        (the same per group of ``compare_by``; empty without it), ``correlations``
+        (the same per group of ``compare_by`` with its ``records``, left out (None) for a
+        group of fewer than ``risk.k`` records; empty without it), ``correlations``
         (``before``/``after`` matrices over ``variables``), ``percentiles`` and
         ``lorenz`` per variable.
     """
@@ -149,7 +168,7 @@ def continuous_figures(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame
     by_group: list[dict[str, Any]] = []
     if by is not None:
         grouped = continuous_utility(before, after, columns, by=by, weights=cfg.weights)
-        by_group = _records(grouped.columns)
+        by_group = _small_groups_withheld(_records(grouped.columns), before[by], cfg.k)
     weights = before[cfg.weights] if cfg.weights else None
     lorenz = [_lorenz(before, after, c, weights) for c in columns]
     undefined = {curve["column"] for curve in lorenz if "not_drawn" in curve}

@@ -133,21 +133,24 @@ def _moments_table(cont: dict[str, Any]) -> str:
     )
 
 
-def _groups_table(cont: dict[str, Any]) -> str:
+def _groups_table(cont: dict[str, Any], k: object) -> str:
     rows = sorted(cont["by_group"], key=lambda r: (r["group"] == "(missing)", r["group"]))
     body = "".join(
-        f"<tr><td>{escape(r['group'])}</td><td>{escape(r['column'])}</td>{_moment_cells(r)}</tr>"
+        f'<tr><td>{escape(r["group"])}</td><td class="num">{_n(r["records"])}</td>'
+        f"<td>{escape(r['column'])}</td>{_moment_cells(r)}</tr>"
         for r in rows
     )
     by = escape(str(cont["compare_by"]))
     return (
         f"<h3>By {by}</h3>"
         f'<div class="scroll"><table id="table-continuous-groups"{_COMPACT}>'
-        f"<thead><tr><th>{by}</th><th>variable</th>{_MOMENT_HEAD}</tr></thead>"
-        f"<tbody>{body}</tbody></table></div>"
+        f'<thead><tr><th>{by}</th><th class="num">records</th><th>variable</th>'
+        f"{_MOMENT_HEAD}</tr></thead><tbody>{body}</tbody></table></div>"
         f'<p class="note">The same figures within each group of {by} (its values before '
         "the continuous steps; records without one form the group &ldquo;(missing)&rdquo;): "
-        "a regional table from the released file is off by these changes.</p>"
+        "a regional table from the released file is off by these changes. A group of "
+        f"fewer than {k} records (the job's k) shows no figures: its mean would come "
+        "close to a person's amount.</p>"
     )
 
 
@@ -245,7 +248,7 @@ def continuous_section_html(audit: dict[str, Any], figures: list[Figure]) -> str
         _moments_table(cont),
         _moment_notes(cont),
         _correlation_table(cont),
-        _groups_table(cont) if cont.get("by_group") else "",
+        _groups_table(cont, audit["parameters"]["k"]) if cont.get("by_group") else "",
         figs,
         "</section>",
     ]
