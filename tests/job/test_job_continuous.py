@@ -180,6 +180,8 @@ def test_hand_computed_case(tmp_path: Path) -> None:
     gini = np.abs(x[:, None] - x[None, :]).sum() / (2 * len(x) ** 2 * x.mean())
     assert row["gini_before"] == pytest.approx(gini)
     assert cont["lorenz"][0]["after"][50] == pytest.approx(6 / 39)  # the poorer half holds 6
+    # six records: no percentile has k = 2 records beyond it on both sides but 34 % to 66 %
+    assert res.audit["continuous"]["percentiles"][0]["levels"] == list(range(34, 67))
     assert "continuous" in {t["step"] for t in res.audit["timings"]}
 
 

@@ -31,7 +31,7 @@ __all__ = ["CONTINUOUS_STEPS", "LORENZ_POINTS", "PERCENTILES", "continuous_figur
 CONTINUOUS_STEPS = ("microaggregation", "noise")
 
 #: Percentiles of each variable kept for the report (1 % to 99 %: never a minimum or
-#: maximum, which would be one record's value).
+#: maximum, which would be one record's value; fewer in a small file, see _percentiles).
 PERCENTILES = tuple(range(1, 100))
 
 #: The figures of :func:`continuous_utility` per variable (and group).
@@ -82,13 +82,19 @@ def _matrix(table: pd.DataFrame) -> list[list[float | None]]:
     return [[_number(v) for v in row] for row in table.to_numpy()]
 
 
-def _percentiles(before: pd.DataFrame, after: pd.DataFrame, column: str) -> dict[str, Any]:
-    levels = np.array(PERCENTILES) / 100
-    out: dict[str, Any] = {"column": column, "levels": list(PERCENTILES)}
+def _percentiles(before: pd.DataFrame, after: pd.DataFrame, column: str, k: int) -> dict[str, Any]:
+    """The percentiles with at least ``k`` records below and above them on both sides
+    (1 % to 99 % from 100 k records on): an outer percentile of a small file is close
+    to one record's value."""
+    values = {}
     for name, frame in (("before", before), ("after", after)):
-        values = pd.to_numeric(frame[column], errors="coerce").to_numpy(float, na_value=np.nan)
-        values = values[~np.isnan(values)]
-        qs = np.quantile(values, levels) if len(values) else np.full(len(levels), np.nan)
+        v = pd.to_numeric(frame[column], errors="coerce").to_numpy(float, na_value=np.nan)
+        values[name] = v[~np.isnan(v)]
+    n = min(len(v) for v in values.values())
+    kept = [p for p in PERCENTILES if min(p, 100 - p) / 100 * n >= k]
+    out: dict[str, Any] = {"column": column, "levels": kept}
+    for name, v in values.items():
+        qs = np.quantile(v, np.array(kept) / 100) if kept else []
         out[name] = [_number(q) for q in qs]
     return out
 
@@ -194,6 +200,6 @@ def continuous_figures(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame
             "before": _matrix(utility.correlation_before),
             "after": _matrix(utility.correlation_after),
         },
-        "percentiles": [_percentiles(before, after, c) for c in columns],
+        "percentiles": [_percentiles(before, after, c, cfg.k) for c in columns],
         "lorenz": lorenz,
     }

@@ -29,6 +29,19 @@ def _axis_scale(before: list[float | None], after: list[float | None]) -> str:
 
 def _distribution(ax: Any, pct: dict[str, Any]) -> None:
     levels = pct["levels"]
+    if not levels:
+        ax.set_title("Distribution", loc="left")
+        ax.text(
+            0.5,
+            0.5,
+            "too few records to draw\nwithout showing one's value",
+            ha="center",
+            va="center",
+            color=INK,
+            transform=ax.transAxes,
+        )
+        ax.set_axis_off()
+        return
     for name, color, width in (("before", BEFORE, 2.6), ("after", AFTER, 1.3)):
         values = [float("nan") if v is None else v for v in pct[name]]
         ax.plot(levels, values, color=color, lw=width, label=name)
