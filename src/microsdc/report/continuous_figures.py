@@ -51,7 +51,7 @@ def _distribution(ax: Any, pct: dict[str, Any]) -> None:
     ax.set_xlim(0, 100)
     ax.grid(True, color=GRID)
     ax.set_axisbelow(True)
-    ax.set_title("Distribution (percentiles 1-99)", loc="left")
+    ax.set_title(f"Distribution (percentiles {levels[0]}-{levels[-1]})", loc="left")
     ax.legend(frameon=False, fontsize=8.5, loc="upper left")
 
 
@@ -79,8 +79,9 @@ def _lorenz(ax: Any, curve: dict[str, Any], gini: tuple[Any, Any]) -> None:
 def _caption(column: str, cont: dict[str, Any], row: dict[str, Any]) -> str:
     steps = " and ".join(cont["steps"])
     text = (
-        f"Left: the percentiles of {column} before {steps} (grey) and as released (blue); "
-        "where the lines lie on each other the distribution is kept. Right: the Lorenz "
+        f"Left: the percentiles of {column} (of the records, unweighted) before {steps} "
+        "(grey) and as released (blue); where the lines lie on each other the distribution "
+        "is kept. Right: the Lorenz "
         "curve, the share of the total held by the poorest part of the population"
     )
     if cont.get("weights"):
