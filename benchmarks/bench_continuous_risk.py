@@ -13,14 +13,24 @@ once after a warm-up; the table prints the seconds, the measure, and whether
 :func:`linkage_risk` gives exactly the figures of the one-query-per-record algorithm it
 replaced (kept below as ``per_record_linkage``), which is timed too. Target: at most 5 s
 per measure at 100,000 rows.
+
+sdcMicro: its ``dRisk`` (``dRiskWORK`` in ``R/dRisk.R``, pure R) is read from the git
+mirror of sdcTools/sdcMicro (or ``SDCMICRO_SRC``) and run by ``Rscript`` on the same values
+(the time inside R, without reading the CSV), when both are there; its figure must equal
+``interval_risk``'s. Its record linkage (``recordLinkage``: ``cluster::daisy`` distances of
+all pairs, then an assignment) needs an n x n matrix, 80 GB at 100,000 rows, and is not run.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +40,48 @@ from scipy.spatial import cKDTree
 from microsdc import add_noise, interval_risk, linkage_risk, microaggregate
 
 COLUMNS = ["a", "b", "c"]
+MIRROR = Path(os.environ.get("SDCMICRO_SRC", "/work/.mirror/sdcTools+sdcMicro/repo"))
+
+R_SCRIPT = r"""
+args <- commandArgs(TRUE)
+source(args[1])
+x <- as.matrix(read.csv(args[2]))
+xm <- as.matrix(read.csv(args[3]))
+t <- system.time(r <- dRiskWORK(x, xm))
+cat(sprintf("%.3f %.10f\n", t[["elapsed"]], r))
+"""
+
+
+def sdcmicro_drisk(original: pd.DataFrame, released: pd.DataFrame) -> tuple[float, float] | None:
+    """(seconds, dRisk) of sdcMicro's own dRiskWORK on the same values, or None."""
+    if shutil.which("Rscript") is None:
+        return None
+    try:
+        source = subprocess.run(
+            ["git", "--git-dir", str(MIRROR), "show", "HEAD:R/dRisk.R"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        if not (MIRROR / "R" / "dRisk.R").is_file():
+            return None
+        source = (MIRROR / "R" / "dRisk.R").read_text()
+    body = source[source.index("dRiskWORK <- function") :]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "drisk.R").write_text(body)
+        (work / "run.R").write_text(R_SCRIPT)
+        original[COLUMNS].to_csv(work / "x.csv", index=False, float_format="%.17g")
+        released[COLUMNS].to_csv(work / "xm.csv", index=False, float_format="%.17g")
+        files = [str(work / f) for f in ("drisk.R", "x.csv", "xm.csv")]
+        out = subprocess.run(
+            ["Rscript", str(work / "run.R"), *files], capture_output=True, text=True
+        )
+    if out.returncode != 0:
+        return None
+    seconds, value = out.stdout.split()
+    return float(seconds), float(value)
 
 
 def per_record_linkage(original: pd.DataFrame, released: pd.DataFrame) -> np.ndarray:
@@ -94,6 +146,18 @@ def main() -> None:
         print(
             f"{name:26}{t_link:>11.2f}{link.mean():>9.4f}{former}{same:>6}"
             f"{t_int:>12.3f}{inter.mean():>9.4f}"
+        )
+    print()
+    print("sdcMicro dRisk (its R code, same values) beside interval_risk:")
+    for name, original, released in cases(n)[:3]:
+        got = sdcmicro_drisk(original, released)
+        if got is None:
+            print("  Rscript or the sdcMicro sources not found: skipped")
+            break
+        t_int, inter = timed(lambda o=original, r=released: interval_risk(o, r, COLUMNS))
+        print(
+            f"  {name:22} sdcMicro {got[0]:.3f} s {got[1]:.4f}   "
+            f"microsdc {t_int:.3f} s {inter.mean():.4f}"
         )
 
 
