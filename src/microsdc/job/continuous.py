@@ -25,7 +25,7 @@ from microsdc.utility.continuous import (
     lorenz_curve,
 )
 
-__all__ = ["CONTINUOUS_STEPS", "LORENZ_POINTS", "PERCENTILES", "continuous_figures"]
+__all__ = ["CONTINUOUS_STEPS", "LORENZ_POINTS", "PERCENTILES", "continuous_measures"]
 
 #: The steps that change continuous variables.
 CONTINUOUS_STEPS = ("microaggregation", "noise")
@@ -134,7 +134,9 @@ def _small_groups_withheld(
     return rows
 
 
-def continuous_figures(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> dict[str, Any]:
+def continuous_measures(
+    cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame
+) -> dict[str, Any]:
     """The ``continuous`` entry of the audit record.
 
     Parameters

@@ -31,7 +31,7 @@ from microsdc.job.config import (
     load_job,
     outputs_apart,
 )
-from microsdc.job.continuous import CONTINUOUS_STEPS, continuous_figures
+from microsdc.job.continuous import CONTINUOUS_STEPS, continuous_measures
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.schema import default_of
 from microsdc.job.steps import ProgressDisplay, as_read, no_display, risk_stage, step_timer
@@ -561,7 +561,7 @@ def _protect(
         method_figs["continuous"] = timed(
             "continuous",
             "measuring the continuous variables",
-            lambda: continuous_figures(cfg, reference, released),
+            lambda: continuous_measures(cfg, reference, released),
         )
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
