@@ -146,6 +146,9 @@ def test_examples_on_real_data(
     if "microaggregation" in steps:
         assert audit["microaggregation"]["min_group_size"] >= 3
         assert audit["pram"]["per_variable"][0]["invariance_error"] < 1e-12
+        cont = audit["continuous"]
+        assert cont["variables"] == ["income", "expend", "savings"]
+        assert {r["group"] for r in cont["by_group"]} >= {"1", "2"}
     if "suppression" in audit["parameters"]["steps"]:
         assert audit["risk"]["after"]["n_at_risk"] == 0
         assert audit["suppression"]["total"] > 0

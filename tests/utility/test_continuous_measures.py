@@ -47,6 +47,43 @@ def test_linkage_risk_equals_brute_force() -> None:
     assert 0 < got.mean() < 1
 
 
+def _brute_linkage(x: np.ndarray, y: np.ndarray) -> list[float]:
+    mean, sd = x.mean(axis=0), x.std(axis=0)
+    sd = np.where(sd > 0, sd, 1.0)
+    xs, ys = (x - mean) / sd, (y - mean) / sd
+    want = []
+    for i in range(len(x)):
+        d = np.sqrt(((xs - ys[i]) ** 2).sum(axis=1))
+        best = d.min()
+        tied = np.flatnonzero(d <= best + 1e-9 * (1 + best))
+        want.append(1 / len(tied) if i in tied else 0.0)
+    return want
+
+
+@pytest.mark.parametrize("case", ["zeros", "rounded", "group means", "both rounded"])
+def test_linkage_risk_with_tied_records_equals_brute_force(case: str) -> None:
+    # many identical originals and released points: each tie counted once per record
+    df = frame(240, seed=3)
+    cols = ["income", "expend"]
+    if case == "zeros":
+        df.loc[:99, cols] = 0.0
+        released = df.copy()
+        released.loc[150:, cols] += 1.0
+    elif case == "rounded":
+        released = df.copy()
+        released[cols] = (df[cols] / 5000).round() * 5000
+    elif case == "group means":
+        released = microaggregate(df, cols, k=4).data
+    else:
+        df[cols] = (df[cols] / 5000).round() * 5000
+        released = df.copy()
+        released.loc[::7, cols] += 5000.0
+    want = _brute_linkage(df[cols].to_numpy(), released[cols].to_numpy())
+    got = linkage_risk(df, released, cols).to_numpy()
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+    assert len(set(np.round(want, 12))) > 1  # ties of several sizes were met
+
+
 def test_microaggregation_lowers_linkage() -> None:
     df = frame(600)
     cols = ["income", "expend"]

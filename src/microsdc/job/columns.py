@@ -35,6 +35,7 @@ def column_roles(cfg: JobConfig) -> dict[str, list[str]]:
     add([cfg.household_id] if cfg.household_id else [], "household id")
     add(cfg.hierarchy, "hierarchy")
     add(cfg.sensitive, "sensitive")
+    add([cfg.compare_by] if cfg.compare_by else [], "compared by")
     add(cfg.suppression.get("strata", []), "stratum")
     add(similar_columns(cfg), "similarity")
     add(cfg.swapping.get("carry_along", []), "carried along")
@@ -60,6 +61,7 @@ def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
         ("variables.household_id", [cfg.household_id] if cfg.household_id else []),
         ("variables.hierarchy", list(cfg.hierarchy)),
         ("variables.sensitive", list(cfg.sensitive)),
+        ("variables.compare_by", [cfg.compare_by] if cfg.compare_by else []),
     ]
     roles += [(f"recode.{r.column}", [r.column]) for r in cfg.recode]
     for key in ("importance", "strata"):

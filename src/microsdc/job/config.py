@@ -178,6 +178,8 @@ class JobConfig:
     #: Whether the risk step also finds the special uniques (SUDA2), and their largest size.
     suda: bool = False
     max_msu: int | None = None
+    #: A column whose groups the continuous variables are compared within (None: overall).
+    compare_by: str | None = None
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -203,6 +205,7 @@ class JobConfig:
             "hierarchy": list(self.hierarchy),
             "sensitive": list(self.sensitive),
             "drop": list(self.drop),
+            "compare_by": self.compare_by,
             "missing_values": [v if isinstance(v, str) else float(v) for v in self.missing_values],
             "recode": [r.parameters() for r in self.recode],
             "k": self.k,
@@ -296,6 +299,12 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
     if "suppression" in steps:
         _check_suppression(qi, risk, suppression, need)
     _check_roles(data, need)
+    need(
+        "compare_by" not in variables or "microaggregation" in steps or "noise" in steps,
+        ("variables", "compare_by"),
+        "key 'variables.compare_by' compares continuous variables by group: it needs the "
+        'step "microaggregation" or "noise" (or leave the key out).',
+    )
     kind = risk.get("l_diversity", default_of("risk.l_diversity"))
     need(
         kind != "recursive" or "c" in risk,
@@ -344,6 +353,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         table=inp.get("table"),
         suda=risk.get("suda", default_of("risk.suda")),
         max_msu=risk.get("max_msu"),
+        compare_by=variables.get("compare_by"),
     )
 
 
@@ -536,7 +546,7 @@ def _check_roles(data: Mapping[str, Any], need: _Need) -> None:
                 f"key 'variables.{role}' names a quasi-identifier ({variables[role]!r}).",
             )
     used = [*qi, *variables.get("sensitive", []), *variables.get("hierarchy", [])]
-    used += [variables[r] for r in ("weights", "household_id") if r in variables]
+    used += [variables[r] for r in ("weights", "household_id", "compare_by") if r in variables]
     used += list(data.get("recode", {}))
     dropped_used = [c for c in variables.get("drop", []) if c in used]
     need(

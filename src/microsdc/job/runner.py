@@ -30,6 +30,7 @@ from microsdc.job.config import (
     load_job,
     outputs_apart,
 )
+from microsdc.job.continuous import CONTINUOUS_STEPS, continuous_measures
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.recode import recode as _recode
 from microsdc.job.schema import default_of
@@ -494,6 +495,13 @@ def _protect(
             )
             if name == "pram":
                 method_figs[name]["risk"] = pram_risk(cfg, prior, current)
+    if any(name in cfg.steps for name in CONTINUOUS_STEPS):
+        released = current
+        method_figs["continuous"] = timed(
+            "continuous",
+            "measuring the continuous variables",
+            lambda: continuous_measures(cfg, reference, released),
+        )
     final = current
     after = timed("risk_after", "measuring risk (after)", lambda: measure_risk(final, cfg))
     ran = [s for s in ("swapping", "suppression", *METHOD_STEPS) if s in cfg.steps]
@@ -626,6 +634,7 @@ def run_job(
     # the risk is measured as read, after recoding, between swapping and suppression, after
     n_steps = 4 + len(protect) + (2 if cfg.recode else 0) + (1 if write else 0)
     n_steps += 1 if "swapping" in protect and "suppression" in protect else 0
+    n_steps += 1 if any(s in protect for s in CONTINUOUS_STEPS) else 0
 
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)

@@ -197,6 +197,7 @@ SCHEMA: dict[str, Any] = {
         "hierarchy": _STR_LIST,
         "sensitive": _STR_LIST0,
         "drop": _STR_LIST0,
+        "compare_by": _STR,
     },
     "recode": {
         "*": {
@@ -513,6 +514,10 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
         "[]",
         "Columns removed right after reading: never used, never released (e.g. a code that "
         "gives a key variable back, such as `education-num` for `education`).",
+    ),
+    "variables.compare_by": (
+        "none",
+        "A column (a region): the report compares continuous variables within its groups.",
     ),
     "recode": (
         None,

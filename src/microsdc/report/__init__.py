@@ -100,6 +100,8 @@ def render_report(audit: dict[str, Any]) -> str:
     import jinja2
     import markupsafe
 
+    from microsdc.report.continuous_figures import continuous_figures
+    from microsdc.report.continuous_section import continuous_section_html
     from microsdc.report.figures import all_figures
     from microsdc.report.pram_section import pram_section_html
 
@@ -114,9 +116,11 @@ def render_report(audit: dict[str, Any]) -> str:
     env.filters["x"] = _x
     env.filters["listing"] = _listing
     template = env.from_string(text)
+    figures = [*all_figures(audit), *continuous_figures(audit)]
     return template.render(
         audit=audit,
-        figures={f.id: f for f in all_figures(audit)},
+        figures={f.id: f for f in figures},
+        continuous_section=continuous_section_html(audit, figures),
         summary=plain_summary(audit),
         guarantees=GUARANTEES,
         risk_steps=risk_steps(audit),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -106,17 +107,42 @@ def linkage_risk(
     if not ok.any():
         return pd.Series(out, index=original.index, name="linkage_risk")
     rows = np.flatnonzero(ok)
-    tree = cKDTree(xs[rows])
-    nearest, _ = tree.query(ys[rows], k=1)
     own = np.sqrt(((xs[rows] - ys[rows]) ** 2).sum(axis=1))
-    tol = 1e-9 * (1.0 + nearest)
-    hit = own <= nearest + tol
+    # identical points give identical answers: the originals are counted with their
+    # multiplicity and each distinct released point is queried once, so files with many
+    # tied records (rounded amounts, zeros, group means) take no longer than the others
+    points, count = np.unique(xs[rows], axis=0, return_counts=True)
+    queries, which = np.unique(ys[rows], axis=0, return_inverse=True)
+    which = which.reshape(-1)
+    tree = cKDTree(points)
+    nearest_q, _ = tree.query(queries, k=1)
+    nearest = nearest_q[which]
+    hit = own <= nearest + 1e-9 * (1.0 + nearest)
     risk = np.zeros(len(rows))
-    for i in np.flatnonzero(hit):
-        tied = tree.query_ball_point(ys[rows[i]], nearest[i] + tol[i], return_length=True)
-        risk[i] = 1.0 / max(int(tied), 1)
+    if hit.any():
+        asked = np.unique(which[hit])
+        radius = nearest_q[asked] + 1e-9 * (1.0 + nearest_q[asked])
+        tied = np.zeros(len(queries))
+        tied[asked] = _count_within(tree, queries[asked], radius, count)
+        risk[hit] = 1.0 / np.maximum(tied[which[hit]], 1.0)
     out[rows] = risk
     return pd.Series(out, index=original.index, name="linkage_risk")
+
+
+def _count_within(
+    tree: Any, points: np.ndarray, radius: np.ndarray, count: np.ndarray
+) -> np.ndarray:
+    """The records within ``radius`` of each point: the tree's points weighted by ``count``."""
+    if (count == 1).all():
+        return np.asarray(tree.query_ball_point(points, radius, return_length=True), float)
+    found = tree.query_ball_point(points, radius)
+    sizes = np.fromiter((len(f) for f in found), dtype=np.int64, count=len(found))
+    flat = np.fromiter((i for f in found for i in f), dtype=np.int64, count=int(sizes.sum()))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    totals = np.zeros(len(found))
+    filled = sizes > 0
+    totals[filled] = np.add.reduceat(count[flat].astype(float), starts[filled])
+    return totals
 
 
 def interval_risk(
@@ -254,6 +280,8 @@ class ContinuousUtility:
         Per column (and per group with ``by``): mean, variance, Gini before and after.
     correlation_change : pandas.DataFrame
         Correlations after minus before.
+    correlation_before, correlation_after : pandas.DataFrame
+        Pearson correlations of the records complete in both frames, before and after.
     """
 
     il1s: float
@@ -262,6 +290,8 @@ class ContinuousUtility:
     sse_sst: float
     columns: pd.DataFrame
     correlation_change: pd.DataFrame
+    correlation_before: pd.DataFrame
+    correlation_after: pd.DataFrame
 
 
 def continuous_utility(
@@ -310,7 +340,7 @@ def continuous_utility(
     sse = float(np.where(both, (zx - zy) ** 2, 0.0).sum())
     sst = float(np.where(both, (zx - np.nanmean(zx, axis=0)) ** 2, 0.0).sum())
     complete = both.all(axis=1)
-    eigen, change = _correlations(x[complete], y[complete], cols)
+    eigen, before, after = _correlations(x[complete], y[complete], cols)
     groups = original[check_columns(original, by, "by", func)[0]] if by is not None else None
     return ContinuousUtility(
         il1s=il1s,
@@ -318,20 +348,26 @@ def continuous_utility(
         eigen=eigen,
         sse_sst=sse / sst if sst else 0.0,
         columns=_moments_table(x, y, w, cols, groups),
-        correlation_change=change,
+        correlation_change=after - before,
+        correlation_before=before,
+        correlation_after=after,
     )
 
 
-def _correlations(x: np.ndarray, y: np.ndarray, cols: list[Hashable]) -> tuple[float, pd.DataFrame]:
+def _correlations(
+    x: np.ndarray, y: np.ndarray, cols: list[Hashable]
+) -> tuple[float, pd.DataFrame, pd.DataFrame]:
     index = pd.Index(cols, dtype=object)
     if len(cols) < 2 or len(x) < 3:
-        return 0.0, pd.DataFrame(np.zeros((len(cols), len(cols))), index=index, columns=index)
+        eye = pd.DataFrame(np.eye(len(cols)), index=index, columns=index)
+        return 0.0, eye, eye.copy()
     cx, cy = np.corrcoef(x.T), np.corrcoef(y.T)
     ex = np.sort(np.linalg.eigvalsh(cx))[::-1]
     ey = np.sort(np.linalg.eigvalsh(cy))[::-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         eigen = float(np.nansum(np.abs(ex - ey) / ex))
-    return eigen, pd.DataFrame(cy - cx, index=index, columns=index)
+    before = pd.DataFrame(cx, index=index, columns=index)
+    return eigen, before, pd.DataFrame(cy, index=index, columns=index)
 
 
 def _moments_table(
