@@ -137,9 +137,9 @@ def check_household_level(
                 "hold one value per household",
             }.get(
                 param,
-                "PRAM with hid= gives every member the household's new value, so each "
+                "PRAMmed by household, every member gets the household's new value, so each "
                 "variable must hold one value per household: PRAM person-level variables "
-                "in a call without hid=",
+                "separately, without the household id",
             )
             raise DataValidationError(
                 f"The '{param}' parameter of {FUNC} names {len(found)} column(s) whose values "
