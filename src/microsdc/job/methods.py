@@ -33,6 +33,7 @@ KEYS: dict[str, dict[str, str]] = {
     "pram": {
         "variables": "columns",
         "strata": "strata",
+        "household_id": "hid",
         "pd": "pd",
         "alpha": "alpha",
         "missing": "missing",
@@ -93,6 +94,8 @@ def run_method(
     columns = list(cfg.methods[step]["variables"])
     figures: dict[str, Any] = {"variables": columns}
     if step == "pram":
+        # with a household id, records and changes count households
+        figures["by_household"] = result.hid is not None
         figures["per_variable"] = result.summary().to_dict(orient="records")
     elif step == "microaggregation":
         figures.update(
