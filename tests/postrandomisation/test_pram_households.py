@@ -208,6 +208,10 @@ def test_strata_and_linked_must_be_household_level() -> None:
     with pytest.raises(DataValidationError, match="'roof_name'") as e:
         pram(df, "roof", hid="hh", linked={"roof": ["roof_name"]}, seed=1)
     assert e.value.param == "linked"
+    # a linked column the data lack: the columns listed are the data's, not the households'
+    with pytest.raises(ColumnNotFoundError, match="'age'") as missing:
+        pram(df, "roof", hid="hh", linked={"roof": ["name"]}, seed=1)
+    assert missing.value.param == "linked"
 
 
 def test_bad_hid() -> None:

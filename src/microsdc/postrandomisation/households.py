@@ -12,7 +12,7 @@ household file, merge back).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -188,13 +188,19 @@ def pram_by_household(
 
 
 def _linked_columns(df: pd.DataFrame, linked: Any) -> list[Hashable]:
-    """The columns of ``linked=`` that ``df`` has (the household call checks the rest)."""
-    if not isinstance(linked, dict):
+    """The columns of ``linked=``, checked against ``df`` (the household call checks the
+    rest of the parameter).
+
+    Raises
+    ------
+    ColumnNotFoundError
+        For a linked column ``df`` lacks.
+    """
+    if not isinstance(linked, Mapping):
         return []
     out: list[Hashable] = []
     for value in linked.values():
-        names = [value] if isinstance(value, str) or not isinstance(value, Sequence) else value
-        out += [c for c in names if isinstance(c, Hashable) and c in df.columns]
+        out += check_columns(df, value, "linked", FUNC)
     return out
 
 
