@@ -395,7 +395,7 @@ CONTRACTS: dict[str, Contract] = {
     "pram": Contract(
         _kw(df=people, columns=["dis", "town"], strata="region", seed=1),
         frames=("df",),
-        columns=("columns", "strata", "together", "linked", "where"),
+        columns=("columns", "strata", "hid", "together", "linked", "where"),
         out_of_range={"pd": 1.5, "alpha": 1.5},
     ),
     "pram_estimate": Contract(

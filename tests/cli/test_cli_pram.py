@@ -99,3 +99,35 @@ def test_pram_refuses_what_it_cannot_do(
         capsys,
     )
     assert code == 2 and "--neighbours" in err and "ordered categorical" in err
+
+
+def test_pram_by_household(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rng = np.random.default_rng(1)
+    n_hh = 400
+    size = rng.integers(1, 6, n_hh)
+    rows = np.repeat(np.arange(n_hh), size)
+    roof = rng.choice(["tin", "tile", "straw"], n_hh)
+    frame = pd.DataFrame(
+        {"hh": rows + 100, "roof": roof[rows], "age": rng.integers(0, 90, len(rows))}
+    )
+    path, out = tmp_path / "persons.csv", tmp_path / "out.csv"
+    frame.to_csv(path, index=False)
+    args = ["pram", str(path), "--vars", "roof", "--pd", "0.3", "--seed", "2", "--out", str(out)]
+    code, stdout, _ = run_cli([*args, "--hid", "hh"], capsys)
+    assert code == 0, stdout
+    released = pd.read_csv(out)
+    assert (released.groupby("hh")["roof"].nunique() == 1).all()
+    changed_hh = int((released["roof"] != frame["roof"]).groupby(frame["hh"]).any().sum())
+    assert changed_hh > 0 and "households" in stdout and f"{n_hh:,}" in stdout
+    assert f"{changed_hh:,}" in stdout
+    assert released["age"].equals(frame["age"])
+    # without --hid the members of a household disagree
+    code, _, _ = run_cli(args, capsys)
+    assert code == 0 and (pd.read_csv(out).groupby("hh")["roof"].nunique() > 1).any()
+    # a person-level column is refused, naming it and the option
+    frame["roof"] = rng.choice(["tin", "tile"], len(frame))
+    frame.to_csv(path, index=False)
+    code, _, err = run_cli([*args, "--hid", "hh"], capsys)
+    assert code == 2 and "'roof'" in err and "households" in err
+    code, _, err = run_cli([*args, "--hid", "household"], capsys)
+    assert code == 2 and "--hid" in err and "'household'" in err

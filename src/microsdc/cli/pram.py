@@ -75,6 +75,12 @@ def _matrices_frame(result: Any) -> Any:
 @click.option("--vars", "columns", required=True, help="Categorical columns to PRAM: roof,water.")
 @click.option("--strata", default=None, help="Strata columns: each gets its own matrices.")
 @click.option(
+    "--hid",
+    default=None,
+    help="Household id column: PRAM household-level variables by household (one draw per "
+    "household, given to every member; matrices from household counts).",
+)
+@click.option(
     "--pd",
     "pd",
     type=click.FloatRange(0, 1),
@@ -124,6 +130,7 @@ def pram(
     file: str,
     columns: str,
     strata: str | None,
+    hid: str | None,
     pd: float,
     alpha: float,
     together: str | None,
@@ -140,7 +147,8 @@ def pram(
 
     Each record's category is released as a draw from a transition matrix that leaves
     the expected frequencies unchanged, within each stratum; records never move to
-    another stratum. Prints, per variable, the records changed and the lowest
+    another stratum. With --hid, each household is one unit: its members keep one
+    value. Prints, per variable, the records (or households) changed and the lowest
     probability of keeping a category. PRAM protects by uncertainty, not by k.
     """
     if matrices_file is not None:
@@ -162,6 +170,7 @@ def pram(
             pd=pd,
             alpha=alpha,
             strata=parse_list(strata, "--strata") or None,
+            hid=hid or None,
             together=_groups(together),
             allowed={c: "neighbours" for c in ordered} or None,
             missing=missing,
@@ -178,7 +187,8 @@ def _print_summary(result: Any, out_file: str, matrices_file: str | None) -> Non
     from rich.table import Table
 
     table = Table(title="PRAM", title_justify="left")
-    for name in ("variables", "records", "changed", "change rate", "lowest keep", "max |pR-p|"):
+    units = "records" if result.hid is None else "households"
+    for name in ("variables", units, "changed", "change rate", "lowest keep", "max |pR-p|"):
         table.add_column(name, justify="left" if name == "variables" else "right")
     for row in result.summary().itertuples(index=False):
         table.add_row(

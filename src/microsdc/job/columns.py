@@ -33,6 +33,8 @@ def column_roles(cfg: JobConfig) -> dict[str, list[str]]:
     add(cfg.quasi_identifiers, "key")
     add([cfg.weights] if cfg.weights else [], "weight")
     add([cfg.household_id] if cfg.household_id else [], "household id")
+    pram_hid = cfg.methods.get("pram", {}).get("household_id")
+    add([pram_hid] if pram_hid else [], "household id")
     add(cfg.hierarchy, "hierarchy")
     add(cfg.sensitive, "sensitive")
     add([cfg.compare_by] if cfg.compare_by else [], "compared by")
@@ -72,6 +74,8 @@ def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
     for step, section in cfg.methods.items():
         for key in ("variables", "strata", "neighbours"):
             roles.append((f"{step}.{key}", list(section.get(key, []))))
+        if section.get("household_id"):
+            roles.append((f"{step}.household_id", [section["household_id"]]))
         roles.append((f"{step}.totals", list(section.get("totals") or {})))
         for parts in (section.get("totals") or {}).values():
             roles.append((f"{step}.totals", list(parts)))

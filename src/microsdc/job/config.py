@@ -167,7 +167,8 @@ class JobConfig:
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
     lines: dict[tuple[str, ...], int] = field(repr=False, default_factory=dict)
     encoding: str | None = None
-    #: Columns removed right after reading: never used, never released.
+    #: Columns not released: removed right after reading, but for the household ids
+    #: (:attr:`dropped_at_output`), which the steps use and the release goes without.
     drop: tuple[str, ...] = ()
     #: "duckdb" or "polars" when an engine holds the rows (None: pandas, in memory).
     engine: str | None = None
@@ -180,6 +181,13 @@ class JobConfig:
     max_msu: int | None = None
     #: A column whose groups the continuous variables are compared within (None: overall).
     compare_by: str | None = None
+
+    @property
+    def dropped_at_output(self) -> tuple[str, ...]:
+        """The columns of ``drop`` a step uses (the household ids of ``variables`` and
+        ``[pram]``): kept through the steps, removed before the release is written."""
+        used = {self.household_id, self.methods.get("pram", {}).get("household_id")}
+        return tuple(c for c in self.drop if c in used)
 
     def line_of(self, dotted: str) -> int | None:
         """Line of a dotted key, or of its closest enclosing key or table."""
@@ -546,8 +554,9 @@ def _check_roles(data: Mapping[str, Any], need: _Need) -> None:
                 f"key 'variables.{role}' names a quasi-identifier ({variables[role]!r}).",
             )
     used = [*qi, *variables.get("sensitive", []), *variables.get("hierarchy", [])]
-    used += [variables[r] for r in ("weights", "household_id", "compare_by") if r in variables]
+    used += [variables[r] for r in ("weights", "compare_by") if r in variables]
     used += list(data.get("recode", {}))
+    # a household id may be dropped: the steps use it, the release goes without it
     dropped_used = [c for c in variables.get("drop", []) if c in used]
     need(
         not dropped_used,

@@ -33,6 +33,7 @@ KEYS: dict[str, dict[str, str]] = {
     "pram": {
         "variables": "columns",
         "strata": "strata",
+        "household_id": "hid",
         "pd": "pd",
         "alpha": "alpha",
         "missing": "missing",
@@ -104,7 +105,8 @@ def method_figures(
     from microsdc.utility.continuous import linkage_risk
 
     if step == "pram":
-        return pram_figures(result)
+        # with a household id, records and changes count households
+        return {**pram_figures(result), "by_household": result.hid is not None}
     figures: dict[str, Any]
     if step == "microaggregation":
         columns = list(result.information_loss["column"])

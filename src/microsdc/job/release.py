@@ -79,6 +79,8 @@ def _protection(parameters: dict[str, Any]) -> dict[str, Any]:
         section = parameters.get(step)
         if section is not None:
             out[step] = {key: section[key] for key in keys if key in section}
+            if step == "pram":  # draws per household: the frequencies kept are households'
+                out[step]["by_household"] = "household_id" in section
     return out
 
 

@@ -337,10 +337,18 @@ def _suppress(
     for key in (*keys, DIS_SUDA_THRESHOLD.name, DIS_FRACTION.name):
         if key in s:
             kwargs[key] = s[key]
+    # a household id that is not released cannot give a blanked cell back: left out
+    kept = [c for c in cfg.dropped_at_output if c in df.columns]
+    full, df = df, df.drop(columns=kept)
     res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
     if not cfg.output.random_order:  # else the rows leave their order as read
         warn_row_order(cfg, df, res.data)
-    return res.data, suppression_figures(cfg, df, res)
+    figures = suppression_figures(cfg, df, res)
+    released = res.data
+    if kept:
+        released = full.copy()
+        released[list(df.columns)] = res.data
+    return released, figures
 
 
 def in_random_order(
@@ -641,12 +649,13 @@ def run_job(
 
         raw = timed("read", f"reading {cfg.input_path.name}", lambda: _read_checked(cfg))
         read = raw
-        if cfg.drop:  # never used, never released
-            raw = raw.drop(columns=list(cfg.drop))
+        if cfg.drop:  # never released; never used but for the household ids
+            raw = raw.drop(columns=[c for c in cfg.drop if c not in cfg.dropped_at_output])
         data, recode_notes = raw, []
         if cfg.recode:
             data, recode_notes = timed("recode", "recoding", lambda: _recode(cfg, raw))
         final, origin, risk, swap_fig, sup_fig, method_figs = _protect(cfg, raw, data, timed, step)
+        final = final.drop(columns=list(cfg.dropped_at_output))
         if cfg.output.random_order:
             final, origin = in_random_order(final, origin)
         # the headline compares each released record with itself before protection
@@ -660,7 +669,7 @@ def run_job(
                 {
                     "sha256": sha256_file(cfg.input_path),
                     "n_records": len(raw),
-                    "n_columns": raw.shape[1],
+                    "n_columns": raw.shape[1] - len(cfg.dropped_at_output),
                 },
             ),
             "recode": recode_notes,

@@ -336,6 +336,7 @@ SCHEMA: dict[str, Any] = {
     "pram": {
         "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
         "strata": _STR_LIST,
+        "household_id": _STR,
         "pd": _Key(lambda v: _is_num(v) and 0 <= v <= 1, "a number in [0, 1]", param=(pram, "pd")),
         "alpha": _Key(
             lambda v: _is_num(v) and 0 <= v <= 1, "a number in [0, 1]", param=(pram, "alpha")
@@ -512,8 +513,10 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     ),
     "variables.drop": (
         "[]",
-        "Columns removed right after reading: never used, never released (e.g. a code that "
-        "gives a key variable back, such as `education-num` for `education`).",
+        "Columns not released (e.g. a code that gives a key variable back, such as "
+        "`education-num` for `education`): removed right after reading, never used. A "
+        "household id (`variables.household_id`, `pram.household_id`) may be listed: the "
+        "steps use it and it is removed before the release is written.",
     ),
     "variables.compare_by": (
         "none",
@@ -697,6 +700,13 @@ _KEY_DOCS: dict[str, tuple[str | None, str]] = {
     ),
     "pram.variables": (None, "The categorical columns to PRAM."),
     "pram.strata": ("[]", "Strata columns: each gets its own matrices; records never move across."),
+    "pram.household_id": (
+        "none (each person on their own)",
+        "Household id column: PRAM household-level variables (roof, walls) by household, one "
+        "draw per household given to every member, matrices from household counts. Each "
+        "variable and stratum must hold one value per household. It may be in "
+        "`variables.drop`.",
+    ),
     "pram.pd": (_DERIVED, "Lowest probability of keeping a category before the invariance step."),
     "pram.alpha": (_DERIVED, "Weight of the invariant matrix against no change."),
     "pram.missing": (_DERIVED, '`"keep"`: missing values stay missing; `"state"`: PRAMmed.'),

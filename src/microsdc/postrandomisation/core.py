@@ -14,6 +14,7 @@ from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
 from microsdc.postrandomisation.build import unit_matrices
 from microsdc.postrandomisation.draw import draw_codes
+from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.matrices import invariance_error
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
@@ -30,6 +31,7 @@ def pram(
     pd: float | Mapping[Any, float] = 0.8,
     alpha: float | Mapping[Any, float] = 0.5,
     strata: Hashable | Sequence[Hashable] | None = None,
+    hid: Hashable | None = None,
     transition: Mapping[Any, pandas.DataFrame] | None = None,
     allowed: Mapping[Any, Any] | None = None,
     where: Any = None,
@@ -69,6 +71,16 @@ def pram(
         Each stratum (combination of values, a missing value being one) gets its own
         matrices from its own frequencies, and records never move across strata. Unlike
         sdcMicro, every stratum's matrix is returned.
+    hid : column name, optional
+        The household id column: PRAM household-level variables (roof, walls: one value
+        per household) by household. Each household is one unit: one draw per household,
+        from the row of its category in a matrix built from the **household** frequencies,
+        and every member gets the household's new value (linked columns follow). Without
+        it, members are PRAMmed one by one and get different values: a release that says
+        something impossible, and an intruder who groups the members takes the majority
+        and gets much of the original value back. Every member of a household must hold
+        the same value in each PRAMmed, linked and stratum column (a missing value being
+        one); a household is PRAMmed when ``where`` holds for any of its members.
     transition : dict {column: pandas.DataFrame}, optional
         A matrix of your own for a column (or a group of ``together``, keyed by the tuple
         of its columns): rows and columns named by the categories (a group's by tuples),
@@ -99,27 +111,34 @@ def pram(
     seed : int, numpy.random.Generator or None
         The random numbers. The same seed gives the same release whatever the order of
         the rows: each record's uniform number is a hash of its values (and of its number
-        among identical records) salted by a draw from the seed's Generator.
+        among identical records) salted by a draw from the seed's Generator. With ``hid``,
+        each household's number is a hash of its id and household-level values.
 
     Returns
     -------
     PramResult
         ``data`` (the release), ``matrices`` (every transition matrix with its invariance
-        error and change rate), ``changed``, ``pramed`` and ``summary()``.
+        error and change rate), ``changed``, ``pramed`` and ``summary()`` (per record;
+        with ``hid``, ``changed`` and ``pramed`` give each member their household's flag).
 
     Raises
     ------
     InvalidParameterError
         For a parameter of the wrong type or range, naming it: ``pd`` or ``alpha`` outside
         [0, 1], a stratum that is PRAMmed, a group or link that is not a PRAMmed column,
-        an ``allowed`` mask that is not symmetric, or a given matrix it contradicts.
+        an ``allowed`` mask that is not symmetric, a given matrix it contradicts, or a
+        ``hid`` that is not one column name (or is PRAMmed or a stratum).
     ColumnNotFoundError
-        For a column of ``columns``, ``strata``, ``together`` or ``linked`` not in ``df``.
+        For a column of ``columns``, ``strata``, ``hid``, ``together`` or ``linked`` not
+        in ``df``.
     DataValidationError
         For a given matrix that is not a square table of probabilities with rows summing
         to 1 and one row per category of the data; a ``where`` with missing or
         non-boolean values; a linked column with two values for one category; duplicate
-        column names; a column whose values cannot be compared (lists).
+        column names; a column whose values cannot be compared (lists). With ``hid``: a
+        missing household id, or a PRAMmed, linked or stratum column whose values differ
+        between the members of a household (naming the column, the number of such
+        households and a few ids).
 
     See Also
     --------
@@ -127,6 +146,16 @@ def pram(
 
     Notes
     -----
+    With ``hid``, the frequencies ``p`` that make the matrix invariant are household
+    counts, so ``p R = p`` holds for the households' frequencies and the release keeps
+    them in expectation; ``counts``, ``released``, ``n_changed`` and ``summary()``'s
+    ``records`` and ``changed`` count households. The persons' frequencies are kept in
+    expectation only when household size does not depend on the category (otherwise a
+    category of large households gains or loses persons as it exchanges households with
+    smaller ones); :func:`pram_estimate` estimates household counts. This is how the SDC
+    Practice Guide PRAMs household variables with sdcMicro (``selectHouseholdData``,
+    ``pram`` on the household file, merged back to the persons).
+
     The invariant matrices are built from each stratum's category frequencies, and give
     them back exactly to whoever solves ``p R = p``: publish the matrices (for analysts'
     estimates) only where those frequency tables may be published.
@@ -150,6 +179,14 @@ def pram(
     check_frame(df, "df", FUNC)
     cols = check_columns(df, columns, "columns", FUNC)
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
+    if hid is not None:  # each household one unit: PRAM the household file
+        name = check_hid(df, hid, cols, strata_cols)
+        kwargs: dict[str, Any] = dict(pd=pd, alpha=alpha, transition=transition)
+        kwargs.update(allowed=allowed)
+        kwargs.update(together=together, missing=missing, seed=seed)
+        return pram_by_household(
+            pram, df, cols, name, strata=strata_cols, linked=linked, where=where, kwargs=kwargs
+        )
     state = check_missing(missing) == "state"
     units = plan_units(
         df,

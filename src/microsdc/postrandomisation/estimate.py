@@ -27,6 +27,10 @@ def pram_estimate(released: pd.DataFrame, result: PramResult) -> pd.DataFrame:
     ``sum_c n_c (diag(R_c) - R_c' R_c)``, with the estimate (negative values as 0) in
     place of ``n``, carried through ``R^-1``.
 
+    After ``pram(..., hid=...)`` the draws are per household, and so are the counts:
+    each household is counted once (by its first member in ``result.data``) and the
+    estimates are of the original **household** frequencies.
+
     Parameters
     ----------
     released : pandas.DataFrame
@@ -39,7 +43,8 @@ def pram_estimate(released: pd.DataFrame, result: PramResult) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per variable (a group named ``"a + b"``), stratum and category: columns
-        ``variables``, the strata columns, ``category``, ``released`` (count),
+        ``variables``, the strata columns, ``category``, ``released`` (count of records,
+        or of households after ``hid=``),
         ``estimate`` and ``standard_error``. Sum ``estimate`` over strata for a total
         (and add the squared standard errors).
 
@@ -68,10 +73,18 @@ def pram_estimate(released: pd.DataFrame, result: PramResult) -> pd.DataFrame:
         )
     sid, values = stratum_ids(released, list(result.strata))
     where_stratum = {v: sid == i for i, v in enumerate(values)}
+    # with households as units, each household is counted once (by its first member)
+    unit = (
+        np.ones(len(sid), dtype=bool)
+        if result.hid is None
+        else ~result.data[result.hid].duplicated().to_numpy()
+    )
     rows: list[dict[str, Any]] = []
     for m in result.matrices:
-        take = result.pramed[m.variables[0]].to_numpy() & where_stratum.get(
-            m.stratum, np.zeros(len(sid), bool)
+        take = (
+            result.pramed[m.variables[0]].to_numpy()
+            & unit
+            & where_stratum.get(m.stratum, np.zeros(len(sid), bool))
         )
         rows.extend(_estimate(released, m, take, result.strata))
     columns = ["variables", *result.strata, "category", "released", "estimate", "standard_error"]

@@ -80,6 +80,9 @@ class PramResult:
         missing). :func:`pram_estimate` counts these records.
     strata : tuple
         The strata columns.
+    hid : column name or None
+        The household id column when households were PRAMmed as units (``hid=``): the
+        matrices' counts are then households.
     """
 
     data: pd.DataFrame
@@ -87,6 +90,7 @@ class PramResult:
     changed: pd.DataFrame
     pramed: pd.DataFrame
     strata: tuple[Hashable, ...]
+    hid: Hashable | None = None
 
     def matrix(self, variable: Hashable, stratum: Any = ()) -> TransitionMatrix:
         """The transition matrix of ``variable`` (a column or a group's first column).

@@ -647,15 +647,24 @@ def release_method_texts(audit: dict[str, Any]) -> list[str]:
     pram_fig = audit.get("pram")
     if pram_fig:
         rows = pram_fig["per_variable"]
+        by_household = bool(pram_fig.get("by_household"))
+        unit = " of households" if by_household else ""
         parts = ", ".join(
-            f"{r['variables']} ({_p(r['change_rate'], 1)} changed, a category kept with "
+            f"{r['variables']} ({_p(r['change_rate'], 1)}{unit} changed, a category kept with "
             f"probability {r['diagonal_min']:.2f} at least)"
             for r in rows
         )
+        how = (
+            ", household by household (one draw per household, given to every member),"
+            if by_household
+            else ""
+        )
+        frequencies = "households'" if by_household else "expected"
         out.append(
-            f"PRAM released {parts} as random draws from transition matrices that keep the "
-            "expected frequencies. An intruder cannot tell whether a released category is the "
-            "true one; PRAM does not make combinations k-anonymous."
+            f"PRAM released {parts}{how} as random draws from transition matrices that keep the "
+            f"{frequencies} frequencies{' in expectation' if by_household else ''}. An intruder "
+            "cannot tell whether a released category is the true one; PRAM does not make "
+            "combinations k-anonymous."
         )
     agg = audit.get("microaggregation")
     if agg:
