@@ -107,8 +107,13 @@ def test_python_release_has_the_jobs_figures(tmp_path: Path, survey: pd.DataFram
     assert mine["variables"] == job.audit["variables"]
     assert mine["key_variables"] == job.audit["key_variables"]
     assert mine["intruder"] == job.audit["intruder"]
+    # the continuous variables measured as the job measures them, from the data before PRAM
+    assert mine["continuous"] == job.audit["continuous"]
+    assert mine["continuous"]["variables"] == ["income", "expend", "savings"]
+    assert mine["continuous"]["by_group"] == []
+    assert [t["step"] for t in mine["timings"]][-1] == "continuous"
     html = rel.report()
-    for name in ("pram", "risk", "suppression"):
+    for name in ("pram", "risk", "suppression", "continuous"):
         assert _section(html, name) == _section(job.report_html, name), name
     # the recode done in Python is in the report, with what it did
     assert "recode age" in html
@@ -249,3 +254,85 @@ def test_random_order_as_the_job(tmp_path: Path, survey: pd.DataFrame) -> None:
     back = pd.read_csv(written["data"])
     assert back["region"].tolist() == released["region"].tolist()
     assert np.allclose(back["savings"], released["savings"])
+
+
+def test_continuous_by_group_as_the_job(tmp_path: Path, survey: pd.DataFrame) -> None:
+    text = METHODS_JOB.replace(
+        '["region", "sex", "age"]\n\n[recode',
+        '["region", "sex", "age"]\ncompare_by = "region"\n\n[recode',
+        1,
+    )
+    assert 'compare_by = "region"' in text
+    (tmp_path / "job.toml").write_text(text, encoding="utf-8")
+    job = microsdc.run_job(tmp_path / "job.toml", write=False)
+    df = pd.read_csv(tmp_path / "survey.csv")
+    rel = Release(df, ["region", "sex", "age"], k=2, title="survey", compare_by="region")
+    rel.recode("age", bin_numeric(rel.data["age"], method="width", width=20, origin=0))
+    rel.local_suppression(importance=["region", "sex", "age"])
+    rel.pram(["roof", "water"], strata=["region"], pd=0.7, seed=SEED)
+    rel.microaggregate(["income", "expend"], k=4)
+    rel.add_noise(["savings"], relative_sd=0.2, lower=0, seed=12)
+    mine = rel.audit()
+    cont = mine["continuous"]
+    assert cont == job.audit["continuous"]
+    assert mine["parameters"]["compare_by"] == "region"
+    # one row per (group, variable); the regions' records add up to the file
+    assert len(cont["by_group"]) == 3 * 3
+    income = [r for r in cont["by_group"] if r["column"] == "income"]
+    assert sorted(r["group"] for r in income) == ["e", "n", "s"]
+    assert sum(r["records"] for r in income) == len(df)
+    # the before means are of the data as PRAM found it: income is not changed before
+    for row in income:
+        assert row["mean_before"] == pytest.approx(
+            df.loc[df["region"] == row["group"], "income"].mean()
+        )
+    html = rel.report()
+    assert 'id="table-continuous-groups"' in html
+    assert _section(html, "continuous") == _section(job.report_html, "continuous")
+    jsonschema = pytest.importorskip("jsonschema")
+    from microsdc.report import audit_schema
+
+    jsonschema.Draft202012Validator(audit_schema()).validate(mine)
+
+
+@pytest.mark.filterwarnings("ignore::microsdc.exceptions.DisclosureRiskWarning")  # no donor
+def test_continuous_after_a_later_swap_compares_the_same_records(survey_csv: Path) -> None:
+    from microsdc.utility.continuous import continuous_utility
+
+    df = pd.read_csv(survey_csv).sample(frac=1, random_state=5)  # households not in order
+    rel = Release(df, ["nuts1", "gender"], k=3, household_id="hid", hierarchy=["nuts1", "nuts2"])
+    rel.microaggregate(["hincome"], k=3)
+    grouped = rel.data
+    rel.record_swap(
+        ["age", "national"],
+        swaprate=0.1,
+        similar=[["hsize"]],
+        carry_along=["nuts3", "lau2"],
+        seed=3,
+    )
+    assert not rel.data.index.equals(grouped.index)  # the swap moved the rows
+    assert not rel.data.loc[grouped.index, "nuts2"].equals(grouped["nuts2"])
+    cont = rel.audit()["continuous"]
+    # the same records compared before and after, whatever their order now
+    want = continuous_utility(df, grouped, ["hincome"])
+    assert cont["il1s"] == pytest.approx(want.il1s)
+    assert cont["sse_sst"] == pytest.approx(want.sse_sst)
+    assert cont["records_compared"] == int(df["hincome"].notna().sum())
+
+
+def test_compare_by_refused_as_the_job_refuses_it(survey: pd.DataFrame) -> None:
+    with pytest.raises(ColumnNotFoundError, match="regoin"):
+        Release(survey, ["sex"], compare_by="regoin")
+    with pytest.raises(InvalidParameterError, match="one column name"):
+        Release(survey, ["sex"], compare_by=["region"])
+    with pytest.raises(InvalidParameterError, match=r"'drop'.*'region'"):
+        Release(survey, ["sex"], compare_by="region", drop=["region"])
+    with pytest.raises(InvalidParameterError, match=r"'drop'.*'sex'"):
+        Release(survey, ["sex"], drop=["sex"])  # any column the release uses
+    rel = Release(survey, ["sex"], k=2, compare_by="region")
+    rel.pram("roof", seed=1)
+    with pytest.raises(InvalidParameterError, match="needs a microaggregation or noise step"):
+        rel.audit()
+    rel.add_noise(["income"], relative_sd=0.1, seed=2)
+    assert {r["group"] for r in rel.audit()["continuous"]["by_group"]} == {"n", "s", "e"}
+    assert "continuous" not in Release(survey, ["sex"]).audit()

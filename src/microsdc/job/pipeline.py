@@ -21,14 +21,14 @@ from microsdc._validation import check_columns, check_frame, check_int, param_er
 from microsdc.exceptions import InvalidParameterError, SDCWarning
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
 from microsdc.job.methods import KEYS, METHOD_STEPS, method_figures
+from microsdc.job.pipeline_checks import FUNC as _FUNC
+from microsdc.job.pipeline_checks import check_compare_by, check_drop, step_of
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
 __all__ = ["Release"]
-
-_FUNC = "Release"
 
 #: The steps a release records, in the order a job runs them.
 STEPS = ("swapping", "suppression", *METHOD_STEPS)
@@ -73,31 +73,6 @@ def _frame_sha256(df: pd.DataFrame) -> str:
     return hashlib.sha256(hashed.tobytes()).hexdigest()
 
 
-def _step_of(result: Any) -> str:
-    from microsdc.microaggregation import MicroaggregationResult
-    from microsdc.noise import NoiseResult
-    from microsdc.postrandomisation import PramResult
-    from microsdc.suppression import SuppressionResult
-    from microsdc.swapping import SwapResult
-
-    kinds = {
-        SuppressionResult: "suppression",
-        SwapResult: "swapping",
-        PramResult: "pram",
-        MicroaggregationResult: "microaggregation",
-        NoiseResult: "noise",
-    }
-    for kind, step in kinds.items():
-        if isinstance(result, kind):
-            return step
-    raise param_error(
-        "result",
-        "Release.add",
-        "the result of local_suppression, record_swap_result, pram, microaggregate or add_noise",
-        type(result).__name__,
-    )
-
-
 class Release:
     """A release built in Python, step by step, and its report.
 
@@ -140,11 +115,19 @@ class Release:
         ``output.random_order``): :attr:`released` and :meth:`write` give them so, and
         the warning that the row order gives blanked cells back is not raised. Use it
         when the input is sorted (by household, by area).
+    compare_by : column name, optional
+        Compare the continuous variables (of :meth:`microaggregate` and
+        :meth:`add_noise`) within the groups of this column too, as a job's
+        ``variables.compare_by``: the ``continuous`` entry's ``by_group`` and the
+        report's table per group. Needs a microaggregation or noise step by
+        :meth:`audit`.
 
     Raises
     ------
     InvalidParameterError
-        If ``df`` is not a DataFrame or ``k`` is not an int >= 1.
+        If ``df`` is not a DataFrame, ``k`` is not an int >= 1, ``compare_by`` is not
+        one column name, or ``drop`` names a column the release uses (a key variable,
+        weights, household id, geography, sensitive variable or ``compare_by``).
     ColumnNotFoundError
         If a named column is not in ``df``.
 
@@ -192,6 +175,7 @@ class Release:
         title: str = "Release built in Python",
         name: str = "data frame",
         random_order: bool = False,
+        compare_by: Hashable | None = None,
     ) -> None:
         check_frame(df, "df", _FUNC)
         qi = check_columns(df, quasi_identifiers, "quasi_identifiers", _FUNC)
@@ -204,6 +188,9 @@ class Release:
         ):
             check_columns(df, list(cols), param, _FUNC, allow_empty=True)
         check_int(k, "k", _FUNC, min_value=1)
+        by = check_compare_by(df, compare_by)
+        used = [*qi, *named, *hierarchy, *sensitive] + ([compare_by] if by else [])
+        check_drop(used, drop)
         raw = df if df.index.is_unique else df.reset_index(drop=True)
         self._read = raw.copy()
         self._raw = self._read.drop(columns=list(drop))
@@ -241,6 +228,7 @@ class Release:
             swapping={},
             output=OutputPaths(*(Path(name),) * 5, random_order=bool(random_order)),
             drop=tuple(map(str, drop)),
+            compare_by=by,
         )
 
     # --- what has been done ---------------------------------------------------------
@@ -382,7 +370,7 @@ class Release:
             suppression ran with other key variables or another k, or a swap's
             ``risk_variables`` are not given.
         """
-        step = _step_of(result)
+        step = step_of(result)
         if step in self._sections:
             raise InvalidParameterError(
                 f"Release.add: a {step} step is recorded already; a release records one "
@@ -627,6 +615,26 @@ class Release:
             stages.append(risk_stage(list(self._sections)[-1], after))
         return {"before": before, "after": after, "steps": stages}
 
+    def _continuous(self, cfg: JobConfig) -> dict[str, Any] | None:
+        """The ``continuous`` entry as a job computes it: the values before the first
+        release-method step against the released ones, record by record (None without a
+        microaggregation or noise step)."""
+        from microsdc.job.continuous import CONTINUOUS_STEPS, continuous_measures
+
+        if not any(s in self._sections for s in CONTINUOUS_STEPS):
+            if cfg.compare_by is not None:
+                raise InvalidParameterError(
+                    f"Release(compare_by={cfg.compare_by!r}) compares continuous variables "
+                    "by group: it needs a microaggregation or noise step "
+                    "(Release.microaggregate, Release.add_noise). Record one, or leave "
+                    "compare_by out.",
+                    func="Release.audit",
+                    param="compare_by",
+                )
+            return None
+        reference = self._reference()  # a later swap moves rows: align them by index
+        return continuous_measures(cfg, reference, self._data.loc[reference.index])
+
     def audit(self, *, now: datetime | None = None) -> dict[str, Any]:
         """The audit record of the release, as :func:`microsdc.run_job` builds it.
 
@@ -640,12 +648,27 @@ class Release:
         dict
             JSON-ready; validates against :func:`microsdc.report.audit_schema`. The
             input's ``sha256`` is of the frame's rows (pandas' row hashes), not of a
-            file; ``job_file`` is None. Internal, as a job's: never publish it.
+            file; ``job_file`` is None. Internal, as a job's: never publish it. With a
+            microaggregation or noise step it holds the ``continuous`` entry a job
+            computes (:func:`microsdc.job.continuous.continuous_measures`): the data
+            before the first release-method step (PRAM, microaggregation, noise) against
+            the released data, record by record, by group of ``compare_by`` when given.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``compare_by`` was given and neither a microaggregation nor a noise step
+            was recorded (a job refuses ``variables.compare_by`` so).
         """
         from microsdc.job.audit import audit_header
         from microsdc.job.runner import describe_variables, intruder_of
 
         cfg = self._config()
+        t0 = time.perf_counter()
+        continuous = self._continuous(cfg)
+        timings = [dict(t) for t in self._timings]
+        if continuous is not None:
+            timings.append({"step": "continuous", "seconds": round(time.perf_counter() - t0, 4)})
         start = self._started() if self._sections else self._data
         risk = self._risk(cfg)
         final, origin = self._final()
@@ -672,8 +695,9 @@ class Release:
             "suppression": self._figures.get("suppression"),
             "swapping": self._figures.get("swapping"),
             **{s: self._figures[s] for s in METHOD_STEPS if s in self._figures},
+            **({} if continuous is None else {"continuous": continuous}),
             "warnings": [dict(n) for n in self._notes],
-            "timings": [dict(t) for t in self._timings],
+            "timings": timings,
             "outputs": {},
         }
 

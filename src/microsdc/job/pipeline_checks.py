@@ -1,0 +1,60 @@
+"""The checks of :class:`microsdc.Release`: its arguments and the results it records."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from microsdc._validation import check_columns, param_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["FUNC", "check_compare_by", "check_drop", "step_of"]
+
+FUNC = "Release"
+
+
+def check_drop(used: list[Hashable], drop: Sequence[Hashable]) -> None:
+    """No column the release uses is dropped (a job's ``variables.drop`` refusal)."""
+    dropped_used = [c for c in dict.fromkeys(drop) if c in used]
+    if dropped_used:
+        raise param_error(
+            "drop", FUNC, "columns the release does not use (it uses these)", dropped_used
+        )
+
+
+def check_compare_by(df: pd.DataFrame, compare_by: Hashable | None) -> str | None:
+    """``compare_by`` checked: one column of ``df`` (a job's ``variables.compare_by``)."""
+    if compare_by is None:
+        return None
+    if isinstance(compare_by, list | tuple | set | frozenset | dict):
+        raise param_error("compare_by", FUNC, "one column name", compare_by)
+    check_columns(df, [compare_by], "compare_by", FUNC)
+    return str(compare_by)
+
+
+def step_of(result: Any) -> str:
+    """The step a library result records (``result`` of another kind refused)."""
+    from microsdc.microaggregation import MicroaggregationResult
+    from microsdc.noise import NoiseResult
+    from microsdc.postrandomisation import PramResult
+    from microsdc.suppression import SuppressionResult
+    from microsdc.swapping import SwapResult
+
+    kinds = {
+        SuppressionResult: "suppression",
+        SwapResult: "swapping",
+        PramResult: "pram",
+        MicroaggregationResult: "microaggregation",
+        NoiseResult: "noise",
+    }
+    for kind, step in kinds.items():
+        if isinstance(result, kind):
+            return step
+    raise param_error(
+        "result",
+        "Release.add",
+        "the result of local_suppression, record_swap_result, pram, microaggregate or add_noise",
+        type(result).__name__,
+    )
