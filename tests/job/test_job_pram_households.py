@@ -79,6 +79,11 @@ def test_pram_by_household_with_the_id_dropped(job: Path) -> None:
     assert release["protection"]["pram"]["by_household"] is True
     text = " ".join(microsdc.report.plain_summary(audit))
     assert "household by household" in text and "of households changed" in text
+    html = microsdc.render_report(audit)
+    section = html[html.index('<section id="pram">') :]
+    section = section[: section.index("</section>")]
+    assert "<th class=\"num\">households PRAMmed</th>" in section
+    assert "records PRAMmed" not in section
 
 
 def test_without_household_id_the_members_disagree(job: Path) -> None:
@@ -86,6 +91,7 @@ def test_without_household_id_the_members_disagree(job: Path) -> None:
     original = pd.read_csv(job.parent / "persons.csv")
     res = microsdc.run_job(job, write=False)
     assert res.audit["pram"]["by_household"] is False
+    assert "<th class=\"num\">records PRAMmed</th>" in microsdc.render_report(res.audit)
     # hh is not used, so it is dropped on reading; the members of a household disagree
     assert (res.data["roof"].groupby(original["hh"]).nunique() > 1).any()
 
