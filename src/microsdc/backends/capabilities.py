@@ -103,6 +103,18 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
     NeedsRecords("swapping", None, "households are paired and swapped record by record"),
     NeedsRecords("pram", None, "PRAM draws a new category record by record in memory"),
     NeedsRecords(
+        "pram_where",
+        None,
+        "a 'where' Series or array is aligned with the records in memory",
+        "name a boolean column of the frame instead",
+    ),
+    NeedsRecords(
+        "pram_linked",
+        None,
+        "a linked column is checked and set from its key's new value record by record",
+        "PRAM the columns together (together=) instead",
+    ),
+    NeedsRecords(
         "microaggregation", None, "microaggregation groups the records themselves in memory"
     ),
     NeedsRecords("noise", None, "noise is drawn record by record in memory"),

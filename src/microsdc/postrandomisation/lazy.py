@@ -1,0 +1,371 @@
+""":func:`microsdc.pram` on polars ``LazyFrame``, DuckDB relations and Spark DataFrames.
+
+The matrices depend only on the category frequencies of each stratum, which the engine
+counts with a group-by; microsdc builds them in Python with the same draws from the
+seed's Generator as on pandas. Each record's draw is computed in the engine: the
+record's 64-bit key and uniform number of :mod:`microsdc.data.rowkeys`
+(:mod:`~microsdc.postrandomisation.enginekeys`), then a join with the small table of
+cumulative transition rows (one interval per stratum, category and released
+category) picks the released category whose interval holds the number. Rows never
+enter Python and the release stays lazy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas
+
+from microsdc._random import SeedLike, check_random_state
+from microsdc.backends import Backend, detect_backend
+from microsdc.backends.capabilities import first_refusal
+from microsdc.data.rowkeys import key_salt
+from microsdc.data.strata import stratum_ids
+from microsdc.exceptions import DataValidationError, InvalidParameterError
+from microsdc.postrandomisation.build import unit_matrices
+from microsdc.postrandomisation.enginekeys import KEY, column_plan
+from microsdc.postrandomisation.engineops import ROW, keys_for
+from microsdc.postrandomisation.matrices import cumulative_rows, invariance_error
+from microsdc.postrandomisation.params import FUNC, Unit, check_missing, plan_units
+from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix
+from microsdc.postrandomisation.units import EncodedUnit, encode_unit
+
+__all__ = ["pram_lazy"]
+
+_U = "__microsdc_u"
+_LO = "__microsdc_lo"
+_HI = "__microsdc_hi"
+_SID = "__microsdc_sid"
+_CODE = "__microsdc_code"
+_NEW = "__microsdc_newcode"
+
+
+def _schema(nwf: Any) -> dict[str, Any]:
+    import narwhals as nw
+
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    return dict(schema.items())
+
+
+def _native_types(df: Any, backend: Backend) -> dict[str, str]:
+    """Each column's type as the engine names it (for the key arithmetic)."""
+    if backend.name == "DuckDB":
+        return dict(zip(df.columns, (str(t) for t in df.types), strict=True))
+    if backend.name == "PySpark":
+        return {f.name: str(f.dataType) for f in df.schema.fields}
+    return {c: str(t) for c, t in df.collect_schema().items()}
+
+
+def _null_counts(df: Any, backend: Backend, names: list[str]) -> dict[str, int]:
+    """Missing values per column (NaN is a value), in one pass."""
+    if backend.name == "PySpark":
+        from microsdc.backends.spark import null_counts
+
+        return dict(zip(names, null_counts(df, names)[1], strict=True))
+    if backend.name == "DuckDB":
+        from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
+
+        sums = ", ".join(f"count(*) - count({sql_name(c)})" for c in names)
+        row = df.query(DUCKDB_VIEW, f"SELECT {sums} FROM {DUCKDB_VIEW}").fetchall()[0]
+        return dict(zip(names, (int(v) for v in row), strict=True))
+    return dict(zip(names, df.select(names).null_count().collect().row(0), strict=True))
+
+
+def _refuse(param: str, why: str, value: Any) -> InvalidParameterError:
+    return InvalidParameterError(
+        f"The '{param}' parameter of {FUNC} is not supported on a lazy frame: {why}. "
+        "Collect the frame first (polars: .collect(); DuckDB: .df(); Spark: .toPandas()) "
+        "to use it.",
+        func=FUNC,
+        param=param,
+        value=value,
+    )
+
+
+def _check_where(where: Any, names: list[str], types: dict[str, Any]) -> str | None:
+    """``where=`` on a lazy frame: a boolean column of it, or None."""
+    if where is None:
+        return None
+    if isinstance(where, Hashable) and not isinstance(where, tuple) and where in names:
+        dtype = str(types[str(where)]).lower()
+        if "bool" not in dtype:
+            raise DataValidationError(
+                f"The 'where' parameter of {FUNC} must hold True or False for every record; "
+                f"column {where!r} holds {types[str(where)]} values.",
+                func=FUNC,
+                param="where",
+            )
+        return str(where)
+    refused = first_refusal({"pram_where": True})
+    assert refused is not None
+    raise _refuse("where", refused[0].reason(where), type(where).__name__)
+
+
+def pram_lazy(
+    df: Any,
+    columns: Hashable | Sequence[Hashable],
+    *,
+    pd: float | Mapping[Any, float] = 0.8,
+    alpha: float | Mapping[Any, float] = 0.5,
+    strata: Hashable | Sequence[Hashable] | None = None,
+    transition: Mapping[Any, pandas.DataFrame] | None = None,
+    allowed: Mapping[Any, Any] | None = None,
+    where: Any = None,
+    together: Sequence[Sequence[Hashable]] | None = None,
+    linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
+    missing: str = "keep",
+    seed: SeedLike = None,
+) -> LazyPramResult:
+    """:func:`microsdc.pram` on a lazy frame; parameters, errors and draws are its own.
+
+    ``where=`` must be a boolean column of the frame (a Series or array has no rows to
+    align with) and ``linked=`` is refused; both are named in the
+    :class:`~microsdc.exceptions.InvalidParameterError`, raised before any row is read.
+    """
+    import narwhals as nw
+
+    from microsdc._validation import check_columns
+
+    backend = detect_backend(df, FUNC)
+    nwf = nw.from_native(df)
+    types = _schema(nwf)
+    names = [str(c) for c in types]
+    stand_in = pandas.DataFrame(columns=pandas.Index(names, dtype=object))
+    cols = check_columns(stand_in, columns, "columns", FUNC)
+    strata_cols = check_columns(stand_in, strata, "strata", FUNC, allow_empty=True)
+    state = check_missing(missing) == "state"
+    units = plan_units(
+        stand_in, cols, pd_=pd, alpha=alpha, strata=strata_cols, transition=transition,
+        allowed=allowed, together=together, linked=linked,
+    )  # fmt: skip
+    refused = first_refusal({"pram_linked": True if linked else None})
+    if refused is not None:
+        raise _refuse("linked", refused[0].reason(linked), linked)
+    where_col = _check_where(where, names, types)
+    rng = check_random_state(seed, func=FUNC)
+    return _run(df, backend, names, units, strata_cols, where_col, state, rng)
+
+
+def _run(
+    df: Any,
+    backend: Backend,
+    names: list[str],
+    units: list[Unit],
+    strata_cols: list[Hashable],
+    where_col: str | None,
+    state: bool,
+    rng: np.random.Generator,
+) -> LazyPramResult:
+    """The engine's counts, the matrices, the draws in the engine, the released counts."""
+    nulls = _null_counts(df, backend, names)
+    if where_col is not None and nulls[where_col]:
+        raise DataValidationError(
+            f"The 'where' parameter of {FUNC} must hold True or False for every record; "
+            f"column {where_col!r} holds {nulls[where_col]} missing value(s).",
+            func=FUNC,
+            param="where",
+        )
+    keys, distinct = keys_for(backend.name, df)
+    keys.record_keys(column_plan(_native_types(df, backend), nulls, distinct), where_col)
+    matrices: list[TransitionMatrix] = []
+    pending = []
+    for i, unit in enumerate(units):
+        drawn = _unit(df, backend, keys, unit, strata_cols, where_col, state, rng, i)
+        pending.append(drawn)
+    counted = _released_counts(keys.frame, backend, len(units))
+    for drawn, released in zip(pending, counted, strict=True):
+        matrices.extend(_matrices(drawn, released))
+    data = _final(keys.frame, backend, names, len(units))
+    return LazyPramResult(data=data, matrices=tuple(matrices), strata=tuple(strata_cols))
+
+
+def _patterns(
+    df: Any, backend: Backend, unit: Unit, strata_cols: list[Hashable], where_col: str | None
+) -> tuple[Any, pandas.DataFrame, list[str]]:
+    """The engine's group-by of where, strata and the unit's columns (missing kept), as
+    pyarrow and pandas, with the key columns."""
+    import narwhals as nw
+
+    from microsdc.backends.frequencies import N_RECORDS, aggregate, to_pandas
+
+    keys = [str(c) for c in (*([where_col] if where_col else []), *strata_cols, *unit.columns)]
+    table = aggregate(nw.from_native(df), list(keys), None)
+    frame = to_pandas(table)
+    frame[N_RECORDS] = frame[N_RECORDS].astype(np.int64)
+    return table, frame, keys
+
+
+class _Drawn:
+    """One unit's patterns, codes and matrices, waiting for its released counts."""
+
+    def __init__(self, **kw: Any) -> None:
+        self.__dict__.update(kw)
+
+
+def _unit(
+    df: Any,
+    backend: Backend,
+    keys: Any,
+    unit: Unit,
+    strata_cols: list[Hashable],
+    where_col: str | None,
+    state: bool,
+    rng: np.random.Generator,
+    index: int,
+) -> _Drawn:
+    """Draw the unit's released categories in the engine (columns ``..._<index>``)."""
+    from microsdc.backends.frequencies import N_RECORDS, join_back
+    from microsdc.postrandomisation.core import _is_ordered
+
+    table, patterns, key_cols = _patterns(df, backend, unit, strata_cols, where_col)
+    enc = encode_unit(patterns, unit.columns, state)
+    sid, stratum_values = stratum_ids(patterns, strata_cols)
+    chosen = patterns[where_col].to_numpy(dtype=bool) if where_col else True
+    selected = chosen & (enc.codes >= 0)
+    n_cat, n_strata = len(enc.labels), len(stratum_values)
+    weights = patterns[N_RECORDS].to_numpy(dtype=np.int64)
+    flat = sid[selected] * n_cat + enc.codes[selected]
+    counts = np.bincount(flat, weights=weights[selected], minlength=n_strata * n_cat)
+    counts = counts.astype(np.int64).reshape(n_strata, n_cat)
+    ordered = _is_ordered(patterns[unit.columns[0]])
+    mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
+    keys.key_uniform(int(key_salt(rng)), _U)
+    intervals = _intervals(table, key_cols, unit, enc, sid, selected, mats, index)
+    joined = join_back(keys.frame, backend, list[Hashable](key_cols), intervals)
+    keys.frame = _pick(joined, unit, index)
+    return _Drawn(unit=unit, enc=enc, counts=counts, mats=mats, kind=kind,
+                  stratum_values=stratum_values)  # fmt: skip
+
+
+def _intervals(
+    table: Any,
+    key_cols: list[str],
+    unit: Unit,
+    enc: EncodedUnit,
+    sid: np.ndarray,
+    selected: np.ndarray,
+    mats: list[np.ndarray],
+    index: int,
+) -> Any:
+    """The table joined onto the records: per selected pattern and released category
+    ``j`` with a probability above 0, ``[lo, hi)`` of the cumulative row (the last one
+    open above), ``j``'s values of the unit's columns, the stratum and both codes."""
+    import pyarrow as pa
+
+    n_cat = len(enc.labels)
+    first = np.zeros(n_cat, dtype=np.int64)
+    rows_with = np.flatnonzero(enc.codes >= 0)
+    first[enc.codes[rows_with][::-1]] = rows_with[::-1]
+    rows, lo, hi, new = [], [], [], []
+    cums = [cumulative_rows(m) for m in mats]
+    for r in np.flatnonzero(selected):
+        cum = cums[sid[r]][enc.codes[r]]
+        lower = np.concatenate([[0.0], cum[:-1]])
+        upper = cum.copy()
+        upper[-1] = np.inf
+        keep = np.flatnonzero(upper > lower)
+        rows.append(np.full(len(keep), r))
+        lo.append(lower[keep])
+        hi.append(upper[keep])
+        new.append(keep)
+    take = np.concatenate(rows) if rows else np.zeros(0, np.int64)
+    newcode = np.concatenate(new) if new else np.zeros(0, np.int64)
+    out = table.select(key_cols).take(pa.array(take, type=pa.int64()))
+    extra = {
+        f"{_LO}_{index}": np.concatenate(lo) if lo else np.zeros(0),
+        f"{_HI}_{index}": np.concatenate(hi) if hi else np.zeros(0),
+        f"{_SID}_{index}": sid[take],
+        f"{_CODE}_{index}": enc.codes[take].astype(np.int64),
+        f"{_NEW}_{index}": newcode.astype(np.int64),
+    }
+    for name, values in extra.items():
+        out = out.append_column(name, pa.array(values))
+    for j, c in enumerate(unit.columns):
+        values = table.column(str(c)).take(pa.array(first[newcode], type=pa.int64()))
+        out = out.append_column(f"__microsdc_v{j}_{index}", values)
+    return out
+
+
+def _pick(joined: Any, unit: Unit, index: int) -> Any:
+    """Keep each record's one interval holding its number (or its row when it matched
+    none), and set the unit's columns to the released values."""
+    import narwhals as nw
+
+    frame = nw.from_native(joined)
+    lo, hi, u = nw.col(f"{_LO}_{index}"), nw.col(f"{_HI}_{index}"), nw.col(_U)
+    frame = frame.filter(lo.is_null() | ((lo <= u) & (u < hi)))
+    types = _schema(frame)
+    exprs = [
+        nw.when(lo.is_null())
+        .then(nw.col(str(c)))
+        .otherwise(nw.col(f"__microsdc_v{j}_{index}").cast(types[str(c)]))
+        .alias(str(c))
+        for j, c in enumerate(unit.columns)
+    ]
+    frame = frame.with_columns(*exprs)
+    drop = [f"__microsdc_v{j}_{index}" for j in range(len(unit.columns))]
+    return frame.drop(f"{_LO}_{index}", f"{_HI}_{index}", _U, *drop).to_native()
+
+
+def _released_counts(frame: Any, backend: Backend, n_units: int) -> list[np.ndarray]:
+    """Per unit: (stratum, original code, released code, records) of the PRAMmed records."""
+    import narwhals as nw
+
+    nwf = nw.from_native(frame)
+    out = []
+    for i in range(n_units):
+        cols = [f"{_SID}_{i}", f"{_CODE}_{i}", f"{_NEW}_{i}"]
+        grouped = (
+            nwf.filter(~nw.col(cols[0]).is_null())
+            .group_by(*cols)
+            .agg(nw.len().alias("n"))
+            .select(*cols, "n")
+        )
+        if isinstance(grouped, nw.LazyFrame):
+            grouped = grouped.collect(backend="pyarrow")
+        arrow = grouped.to_arrow()
+        out.append(np.column_stack([arrow.column(j).to_numpy() for j in range(4)]).astype(np.int64))
+    return out
+
+
+def _matrices(drawn: _Drawn, released_rows: np.ndarray) -> list[TransitionMatrix]:
+    enc = drawn.enc
+    n_strata, n_cat = drawn.counts.shape
+    released = np.zeros((n_strata, n_cat), dtype=np.int64)
+    n_changed = np.zeros(n_strata, dtype=np.int64)
+    for s, c, j, n in released_rows:
+        released[s, j] += n
+        if c != j:
+            n_changed[s] += n
+    out = []
+    for s in range(n_strata):
+        out.append(
+            TransitionMatrix(
+                variables=drawn.unit.columns,
+                stratum=drawn.stratum_values[s],
+                matrix=pandas.DataFrame(drawn.mats[s], index=enc.labels, columns=enc.labels),
+                counts=pandas.Series(drawn.counts[s], index=enc.labels, name="records"),
+                released=pandas.Series(released[s], index=enc.labels, name="records"),
+                invariance_error=invariance_error(drawn.counts[s], drawn.mats[s]),
+                n_changed=int(n_changed[s]),
+                kind=drawn.kind,
+            )
+        )
+    return out
+
+
+def _final(frame: Any, backend: Backend, names: list[str], n_units: int) -> Any:
+    """The release: the input's columns in its order (DuckDB: rows in the input's order)."""
+    if backend.name == "DuckDB":
+        from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
+
+        cols = ", ".join(sql_name(c) for c in names)
+        return frame.query(DUCKDB_VIEW, f"SELECT {cols} FROM {DUCKDB_VIEW} ORDER BY {ROW}")
+    import narwhals as nw
+
+    return nw.from_native(frame).select(*names).to_native()
+
+
+__all__ += ["KEY"]
