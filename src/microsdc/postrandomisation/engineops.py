@@ -12,7 +12,6 @@ from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_arrow, sql_name
 from microsdc.postrandomisation.enginekeys import (
     _MASK,
     _OCC,
-    KEY,
     MAX_MAPPED,
     ColumnHash,
     EngineKeys,
@@ -200,7 +199,7 @@ def _duckdb_hash_join(rel: Any, target: str, col: ColumnHash) -> Any:
     import pyarrow as pa
 
     native, hashed = col.table
-    __microsdc_hashes = native.rename_columns(["v"]).append_column(  # noqa: F841
+    __microsdc_hashes = native.rename_columns(["v"]).append_column(
         "h", pa.array(hashed, type=pa.uint64())
     )  # read by DuckDB's replacement scan
     c, t = sql_name(col.name), sql_name(target)
@@ -230,6 +229,15 @@ def duckdb_distinct(rel: Any, name: str) -> tuple[Any, Any] | None:
 # --------------------------------------------------------------------------- Spark
 
 
+def _dec(value: int) -> Any:
+    """An integer literal of Spark as DECIMAL(38, 0) (a long cannot hold 2^64)."""
+    from decimal import Decimal
+
+    from pyspark.sql import functions as F
+
+    return F.lit(Decimal(value)).cast("decimal(38,0)")
+
+
 def _spark_signed(value: int) -> int:
     value &= _MASK
     return value - _TWO64 if value >= 1 << 63 else value
@@ -251,15 +259,15 @@ class SparkKeys(EngineKeys):
         from pyspark.sql import functions as F
 
         d = x.cast("decimal(20,0)")
-        return F.when(x < 0, d + F.lit(_TWO64).cast("decimal(20,0)")).otherwise(d)
+        return F.when(x < 0, d + _dec(_TWO64)).otherwise(d)
 
     @staticmethod
     def _signed(d: Any) -> Any:
         """An unsigned value in [0, 2^64) (decimal) back to the long with its bits."""
         from pyspark.sql import functions as F
 
-        big = F.lit(_TWO64).cast("decimal(38,0)")
-        return F.when(d >= F.lit(1 << 63).cast("decimal(38,0)"), d - big).otherwise(d).cast("long")
+        big = _dec(_TWO64)
+        return F.when(d >= _dec(1 << 63), d - big).otherwise(d).cast("long")
 
     def _mul(self, x: Any, c: int) -> Any:
         from pyspark.sql import functions as F
@@ -267,16 +275,16 @@ class SparkKeys(EngineKeys):
         lo = (x.bitwiseAND(F.lit(0xFFFFFFFF))).cast("decimal(38,0)")
         hi = F.shiftrightunsigned(x, 32).cast("decimal(38,0)")
         c = c & _MASK
-        clo, chi = F.lit(c & 0xFFFFFFFF).cast("decimal(38,0)"), F.lit(c >> 32).cast("decimal(38,0)")
-        two32 = F.lit(1 << 32).cast("decimal(38,0)")
+        clo, chi = _dec(c & 0xFFFFFFFF), _dec(c >> 32)
+        two32 = _dec(1 << 32)
         cross = F.pmod(hi * clo + lo * chi, two32)
-        return self._signed(F.pmod(lo * clo + cross * two32, F.lit(_TWO64).cast("decimal(38,0)")))
+        return self._signed(F.pmod(lo * clo + cross * two32, _dec(_TWO64)))
 
     def _add(self, x: Any, c: Any) -> Any:
         from pyspark.sql import functions as F
 
         total = self._unsigned(x).cast("decimal(38,0)") + c
-        return self._signed(F.pmod(total, F.lit(_TWO64).cast("decimal(38,0)")))
+        return self._signed(F.pmod(total, _dec(_TWO64)))
 
     def set_const(self, name: str, value: int) -> None:
         from pyspark.sql import functions as F
@@ -293,7 +301,7 @@ class SparkKeys(EngineKeys):
 
         x = F.col(name)
         if op == "add":
-            expr = self._add(x, F.lit(arg & _MASK).cast("decimal(38,0)"))
+            expr = self._add(x, _dec(arg & _MASK))
         elif op == "mul":
             expr = self._mul(x, arg)
         elif op == "xor":
@@ -359,8 +367,8 @@ class SparkKeys(EngineKeys):
         occ = F.row_number().over(Window.partitionBy(name).orderBy(ROW)) - 1
         total = self._unsigned(F.col(name)).cast("decimal(38,0)") + occ.cast(
             "decimal(38,0)"
-        ) * F.lit(_OCC).cast("decimal(38,0)")
-        big = F.lit(_TWO64).cast("decimal(38,0)")
+        ) * _dec(_OCC)
+        big = _dec(_TWO64)
         self.frame = self.frame.withColumn(name, self._signed(F.pmod(total, big)))
         return True
 
