@@ -116,7 +116,9 @@ def polars_distinct(frame: Any, name: str) -> tuple[Any, Any] | None:
 
 
 def _u64(expr: str) -> str:
-    return f"CAST(({expr}) % {_TWO64} AS UBIGINT)"
+    """A UHUGEINT expression modulo 2^64, as UBIGINT (a mask: DuckDB divides 128-bit
+    integers bit by bit, hundreds of times slower)."""
+    return f"CAST(({expr}) & {_MASK}::UHUGEINT AS UBIGINT)"
 
 
 class DuckDBKeys(EngineKeys):
@@ -125,17 +127,40 @@ class DuckDBKeys(EngineKeys):
     (:data:`ROW`) so repeated keys are numbered in the input's order."""
 
     def __init__(self, frame: Any) -> None:
-        super().__init__(frame)
-        self._query(f"SELECT *, row_number() OVER () - 1 AS {ROW} FROM {DUCKDB_VIEW}")
+        self._rel = frame
+        self._names = list(frame.columns)
+        self._pending: list[str] = []  # SQL layers over "{src}", written out as one query
+        self._query(f"SELECT *, row_number() OVER () - 1 AS {ROW} FROM {{src}}")
+        self._names.append(ROW)
+
+    @property
+    def frame(self) -> Any:  # type: ignore[override]
+        """The relation with every step so far: one query for all the pending layers."""
+        if self._pending:
+            sql = DUCKDB_VIEW
+            for layer in self._pending:
+                sql = layer.format(src=sql if sql == DUCKDB_VIEW else f"({sql})")
+            self._pending = []
+            self._rel = self._rel.query(DUCKDB_VIEW, sql)
+        return self._rel
+
+    @frame.setter
+    def frame(self, rel: Any) -> None:
+        self._pending = []
+        self._rel = rel
+        self._names = list(rel.columns)
 
     def _query(self, sql: str) -> None:
-        self.frame = self.frame.query(DUCKDB_VIEW, sql)
+        self._pending.append(sql)
 
     def _set(self, name: str, expr: str) -> None:
-        if name in self.frame.columns:
-            self._query(f"SELECT * REPLACE ({expr} AS {sql_name(name)}) FROM {DUCKDB_VIEW}")
+        n = sql_name(name)
+        expr = expr.replace("{", "{{").replace("}", "}}")
+        if name in self._names:
+            self._query(f"SELECT * REPLACE ({expr} AS {n}) FROM {{src}}")
         else:
-            self._query(f"SELECT *, {expr} AS {sql_name(name)} FROM {DUCKDB_VIEW}")
+            self._query(f"SELECT *, {expr} AS {n} FROM {{src}}")
+            self._names.append(name)
 
     def set_const(self, name: str, value: int) -> None:
         self._set(name, f"CAST({value & _MASK} AS UBIGINT)")
@@ -158,7 +183,7 @@ class DuckDBKeys(EngineKeys):
         c = sql_name(col.name)
         if col.kind == "int":
             m = 1 << col.bits
-            self._set(target, f"CAST(((CAST({c} AS HUGEINT) % {m}) + {m}) % {m} AS UBIGINT)")
+            self._set(target, f"CAST(CAST({c} AS HUGEINT) & {m - 1}::HUGEINT AS UBIGINT)")
         elif col.kind == "bool":
             self._set(target, f"CAST({c} AS UBIGINT)")
         elif col.kind == "native":
@@ -189,7 +214,8 @@ class DuckDBKeys(EngineKeys):
 
     def drop(self, names: Sequence[str]) -> None:
         cols = ", ".join(sql_name(n) for n in names)
-        self._query(f"SELECT * EXCLUDE ({cols}) FROM {DUCKDB_VIEW}")
+        self._query(f"SELECT * EXCLUDE ({cols}) FROM {{src}}")
+        self._names = [c for c in self._names if c not in names]
 
 
 def _duckdb_hash_join(rel: Any, target: str, col: ColumnHash) -> Any:
