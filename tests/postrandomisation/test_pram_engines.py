@@ -33,7 +33,7 @@ def survey(n: int = 2000, seed: int = 0) -> pl.DataFrame:
             "small": pl.Series(rng.integers(-100, 100, n), dtype=pl.Int8),
             "income": pl.Series(
                 rng.choice([1.5, -0.0, 0.0, np.nan, None, 2.25], n).tolist(), dtype=pl.Float64
-            ),  # fmt: skip
+            ),
             "adult": rng.integers(0, 2, n).astype(bool),
             "hh": pl.Series([None if i % 11 == 0 else i % 5 for i in range(n)], dtype=pl.Int32),
         }
@@ -148,7 +148,7 @@ def test_record_keys_and_uniforms_equal_pandas_column_type_by_type(engine: str) 
         reference = frame.df()
         types = dict(zip(frame.columns, map(str, frame.types), strict=True))
     keys, distinct = keys_for(engine, frame)
-    keys.record_keys(column_plan(types, dict(zip(df.columns, df.null_count().row(0))),
+    keys.record_keys(column_plan(types, dict(zip(df.columns, df.null_count().row(0), strict=True)),
                                  distinct), None)  # fmt: skip
     keys.key_uniform(987654321, "u")
     out = keys.frame.collect() if engine == "polars" else pl.from_arrow(
@@ -163,8 +163,14 @@ def test_no_rows_enter_python(monkeypatch: pytest.MonkeyPatch) -> None:
     """Everything collected from the engines is a count or a table of distinct values."""
     n = 3000
     rng = np.random.default_rng(4)
-    df = pl.DataFrame({"id": np.arange(n), "roof": rng.choice(["tin", "tile", "straw"], n),
-                       "rooms": rng.integers(1, 6, n), "region": rng.integers(0, 3, n)})  # fmt: skip
+    df = pl.DataFrame(
+        {
+            "id": np.arange(n),
+            "roof": rng.choice(["tin", "tile", "straw"], n),
+            "rooms": rng.integers(1, 6, n),
+            "region": rng.integers(0, 3, n),
+        }
+    )
     sizes: list[int] = []
     collect = pl.LazyFrame.collect
 
