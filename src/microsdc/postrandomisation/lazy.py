@@ -35,8 +35,7 @@ from microsdc.postrandomisation.units import EncodedUnit, encode_unit
 __all__ = ["pram_lazy"]
 
 _U = "__microsdc_u"
-_LO = "__microsdc_lo"
-_HI = "__microsdc_hi"
+_CUM = "__microsdc_cum"
 _SID = "__microsdc_sid"
 _CODE = "__microsdc_code"
 _NEW = "__microsdc_newcode"
@@ -216,7 +215,7 @@ def _unit(
     index: int,
 ) -> _Drawn:
     """Draw the unit's released categories in the engine (columns ``..._<index>``)."""
-    from microsdc.backends.frequencies import N_RECORDS, join_back
+    from microsdc.backends.frequencies import N_RECORDS
     from microsdc.postrandomisation.core import _is_ordered
 
     table, patterns, key_cols = _patterns(df, backend, unit, strata_cols, where_col)
@@ -232,102 +231,154 @@ def _unit(
     ordered = _is_ordered(patterns[unit.columns[0]])
     mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
     keys.key_uniform(int(key_salt(rng)), _U)
-    intervals = _intervals(table, key_cols, unit, enc, sid, selected, mats, index)
-    joined = join_back(keys.frame, backend, list[Hashable](key_cols), intervals)
-    keys.frame = _pick(joined, unit, index)
+    thresholds = _thresholds(table, key_cols, enc, sid, selected, mats, index)
+    joined = _join(keys.frame, backend, key_cols, thresholds)
+    values = _values(table, unit, enc, index)
+    keys.frame = _draw(joined, backend, unit, n_cat, values, index)
     return _Drawn(unit=unit, enc=enc, counts=counts, mats=mats, kind=kind,
                   stratum_values=stratum_values)  # fmt: skip
 
 
-def _intervals(
+def _thresholds(
     table: Any,
     key_cols: list[str],
-    unit: Unit,
     enc: EncodedUnit,
     sid: np.ndarray,
     selected: np.ndarray,
     mats: list[np.ndarray],
     index: int,
 ) -> Any:
-    """The table joined onto the records: per selected pattern and released category
-    ``j`` with a probability above 0, ``[lo, hi)`` of the cumulative row (the last one
-    open above), ``j``'s values of the unit's columns, the stratum and both codes."""
+    """The table joined onto the records: per selected pattern, the first ``L - 1``
+    values of its cumulative transition row, its stratum and its code."""
+    import pyarrow as pa
+
+    rows = np.flatnonzero(selected)
+    cums = [cumulative_rows(m) for m in mats]
+    n_cat = len(enc.labels)
+    cum = np.array([cums[sid[r]][enc.codes[r]] for r in rows]).reshape(len(rows), n_cat)
+    out = table.select(key_cols).take(pa.array(rows, type=pa.int64()))
+    out = out.append_column(f"{_SID}_{index}", pa.array(sid[rows].astype(np.int64)))
+    out = out.append_column(f"{_CODE}_{index}", pa.array(enc.codes[rows].astype(np.int64)))
+    for k in range(n_cat - 1):
+        out = out.append_column(f"{_CUM}{k}_{index}", pa.array(cum[:, k]))
+    return out
+
+
+def _join(frame: Any, backend: Backend, keys: list[str], table: Any) -> Any:
+    """Left-join the pyarrow ``table`` (``keys`` then outputs) onto ``frame``, missing ==
+    missing. On DuckDB without putting the rows back in order after each join: the
+    release is ordered once, at the end, by the row numbers taken at the scan."""
+    if backend.name != "DuckDB":
+        from microsdc.backends.frequencies import join_back
+
+        return join_back(frame, backend, list[Hashable](keys), table)
+    return _duckdb_join(frame, keys, table)
+
+
+def _duckdb_join(rel: Any, keys: list[str], table: Any) -> Any:
+    from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_key, sql_name
+
+    outputs = [c for c in table.column_names if c not in keys]
+    __microsdc_right = table.rename_columns(  # read by DuckDB's replacement scan
+        [f"k{i}" for i in range(len(keys))] + [f"o{i}" for i in range(len(outputs))]
+    )
+    on = " AND ".join(
+        f"{duckdb_key(rel, c, 't.')} IS NOT DISTINCT FROM p.k{i}" for i, c in enumerate(keys)
+    )
+    extra = ", ".join(f"p.o{i} AS {sql_name(c)}" for i, c in enumerate(outputs))
+    return rel.query(
+        DUCKDB_VIEW,
+        f"SELECT t.*, {extra} FROM {DUCKDB_VIEW} AS t LEFT JOIN __microsdc_right AS p ON {on}",
+    )
+
+
+def _values(table: Any, unit: Unit, enc: EncodedUnit, index: int) -> Any:
+    """Each category's code and values of the unit's columns (as the engine holds them)."""
     import pyarrow as pa
 
     n_cat = len(enc.labels)
     first = np.zeros(n_cat, dtype=np.int64)
     rows_with = np.flatnonzero(enc.codes >= 0)
     first[enc.codes[rows_with][::-1]] = rows_with[::-1]
-    rows, lo, hi, new = [], [], [], []
-    cums = [cumulative_rows(m) for m in mats]
-    for r in np.flatnonzero(selected):
-        cum = cums[sid[r]][enc.codes[r]]
-        lower = np.concatenate([[0.0], cum[:-1]])
-        upper = cum.copy()
-        upper[-1] = np.inf
-        keep = np.flatnonzero(upper > lower)
-        rows.append(np.full(len(keep), r))
-        lo.append(lower[keep])
-        hi.append(upper[keep])
-        new.append(keep)
-    take = np.concatenate(rows) if rows else np.zeros(0, np.int64)
-    newcode = np.concatenate(new) if new else np.zeros(0, np.int64)
-    out = table.select(key_cols).take(pa.array(take, type=pa.int64()))
-    extra = {
-        f"{_LO}_{index}": np.concatenate(lo) if lo else np.zeros(0),
-        f"{_HI}_{index}": np.concatenate(hi) if hi else np.zeros(0),
-        f"{_SID}_{index}": sid[take],
-        f"{_CODE}_{index}": enc.codes[take].astype(np.int64),
-        f"{_NEW}_{index}": newcode.astype(np.int64),
-    }
-    for name, values in extra.items():
-        out = out.append_column(name, pa.array(values))
+    out = pa.table({f"{_NEW}_{index}": pa.array(np.arange(n_cat, dtype=np.int64))})
     for j, c in enumerate(unit.columns):
-        values = table.column(str(c)).take(pa.array(first[newcode], type=pa.int64()))
-        out = out.append_column(f"__microsdc_v{j}_{index}", values)
+        out = out.append_column(f"__microsdc_v{j}_{index}", table.column(str(c)).take(first))
     return out
 
 
-def _pick(joined: Any, unit: Unit, index: int) -> Any:
-    """Keep each record's one interval holding its number (or its row when it matched
-    none), and set the unit's columns to the released values."""
+def _draw(frame: Any, backend: Backend, unit: Unit, n_cat: int, values: Any, index: int) -> Any:
+    """The released code of each PRAMmed record: the number of thresholds of its row at
+    or below its uniform number, which is the first category whose cumulative
+    probability exceeds it (the last at most), as on pandas; then the values of that
+    category by a join on the code, and the unit's columns set to them."""
     import narwhals as nw
 
-    frame = nw.from_native(joined)
-    lo, hi, u = nw.col(f"{_LO}_{index}"), nw.col(f"{_HI}_{index}"), nw.col(_U)
-    frame = frame.filter(lo.is_null() | ((lo <= u) & (u < hi)))
-    types = _schema(frame)
+    u = nw.col(_U)
+    cums = [f"{_CUM}{k}_{index}" for k in range(n_cat - 1)]
+    code = nw.col(f"{_CODE}_{index}")
+    below = [(nw.col(c) <= u).cast(nw.Int64) for c in cums]
+    new = nw.sum_horizontal(*below) if below else code * 0
+    drawn = nw.when(code.is_null()).then(code).otherwise(new)
+    frame = nw.from_native(frame).with_columns(drawn.alias(f"{_NEW}_{index}")).drop(_U, *cums)
+    joined = nw.from_native(_join(frame.to_native(), backend, [f"{_NEW}_{index}"], values))
+    types = _schema(joined)
     exprs = [
-        nw.when(lo.is_null())
+        nw.when(code.is_null())
         .then(nw.col(str(c)))
         .otherwise(nw.col(f"__microsdc_v{j}_{index}").cast(types[str(c)]))
         .alias(str(c))
         for j, c in enumerate(unit.columns)
     ]
-    frame = frame.with_columns(*exprs)
     drop = [f"__microsdc_v{j}_{index}" for j in range(len(unit.columns))]
-    return frame.drop(f"{_LO}_{index}", f"{_HI}_{index}", _U, *drop).to_native()
+    return joined.with_columns(*exprs).drop(*drop).to_native()
 
 
 def _released_counts(frame: Any, backend: Backend, n_units: int) -> list[np.ndarray]:
-    """Per unit: (stratum, original code, released code, records) of the PRAMmed records."""
+    """Per unit: rows (stratum, original code, released code, records) of the PRAMmed
+    records, all units counted in one pass over the release where the engine can."""
+    groups = [[f"{_SID}_{i}", f"{_CODE}_{i}", f"{_NEW}_{i}"] for i in range(n_units)]
+    if backend.name == "polars":
+        import polars as pl
+
+        plans = [
+            frame.filter(pl.col(g[0]).is_not_null()).group_by(g).agg(pl.len()).select(*g, "len")
+            for g in groups
+        ]
+        return [_rows(t.to_arrow()) for t in pl.collect_all(plans)]
+    if backend.name == "DuckDB":
+        return _duckdb_counts(frame, groups)
     import narwhals as nw
 
     nwf = nw.from_native(frame)
     out = []
-    for i in range(n_units):
-        cols = [f"{_SID}_{i}", f"{_CODE}_{i}", f"{_NEW}_{i}"]
-        grouped = (
-            nwf.filter(~nw.col(cols[0]).is_null())
-            .group_by(*cols)
-            .agg(nw.len().alias("n"))
-            .select(*cols, "n")
-        )
-        if isinstance(grouped, nw.LazyFrame):
-            grouped = grouped.collect(backend="pyarrow")
-        arrow = grouped.to_arrow()
-        out.append(np.column_stack([arrow.column(j).to_numpy() for j in range(4)]).astype(np.int64))
+    for g in groups:
+        grouped = nwf.filter(~nw.col(g[0]).is_null()).group_by(*g).agg(nw.len().alias("n"))
+        out.append(_rows(grouped.select(*g, "n").collect(backend="pyarrow").to_arrow()))
     return out
+
+
+def _rows(table: Any) -> np.ndarray:
+    columns = [table.column(j).to_numpy() for j in range(4)]
+    return np.column_stack(columns).astype(np.int64).reshape(-1, 4)
+
+
+def _duckdb_counts(rel: Any, groups: list[list[str]]) -> list[np.ndarray]:
+    """One DuckDB query: the release computed once (a materialised CTE), counted per unit."""
+    from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_arrow, sql_name
+
+    cols = ", ".join(sql_name(c) for g in groups for c in g)
+    parts = []
+    for i, g in enumerate(groups):
+        keys = ", ".join(sql_name(c) for c in g)
+        parts.append(
+            f"SELECT {i} AS unit, {keys}, count(*) AS n FROM f WHERE {sql_name(g[0])} "
+            f"IS NOT NULL GROUP BY {keys}"
+        )
+    sql = f"WITH f AS MATERIALIZED (SELECT {cols} FROM {DUCKDB_VIEW}) " + " UNION ALL ".join(parts)
+    table = duckdb_arrow(rel.query(DUCKDB_VIEW, sql))
+    unit = table.column(0).to_numpy()
+    allrows = np.column_stack([table.column(j).to_numpy() for j in range(1, 5)]).astype(np.int64)
+    return [allrows.reshape(-1, 4)[unit == i] for i in range(len(groups))]
 
 
 def _matrices(drawn: _Drawn, released_rows: np.ndarray) -> list[TransitionMatrix]:
