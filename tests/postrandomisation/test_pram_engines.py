@@ -267,3 +267,12 @@ def test_engine_hash_above_the_cap_keeps_the_distribution(
     assert (np.abs(released - counts) <= 4 * sd).all()
     # the engine's hash, not pandas': another release than pandas' for the same seed
     assert not out.to_pandas().equals(pram(df.to_pandas(), "v", pd=0.6, seed=12).data)
+
+
+def test_estimate_names_a_lazy_result() -> None:
+    from microsdc import pram_estimate
+
+    df = survey(100)
+    res = pram(df.lazy(), "roof", seed=1)
+    with pytest.raises(InvalidParameterError, match=r"lazy frame.*same seed"):
+        pram_estimate(df.to_pandas(), res)  # type: ignore[arg-type]
