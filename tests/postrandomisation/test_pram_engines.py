@@ -90,6 +90,7 @@ def test_duckdb_release_equals_pandas(kw: dict[str, Any]) -> None:
     _same_matrices(got, want)
 
 
+@pytest.mark.filterwarnings("ignore:PySpark does not yet fully support pandas")
 def test_spark_release_equals_pandas(spark: Any) -> None:
     # Spark computes on longs in ANSI mode (the default of Spark 4): no product overflows
     df = survey(600).with_row_index("id").with_columns(pl.col("id").cast(pl.Int64))

@@ -101,7 +101,6 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         "bands of one 'width' run in the engine",
     ),
     NeedsRecords("swapping", None, "households are paired and swapped record by record"),
-    NeedsRecords("pram", None, "PRAM draws a new category record by record in memory"),
     NeedsRecords(
         "pram_where",
         None,

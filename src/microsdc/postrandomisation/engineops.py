@@ -409,13 +409,14 @@ class SparkKeys(EngineKeys):
 
 
 def spark_distinct(df: Any, name: str) -> tuple[Any, Any] | None:
-    """The distinct values of ``name`` (pandas as ``toPandas()`` gives them, pyarrow),
-    or None above the cap."""
+    """The distinct values of ``name`` (pandas from Spark's arrow, as ``toPandas()`` gives
+    numbers, text and missing values, without its warning under pandas 3; pyarrow), or
+    None above the cap."""
     values = df.select(f"`{name}`").distinct().limit(MAX_MAPPED + 1)
     table = values.toArrow()
     if table.num_rows > MAX_MAPPED:
         return None
-    return values.toPandas()[name], table
+    return table.to_pandas()[name], table
 
 
 def keys_for(backend_name: str, frame: Any) -> tuple[EngineKeys, Any]:
