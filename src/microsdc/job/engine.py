@@ -439,12 +439,19 @@ def _risk_before(
     return start, before, stages
 
 
-def pram_engine(cfg: JobConfig, frame: Any) -> tuple[Any, dict[str, Any]]:
-    """The job's ``[pram]`` step inside the engine: the lazy release and its figures
-    (the same call and figures as on pandas, :func:`microsdc.job.methods.run_method`)."""
+def _pram_step(cfg: JobConfig, frame: Any, timed: Any) -> tuple[Any, dict[str, Any] | None]:
+    """The job's ``[pram]`` step inside the engine, if it has one: the lazy release and
+    its figures (the call and figures of the pandas route,
+    :func:`microsdc.job.methods.run_method`); else ``frame`` and None."""
+    if "pram" not in cfg.steps:
+        return frame, None
     from microsdc.job.methods import run_method
 
-    return run_method(cfg, "pram", frame)
+    return timed(
+        "pram",
+        f"PRAM of categorical variables ({cfg.engine})",
+        lambda: run_method(cfg, "pram", frame),
+    )
 
 
 def run_engine_job(
@@ -463,9 +470,7 @@ def run_engine_job(
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps
-    pram_step = "pram" in cfg.steps
-    n_steps = 4 + (1 if suppress else 0) + (1 if write else 0) + (1 if cfg.recode else 0)
-    n_steps += 1 if pram_step else 0
+    n_steps = 4 + sum(map(bool, (suppress, write, cfg.recode, "pram" in cfg.steps)))
     engine = cfg.engine
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)
@@ -492,14 +497,7 @@ def run_engine_job(
                 f"local suppression ({engine})",
                 lambda: suppress_engine(cfg, frame, start, records),
             )
-        pram_fig = None
-        if pram_step:
-            suppressed = final
-            final, pram_fig = timed(
-                "pram",
-                f"PRAM of categorical variables ({engine})",
-                lambda: pram_engine(cfg, suppressed),
-            )
+        final, pram_fig = _pram_step(cfg, final, timed)
         end = timed("risk_after", f"measuring risk (after, {engine})", lambda: Patterns(final, cfg))
         after = measure_risk_engine(end, cfg)
         ran = [name for name in ("suppression", "pram") if name in cfg.steps]

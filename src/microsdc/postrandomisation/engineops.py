@@ -134,7 +134,7 @@ class DuckDBKeys(EngineKeys):
         self._names.append(ROW)
 
     @property
-    def frame(self) -> Any:  # type: ignore[override]
+    def frame(self) -> Any:
         """The relation with every step so far: one query for all the pending layers."""
         if self._pending:
             sql = DUCKDB_VIEW

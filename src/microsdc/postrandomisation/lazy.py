@@ -13,6 +13,7 @@ enter Python and the release stays lazy.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -196,11 +197,16 @@ def _patterns(
     return table, frame, keys
 
 
+@dataclass(frozen=True)
 class _Drawn:
-    """One unit's patterns, codes and matrices, waiting for its released counts."""
+    """One unit's codes, counts and matrices, waiting for its released counts."""
 
-    def __init__(self, **kw: Any) -> None:
-        self.__dict__.update(kw)
+    unit: Unit
+    enc: EncodedUnit
+    counts: np.ndarray
+    mats: list[np.ndarray]
+    kind: str
+    stratum_values: list[tuple]
 
 
 def _unit(
