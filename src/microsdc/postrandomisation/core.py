@@ -143,7 +143,7 @@ def pram(
     with the small table of cumulative transition rows picks its released category.
     The rows never enter Python. The release equals, value for value, that of the same
     seed on the engine's own pandas conversion (polars ``.to_pandas()``, DuckDB
-    ``.df()``, Spark ``.toPandas()``), as long as every text, decimal, date or
+    ``.df()``, Spark ``.toArrow().to_pandas()``), as long as every text, decimal, date or
     nullable column has at most
     :data:`~microsdc.postrandomisation.enginekeys.MAX_MAPPED` distinct values; above
     that, such a column enters the key through the engine's own hash, which gives the
