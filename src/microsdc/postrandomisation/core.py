@@ -18,7 +18,7 @@ from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.matrices import invariance_error
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
 from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
-from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit
+from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit, is_ordered
 
 __all__ = ["pram"]
 
@@ -194,7 +194,7 @@ def pram(
     for unit in units:
         enc = encode_unit(df, unit.columns, state)
         selected = chosen & (enc.codes >= 0)
-        ordered = _is_ordered(df[unit.columns[0]])
+        ordered = is_ordered(df[unit.columns[0]])
         new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices, ordered)
         _write_back(df, unit, enc, new, out, changed)
         pramed[unit.name] = selected
@@ -222,18 +222,6 @@ def _other_frame(args: dict[str, Any]) -> PramResult | LazyPramResult:
 
     result: PramResult = call_in_memory(pram, args)
     return result
-
-
-def _is_ordered(column: pandas.Series) -> bool:
-    """Whether the values have an order to take neighbours in."""
-    dtype = column.dtype
-    if isinstance(dtype, pandas.CategoricalDtype):
-        return bool(dtype.ordered)
-    api = pandas.api.types
-    return bool(
-        (api.is_numeric_dtype(dtype) and not api.is_bool_dtype(dtype))
-        or api.is_datetime64_any_dtype(dtype)
-    )
 
 
 def _pram_unit(

@@ -31,7 +31,7 @@ from microsdc.postrandomisation.engineops import ROW, keys_for
 from microsdc.postrandomisation.matrices import cumulative_rows, invariance_error
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, plan_units
 from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix
-from microsdc.postrandomisation.units import EncodedUnit, encode_unit
+from microsdc.postrandomisation.units import EncodedUnit, encode_unit, is_ordered
 
 __all__ = ["pram_lazy"]
 
@@ -222,7 +222,6 @@ def _unit(
 ) -> _Drawn:
     """Draw the unit's released categories in the engine (columns ``..._<index>``)."""
     from microsdc.backends.frequencies import N_RECORDS
-    from microsdc.postrandomisation.core import _is_ordered
 
     table, patterns, key_cols = _patterns(df, backend, unit, strata_cols, where_col)
     enc = encode_unit(patterns, unit.columns, state)
@@ -234,7 +233,7 @@ def _unit(
     flat = sid[selected] * n_cat + enc.codes[selected]
     counts = np.bincount(flat, weights=weights[selected], minlength=n_strata * n_cat)
     counts = counts.astype(np.int64).reshape(n_strata, n_cat)
-    ordered = _is_ordered(patterns[unit.columns[0]])
+    ordered = is_ordered(patterns[unit.columns[0]])
     mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
     keys.key_uniform(int(key_salt(rng)), _U)
     thresholds = _thresholds(table, key_cols, enc, sid, selected, mats, index)
