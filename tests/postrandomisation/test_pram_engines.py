@@ -15,7 +15,11 @@ pytest.importorskip("narwhals")
 
 from microsdc import pram  # noqa: E402
 from microsdc.data.rowkeys import key_uniforms, record_keys  # noqa: E402
-from microsdc.exceptions import ColumnNotFoundError, InvalidParameterError  # noqa: E402
+from microsdc.exceptions import (  # noqa: E402
+    ColumnNotFoundError,
+    DataValidationError,
+    InvalidParameterError,
+)
 from microsdc.postrandomisation import LazyPramResult, PramResult  # noqa: E402
 from microsdc.postrandomisation.enginekeys import KEY, column_plan  # noqa: E402
 from microsdc.postrandomisation.engineops import keys_for  # noqa: E402
@@ -38,11 +42,15 @@ def survey(n: int = 2000, seed: int = 0) -> pl.DataFrame:
             "hh": pl.Series([None if i % 11 == 0 else i % 5 for i in range(n)], dtype=pl.Int32),
         }
     )
+    df = df.with_columns(
+        pl.col("region").replace_strict({"north": "N", "south": "S", "east": "E"}).alias("code")
+    )
     return pl.concat([df, df.head(40)])
 
 
 CASES = [
     {},
+    {"strata": "rooms", "linked": {"region": ["code"]}, "columns": ["region", "roof"]},
     {"strata": "region"},
     {"strata": "region", "where": "adult", "missing": "state"},
     {"together": [["roof", "rooms"]], "pd": 0.6},
@@ -69,8 +77,9 @@ def _same_matrices(got: LazyPramResult, want: PramResult) -> None:
 @pytest.mark.parametrize("kw", CASES)
 def test_polars_lazy_release_equals_pandas(kw: dict[str, Any]) -> None:
     df = survey()
-    got = pram(df.lazy(), ["roof", "rooms"], seed=11, **kw)
-    want = pram(df.to_pandas(), ["roof", "rooms"], seed=11, **kw)
+    kw = {"columns": ["roof", "rooms"], **kw}
+    got = pram(df.lazy(), seed=11, **kw)
+    want = pram(df.to_pandas(), seed=11, **kw)
     assert isinstance(got, LazyPramResult) and isinstance(got.data, pl.LazyFrame)
     out = got.data.collect()
     assert out.schema == df.schema
@@ -82,8 +91,9 @@ def test_polars_lazy_release_equals_pandas(kw: dict[str, Any]) -> None:
 @pytest.mark.parametrize("kw", CASES)
 def test_duckdb_release_equals_pandas(kw: dict[str, Any]) -> None:
     rel = duckdb.from_arrow(survey().to_arrow())
-    got = pram(rel, ["roof", "rooms"], seed=5, **kw)
-    want = pram(rel.df(), ["roof", "rooms"], seed=5, **kw)
+    kw = {"columns": ["roof", "rooms"], **kw}
+    got = pram(rel, seed=5, **kw)
+    want = pram(rel.df(), seed=5, **kw)
     assert isinstance(got.data, duckdb.DuckDBPyRelation)
     assert got.data.columns == rel.columns and got.data.types == rel.types
     pd.testing.assert_frame_equal(got.data.df(), want.data)
@@ -217,7 +227,7 @@ def _untouchable() -> pl.LazyFrame:
         ({"strata": "a"}, InvalidParameterError, "'strata'"),
         ({"where": np.ones(3, dtype=bool)}, InvalidParameterError, "'where'.*lazy frame"),
         ({"where": "b"}, Exception, "'where'.*True or False"),
-        ({"linked": {"a": ["w"]}}, InvalidParameterError, "'linked'.*lazy frame.*together"),
+        ({"linked": {"b": ["w"]}}, InvalidParameterError, "'linked'.*not a PRAMmed column"),
     ],
 )
 def test_refusals_before_reading_rows(
@@ -268,6 +278,19 @@ def test_engine_hash_above_the_cap_keeps_the_distribution(
     assert (np.abs(released - counts) <= 4 * sd).all()
     # the engine's hash, not pandas': another release than pandas' for the same seed
     assert not out.to_pandas().equals(pram(df.to_pandas(), "v", pd=0.6, seed=12).data)
+
+
+@pytest.mark.parametrize("engine", ["polars", "DuckDB"])
+def test_a_linked_column_that_does_not_follow_its_key_is_named(engine: str) -> None:
+    df = survey(200).with_columns(
+        pl.when(pl.int_range(pl.len()) == 7)
+        .then(pl.lit("X"))
+        .otherwise(pl.col("code"))
+        .alias("code")
+    )
+    frame = df.lazy() if engine == "polars" else duckdb.from_arrow(df.to_arrow())
+    with pytest.raises(DataValidationError, match=r"'code' of pram does not follow 'region'"):
+        pram(frame, "region", linked={"region": ["code"]}, seed=1)
 
 
 def test_estimate_names_a_lazy_result() -> None:

@@ -108,12 +108,6 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         "name a boolean column of the frame instead",
     ),
     NeedsRecords(
-        "pram_linked",
-        None,
-        "a linked column is checked and set from its key's new value record by record",
-        "PRAM the columns together (together=) instead",
-    ),
-    NeedsRecords(
         "microaggregation", None, "microaggregation groups the records themselves in memory"
     ),
     NeedsRecords("noise", None, "noise is drawn record by record in memory"),

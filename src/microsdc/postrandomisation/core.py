@@ -117,8 +117,7 @@ def pram(
         For a parameter of the wrong type or range, naming it: ``pd`` or ``alpha`` outside
         [0, 1], a stratum that is PRAMmed, a group or link that is not a PRAMmed column,
         an ``allowed`` mask that is not symmetric, or a given matrix it contradicts; on a
-        lazy frame, a ``where`` that is not one of its columns and any ``linked``, before
-        a row is read.
+        lazy frame, a ``where`` that is not one of its columns, before a row is read.
     ColumnNotFoundError
         For a column of ``columns``, ``strata``, ``together`` or ``linked`` not in ``df``.
     DataValidationError
@@ -148,7 +147,7 @@ def pram(
     :data:`~microsdc.postrandomisation.enginekeys.MAX_MAPPED` distinct values; above
     that, such a column enters the key through the engine's own hash, which gives the
     same distribution but other draws. ``where`` must then be a boolean column of the
-    frame, and ``linked`` is refused (PRAM the columns ``together`` instead).
+    frame; ``linked`` columns are checked on the engine's (key, linked value) pairs.
 
     How the result differs from sdcMicro's ``pram``: all matrices are returned (sdcMicro
     keeps the last stratum's); the records' order does not change the release; nothing

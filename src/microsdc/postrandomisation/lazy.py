@@ -121,8 +121,10 @@ def pram_lazy(
     """:func:`microsdc.pram` on a lazy frame; parameters, errors and draws are its own.
 
     ``where=`` must be a boolean column of the frame (a Series or array has no rows to
-    align with) and ``linked=`` is refused; both are named in the
-    :class:`~microsdc.exceptions.InvalidParameterError`, raised before any row is read.
+    align with), refused otherwise with an
+    :class:`~microsdc.exceptions.InvalidParameterError` naming it, before any row is
+    read. A ``linked`` column takes the value that goes with its key's new category,
+    from the engine's distinct (key, linked value) pairs.
     """
     import narwhals as nw
 
@@ -140,9 +142,6 @@ def pram_lazy(
         stand_in, cols, pd_=pd, alpha=alpha, strata=strata_cols, transition=transition,
         allowed=allowed, together=together, linked=linked,
     )  # fmt: skip
-    refused = first_refusal({"pram_linked": True if linked else None})
-    if refused is not None:
-        raise _refuse("linked", refused[0].reason(linked), linked)
     where_col = _check_where(where, names, types)
     rng = check_random_state(seed, func=FUNC)
     return _run(df, backend, names, units, strata_cols, where_col, state, rng)
@@ -238,7 +237,7 @@ def _unit(
     keys.key_uniform(int(key_salt(rng)), _U)
     thresholds = _thresholds(table, key_cols, enc, sid, selected, mats, index)
     joined = _join(keys.frame, backend, key_cols, thresholds)
-    values = _values(table, unit, enc, index)
+    values = _with_links(df, unit, _values(table, unit, enc, index), index)
     keys.frame = _draw(joined, backend, unit, n_cat, values, index)
     return _Drawn(unit=unit, enc=enc, counts=counts, mats=mats, kind=kind,
                   stratum_values=stratum_values)  # fmt: skip
@@ -311,6 +310,51 @@ def _values(table: Any, unit: Unit, enc: EncodedUnit, index: int) -> Any:
     return out
 
 
+def _plain(value: Any) -> Any:
+    """A value as a dict key (NaN equal to NaN)."""
+    return ("NaN",) if isinstance(value, float) and value != value else value
+
+
+def _with_links(df: Any, unit: Unit, values: Any, index: int) -> Any:
+    """``values`` with, per linked column, the value that goes with each category's key
+    value; the engine's (key, link) pairs are checked to be one value per key value.
+
+    Raises
+    ------
+    DataValidationError
+        If a key value goes with two values of its linked column, naming both.
+    """
+    import narwhals as nw
+
+    from microsdc.backends.frequencies import aggregate
+
+    for n, (key, link) in enumerate(unit.linked):
+        pairs = aggregate(nw.from_native(df), [key, link], None)
+        seen: dict[Any, int] = {}
+        keys, links = pairs.column(str(key)).to_pylist(), pairs.column(str(link)).to_pylist()
+        for row, value in enumerate(keys):
+            other = seen.setdefault(_plain(value), row)
+            if other != row:
+                shown = [
+                    "a missing value" if v is None else repr(v) for v in (links[other], links[row])
+                ]
+                raise DataValidationError(
+                    f"The 'linked' column {link!r} of {FUNC} does not follow {key!r}: "
+                    f"{key!r} = {'a missing value' if value is None else repr(value)} goes "
+                    f"with {shown[0]} and {shown[1]}. PRAM the two together "
+                    f"(together=[[{key!r}, {link!r}]]) or drop {link!r}.",
+                    func=FUNC,
+                    param="linked",
+                )
+        j = unit.columns.index(key)
+        wanted = values.column(f"__microsdc_v{j}_{index}").to_pylist()
+        rows = [seen[_plain(v)] for v in wanted]
+        values = values.append_column(
+            f"__microsdc_l{n}_{index}", pairs.column(str(link)).take(rows)
+        )
+    return values
+
+
 def _draw(frame: Any, backend: Backend, unit: Unit, n_cat: int, values: Any, index: int) -> Any:
     """The released code of each PRAMmed record: the number of thresholds of its row at
     or below its uniform number, which is the first category whose cumulative
@@ -333,8 +377,15 @@ def _draw(frame: Any, backend: Backend, unit: Unit, n_cat: int, values: Any, ind
         .otherwise(nw.col(f"__microsdc_v{j}_{index}").cast(types[str(c)]))
         .alias(str(c))
         for j, c in enumerate(unit.columns)
+    ] + [
+        nw.when(code.is_null())
+        .then(nw.col(str(link)))
+        .otherwise(nw.col(f"__microsdc_l{n}_{index}").cast(types[str(link)]))
+        .alias(str(link))
+        for n, (_, link) in enumerate(unit.linked)
     ]
     drop = [f"__microsdc_v{j}_{index}" for j in range(len(unit.columns))]
+    drop += [f"__microsdc_l{n}_{index}" for n in range(len(unit.linked))]
     return joined.with_columns(*exprs).drop(*drop).to_native()
 
 
