@@ -107,7 +107,18 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         "bands of one 'width' run in the engine",
     ),
     NeedsRecords("swapping", None, "households are paired and swapped record by record"),
-    NeedsRecords("pram", None, "PRAM draws a new category record by record in memory"),
+    NeedsRecords(
+        "pram_where",
+        None,
+        "a 'where' Series or array is aligned with the records in memory",
+        "name a boolean column of the frame instead",
+    ),
+    NeedsRecords(
+        "pram_hid",
+        None,
+        "households are PRAMmed as units: each household's members are checked and given "
+        "its draw in memory",
+    ),
     NeedsRecords(
         "microaggregation", None, "microaggregation groups the records themselves in memory"
     ),

@@ -20,6 +20,7 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
+from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
 from microsdc.postrandomisation import pram as pram_records
 from microsdc.postrandomisation.params import MISSING
 
@@ -122,7 +123,14 @@ def _matrices_frame(result: Any) -> Any:
     "stratum's category counts: publish them only where those tables may be published.",
 )
 @random_order_option
-@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    help="Output file (.csv, .parquet, ...; with --engine, a .parquet file the engine writes).",
+)
+@engine_option
+@table_option
 @sep_option
 @encoding_option
 @user_errors
@@ -140,6 +148,8 @@ def pram(
     matrices_file: str | None,
     random_order: bool,
     out_file: str,
+    engine: str,
+    db_table: str | None,
     sep: str | None,
     encoding: str | None,
 ) -> None:
@@ -150,6 +160,15 @@ def pram(
     another stratum. With --hid, each household is one unit: its members keep one
     value. Prints, per variable, the records (or households) changed and the lowest
     probability of keeping a category. PRAM protects by uncertainty, not by k.
+
+    With --engine duckdb, polars or spark the rows stay in the engine: it counts the
+    categories, draws each record's new category itself (the same values as pandas for
+    the same seed) and writes the Parquet file.
+
+    \b
+    Example:
+      microsdc pram 'survey/*.parquet' --vars roof,water --strata region --seed 7 \\
+        --engine duckdb --out released.parquet
     """
     if matrices_file is not None:
         from microsdc.io.write import same_file
@@ -159,7 +178,11 @@ def pram(
                 raise click.UsageError(
                     f"--matrices {matrices_file} is {what}; the matrices go to a file of their own"
                 )
-    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    if engine == "pandas":
+        refuse_folder_or_glob(file, db_table)
+        data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    else:
+        data = _open_engine(file, engine, db_table, out_file, sep, encoding)
     announce_compile("pram")
     cols = parse_list(columns, "--vars")
     ordered = parse_list(neighbours, "--neighbours")
@@ -176,13 +199,39 @@ def pram(
             missing=missing,
             seed=seed,
         )
-    write_output(result.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
+    if engine == "pandas":
+        write_output(
+            result.data, out_file, encoding, source=file, sep=sep, random_order=random_order
+        )
+    else:
+        from microsdc.cli._engine import write_lazy
+
+        write_lazy(result.data, out_file)
     if matrices_file:
         write_output(_matrices_frame(result), matrices_file, encoding, source=file, sep=sep)
-    _print_summary(result, out_file, matrices_file)
+    _print_summary(result, out_file, matrices_file, engine)
 
 
-def _print_summary(result: Any, out_file: str, matrices_file: str | None) -> None:
+def _open_engine(
+    file: str,
+    engine: str,
+    db_table: str | None,
+    out_file: str,
+    sep: str | None,
+    encoding: str | None,
+) -> Any:
+    """The input as a lazy frame of ``engine``, after the checks of its Parquet output."""
+    from microsdc.cli._engine import check_lazy_output, open_lazy
+    from microsdc.io import check_output_path
+
+    check_lazy_output(out_file, file)
+    check_output_path(out_file)
+    return open_lazy(file, engine, db_table, sep, encoding)
+
+
+def _print_summary(
+    result: Any, out_file: str, matrices_file: str | None, engine: str = "pandas"
+) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -205,6 +254,9 @@ def _print_summary(result: Any, out_file: str, matrices_file: str | None) -> Non
         "PRAM protects by uncertainty: an intruder cannot tell whether a released category "
         "is the true one. It does not make combinations k-anonymous."
     )
-    out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}.")
+    if engine == "pandas":
+        out.print(f"Wrote {count(len(result.data), 'row')} to {escape(str(out_file))}.")
+    else:
+        out.print(f"Wrote {escape(str(out_file))} ({engine}; the rows stayed in the engine).")
     if matrices_file:
         out.print(f"Transition matrices in {escape(str(matrices_file))}.")

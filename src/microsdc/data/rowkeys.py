@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["key_normals", "key_uniforms", "mix64", "random_order", "record_keys"]
+__all__ = ["key_normals", "key_salt", "key_uniforms", "mix64", "random_order", "record_keys"]
 
 
 def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray:
@@ -97,12 +97,18 @@ def mix64(z: np.ndarray) -> None:
 
 def key_uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniform number in [0, 1) per record, from its key and a key drawn from ``rng``."""
-    salt = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
+    salt = key_salt(rng)
     with np.errstate(over="ignore"):
         z = keys ^ (salt * np.uint64(2) + np.uint64(1))
         mix64(z)
         z >>= np.uint64(11)
     return z.astype(np.float64) * 2.0**-53
+
+
+def key_salt(rng: np.random.Generator) -> np.uint64:
+    """The salt of :func:`key_uniforms`: one draw from ``rng`` (an engine computing the
+    uniforms itself takes the same draw)."""
+    return np.uint64(rng.integers(0, 2**63, dtype=np.uint64, endpoint=False))
 
 
 def key_normals(keys: np.ndarray, rng: np.random.Generator, n_columns: int) -> np.ndarray:

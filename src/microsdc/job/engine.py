@@ -439,6 +439,21 @@ def _risk_before(
     return start, before, stages
 
 
+def _pram_step(cfg: JobConfig, frame: Any, timed: Any) -> tuple[Any, dict[str, Any] | None]:
+    """The job's ``[pram]`` step inside the engine, if it has one: the lazy release and
+    its figures (the call and figures of the pandas route,
+    :func:`microsdc.job.methods.run_method`); else ``frame`` and None."""
+    if "pram" not in cfg.steps:
+        return frame, None
+    from microsdc.job.methods import run_method
+
+    return timed(
+        "pram",
+        f"PRAM of categorical variables ({cfg.engine})",
+        lambda: run_method(cfg, "pram", frame),
+    )
+
+
 def run_engine_job(
     cfg: JobConfig,
     *,
@@ -455,7 +470,7 @@ def run_engine_job(
     timings: list[dict[str, Any]] = []
     notes: list[dict[str, str]] = []
     suppress = "suppression" in cfg.steps
-    n_steps = 4 + (1 if suppress else 0) + (1 if write else 0) + (1 if cfg.recode else 0)
+    n_steps = 4 + sum(map(bool, (suppress, write, cfg.recode, "pram" in cfg.steps)))
     engine = cfg.engine
     with display(n_steps) as step:
         timed = step_timer(step, cfg, timings, notes)
@@ -482,10 +497,12 @@ def run_engine_job(
                 f"local suppression ({engine})",
                 lambda: suppress_engine(cfg, frame, start, records),
             )
+        final, pram_fig = _pram_step(cfg, final, timed)
         end = timed("risk_after", f"measuring risk (after, {engine})", lambda: Patterns(final, cfg))
         after = measure_risk_engine(end, cfg)
-        if suppress:
-            stages.append(risk_stage("suppression", after))
+        ran = [name for name in ("suppression", "pram") if name in cfg.steps]
+        if ran:
+            stages.append(risk_stage(ran[-1], after))
         released = columns_of(final)
         variables, key_variables = describe_engine(cfg, all_columns, released, start, end, cells)
         audit: dict[str, Any] = {
@@ -505,6 +522,7 @@ def run_engine_job(
             **_intruder(cfg, start, sup_fig),
             "suppression": sup_fig,
             "swapping": None,
+            **({"pram": pram_fig} if pram_fig is not None else {}),
             "not_computed": engine_not_computed(cfg),
             "warnings": notes,
             "timings": timings,

@@ -57,7 +57,7 @@ def record_settings(
 ) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
     """The job's settings a lazy engine may refuse: (job key, library parameter -> value)."""
     found: list[tuple[tuple[str, ...], dict[str, Any]]] = []
-    for step in ("swapping", "pram", "microaggregation", "noise"):
+    for step in ("swapping", "microaggregation", "noise"):  # PRAM runs in the engine
         if step in steps:
             found.append((("steps",), {step: True}))
     for col, spec in data.get("recode", {}).items():

@@ -7,6 +7,6 @@ original frequencies from a release without bias.
 
 from microsdc.postrandomisation.core import pram
 from microsdc.postrandomisation.estimate import pram_estimate
-from microsdc.postrandomisation.result import PramResult, TransitionMatrix
+from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
 
-__all__ = ["PramResult", "TransitionMatrix", "pram", "pram_estimate"]
+__all__ = ["LazyPramResult", "PramResult", "TransitionMatrix", "pram", "pram_estimate"]

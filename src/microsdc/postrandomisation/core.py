@@ -18,8 +18,8 @@ from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.matrices import invariance_error
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
-from microsdc.postrandomisation.result import PramResult, TransitionMatrix
-from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit
+from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
+from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit, is_ordered
 
 __all__ = ["pram"]
 
@@ -39,7 +39,7 @@ def pram(
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
     missing: str = "keep",
     seed: SeedLike = None,
-) -> PramResult:
+) -> PramResult | LazyPramResult:
     """Post-randomise categorical variables (PRAM), invariant by default.
 
     Each record's category is replaced by a draw from the row of its category in a
@@ -56,8 +56,10 @@ def pram(
 
     Parameters
     ----------
-    df : pandas.DataFrame of shape (n_rows, n_columns)
-        Never modified.
+    df : pandas.DataFrame of shape (n_rows, n_columns), or a polars, pyarrow, DuckDB or Spark frame
+        Never modified. A polars ``DataFrame`` or pyarrow ``Table`` is PRAMmed in memory
+        and comes back as its kind. A polars ``LazyFrame``, DuckDB relation or Spark
+        DataFrame is PRAMmed inside its engine (see Notes) and comes back lazy.
     columns : column name or list of column names
         The categorical variables to PRAM, each with its own matrices (unless grouped by
         ``together``).
@@ -116,10 +118,12 @@ def pram(
 
     Returns
     -------
-    PramResult
+    PramResult or LazyPramResult
         ``data`` (the release), ``matrices`` (every transition matrix with its invariance
         error and change rate), ``changed``, ``pramed`` and ``summary()`` (per record;
-        with ``hid``, ``changed`` and ``pramed`` give each member their household's flag).
+        with ``hid``, ``changed`` and ``pramed`` give each member their household's flag);
+        for a lazy frame a :class:`LazyPramResult`: the lazy ``data``, ``matrices`` and
+        ``summary()``.
 
     Raises
     ------
@@ -127,7 +131,9 @@ def pram(
         For a parameter of the wrong type or range, naming it: ``pd`` or ``alpha`` outside
         [0, 1], a stratum that is PRAMmed, a group or link that is not a PRAMmed column,
         an ``allowed`` mask that is not symmetric, a given matrix it contradicts, or a
-        ``hid`` that is not one column name (or is PRAMmed or a stratum).
+        ``hid`` that is not one column name (or is PRAMmed or a stratum); on a lazy
+        frame, a ``where`` that is not one of its columns, or a ``hid``, before a row is
+        read.
     ColumnNotFoundError
         For a column of ``columns``, ``strata``, ``hid``, ``together`` or ``linked`` not
         in ``df``.
@@ -160,6 +166,19 @@ def pram(
     them back exactly to whoever solves ``p R = p``: publish the matrices (for analysts'
     estimates) only where those frequency tables may be published.
 
+    On a lazy frame the engine counts the categories per stratum (a group-by), the
+    matrices are built from those counts in Python, and each record's draw is made in
+    the engine: its key and uniform number are computed there as on pandas, and a join
+    with the small table of cumulative transition rows picks its released category.
+    The rows never enter Python. The release equals, value for value, that of the same
+    seed on the engine's own pandas conversion (polars ``.to_pandas()``, DuckDB
+    ``.df()``, Spark ``.toArrow().to_pandas()``), as long as every text, decimal, date or
+    nullable column has at most
+    :data:`~microsdc.postrandomisation.enginekeys.MAX_MAPPED` distinct values; above
+    that, such a column enters the key through the engine's own hash, which gives the
+    same distribution but other draws. ``where`` must then be a boolean column of the
+    frame; ``linked`` columns are checked on the engine's (key, linked value) pairs.
+
     How the result differs from sdcMicro's ``pram``: all matrices are returned (sdcMicro
     keeps the last stratum's); the records' order does not change the release; nothing
     moves into a category absent from a stratum (as sdcMicro, and also under
@@ -176,6 +195,8 @@ def pram(
     >>> round(res.matrices[0].invariance_error, 12)
     0.0
     """
+    if not isinstance(df, pandas.DataFrame):
+        return _other_frame(dict(locals()))
     check_frame(df, "df", FUNC)
     cols = check_columns(df, columns, "columns", FUNC)
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
@@ -210,7 +231,7 @@ def pram(
     for unit in units:
         enc = encode_unit(df, unit.columns, state)
         selected = chosen & (enc.codes >= 0)
-        ordered = _is_ordered(df[unit.columns[0]])
+        ordered = is_ordered(df[unit.columns[0]])
         new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices, ordered)
         _write_back(df, unit, enc, new, out, changed)
         pramed[unit.name] = selected
@@ -225,16 +246,19 @@ def pram(
     )
 
 
-def _is_ordered(column: pandas.Series) -> bool:
-    """Whether the values have an order to take neighbours in."""
-    dtype = column.dtype
-    if isinstance(dtype, pandas.CategoricalDtype):
-        return bool(dtype.ordered)
-    api = pandas.api.types
-    return bool(
-        (api.is_numeric_dtype(dtype) and not api.is_bool_dtype(dtype))
-        or api.is_datetime64_any_dtype(dtype)
-    )
+def _other_frame(args: dict[str, Any]) -> PramResult | LazyPramResult:
+    """:func:`pram` of a frame that is not pandas: in the engine for a lazy frame, in
+    memory for polars and pyarrow."""
+    from microsdc.backends import detect_backend
+
+    if detect_backend(args["df"], FUNC).lazy:
+        from microsdc.postrandomisation.lazy import pram_lazy
+
+        return pram_lazy(**args)
+    from microsdc.backends.eager import call_in_memory
+
+    result: PramResult = call_in_memory(pram, args)
+    return result
 
 
 def _pram_unit(

@@ -10,7 +10,7 @@ import pandas as pd
 from microsdc._validation import check_frame
 from microsdc.data.strata import stratum_ids
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.postrandomisation.result import PramResult, TransitionMatrix
+from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
 
 __all__ = ["pram_estimate"]
 
@@ -52,10 +52,19 @@ def pram_estimate(released: pd.DataFrame, result: PramResult) -> pd.DataFrame:
     ------
     InvalidParameterError
         If ``released`` is not a DataFrame with ``result.data``'s index, or ``result`` is
-        not a :class:`PramResult`.
+        not a :class:`PramResult` (the result of pram on a lazy frame is named, with how
+        to get one).
     DataValidationError
         If a PRAMmed record holds a value its matrix does not know.
     """
+    if isinstance(result, LazyPramResult):
+        raise InvalidParameterError(
+            f"The 'result' parameter of {_FUNC} is the result of pram on a lazy frame, which "
+            "keeps no per-record flags. Collect the frame, run pram on it with the same "
+            "seed (it gives the same release) and pass that result.",
+            func=_FUNC,
+            param="result",
+        )
     check_frame(released, "released", _FUNC)
     if not isinstance(result, PramResult):
         raise InvalidParameterError(

@@ -152,7 +152,7 @@ def check_household_level(
 
 
 def pram_by_household(
-    pram: Callable[..., PramResult],
+    pram: Callable[..., Any],
     df: pd.DataFrame,
     cols: list[Hashable],
     hid: Hashable,

@@ -10,7 +10,7 @@ import pandas as pd
 
 from microsdc.exceptions import InvalidParameterError
 
-__all__ = ["PramResult", "TransitionMatrix"]
+__all__ = ["LazyPramResult", "PramResult", "TransitionMatrix"]
 
 
 @dataclass(frozen=True)
@@ -60,37 +60,10 @@ class TransitionMatrix:
         return self.n_changed / self.n_records if self.n_records else 0.0
 
 
-@dataclass(frozen=True)
-class PramResult:
-    """The result of :func:`microsdc.postrandomisation.pram`.
+class _Matrices:
+    """What a PRAM result says about its matrices (pandas and lazy engines alike)."""
 
-    Attributes
-    ----------
-    data : pandas.DataFrame
-        The released data: the input's rows and columns, in the same order and with
-        the same index, the PRAMmed columns (and their linked columns) changed.
-    matrices : tuple of TransitionMatrix
-        One per variable (or group) and stratum, in the order of ``columns`` and of
-        the strata's sorted values.
-    changed : pandas.DataFrame of bool, shape (n_rows, n_columns)
-        One column per PRAMmed column: whether the record's value changed.
-    pramed : pandas.DataFrame of bool, shape (n_rows, n_units)
-        One column per matrix variable (a group is named by its first column): whether
-        the record was PRAMmed (in ``where=`` and, unless ``missing="state"``, not
-        missing). :func:`pram_estimate` counts these records.
-    strata : tuple
-        The strata columns.
-    hid : column name or None
-        The household id column when households were PRAMmed as units (``hid=``): the
-        matrices' counts are then households.
-    """
-
-    data: pd.DataFrame
     matrices: tuple[TransitionMatrix, ...]
-    changed: pd.DataFrame
-    pramed: pd.DataFrame
-    strata: tuple[Hashable, ...]
-    hid: Hashable | None = None
 
     def matrix(self, variable: Hashable, stratum: Any = ()) -> TransitionMatrix:
         """The transition matrix of ``variable`` (a column or a group's first column).
@@ -155,5 +128,63 @@ class PramResult:
         return out
 
 
+@dataclass(frozen=True)
+class PramResult(_Matrices):
+    """The result of :func:`microsdc.postrandomisation.pram`.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The released data: the input's rows and columns, in the same order and with
+        the same index, the PRAMmed columns (and their linked columns) changed.
+    matrices : tuple of TransitionMatrix
+        One per variable (or group) and stratum, in the order of ``columns`` and of
+        the strata's sorted values.
+    changed : pandas.DataFrame of bool, shape (n_rows, n_columns)
+        One column per PRAMmed column: whether the record's value changed.
+    pramed : pandas.DataFrame of bool, shape (n_rows, n_units)
+        One column per matrix variable (a group is named by its first column): whether
+        the record was PRAMmed (in ``where=`` and, unless ``missing="state"``, not
+        missing). :func:`pram_estimate` counts these records.
+    strata : tuple
+        The strata columns.
+    hid : column name or None
+        The household id column when households were PRAMmed as units (``hid=``): the
+        matrices' counts are then households.
+    """
+
+    data: pd.DataFrame
+    matrices: tuple[TransitionMatrix, ...]
+    changed: pd.DataFrame
+    pramed: pd.DataFrame
+    strata: tuple[Hashable, ...]
+    hid: Hashable | None = None
+
+
 def _rate(row: dict[str, Any]) -> float:
     return row["changed"] / row["records"] if row["records"] else 0.0
+
+
+@dataclass(frozen=True)
+class LazyPramResult(_Matrices):
+    """The result of :func:`microsdc.postrandomisation.pram` on a lazy frame (polars
+    ``LazyFrame``, DuckDB relation, Spark DataFrame).
+
+    Attributes
+    ----------
+    data : polars.LazyFrame, duckdb.DuckDBPyRelation or pyspark.sql.DataFrame
+        The release, of the input's kind and still lazy: its columns in the same order,
+        the PRAMmed columns changed. Rows come in the engine's order.
+    matrices : tuple of TransitionMatrix
+        As :attr:`PramResult.matrices`; ``released`` and ``n_changed`` come from one
+        count in the engine of the records by original and released category.
+    strata : tuple
+        The strata columns.
+    hid : None
+        Always None: PRAM by household (``hid=``) needs the records in memory.
+    """
+
+    data: Any
+    matrices: tuple[TransitionMatrix, ...]
+    strata: tuple[Hashable, ...]
+    hid: Hashable | None = None

@@ -10,7 +10,7 @@ import pandas as pd
 
 from microsdc.encode import combine_codes, encode_column
 
-__all__ = ["EncodedUnit", "decode_column", "encode_unit"]
+__all__ = ["EncodedUnit", "decode_column", "encode_unit", "is_ordered"]
 
 
 @dataclass(frozen=True)
@@ -101,3 +101,15 @@ def decode_column(
         return obj.astype(original.dtype)
     except (TypeError, ValueError):
         return obj.infer_objects()
+
+
+def is_ordered(column: pd.Series) -> bool:
+    """Whether the values have an order to take neighbours in."""
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return bool(dtype.ordered)
+    api = pd.api.types
+    return bool(
+        (api.is_numeric_dtype(dtype) and not api.is_bool_dtype(dtype))
+        or api.is_datetime64_any_dtype(dtype)
+    )
