@@ -70,5 +70,16 @@ def test_engine_job_prams_in_the_engine_as_pandas_does(root: Path, engine: str) 
     assert (released["water"] != original["water"]).sum() > 0  # PRAM changed something
     audit = json.loads((root / f"out_{engine}" / "survey_audit.json").read_text("utf-8"))
     assert audit["pram"]["per_variable"] == want.audit["pram"]["per_variable"]
+    # the matrices, frequencies and unbiased estimates of the report: from the engine's
+    # released counts, equal to those pandas counts from the records
+    assert len(audit["pram"]["matrices"]) == len(want.audit["pram"]["matrices"]) > 0
+    for m, w in zip(audit["pram"]["matrices"], want.audit["pram"]["matrices"], strict=True):
+        assert [f["category"] for f in m["frequencies"]] == [
+            f["category"] for f in w["frequencies"]
+        ]
+        for key in ("before", "after", "estimate", "standard_error"):
+            got_v = [f[key] for f in m["frequencies"]]
+            assert got_v == pytest.approx([f[key] for f in w["frequencies"]], rel=1e-12), key
+        assert np.allclose(m["matrix"], w["matrix"], rtol=0, atol=1e-15)
     assert audit["risk"]["steps"][-1]["step"] == "pram"
     assert got.audit["pram"]["variables"] == ["roof", "water"]

@@ -118,6 +118,18 @@ def _estimate(
             param="released",
         )
     q = np.bincount(codes, minlength=len(labels)).astype(np.float64)
+    return estimate_from_counts(m, q, strata)
+
+
+def estimate_from_counts(
+    m: TransitionMatrix, q: np.ndarray, strata: tuple[Any, ...]
+) -> list[dict[str, Any]]:
+    """The unbiased estimate ``q R^-1`` of matrix ``m``'s original counts from its released
+    counts ``q`` (one per category of ``m``, in order), with standard errors: one row per
+    category, as :func:`pram_estimate` gives them. A lazy result's ``m.released`` is its
+    ``q``."""
+    labels = m.matrix.index
+    q = np.asarray(q, dtype=np.float64)
     r = m.matrix.to_numpy()
     inverse = np.linalg.pinv(r)
     estimate = q @ inverse

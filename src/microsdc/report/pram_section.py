@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from microsdc.postrandomisation import PramResult, pram_estimate
+from microsdc.postrandomisation import LazyPramResult, PramResult, pram_estimate
+from microsdc.postrandomisation.estimate import estimate_from_counts
 from microsdc.report._format import _p
 
 __all__ = ["pram_figures", "pram_protection_text", "pram_section_html"]
@@ -82,8 +83,9 @@ def pram_figures(result: PramResult) -> dict[str, Any]:
 
     Parameters
     ----------
-    result : PramResult
-        What :func:`microsdc.pram` returned.
+    result : PramResult or LazyPramResult
+        What :func:`microsdc.pram` returned (for a lazy frame, the estimates come from
+        the released counts the engine returned with each matrix).
 
     Returns
     -------
@@ -102,18 +104,26 @@ def pram_figures(result: PramResult) -> dict[str, Any]:
     Raises
     ------
     InvalidParameterError
-        If ``result`` is not a :class:`PramResult`.
+        If ``result`` is not a :class:`PramResult` or :class:`LazyPramResult`.
     """
     from microsdc.exceptions import InvalidParameterError
 
-    if not isinstance(result, PramResult):
+    estimates: list[dict[Any, Any]]
+    if isinstance(result, LazyPramResult):  # no records: the engine's released counts
+        estimates = [
+            row
+            for m in result.matrices
+            for row in estimate_from_counts(m, m.released.to_numpy(), result.strata)
+        ]
+    elif isinstance(result, PramResult):
+        estimates = pram_estimate(result.data, result).to_dict(orient="records")
+    else:
         raise InvalidParameterError(
-            "The 'result' parameter of pram_figures must be a PramResult (what pram returns). "
-            f"Got {type(result).__name__} instead.",
+            "The 'result' parameter of pram_figures must be a PramResult or a LazyPramResult "
+            f"(what pram returns). Got {type(result).__name__} instead.",
             func="pram_figures",
             param="result",
         )
-    estimates = pram_estimate(result.data, result).to_dict(orient="records")
     matrices = []
     start = 0
     for m in result.matrices:  # pram_estimate gives each matrix's categories in turn
