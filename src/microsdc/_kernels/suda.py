@@ -99,21 +99,27 @@ def _bit_length(x):  # pragma: no cover - numba
 def _pack(codes, counts, n_categories):  # pragma: no cover - numba
     """The patterns as rows of bit fields, in as few int64 words as hold them.
 
-    A field per column (code + 1; 0 for missing) and one for the pattern's number; bit 0
-    of the first word marks a candidate (a pattern of one record that can still own an
-    MSU), bit 1 a pattern of two or more records. The search moves these rows (not
-    pattern numbers): a split reads them in order instead of looking up the codes.
+    A field per column (code + 1; 0 for missing), one for the pattern's number and one
+    of m bits, the columns closed to the pattern (set by the search); bit 0 of the
+    first word marks a candidate (a pattern of one record that can own an MSU), bit 1
+    a pattern of two or more records. The search moves these rows (not pattern
+    numbers): a split reads them in order instead of looking up the codes.
 
-    Returns the rows (room for twice the patterns) and, per field (the columns, then
-    the pattern number), its word, shift and mask."""
+    Returns the rows (room for twice the patterns) and, per field (the columns, the
+    pattern number, the closed columns), its word, shift and mask."""
     n_pat, m = codes.shape
-    word = np.empty(m + 1, dtype=np.int64)
-    shift = np.empty(m + 1, dtype=np.int64)
-    fmask = np.empty(m + 1, dtype=np.int64)
+    word = np.empty(m + 2, dtype=np.int64)
+    shift = np.empty(m + 2, dtype=np.int64)
+    fmask = np.empty(m + 2, dtype=np.int64)
     w = 0
     pos = 2
-    for j in range(m + 1):
-        width = _bit_length(n_categories[j]) if j < m else max(_bit_length(n_pat - 1), 1)
+    for j in range(m + 2):
+        if j < m:
+            width = _bit_length(n_categories[j])
+        elif j == m:
+            width = max(_bit_length(n_pat - 1), 1)
+        else:
+            width = m
         if pos + width > 63:
             w += 1
             pos = 0
@@ -158,11 +164,12 @@ def _record_search(
     (columns decreasing), so minimality is again a subset test against the MSUs found."""
     found, out_pat, out_mask, out_next, n_out = state
     word, shift, fmask = layout
-    m = word.shape[0] - 1
+    m = word.shape[0] - 2
     r = _field(rows, er, m, word, shift, fmask)
+    closed = _field(rows, er, m + 1, word, shift, fmask)
     own = np.int64(0)
     for c in range(last + 1, m):
-        if _field(rows, er, c, word, shift, fmask) > 0:
+        if _field(rows, er, c, word, shift, fmask) > 0 and not (closed >> c) & 1:
             own |= np.int64(1) << c
     if own == 0:
         return out_pat, out_mask, out_next, n_out
@@ -220,7 +227,13 @@ def _record_search(
         nk = w - hi
         if nk == 0:
             out_pat, out_mask, out_next, n_out = _add_msu(
-                r, node_mask | jm[dd] | (np.int64(1) << c), found, out_pat, out_mask, out_next, n_out
+                r,
+                node_mask | jm[dd] | (np.int64(1) << c),
+                found,
+                out_pat,
+                out_mask,
+                out_next,
+                n_out,
             )
         elif nk == hi - lo:
             continue  # every matching record has this value too
@@ -236,17 +249,21 @@ def _record_search(
 
 
 @numba.njit(cache=True, nogil=True)
-def _count(rows, lo, hi, wi, sh, mk, n_values, tab, touched):  # pragma: no cover - numba
-    """First pass of a split of ``rows[lo:hi]`` by the field ``(wi, sh, mk)``: per value
-    ``v`` (0 = missing) the patterns ``tab[v, 0]``, those of two or more records
-    ``tab[v, 1]``, the candidates ``tab[v, 2]`` and the sum of their positions
-    ``tab[v, 3]`` (the position of the candidate when there is one).
+def _count(rows, lo, hi, field, closed, n_values, tab, touched):  # pragma: no cover - numba
+    """First pass of a split of ``rows[lo:hi]`` by the field ``(wi, sh, mk)`` of column
+    ``c``: per value ``v`` (0 = missing) the patterns ``tab[v, 0]``, those of two or
+    more records ``tab[v, 1]``, the candidates (column ``c`` not closed to them)
+    ``tab[v, 2]`` and the sum of their positions ``tab[v, 3]`` (the position of the
+    candidate when there is one). ``closed`` is ``(word, shift + c)`` of the closed
+    columns.
 
     Returns the number of known values, listed in ``touched``."""
+    wi, sh, mk = field
+    cw, cs = closed
     for e in range(lo, hi):
         x = rows[e, 0]
         v = (rows[e, wi] >> sh) & mk
-        cand = x & 1
+        cand = x & 1 & ~(rows[e, cw] >> cs)
         tab[v, 0] += 1
         tab[v, 1] += (x >> 1) & 1
         tab[v, 2] += cand
@@ -312,7 +329,14 @@ def _materialize(rows, lo, hi, out, wi, sh, mk, nmiss, tab, keep, n_keep, groups
 
 @numba.njit(cache=True, nogil=True)
 def msu_search(
-    codes, counts, n_categories, wildcard, max_size, first_columns, mask_like, bits_budget=BITS_BUDGET
+    codes,
+    counts,
+    n_categories,
+    wildcard,
+    max_size,
+    first_columns,
+    mask_like,
+    bits_budget=BITS_BUDGET,
 ):
     # pragma: no cover - numba
     """All minimal sample uniques of the distinct patterns ``codes``.
@@ -405,7 +429,10 @@ def msu_search(
                 continue
             lo = node_lo[d]
             hi = node_hi[d]
-            nt = _count(rows, lo, hi, word[c], shift[c], fmask[c], n_categories[c], tab, touched)
+            nt = _count(
+                rows, lo, hi, (word[c], shift[c], fmask[c]), (word[m + 1], shift[m + 1] + c),
+                n_categories[c], tab, touched,
+            )  # fmt: skip
             nmiss = tab[0, 0] if wildcard else 0
             mmiss = tab[0, 1] if wildcard else 0
             # a value every record of the node has (or matches) never makes a set
@@ -420,6 +447,9 @@ def msu_search(
                 if constant or tab[v, 2] == 0:
                     continue
                 if tab[v, 0] + nmiss == 1 and tab[v, 1] + mmiss == 0:
+                    # unique: the column is closed to the pattern in the groups of the
+                    # node split later (every set there with the column holds this one)
+                    rows[tab[v, 3], word[m + 1]] |= np.int64(1) << (shift[m + 1] + c)
                     p = _field(rows, tab[v, 3], m, word, shift, fmask)
                     out_pat, out_mask, out_next, n_out = _add_msu(
                         p, cmask, found, out_pat, out_mask, out_next, n_out
