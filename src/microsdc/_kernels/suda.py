@@ -351,8 +351,8 @@ def msu_search(
     first_columns : int64 bit mask, search only the item sets whose first (smallest)
         column is one of these (all columns: every MSU). Sets with a first column c
         have all their subsets among the sets with a first column >= c.
-    mask_like : empty array of the integer type of the returned masks (int32 holds up
-        to 31 columns: less memory for the MSU lists)
+    mask_like : empty array of the integer type of the returned masks (int16 holds up
+        to 15 columns, int32 up to 31: less memory for the MSU lists)
     bits_budget : int, most bytes for the superset bits of the MSUs found (one bit per
         pattern and column set); above it, the minimality test walks lists instead
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -482,22 +483,28 @@ def _assemble(
     original: bool,
 ) -> SudaResult:
     n = enc.n_rows
-    score = np.zeros(n)
-    dis_suda = np.zeros(n)
-    counts = np.zeros((n, max(max_size, 1)), dtype=np.int32)
     where = np.zeros(n, dtype=np.int64)  # the stratum of each row
-    local = np.zeros(n, dtype=np.int64)  # its position in the stratum
+    if len(parts) == 1:  # the whole file: its arrays as they are, no copies
+        score, dis_suda, counts = parts[0].score, parts[0].dis_suda, parts[0].msu_counts
+        local = np.arange(n)
+    else:
+        score = np.zeros(n)
+        dis_suda = np.zeros(n)
+        counts = np.zeros((n, max(max_size, 1)), dtype=np.int32)
+        local = np.zeros(n, dtype=np.int64)  # its position in the stratum
     by_level = None
     for i, (g, part) in enumerate(zip(groups, parts, strict=True)):
-        score[g] = part.score
-        dis_suda[g] = part.dis_suda
-        counts[g] = part.msu_counts
-        where[g] = i
-        local[g] = np.arange(len(g))
+        if len(parts) > 1:
+            score[g] = part.score
+            dis_suda[g] = part.dis_suda
+            counts[g] = part.msu_counts
+            where[g] = i
+            local[g] = np.arange(len(g))
         by_level = part.by_level if by_level is None else by_level + part.by_level
     scores = pd.DataFrame(
         {"suda": score, "dis_suda": dis_suda, "n_msu": counts.sum(axis=1, dtype=np.int64)},
         index=enc.index,
+        copy=False,  # arrays made for this result
     )
     msu_counts = pd.DataFrame(counts[:, :max_size], index=enc.index, copy=False)
     msu_counts.columns = pd.RangeIndex(1, max_size + 1)
@@ -508,7 +515,10 @@ def _assemble(
         if len(labels) == 0
         else pd.Series([p.dis for p in parts], index=labels, name="dis")
     )
-    lookup = _MsuLookup(enc, parts, where, local)
+    # the lookup keeps only the MSU lists of the strata, not their scores
+    empty = np.zeros(0)
+    slim = [dataclasses.replace(p, score=empty, dis_suda=empty, msu_counts=empty) for p in parts]
+    lookup = _MsuLookup(enc, slim, where, local)
     return SudaResult(
         scores=scores,
         msu_counts=msu_counts,

@@ -108,7 +108,8 @@ class StratumSuda:
     by_level : int64 (m, n_levels, max_size + 1), MSUs by column, level code and size
     inverse : int64 (n_rows,), the pattern of each row
     msu_pattern : int32 (n_msus,), the pattern each MSU belongs to
-    msu_mask : int64 (n_msus,), the MSU's columns as bits
+    msu_mask : int16, int32 or int64 (n_msus,) (the narrowest that holds a bit per
+        key variable), the MSU's columns as bits
     n_uniques, n_pairs : int, records unique / in a pair on the full key
     dis : float
     """
@@ -145,7 +146,7 @@ def find_msus(
     second are then dropped."""
     m = codes.shape[1]
     every = (1 << m) - 1
-    like = np.zeros(0, dtype=np.int32 if m <= 31 else np.int64)
+    like = np.zeros(0, dtype=np.int16 if m <= 15 else np.int32 if m <= 31 else np.int64)
     if n_threads < 2 or m < 3 or len(codes) < 1000:
         return msu_search(codes, counts, n_categories, wildcard, max_size, every, like)
     from concurrent.futures import ThreadPoolExecutor
