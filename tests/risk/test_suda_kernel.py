@@ -49,3 +49,20 @@ def test_wide_rows_and_walked_lists_find_the_oracle_msus(rule: str, seed: int) -
     assert _search(codes, ncat, wildcard, bits_budget=0) == expected  # walked lists
     assert _search(codes, wide, wildcard) == expected
     assert _search(codes, wide, wildcard, bits_budget=0) == expected
+
+
+def test_second_thread_only_for_large_searches(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from microsdc.risk.suda_core import two_threads_help
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5), raising=False)
+    assert two_threads_help(50_000, 9)
+    assert not two_threads_help(19_999, 9)  # a short search
+    assert not two_threads_help(50_000, 2)  # too few keys to split
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.5, 0.5, 0.5), raising=False)
+    assert not two_threads_help(50_000, 9)  # no free CPU
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5), raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert not two_threads_help(50_000, 9)  # one CPU

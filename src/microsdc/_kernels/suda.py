@@ -50,22 +50,26 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
 def _add_msu(p, mask, found, out_pat, out_mask, out_next, n_out):  # pragma: no cover - numba
     """Record ``mask`` as an MSU of pattern ``p`` unless it contains one already found.
 
-    ``found`` is ``(head, bits, every)``. With ``bits`` of one or more columns, row
-    ``p`` of it has the bit of every column set that holds an MSU of ``p`` (set when
-    the MSU is recorded: one test per candidate); without, the MSUs of ``p`` form a
-    list from ``head[p]`` through ``out_next`` that is walked.
+    ``found`` is ``(head, bits, within, drop)``. With ``bits`` of one or more columns,
+    row ``p`` of it has bit ``x >> drop`` set for every column set ``x`` (within the
+    columns ``within``) that holds an MSU of ``p`` (set when the MSU is recorded: one
+    test per candidate); without, the MSUs of ``p`` form a list from ``head[p]``
+    through ``out_next`` that is walked.
 
     Returns the arrays (possibly grown) and the new number of MSUs."""
-    head, bits, every = found
+    head, bits, within, drop = found
     if bits.shape[1] > 0:
-        if (bits[p, mask >> 6] >> (mask & 63)) & 1:
+        x = np.int64(mask) >> drop
+        if (bits[p, x >> 6] >> (x & 63)) & 1:
             return out_pat, out_mask, out_next, n_out
-        x = np.int64(mask)
+        free = within & ~np.int64(mask)
+        y = np.int64(0)
         while True:  # every superset of the mask within the columns
+            x = (mask | y) >> drop
             bits[p, x >> 6] |= np.int64(1) << (x & 63)
-            if x == every:
+            if y == free:
                 break
-            x = (x + 1) | mask
+            y = (y - free) & free
     else:
         q = head[p]
         while q >= 0:
@@ -389,13 +393,18 @@ def msu_search(
     g_n = np.zeros(m + 1, dtype=np.int64)
     g_i = np.zeros(m + 1, dtype=np.int64)
     # the supersets of the MSUs found, as bits, while they take little memory
-    if m <= 16 and n_pat * ((np.int64(1) << m) // 8) <= bits_budget:
-        bits = np.zeros((n_pat, max((np.int64(1) << m) // 64, 1)), dtype=np.int64)
+    # (half of them when the sets searched all hold the first column, or none does)
+    every = (np.int64(1) << m) - 1
+    drop = 1 if m >= 2 and (first_columns == 1 or first_columns == every - 1) else 0
+    within = every - 1 if drop and first_columns != 1 else every
+    n_sets = np.int64(1) << (m - drop)
+    if m <= 16 and n_pat * (n_sets // 8) <= bits_budget:
+        bits = np.zeros((n_pat, max(n_sets // 64, 1)), dtype=np.int64)
         head = np.full(0, -1, dtype=np.int32)
     else:
         bits = np.zeros((0, 0), dtype=np.int64)
         head = np.full(n_pat, -1, dtype=np.int32)
-    found = (head, bits, (np.int64(1) << m) - 1)
+    found = (head, bits, within, drop)
     raw = np.empty(16, dtype=np.int64)
     lbuf = np.empty(16, dtype=np.int64)
 

@@ -193,7 +193,7 @@ def suda(
     strata: Hashable | Sequence[Hashable] | None = None,
     missing_values: MissingValues = None,
     msus_of: Sequence[Hashable] | None = None,
-    threads: int = 1,
+    threads: int | None = None,
 ) -> SudaResult:
     """SUDA and DIS-SUDA scores: which records are special uniques, and why.
 
@@ -242,10 +242,13 @@ def suda(
         :func:`~microsdc.sample_frequencies`.
     msus_of : list of row labels, optional
         Records whose MSUs are listed in ``msus`` (the labels of ``df``'s index).
-    threads : {1, 2}, default 1
+    threads : {1, 2} or None, default None
         Threads of the search. With 2, the sets that start with the first key variable
-        are searched at the same time as the others (the same MSUs; on two free cores
-        the wall time drops by up to a half).
+        are searched at the same time as the others (the same MSUs and scores; on two
+        free cores the wall time drops by up to a half, and the search holds two sets
+        of working arrays, about a fifth more memory). None picks 2 when the key has at
+        least 20,000 distinct value combinations, the process may use two CPUs and one
+        of them is free (load average of the last minute), else 1.
 
     Returns
     -------
@@ -319,7 +322,9 @@ def suda(
         _fraction(dis_fraction)
     if max_msu is not None:
         max_msu = check_int(max_msu, "max_msu", FUNC, min_value=1)
-    n_threads = check_int(threads, "threads", FUNC, min_value=1, max_value=2)
+    n_threads = (
+        0 if threads is None else check_int(threads, "threads", FUNC, min_value=1, max_value=2)
+    )
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
     enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=FUNC)
     m = len(enc.columns)
