@@ -16,8 +16,16 @@ node agrees is skipped: it never makes a set unique, so no MSU of the node holds
 Children are visited with columns in *decreasing* order. In that order every proper
 subset of an item set is visited before the set itself, so a unique set found for a
 record is minimal exactly when none of the MSUs already found for that record is a
-subset of it (the MSUs of a record are kept as column bit masks). This replaces the
-"special row" test of SUDA2 (Manning, Haglin & Keane 2008) by a bit-mask test.
+subset of it. This replaces the "special row" test of SUDA2 (Manning, Haglin & Keane
+2008) by one bit test: each pattern has a bit per column set, set for the supersets
+of its MSUs as they are found (lists of MSUs are walked instead when those bits
+would take too much memory). A record found unique on the node's items plus column
+``c`` has ``c`` closed in the groups of the node split afterwards: every set there
+that holds ``c`` is a superset, so the record is no candidate for ``c`` below.
+
+The node's patterns are moved as packed rows (the codes as bit fields, the pattern's
+number, its closed columns and two flags in one int64 word or a few), so a split
+reads its rows in order instead of looking codes up pattern by pattern.
 
 Missing values (-1): with ``wildcard`` a pattern with a missing value in the split
 column matches every value and goes into every child (it adds support but owns no
