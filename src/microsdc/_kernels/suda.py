@@ -16,8 +16,16 @@ node agrees is skipped: it never makes a set unique, so no MSU of the node holds
 Children are visited with columns in *decreasing* order. In that order every proper
 subset of an item set is visited before the set itself, so a unique set found for a
 record is minimal exactly when none of the MSUs already found for that record is a
-subset of it (the MSUs of a record are kept as column bit masks). This replaces the
-"special row" test of SUDA2 (Manning, Haglin & Keane 2008) by a bit-mask test.
+subset of it. This replaces the "special row" test of SUDA2 (Manning, Haglin & Keane
+2008) by one bit test: each pattern has a bit per column set, set for the supersets
+of its MSUs as they are found (lists of MSUs are walked instead when those bits
+would take too much memory). A record found unique on the node's items plus column
+``c`` has ``c`` closed in the groups of the node split afterwards: every set there
+that holds ``c`` is a superset, so the record is no candidate for ``c`` below.
+
+The node's patterns are moved as packed rows (the codes as bit fields, the pattern's
+number, its closed columns and two flags in one int64 word or a few), so a split
+reads its rows in order instead of looking codes up pattern by pattern.
 
 Missing values (-1): with ``wildcard`` a pattern with a missing value in the split
 column matches every value and goes into every child (it adds support but owns no
@@ -32,6 +40,9 @@ import numpy as np
 
 __all__ = ["drop_supersets", "msu_search", "msu_tallies"]
 
+#: largest memory (bytes) of the superset bits of the MSUs found (else lists are walked)
+BITS_BUDGET = 1 << 25
+
 
 @numba.njit(cache=True, nogil=True)
 def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
@@ -44,60 +55,149 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_msu(p, mask, head, out_pat, out_mask, out_next, n_out):  # pragma: no cover - numba
+def _add_msu(p, mask, found, out_pat, out_mask, out_next, n_out):  # pragma: no cover - numba
     """Record ``mask`` as an MSU of pattern ``p`` unless it contains one already found.
 
+    ``found`` is ``(head, bits, within, drop)``. With ``bits`` of one or more columns,
+    row ``p`` of it has bit ``x >> drop`` set for every column set ``x`` (within the
+    columns ``within``) that holds an MSU of ``p`` (set when the MSU is recorded: one
+    test per candidate); without, the MSUs of ``p`` form a list from ``head[p]``
+    through ``out_next`` that is walked.
+
     Returns the arrays (possibly grown) and the new number of MSUs."""
-    q = head[p]
-    while q >= 0:
-        mm = out_mask[q]
-        if (mm & mask) == mm:
+    head, bits, within, drop = found
+    if bits.shape[1] > 0:
+        x = np.int64(mask) >> drop
+        if (bits[p, x >> 6] >> (x & 63)) & 1:
             return out_pat, out_mask, out_next, n_out
-        q = out_next[q]
+        free = within & ~np.int64(mask)
+        y = np.int64(0)
+        while True:  # every superset of the mask within the columns
+            x = (mask | y) >> drop
+            bits[p, x >> 6] |= np.int64(1) << (x & 63)
+            if y == free:
+                break
+            y = (y - free) & free
+    else:
+        q = head[p]
+        while q >= 0:
+            mm = out_mask[q]
+            if (mm & mask) == mm:
+                return out_pat, out_mask, out_next, n_out
+            q = out_next[q]
     if n_out == out_pat.shape[0]:
         out_pat = _grow(out_pat, n_out + 1)
         out_mask = _grow(out_mask, n_out + 1)
-        out_next = _grow(out_next, n_out + 1)
+        if bits.shape[1] == 0:
+            out_next = _grow(out_next, n_out + 1)
     out_pat[n_out] = p
     out_mask[n_out] = mask
-    out_next[n_out] = head[p]
-    head[p] = n_out
+    if bits.shape[1] == 0:
+        out_next[n_out] = head[p]
+        head[p] = n_out
     return out_pat, out_mask, out_next, n_out + 1
 
 
 @numba.njit(cache=True, nogil=True)
-def _record_search(
-    r, node_mask, last, base_size, stack, a, b, codes, wildcard, max_size, raw, lbuf, state
-):  # pragma: no cover - numba
-    """The MSUs of one record ``r`` below the node of the records of ``stack[a:b]`` that
-    match ``r`` on column ``last`` (items ``node_mask``, which holds ``last``).
+def _bit_length(x):  # pragma: no cover - numba
+    b = 0
+    while x > 0:
+        b += 1
+        x >>= 1
+    return b
 
-    Each other record of the node becomes the mask of the remaining columns on which
-    it matches ``r``; an extension ``J`` of the node is unique when no such mask
-    holds ``J``. The extensions are walked in the order of the main search (columns
-    decreasing), so minimality is again a subset test against the MSUs found."""
-    head, out_pat, out_mask, out_next, n_out = state
-    m = codes.shape[1]
+
+@numba.njit(cache=True, nogil=True)
+def _pack(codes, counts, n_categories):  # pragma: no cover - numba
+    """The patterns as rows of bit fields, in as few int64 words as hold them.
+
+    A field per column (code + 1; 0 for missing), one for the pattern's number and one
+    of m bits, the columns closed to the pattern (set by the search); bit 0 of the
+    first word marks a candidate (a pattern of one record that can own an MSU), bit 1
+    a pattern of two or more records. The search moves these rows (not pattern
+    numbers): a split reads them in order instead of looking up the codes.
+
+    Returns the rows (room for twice the patterns) and, per field (the columns, the
+    pattern number, the closed columns), its word, shift and mask."""
+    n_pat, m = codes.shape
+    word = np.empty(m + 2, dtype=np.int64)
+    shift = np.empty(m + 2, dtype=np.int64)
+    fmask = np.empty(m + 2, dtype=np.int64)
+    w = 0
+    pos = 2
+    for j in range(m + 2):
+        if j < m:
+            width = _bit_length(n_categories[j])
+        elif j == m:
+            width = max(_bit_length(n_pat - 1), 1)
+        else:
+            width = m
+        if pos + width > 63:
+            w += 1
+            pos = 0
+        word[j] = w
+        shift[j] = pos
+        fmask[j] = (np.int64(1) << width) - 1
+        pos += width
+    rows = np.zeros((max(2 * n_pat, 16), w + 1), dtype=np.int64)
+    for p in range(n_pat):
+        for j in range(m):
+            rows[p, word[j]] |= np.int64(codes[p, j] + 1) << shift[j]
+        rows[p, word[m]] |= np.int64(p) << shift[m]
+        rows[p, 0] |= 1 if counts[p] == 1 else 2
+    return rows, word, shift, fmask
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _field(rows, e, j, word, shift, fmask):  # pragma: no cover - numba
+    return (rows[e, word[j]] >> shift[j]) & fmask[j]
+
+
+@numba.njit(cache=True, nogil=True)
+def _grow_rows(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
+    if need <= a.shape[0]:
+        return a
+    size = max(need, a.shape[0] + a.shape[0] // 2 + 16)
+    b = np.empty((size, a.shape[1]), dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@numba.njit(cache=True, nogil=True)
+def _record_search(
+    er, node_mask, last, base_size, rows, a, b, layout, wildcard, max_size, raw, lbuf, state
+):  # pragma: no cover - numba
+    """The MSUs of the one candidate at ``rows[er]`` below the node of the rows
+    ``a:b`` that match it on column ``last`` (items ``node_mask``, which holds ``last``).
+
+    Each other row of the node becomes the mask of the remaining columns on which
+    it matches the candidate; an extension ``J`` of the node is unique when no such
+    mask holds ``J``. The extensions are walked in the order of the main search
+    (columns decreasing), so minimality is again a subset test against the MSUs found."""
+    found, out_pat, out_mask, out_next, n_out = state
+    word, shift, fmask = layout
+    m = word.shape[0] - 2
+    r = _field(rows, er, m, word, shift, fmask)
+    closed = _field(rows, er, m + 1, word, shift, fmask)
     own = np.int64(0)
     for c in range(last + 1, m):
-        if codes[r, c] >= 0:
+        if _field(rows, er, c, word, shift, fmask) > 0 and not (closed >> c) & 1:
             own |= np.int64(1) << c
     if own == 0:
         return out_pat, out_mask, out_next, n_out
     k = 0
-    rv = codes[r, last]
+    rv = _field(rows, er, last, word, shift, fmask)
     for f in range(a, b):
-        s = stack[f]
-        if s == r:
+        if f == er:
             continue
-        sv = codes[s, last]
-        if sv != rv and not (wildcard and sv < 0):
+        sv = _field(rows, f, last, word, shift, fmask)
+        if sv != rv and not (wildcard and sv == 0):
             continue
         am = np.int64(0)
         for c in range(last + 1, m):
             if (own >> c) & 1:
-                v = codes[s, c]
-                if v == codes[r, c] or (wildcard and v < 0):
+                v = _field(rows, f, c, word, shift, fmask)
+                if v == _field(rows, er, c, word, shift, fmask) or (wildcard and v == 0):
                     am |= np.int64(1) << c
         if am == own:  # matches r on every remaining item: nothing below is unique
             return out_pat, out_mask, out_next, n_out
@@ -139,7 +239,13 @@ def _record_search(
         nk = w - hi
         if nk == 0:
             out_pat, out_mask, out_next, n_out = _add_msu(
-                r, node_mask | jm[dd] | (np.int64(1) << c), head, out_pat, out_mask, out_next, n_out
+                r,
+                node_mask | jm[dd] | (np.int64(1) << c),
+                found,
+                out_pat,
+                out_mask,
+                out_next,
+                n_out,
             )
         elif nk == hi - lo:
             continue  # every matching record has this value too
@@ -155,74 +261,95 @@ def _record_search(
 
 
 @numba.njit(cache=True, nogil=True)
-def _count(stack, lo, hi, codes, counts, miss, node_mask, c, per_value, touched):
-    # pragma: no cover - numba
-    """First pass of a split of ``stack[lo:hi]`` by column ``c``: per value, the
-    patterns, the records, the records that can have an MSU here and the last of them.
+def _count(rows, lo, hi, field, closed, n_values, tab, touched):  # pragma: no cover - numba
+    """First pass of a split of ``rows[lo:hi]`` by the field ``(wi, sh, mk)`` of column
+    ``c``: per value ``v`` (0 = missing) the patterns ``tab[v, 0]``, those of two or
+    more records ``tab[v, 1]``, the candidates (column ``c`` not closed to them)
+    ``tab[v, 2]`` and the sum of their positions ``tab[v, 3]`` (the position of the
+    candidate when there is one). ``closed`` is ``(word, shift + c)`` of the closed
+    columns.
 
-    Returns the number of values, the patterns and the records missing in ``c``."""
-    nt = 0
-    nmiss = 0
-    supmiss = 0
+    Returns the number of known values, listed in ``touched``."""
+    wi, sh, mk = field
+    cw, cs = closed
     for e in range(lo, hi):
-        p = stack[e]
-        v = codes[p, c]
-        if v < 0:
-            nmiss += 1
-            supmiss += counts[p]
-            continue
-        if per_value[v, 0] == 0:
-            touched[nt] = v
-            nt += 1
-        per_value[v, 0] += 1
-        per_value[v, 1] += counts[p]
-        if counts[p] == 1 and (miss[p] & node_mask) == 0:
-            per_value[v, 2] += 1
-            per_value[v, 3] = p
-    return nt, nmiss, supmiss
+        x = rows[e, 0]
+        v = (rows[e, wi] >> sh) & mk
+        cand = x & 1 & ~(rows[e, cw] >> cs)
+        tab[v, 0] += 1
+        tab[v, 1] += (x >> 1) & 1
+        tab[v, 2] += cand
+        tab[v, 3] += e * cand
+    nt = 0
+    if hi - lo < n_values:
+        for e in range(lo, hi):
+            v = (rows[e, wi] >> sh) & mk
+            if v > 0 and tab[v, 5] == 0:
+                tab[v, 5] = 1
+                touched[nt] = v
+                nt += 1
+    else:
+        for v in range(1, n_values + 1):
+            if tab[v, 0] > 0:
+                touched[nt] = v
+                nt += 1
+    return nt
 
 
 @numba.njit(cache=True, nogil=True)
-def _materialize(stack, lo, hi, out, codes, c, wildcard, per_value, keep, n_keep, gstart, gend, gb):
+def _materialize(rows, lo, hi, out, wi, sh, mk, nmiss, tab, keep, n_keep, groups):
     # pragma: no cover - numba
-    """Write the groups of the values ``keep[:n_keep]`` of ``stack[lo:hi]`` (by column
-    ``c``) after ``out``; a wildcard (missing) pattern goes into every group.
+    """Write the groups of the values ``keep[:n_keep]`` of ``rows[lo:hi]`` (by the field
+    ``(wi, sh, mk)``) after ``out``; with ``nmiss`` > 0 (wildcard), a row missing in the
+    column goes into every group, as no candidate there.
 
-    Returns the (possibly grown) stack and the end of the written region."""
-    nmiss = 0
-    if wildcard:
-        for e in range(lo, hi):
-            if codes[stack[e], c] < 0:
-                nmiss += 1
+    Returns the (possibly grown) rows and the end of the written region."""
+    gstart, gend, gb = groups
     need = out
     for t in range(n_keep):
-        need += per_value[keep[t], 0] + nmiss
-    stack = _grow(stack, need)
+        need += tab[keep[t], 0] + nmiss
+    rows = _grow_rows(rows, need)
     pos = out
     for t in range(n_keep):
         v = keep[t]
         gstart[gb + t] = pos
-        gend[gb + t] = pos + per_value[v, 0] + nmiss
-        per_value[v, 4] = pos  # write pointer
-        per_value[v, 5] = 1  # kept
-        pos += per_value[v, 0] + nmiss
+        gend[gb + t] = pos + tab[v, 0] + nmiss
+        tab[v, 4] = pos  # write pointer
+        tab[v, 6] = 1  # kept
+        pos += tab[v, 0] + nmiss
+    nw = rows.shape[1]
     for e in range(lo, hi):
-        p = stack[e]
-        v = codes[p, c]
-        if v >= 0:
-            if per_value[v, 5]:
-                stack[per_value[v, 4]] = p
-                per_value[v, 4] += 1
-        elif nmiss:
+        v = (rows[e, wi] >> sh) & mk
+        if tab[v, 6]:
+            dst = tab[v, 4]
+            tab[v, 4] = dst + 1
+            if nw == 1:
+                rows[dst, 0] = rows[e, 0]
+            else:
+                for k in range(nw):
+                    rows[dst, k] = rows[e, k]
+        elif v == 0 and nmiss:
             for t in range(n_keep):
-                w = keep[t]
-                stack[per_value[w, 4]] = p
-                per_value[w, 4] += 1
-    return stack, pos
+                u = keep[t]
+                dst = tab[u, 4]
+                tab[u, 4] = dst + 1
+                for k in range(nw):
+                    rows[dst, k] = rows[e, k]
+                rows[dst, 0] &= ~np.int64(1)
+    return rows, pos
 
 
 @numba.njit(cache=True, nogil=True)
-def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, mask_like):
+def msu_search(
+    codes,
+    counts,
+    n_categories,
+    wildcard,
+    max_size,
+    first_columns,
+    mask_like,
+    bits_budget=BITS_BUDGET,
+):
     # pragma: no cover - numba
     """All minimal sample uniques of the distinct patterns ``codes``.
 
@@ -236,8 +363,10 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, m
     first_columns : int64 bit mask, search only the item sets whose first (smallest)
         column is one of these (all columns: every MSU). Sets with a first column c
         have all their subsets among the sets with a first column >= c.
-    mask_like : empty array of the integer type of the returned masks (int32 holds up
-        to 31 columns: less memory for the MSU lists)
+    mask_like : empty array of the integer type of the returned masks (int16 holds up
+        to 15 columns, int32 up to 31: less memory for the MSU lists)
+    bits_budget : int, most bytes for the superset bits of the MSUs found (one bit per
+        pattern and column set); above it, the minimality test walks lists instead
 
     Returns
     -------
@@ -245,22 +374,20 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, m
     mask : array (n_msus,) of the type of ``mask_like``, the MSU's columns as bits
     """
     n_pat, m = codes.shape
-    miss = np.zeros(n_pat, dtype=np.int64)
-    for p in range(n_pat):
-        b = 0
-        for j in range(m):
-            if codes[p, j] < 0:
-                b |= np.int64(1) << j
-        miss[p] = b
-    stack = np.empty(max(2 * n_pat, 16), dtype=np.int64)
-    for p in range(n_pat):
-        stack[p] = p
+    out_pat = np.empty(1024, dtype=np.int32)
+    out_mask = _grow(mask_like, 1024)
+    out_next = np.empty(1024, dtype=np.int32)
+    n_out = 0
+    if n_pat == 0 or m == 0 or max_size < 1:
+        return out_pat[:0], out_mask[:0]
+    rows, word, shift, fmask = _pack(codes, counts, n_categories)
+    layout = (word, shift, fmask)
     max_cat = 1
     for j in range(m):
         max_cat = max(max_cat, n_categories[j])
-    per_value = np.zeros((max_cat, 6), dtype=np.int64)
-    touched = np.empty(max_cat, dtype=np.int64)
-    keep = np.empty(max_cat, dtype=np.int64)
+    tab = np.zeros((max_cat + 1, 8), dtype=np.int64)
+    touched = np.empty(max_cat + 1, dtype=np.int64)
+    keep = np.empty(max_cat + 1, dtype=np.int64)
     gstart = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
     gend = np.empty((m + 1) * max_cat + 1, dtype=np.int64)
     node_lo = np.zeros(m + 1, dtype=np.int64)
@@ -273,15 +400,21 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, m
     g_base = np.zeros(m + 1, dtype=np.int64)
     g_n = np.zeros(m + 1, dtype=np.int64)
     g_i = np.zeros(m + 1, dtype=np.int64)
-    head = np.full(n_pat, -1, dtype=np.int32)
-    raw = np.empty(max(n_pat, 1), dtype=np.int64)
-    lbuf = np.empty((m + 2) * min(max(n_pat, 1), np.int64(1) << min(m, 40)), dtype=np.int64)
-    out_pat = np.empty(1024, dtype=np.int32)
-    out_mask = _grow(mask_like, 1024)
-    out_next = np.empty(1024, dtype=np.int32)
-    n_out = 0
-    if n_pat == 0 or m == 0 or max_size < 1:
-        return out_pat[:0], out_mask[:0]
+    # the supersets of the MSUs found, as bits, while they take little memory
+    # (half of them when the sets searched all hold the first column, or none does)
+    every = (np.int64(1) << m) - 1
+    drop = 1 if m >= 2 and (first_columns == 1 or first_columns == every - 1) else 0
+    within = every - 1 if drop and first_columns != 1 else every
+    n_sets = np.int64(1) << (m - drop)
+    if m <= 16 and n_pat * (n_sets // 8) <= bits_budget:
+        bits = np.zeros((n_pat, max(n_sets // 64, 1)), dtype=np.int64)
+        head = np.full(0, -1, dtype=np.int32)
+    else:
+        bits = np.zeros((0, 0), dtype=np.int64)
+        head = np.full(n_pat, -1, dtype=np.int32)
+    found = (head, bits, within, drop)
+    raw = np.empty(16, dtype=np.int64)
+    lbuf = np.empty(16, dtype=np.int64)
 
     total = 0
     for p in range(n_pat):
@@ -313,56 +446,52 @@ def msu_search(codes, counts, n_categories, wildcard, max_size, first_columns, m
                 continue
             lo = node_lo[d]
             hi = node_hi[d]
-            nt, nmiss, supmiss = _count(
-                stack, lo, hi, codes, counts, miss, node_mask[d], c, per_value, touched
-            )
-            if not wildcard:
-                nmiss = 0
-                supmiss = 0
+            nt = _count(
+                rows, lo, hi, (word[c], shift[c], fmask[c]), (word[m + 1], shift[m + 1] + c),
+                n_categories[c], tab, touched,
+            )  # fmt: skip
+            nmiss = tab[0, 0] if wildcard else 0
+            mmiss = tab[0, 1] if wildcard else 0
             # a value every record of the node has (or matches) never makes a set
             # unique: no MSU of the node holds the column
-            constant = nt == 1 and per_value[touched[0], 0] + nmiss == hi - lo
+            constant = nt == 1 and tab[touched[0], 0] + nmiss == hi - lo
             constant = constant and (d > 0 or total >= 2)
             can_push = d + 1 < max_size and c < m - 1
             cmask = node_mask[d] | (np.int64(1) << c)
             n_keep = 0
             for t in range(nt):
                 v = touched[t]
-                if constant or per_value[v, 2] == 0:
+                if constant or tab[v, 2] == 0:
                     continue
-                if per_value[v, 1] + supmiss == 1:
+                if tab[v, 0] + nmiss == 1 and tab[v, 1] + mmiss == 0:
+                    # unique: the column is closed to the pattern in the groups of the
+                    # node split later (every set there with the column holds this one)
+                    rows[tab[v, 3], word[m + 1]] |= np.int64(1) << (shift[m + 1] + c)
+                    p = _field(rows, tab[v, 3], m, word, shift, fmask)
                     out_pat, out_mask, out_next, n_out = _add_msu(
-                        per_value[v, 3], cmask, head, out_pat, out_mask, out_next, n_out
+                        p, cmask, found, out_pat, out_mask, out_next, n_out
                     )
                 elif not can_push:
                     continue
-                elif per_value[v, 2] == 1:
+                elif tab[v, 2] == 1:
+                    raw = _grow(raw, hi - lo)
+                    lbuf = _grow(lbuf, (m + 2) * (hi - lo))
                     out_pat, out_mask, out_next, n_out = _record_search(
-                        per_value[v, 3],
-                        cmask,
-                        c,
-                        d + 1,
-                        stack,
-                        lo,
-                        hi,
-                        codes,
-                        wildcard,
-                        max_size,
-                        raw,
-                        lbuf,
-                        (head, out_pat, out_mask, out_next, n_out),
-                    )
+                        tab[v, 3], cmask, c, d + 1, rows, lo, hi, layout, wildcard, max_size,
+                        raw, lbuf, (found, out_pat, out_mask, out_next, n_out),
+                    )  # fmt: skip
                 else:
                     keep[n_keep] = v
                     n_keep += 1
             if n_keep:
                 start = reg_hi[d - 1] if d > 0 else n_pat
-                stack, reg_hi[d] = _materialize(
-                    stack, lo, hi, start, codes, c, wildcard, per_value, keep, n_keep,
-                    gstart, gend, g_base[d],
+                rows, reg_hi[d] = _materialize(
+                    rows, lo, hi, start, word[c], shift[c], fmask[c], nmiss, tab, keep, n_keep,
+                    (gstart, gend, g_base[d]),
                 )  # fmt: skip
+            tab[0, :] = 0
             for t in range(nt):
-                per_value[touched[t], :] = 0
+                tab[touched[t], :] = 0
             split_col[d] = c
             g_n[d] = n_keep
             g_i[d] = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -192,7 +193,7 @@ def suda(
     strata: Hashable | Sequence[Hashable] | None = None,
     missing_values: MissingValues = None,
     msus_of: Sequence[Hashable] | None = None,
-    threads: int = 1,
+    threads: int | None = None,
 ) -> SudaResult:
     """SUDA and DIS-SUDA scores: which records are special uniques, and why.
 
@@ -241,10 +242,14 @@ def suda(
         :func:`~microsdc.sample_frequencies`.
     msus_of : list of row labels, optional
         Records whose MSUs are listed in ``msus`` (the labels of ``df``'s index).
-    threads : {1, 2}, default 1
+    threads : {1, 2} or None, default None
         Threads of the search. With 2, the sets that start with the first key variable
-        are searched at the same time as the others (the same MSUs; on two free cores
-        the wall time drops by up to a half).
+        are searched at the same time as the others (the same MSUs and scores; on two
+        free cores the wall time drops by up to a half; the search holds two sets of
+        working arrays, a fifth to a half more peak memory). None picks 2 when the key
+        has at least 20,000 distinct value combinations, the process may use two CPUs
+        and one of them is free (load average of the last minute), else 1; on a busy
+        machine a second thread makes the search slower.
 
     Returns
     -------
@@ -318,7 +323,9 @@ def suda(
         _fraction(dis_fraction)
     if max_msu is not None:
         max_msu = check_int(max_msu, "max_msu", FUNC, min_value=1)
-    n_threads = check_int(threads, "threads", FUNC, min_value=1, max_value=2)
+    n_threads = (
+        0 if threads is None else check_int(threads, "threads", FUNC, min_value=1, max_value=2)
+    )
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
     enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=FUNC)
     m = len(enc.columns)
@@ -482,22 +489,28 @@ def _assemble(
     original: bool,
 ) -> SudaResult:
     n = enc.n_rows
-    score = np.zeros(n)
-    dis_suda = np.zeros(n)
-    counts = np.zeros((n, max(max_size, 1)), dtype=np.int32)
     where = np.zeros(n, dtype=np.int64)  # the stratum of each row
-    local = np.zeros(n, dtype=np.int64)  # its position in the stratum
+    if len(parts) == 1:  # the whole file: its arrays as they are, no copies
+        score, dis_suda, counts = parts[0].score, parts[0].dis_suda, parts[0].msu_counts
+        local = np.arange(n)
+    else:
+        score = np.zeros(n)
+        dis_suda = np.zeros(n)
+        counts = np.zeros((n, max(max_size, 1)), dtype=np.int32)
+        local = np.zeros(n, dtype=np.int64)  # its position in the stratum
     by_level = None
     for i, (g, part) in enumerate(zip(groups, parts, strict=True)):
-        score[g] = part.score
-        dis_suda[g] = part.dis_suda
-        counts[g] = part.msu_counts
-        where[g] = i
-        local[g] = np.arange(len(g))
+        if len(parts) > 1:
+            score[g] = part.score
+            dis_suda[g] = part.dis_suda
+            counts[g] = part.msu_counts
+            where[g] = i
+            local[g] = np.arange(len(g))
         by_level = part.by_level if by_level is None else by_level + part.by_level
     scores = pd.DataFrame(
         {"suda": score, "dis_suda": dis_suda, "n_msu": counts.sum(axis=1, dtype=np.int64)},
         index=enc.index,
+        copy=False,  # arrays made for this result
     )
     msu_counts = pd.DataFrame(counts[:, :max_size], index=enc.index, copy=False)
     msu_counts.columns = pd.RangeIndex(1, max_size + 1)
@@ -508,7 +521,10 @@ def _assemble(
         if len(labels) == 0
         else pd.Series([p.dis for p in parts], index=labels, name="dis")
     )
-    lookup = _MsuLookup(enc, parts, where, local)
+    # the lookup keeps only the MSU lists of the strata, not their scores
+    empty = np.zeros(0)
+    slim = [dataclasses.replace(p, score=empty, dis_suda=empty, msu_counts=empty) for p in parts]
+    lookup = _MsuLookup(enc, slim, where, local)
     return SudaResult(
         scores=scores,
         msu_counts=msu_counts,

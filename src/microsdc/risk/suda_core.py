@@ -108,7 +108,8 @@ class StratumSuda:
     by_level : int64 (m, n_levels, max_size + 1), MSUs by column, level code and size
     inverse : int64 (n_rows,), the pattern of each row
     msu_pattern : int32 (n_msus,), the pattern each MSU belongs to
-    msu_mask : int64 (n_msus,), the MSU's columns as bits
+    msu_mask : int16, int32 or int64 (n_msus,) (the narrowest that holds a bit per
+        key variable), the MSU's columns as bits
     n_uniques, n_pairs : int, records unique / in a pair on the full key
     dis : float
     """
@@ -142,10 +143,12 @@ def find_msus(
     With two threads, one searches the sets whose first column is the first key
     variable (about half of the search tree) and the other the rest, at the same time
     (the kernel releases the GIL); the first thread's sets that hold an MSU of the
-    second are then dropped."""
+    second are then dropped. ``n_threads`` 0 picks: two when :func:`two_threads_help`."""
     m = codes.shape[1]
     every = (1 << m) - 1
-    like = np.zeros(0, dtype=np.int32 if m <= 31 else np.int64)
+    like = np.zeros(0, dtype=np.int16 if m <= 15 else np.int32 if m <= 31 else np.int64)
+    if n_threads == 0:
+        n_threads = 2 if two_threads_help(len(codes), m) else 1
     if n_threads < 2 or m < 3 or len(codes) < 1000:
         return msu_search(codes, counts, n_categories, wildcard, max_size, every, like)
     from concurrent.futures import ThreadPoolExecutor
@@ -157,7 +160,30 @@ def find_msus(
         pat_a, mask_a = first.result()
         pat_b, mask_b = rest.result()
     keep = drop_supersets(pat_a, mask_a, len(codes), pat_b, mask_b)
-    return np.concatenate([pat_a[keep], pat_b]), np.concatenate([mask_a[keep], mask_b])
+    k = int(np.count_nonzero(keep))
+    out = []
+    for a, b in ((pat_a, pat_b), (mask_a, mask_b)):  # one array at a time, no temporaries
+        joined = np.empty(k + len(b), dtype=a.dtype)
+        np.compress(keep, a, out=joined[:k])
+        joined[k:] = b
+        out.append(joined)
+    del pat_a, pat_b, mask_a, mask_b
+    return out[0], out[1]
+
+
+def two_threads_help(n_patterns: int, n_keys: int) -> bool:
+    """Whether a second thread shortens the search: at least 20,000 distinct patterns
+    and 3 keys (below that the search takes milliseconds), two CPUs for this process,
+    and one of them free (the load average over the last minute at most the CPUs less
+    one; on a busy machine a second thread only competes with the other work)."""
+    import os
+
+    if n_patterns < 20_000 or n_keys < 3:
+        return False
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not cpus or cpus < 2:
+        return False
+    return os.getloadavg()[0] <= cpus - 1 if hasattr(os, "getloadavg") else True
 
 
 def _wildcard_counts(codes: np.ndarray, n_categories: np.ndarray) -> np.ndarray:
