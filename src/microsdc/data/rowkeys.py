@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["key_normals", "key_uniforms", "mix64", "record_keys"]
+__all__ = ["key_normals", "key_uniforms", "mix64", "ordered_record_keys", "record_keys"]
 
 
 def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray:
@@ -18,34 +18,64 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
     (PRAM, noise) makes the release the same whatever order the rows came in,
     and an engine can compute the same keys row by row.
     """
-    n = len(df)
-    h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for c in df.columns:
-            try:
-                hc = pd.util.hash_pandas_object(df[c], index=False).to_numpy(np.uint64)
-            except TypeError:  # values that cannot be hashed (lists): left out of the key
-                continue
-            h *= np.uint64(1_000_003)
-            h ^= hc
-            del hc
-            mix64(h)
-        if where is not None:
+    h = _value_keys(df, where)
+    occurrence = _occurrence(h, df.index)
+    return h if occurrence is None else _told_apart(h, occurrence)
+
+
+def ordered_record_keys(
+    df: pd.DataFrame, where: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`record_keys` and the rows in the order of their keys
+    (``np.argsort(keys, kind="stable")``), found with one sort when the keys differ."""
+    from microsdc._kernels.rowkeys import key_order
+
+    h = _value_keys(df, where)
+    order, distinct = key_order(h)
+    if distinct:
+        return h, order
+    occurrence = _occurrence(h, df.index, known_duplicates=True)
+    if occurrence is None:  # pragma: no cover - equal keys are duplicates
+        return h, order
+    keys = _told_apart(h, occurrence)
+    return keys, key_order(keys)[0]
+
+
+def _value_keys(df: pd.DataFrame, where: np.ndarray | None) -> np.ndarray:
+    """Each record's key from its values and ``where`` flag (equal for equal records)."""
+    from microsdc._kernels.rowkeys import fold_hashes
+
+    h = np.full(len(df), np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
+    for c in df.columns:
+        try:
+            hc = pd.util.hash_pandas_object(df[c], index=False).to_numpy(np.uint64)
+        except TypeError:  # values that cannot be hashed (lists): left out of the key
+            continue
+        fold_hashes(h, np.ascontiguousarray(hc))  # h = mix64((h * 1_000_003) ^ hc)
+        del hc
+    if where is not None:
+        with np.errstate(over="ignore"):
             h ^= where.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        occurrence = _occurrence(h, df.index)
-        if occurrence is not None:
-            occurrence *= np.uint64(0xD1B54A32D192ED03)
-            h += occurrence
-            mix64(h)
     return h
 
 
-def _occurrence(keys: np.ndarray, index: pd.Index) -> np.ndarray | None:
+def _told_apart(h: np.ndarray, occurrence: np.ndarray) -> np.ndarray:
+    """The keys of identical records made distinct by their ``occurrence`` number."""
+    with np.errstate(over="ignore"):
+        occurrence *= np.uint64(0xD1B54A32D192ED03)
+        h += occurrence
+        mix64(h)
+    return h
+
+
+def _occurrence(
+    keys: np.ndarray, index: pd.Index, known_duplicates: bool = False
+) -> np.ndarray | None:
     """Each record's number among the records with the same key, in the order of their
     row labels (so reordering a frame's rows keeps each label's draw); None when every
     key is distinct."""
     n = len(keys)
-    if not pd.Series(keys).duplicated().any():  # a hash pass: no sort when all differ
+    if not known_duplicates and not pd.Series(keys).duplicated().any():  # no sort if all differ
         return None
     try:
         by_label = np.asarray(index.argsort(), dtype=np.int64)
@@ -94,9 +124,21 @@ def key_uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def key_normals(keys: np.ndarray, rng: np.random.Generator, n_columns: int) -> np.ndarray:
     """Standard normal numbers, shape (len(keys), n_columns), each record's from its key
     (Box-Muller on two :func:`key_uniforms` streams per column)."""
-    out = np.empty((len(keys), n_columns))
+    from microsdc._kernels.rowkeys import key_uniform_pair
+
+    n = len(keys)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    out = np.empty((n, n_columns))
+    u1, u2 = np.empty(n), np.empty(n)
     for j in range(n_columns):
-        u1 = 1.0 - key_uniforms(keys, rng)  # in (0, 1]
-        u2 = key_uniforms(keys, rng)
-        out[:, j] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        salt1 = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
+        salt2 = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
+        key_uniform_pair(keys, salt1, salt2, u1, u2)  # 1 - key_uniforms, key_uniforms
+        # sqrt(-2 log u1) cos(2 pi u2) by the same numpy functions, with fewer copies
+        np.log(u1, out=u1)
+        u1 *= -2.0
+        np.sqrt(u1, out=u1)
+        u2 *= 2.0 * np.pi
+        np.cos(u2, out=u2)
+        np.multiply(u1, u2, out=out[:, j])
     return out
