@@ -50,7 +50,7 @@ CASES: dict[str, dict] = {
 }
 
 
-def _frame(n: int, missing: bool):  # noqa: ANN202 - pandas imported in the worker
+def _frame(n: int, missing: bool):
     import numpy as np
     import pandas as pd
 
@@ -70,7 +70,7 @@ def _frame(n: int, missing: bool):  # noqa: ANN202 - pandas imported in the work
     return df
 
 
-def _digest(res) -> str:  # noqa: ANN001
+def _digest(res) -> str:
     import numpy as np
 
     h = hashlib.sha256()
