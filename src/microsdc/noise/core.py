@@ -227,9 +227,12 @@ def _totals(df: pd.DataFrame, totals: Any, cols: list[Hashable]) -> dict[Hashabl
 def _wcov(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted mean vector and population covariance over complete rows, summed in the
     order ``canon``."""
-    from microsdc._kernels.noise import complete_in_order
-
-    xs, ws = complete_in_order(x, w, canon)  # x[canon][ok], w[canon][ok]
+    xs, ws = np.take(x, canon, axis=0), w[canon]  # as x[canon], without its slower path
+    ok = ~np.isnan(xs[:, 0])
+    for j in range(1, xs.shape[1]):
+        ok &= ~np.isnan(xs[:, j])
+    if not ok.all():
+        xs, ws = xs[ok], ws[ok]
     total = ws.sum()
     if total <= 0:
         return np.zeros(x.shape[1]), np.zeros((x.shape[1], x.shape[1]))
@@ -241,13 +244,12 @@ def _wcov(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> tuple[np.ndarray, 
 def _wsds(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> np.ndarray:
     """Each column's weighted population sd over its observed values, summed in the order
     ``canon``."""
-    from microsdc._kernels.noise import observed_in_order
-
-    vals, weights, counts = observed_in_order(x, w, canon)  # x[canon][ok, j], w[canon][ok]
+    xs, wc = np.take(x, canon, axis=0), w[canon]  # as x[canon], without its slower path
     sds = np.zeros(x.shape[1])
-    for j, m in enumerate(counts):
-        col, ws = vals[j, :m], weights[j, :m]
-        if m == 0 or ws.sum() <= 0:
+    for j in range(x.shape[1]):
+        ok = ~np.isnan(xs[:, j])
+        col, ws = (np.array(xs[:, j]), wc) if ok.all() else (xs[ok, j], wc[ok])
+        if not len(col) or ws.sum() <= 0:
             continue
         mean = np.average(col, weights=ws)
         sds[j] = np.sqrt(np.average((col - mean) ** 2, weights=ws))
