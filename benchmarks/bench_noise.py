@@ -11,9 +11,13 @@ in its own fresh process (``PYTHONPATH`` set to it), the two alternating ``--rou
 so that both meet the same load; the best figure of the rounds is printed. In a process:
 ``first s`` is the first call after ``import microsdc`` (numba kernels loaded from their
 on-disk cache, so compilation is excluded; the import itself is ``import s``), then a
-warm-up call, then ``best s`` is the best of 5 calls (``time.perf_counter``); ``cpu s`` is
-the process time of that best call. ``compile s`` is the first call in a process with an
-empty numba cache (``NUMBA_CACHE_DIR`` in a new temporary folder): what a user pays once.
+warm-up call, then ``before s``/``after s`` is the best of 5 calls (``time.perf_counter``);
+``cpu`` is the process time of that best call (all threads: OpenBLAS's second thread
+counts). ``--blas-threads 1`` runs both trees with one OpenBLAS thread: on a loaded
+machine a two-thread BLAS call waits for its second thread's turn on a core; the
+figures' BLAS sums then round differently from a two-thread run, the same in both trees.
+The compile time is the first call in a process with an empty numba cache
+(``NUMBA_CACHE_DIR`` in a new temporary folder): what a user pays once.
 The outputs of the two trees (data, figures, correlation change, outliers, bounded
 counts) are compared bit for bit, case by case: ``same`` must read ``yes``. The machine's
 cores are shared, so the load average (``/proc/loadavg``) is printed before and after.
@@ -144,6 +148,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cases", default=",".join(CASES))
+    parser.add_argument(
+        "--blas-threads",
+        type=int,
+        default=None,
+        help="OPENBLAS_NUM_THREADS of both trees (the figures' BLAS sums round differently "
+        "with another thread count, so compare trees at the same setting only)",
+    )
     parser.add_argument("--worker", action="store_true")
     args = parser.parse_args()
     names = [c for c in args.cases.split(",") if c]
@@ -152,17 +163,18 @@ def main() -> None:
         return
     print(f"cores: {os.cpu_count()}; load average before: {_load()}")
     print(f"before: {args.before}\nafter:  {args.after}\nrows: {args.rows:,} x 3 columns")
+    blas = {} if args.blas_threads is None else {"OPENBLAS_NUM_THREADS": str(args.blas_threads)}
+    print(f"OPENBLAS_NUM_THREADS: {blas.get('OPENBLAS_NUM_THREADS', 'default')}")
     runs: dict[str, list[dict]] = {"before": [], "after": []}
     for _ in range(args.rounds):
         for which in ("before", "after"):
-            runs[which].append(_run(getattr(args, which), args, names, {}))
-    compile_s = {}
+            runs[which].append(_run(getattr(args, which), args, names, blas))
     with tempfile.TemporaryDirectory() as cache:
-        cold = _run(args.after, args, names[:1], {"NUMBA_CACHE_DIR": cache})
+        cold = _run(args.after, args, names[:1], {"NUMBA_CACHE_DIR": cache, **blas})
         compile_s = cold["cases"][names[0]]["first"]
     print(f"load average after: {_load()}")
     head = (
-        f"{'case':>26} {'rows':>10} {'before s':>9} {'after s':>9} {'cpu s':>7} "
+        f"{'case':>26} {'rows':>10} {'before s':>9} {'after s':>9} {'cpu before':>10} {'after':>6} "
         f"{'first s':>8} {'speed-up':>8} {'same':>5}  relative sd (asked vs realised)"
     )
     print(head)
@@ -170,6 +182,7 @@ def main() -> None:
         before = min(r["cases"][name]["best"] for r in runs["before"])
         after = min(r["cases"][name]["best"] for r in runs["after"])
         best_after = min(runs["after"], key=lambda r: r["cases"][name]["best"])["cases"][name]
+        best_before = min(runs["before"], key=lambda r: r["cases"][name]["best"])["cases"][name]
         first = min(r["cases"][name]["first"] for r in runs["after"])
         same = all(
             r["cases"][name]["digest"] == runs["before"][0]["cases"][name]["digest"]
@@ -180,7 +193,8 @@ def main() -> None:
         if CASES[name]["method"] == "outliers":
             asked = "(outliers only)"
         print(
-            f"{name:>26} {args.rows:>10,} {before:9.3f} {after:9.3f} {best_after['cpu']:7.3f} "
+            f"{name:>26} {args.rows:>10,} {before:9.3f} {after:9.3f} {best_before['cpu']:10.3f} "
+            f"{best_after['cpu']:6.3f} "
             f"{first:8.3f} {before / after:7.1f}x {'yes' if same else 'NO':>5}  "
             f"{asked} vs {realised}"
         )

@@ -14,14 +14,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from microsdc import add_noise
-from microsdc._kernels.noise import unchanged_columns
-from microsdc._kernels.rowkeys import fold_hashes, key_order, key_uniform_pair
 from microsdc.data import rowkeys
 from microsdc.data.rowkeys import key_normals, key_uniforms, mix64, ordered_record_keys
+from microsdc.exceptions import DisclosureRiskWarning
 from microsdc.noise import core
 from microsdc.noise.result import noise_figures
-
-U64 = st.integers(0, 2**64 - 1)
 
 
 def bits(a: np.ndarray) -> np.ndarray:
@@ -108,51 +105,25 @@ def data(n: int, seed: int = 0, missing: bool = False) -> np.ndarray:
     return x
 
 
-# --- the kernels ----------------------------------------------------------------------------
+# --- draws from the keys, and the check for a column left unchanged ------------------------
 
 
-@given(st.lists(U64, max_size=300), st.integers(1, 40))
-def test_key_order_is_the_stable_argsort(values: list[int], distinct: int) -> None:
-    keys = np.array(values, dtype=np.uint64)
-    for k in (keys, keys % np.uint64(distinct), keys << np.uint64(40)):
-        order, all_distinct = key_order(np.ascontiguousarray(k))
-        np.testing.assert_array_equal(order, np.argsort(k, kind="stable"))
-        assert all_distinct == (len(np.unique(k)) == len(k))
-
-
-def test_key_order_on_many_keys_and_constant_digits() -> None:
-    rng = np.random.default_rng(3)
-    keys = rng.integers(0, 2**64 - 1, 300_000, dtype=np.uint64, endpoint=True)
-    for k in (keys, keys & np.uint64(0xFF00FF), keys | np.uint64(2**63), keys[:1], keys[:0]):
-        order, _ = key_order(np.ascontiguousarray(k))
-        np.testing.assert_array_equal(order, np.argsort(k, kind="stable"))
-    order, distinct = key_order(np.zeros(5, dtype=np.uint64))
-    np.testing.assert_array_equal(order, np.arange(5))
-    assert not distinct
-
-
-@given(arrays(np.uint64, st.integers(0, 200), elements=U64), U64)
-def test_fold_hashes_is_the_numpy_fold(h: np.ndarray, seed: int) -> None:
-    hc = np.random.default_rng(seed % 2**32).integers(0, 2**64 - 1, len(h), np.uint64, True)
-    expected = h.copy()
+def key_uniforms_oracle(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    salt = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
     with np.errstate(over="ignore"):
-        expected *= np.uint64(1_000_003)
-        expected ^= hc
-        mix64(expected)
-    fold_hashes(h, hc)
-    np.testing.assert_array_equal(h, expected)
+        z = keys ^ (salt * np.uint64(2) + np.uint64(1))
+        mix64(z)
+        z >>= np.uint64(11)
+    return z.astype(np.float64) * 2.0**-53
 
 
 @pytest.mark.parametrize("n", [0, 1, 7, 1001, 100_003])
 def test_key_uniforms_and_normals_are_the_numpy_ones(n: int) -> None:
     keys = np.random.default_rng(n).integers(0, 2**64 - 1, n, np.uint64, True)
-    u1, u2 = np.empty(n), np.empty(n)
-    a, b = np.random.default_rng(4), np.random.default_rng(4)
-    s1 = a.integers(0, 2**63, dtype=np.uint64, endpoint=False)
-    s2 = a.integers(0, 2**63, dtype=np.uint64, endpoint=False)
-    key_uniform_pair(keys, s1, s2, u1, u2)
-    np.testing.assert_array_equal(bits(u1), bits(1.0 - key_uniforms(keys, b)))
-    np.testing.assert_array_equal(bits(u2), bits(key_uniforms(keys, b)))
+    got = key_uniforms(keys, np.random.default_rng(4))
+    np.testing.assert_array_equal(
+        bits(got), bits(key_uniforms_oracle(keys, np.random.default_rng(4)))
+    )
     got = key_normals(keys, np.random.default_rng(9), 3)
     expected = key_normals_oracle(keys, np.random.default_rng(9), 3)
     np.testing.assert_array_equal(bits(got), bits(expected))
@@ -167,14 +138,22 @@ def test_key_uniforms_and_normals_are_the_numpy_ones(n: int) -> None:
     ),
     st.integers(0, 2**32),
 )
-def test_unchanged_columns_is_the_numpy_check(x: np.ndarray, seed: int) -> None:
+def test_unchanged_column_warned_as_the_numpy_check_says(x: np.ndarray, seed: int) -> None:
     rng = np.random.default_rng(seed)
     noisy = np.where(rng.random(x.shape) < 0.2, x + 1.0, x)
+    noisy[rng.random(x.shape) < 0.05] = np.nan  # also where x is observed
+    cols = [f"c{j}" for j in range(x.shape[1])]
     expected = []
     for j in range(x.shape[1]):
         seen = ~np.isnan(x[:, j])
-        expected.append(bool(seen.any() and (noisy[seen, j] == x[seen, j]).all()))
-    np.testing.assert_array_equal(unchanged_columns(x, noisy), expected)
+        if seen.any() and (noisy[seen, j] == x[seen, j]).all():
+            expected.append(cols[j])
+    with warnings.catch_warnings(record=True) as seen_warnings:
+        warnings.simplefilter("always")
+        core._warn_unchanged(x, noisy, cols, 0.1)
+    warned = [c for c in cols for w in seen_warnings if f"{c!r}" in str(w.message)]
+    assert warned == expected
+    assert all(w.category is DisclosureRiskWarning for w in seen_warnings)
 
 
 # --- record keys and their order -------------------------------------------------------------
@@ -200,10 +179,11 @@ def frames() -> list[tuple[pd.DataFrame, np.ndarray | None]]:
         (odd, None),
         (df.iloc[:0], None),
         (pd.DataFrame(index=range(4)), None),
+        (pd.DataFrame({"u": rng.random(n)}), None),  # every key distinct: one sort
     ]
 
 
-@pytest.mark.parametrize("case", range(7))
+@pytest.mark.parametrize("case", range(8))
 def test_record_keys_and_their_order_are_the_numpy_ones(case: int) -> None:
     df, where = frames()[case]
     expected = record_keys_oracle(df, where)

@@ -27,34 +27,37 @@ def ordered_record_keys(
     df: pd.DataFrame, where: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`record_keys` and the rows in the order of their keys
-    (``np.argsort(keys, kind="stable")``), found with one sort when the keys differ."""
-    from microsdc._kernels.rowkeys import key_order
+    (``np.argsort(keys, kind="stable")``).
 
+    One sort when the keys differ: numpy's default sort (vectorised, not stable) orders
+    distinct keys as any sort does; equal keys (identical records) are told apart first
+    and sorted again, stably.
+    """
     h = _value_keys(df, where)
-    order, distinct = key_order(h)
-    if distinct:
+    order = np.argsort(h)
+    ordered = h[order]
+    if not (ordered[1:] == ordered[:-1]).any():
         return h, order
+    del ordered
     occurrence = _occurrence(h, df.index, known_duplicates=True)
-    if occurrence is None:  # pragma: no cover - equal keys are duplicates
-        return h, order
-    keys = _told_apart(h, occurrence)
-    return keys, key_order(keys)[0]
+    keys = h if occurrence is None else _told_apart(h, occurrence)
+    return keys, np.argsort(keys, kind="stable")
 
 
 def _value_keys(df: pd.DataFrame, where: np.ndarray | None) -> np.ndarray:
     """Each record's key from its values and ``where`` flag (equal for equal records)."""
-    from microsdc._kernels.rowkeys import fold_hashes
-
     h = np.full(len(df), np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
-    for c in df.columns:
-        try:
-            hc = pd.util.hash_pandas_object(df[c], index=False).to_numpy(np.uint64)
-        except TypeError:  # values that cannot be hashed (lists): left out of the key
-            continue
-        fold_hashes(h, np.ascontiguousarray(hc))  # h = mix64((h * 1_000_003) ^ hc)
-        del hc
-    if where is not None:
-        with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):
+        for c in df.columns:
+            try:
+                hc = pd.util.hash_pandas_object(df[c], index=False).to_numpy(np.uint64)
+            except TypeError:  # values that cannot be hashed (lists): left out of the key
+                continue
+            h *= np.uint64(1_000_003)
+            h ^= hc
+            del hc
+            mix64(h)
+        if where is not None:
             h ^= where.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     return h
 
@@ -118,23 +121,20 @@ def key_uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         z = keys ^ (salt * np.uint64(2) + np.uint64(1))
         mix64(z)
         z >>= np.uint64(11)
-    return z.astype(np.float64) * 2.0**-53
+    u = z.astype(np.float64)
+    u *= 2.0**-53
+    return u
 
 
 def key_normals(keys: np.ndarray, rng: np.random.Generator, n_columns: int) -> np.ndarray:
     """Standard normal numbers, shape (len(keys), n_columns), each record's from its key
     (Box-Muller on two :func:`key_uniforms` streams per column)."""
-    from microsdc._kernels.rowkeys import key_uniform_pair
-
-    n = len(keys)
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
-    out = np.empty((n, n_columns))
-    u1, u2 = np.empty(n), np.empty(n)
+    out = np.empty((len(keys), n_columns))
     for j in range(n_columns):
-        salt1 = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
-        salt2 = rng.integers(0, 2**63, dtype=np.uint64, endpoint=False)
-        key_uniform_pair(keys, salt1, salt2, u1, u2)  # 1 - key_uniforms, key_uniforms
-        # sqrt(-2 log u1) cos(2 pi u2) by the same numpy functions, with fewer copies
+        # sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1], each step in place
+        u1 = key_uniforms(keys, rng)
+        np.subtract(1.0, u1, out=u1)
+        u2 = key_uniforms(keys, rng)
         np.log(u1, out=u1)
         u1 *= -2.0
         np.sqrt(u1, out=u1)

@@ -378,12 +378,12 @@ def _bound(
 def _warn_unchanged(x: np.ndarray, noisy: np.ndarray, cols: list[Hashable], rel: float) -> None:
     """Warn for a column whose observed values all came out unchanged (no spread to scale
     the noise by, or no outlier): its true values would be released as they are."""
-    from microsdc._kernels.noise import unchanged_columns
-
     if rel == 0:
         return
-    for c, unchanged in zip(cols, unchanged_columns(x, noisy), strict=True):
-        if unchanged:
+    for j, c in enumerate(cols):
+        missing = np.isnan(x[:, j])
+        # NaN != NaN: a changed value is a difference where the value is observed
+        if not missing.all() and not ((noisy[:, j] != x[:, j]) & ~missing).any():
             warn(
                 f"{_FUNC} left every value of {c!r} unchanged (its values do not spread, or "
                 "none is an outlier): they would be released as they are. Leave the column "
