@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["key_normals", "key_salt", "key_uniforms", "mix64", "random_order", "record_keys"]
+__all__ = [
+    "key_normals",
+    "key_salt",
+    "key_uniforms",
+    "mix64",
+    "ordered_record_keys",
+    "random_order",
+    "record_keys",
+]
 
 
 def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray:
@@ -18,8 +26,35 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
     (PRAM, noise) makes the release the same whatever order the rows came in,
     and an engine can compute the same keys row by row.
     """
-    n = len(df)
-    h = np.full(n, np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
+    h = _value_keys(df, where)
+    occurrence = _occurrence(h, df.index)
+    return h if occurrence is None else _told_apart(h, occurrence)
+
+
+def ordered_record_keys(
+    df: pd.DataFrame, where: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`record_keys` and the rows in the order of their keys
+    (``np.argsort(keys, kind="stable")``).
+
+    One sort when the keys differ: numpy's default sort (vectorised, not stable) orders
+    distinct keys as any sort does; equal keys (identical records) are told apart first
+    and sorted again, stably.
+    """
+    h = _value_keys(df, where)
+    order = np.argsort(h)
+    ordered = h[order]
+    if not (ordered[1:] == ordered[:-1]).any():
+        return h, order
+    del ordered
+    occurrence = _occurrence(h, df.index, known_duplicates=True)
+    keys = h if occurrence is None else _told_apart(h, occurrence)
+    return keys, np.argsort(keys, kind="stable")
+
+
+def _value_keys(df: pd.DataFrame, where: np.ndarray | None) -> np.ndarray:
+    """Each record's key from its values and ``where`` flag (equal for equal records)."""
+    h = np.full(len(df), np.uint64(0x243F6A8885A308D3), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for c in df.columns:
             try:
@@ -32,11 +67,6 @@ def record_keys(df: pd.DataFrame, where: np.ndarray | None = None) -> np.ndarray
             mix64(h)
         if where is not None:
             h ^= where.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        occurrence = _occurrence(h, df.index)
-        if occurrence is not None:
-            occurrence *= np.uint64(0xD1B54A32D192ED03)
-            h += occurrence
-            mix64(h)
     return h
 
 
@@ -54,12 +84,23 @@ def random_order(df: pd.DataFrame) -> np.ndarray:
     return np.argsort(record_keys(df.reset_index(drop=True)), kind="stable").astype(np.int64)
 
 
-def _occurrence(keys: np.ndarray, index: pd.Index) -> np.ndarray | None:
+def _told_apart(h: np.ndarray, occurrence: np.ndarray) -> np.ndarray:
+    """The keys of identical records made distinct by their ``occurrence`` number."""
+    with np.errstate(over="ignore"):
+        occurrence *= np.uint64(0xD1B54A32D192ED03)
+        h += occurrence
+        mix64(h)
+    return h
+
+
+def _occurrence(
+    keys: np.ndarray, index: pd.Index, known_duplicates: bool = False
+) -> np.ndarray | None:
     """Each record's number among the records with the same key, in the order of their
     row labels (so reordering a frame's rows keeps each label's draw); None when every
     key is distinct."""
     n = len(keys)
-    if not pd.Series(keys).duplicated().any():  # a hash pass: no sort when all differ
+    if not known_duplicates and not pd.Series(keys).duplicated().any():  # no sort if all differ
         return None
     try:
         by_label = np.asarray(index.argsort(), dtype=np.int64)
@@ -102,7 +143,9 @@ def key_uniforms(keys: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         z = keys ^ (salt * np.uint64(2) + np.uint64(1))
         mix64(z)
         z >>= np.uint64(11)
-    return z.astype(np.float64) * 2.0**-53
+    u = z.astype(np.float64)
+    u *= 2.0**-53
+    return u
 
 
 def key_salt(rng: np.random.Generator) -> np.uint64:
@@ -116,7 +159,14 @@ def key_normals(keys: np.ndarray, rng: np.random.Generator, n_columns: int) -> n
     (Box-Muller on two :func:`key_uniforms` streams per column)."""
     out = np.empty((len(keys), n_columns))
     for j in range(n_columns):
-        u1 = 1.0 - key_uniforms(keys, rng)  # in (0, 1]
+        # sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1], each step in place
+        u1 = key_uniforms(keys, rng)
+        np.subtract(1.0, u1, out=u1)
         u2 = key_uniforms(keys, rng)
-        out[:, j] = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+        np.log(u1, out=u1)
+        u1 *= -2.0
+        np.sqrt(u1, out=u1)
+        u2 *= 2.0 * np.pi
+        np.cos(u2, out=u2)
+        np.multiply(u1, u2, out=out[:, j])
     return out

@@ -12,7 +12,7 @@ from microsdc._core.warn import warn
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_bool, check_columns, check_frame, check_number, check_one_of
 from microsdc.data.numeric import numeric_columns, positive_weights
-from microsdc.data.rowkeys import key_normals, record_keys
+from microsdc.data.rowkeys import key_normals, ordered_record_keys
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 from microsdc.noise.result import NoiseResult, noise_figures
 
@@ -147,11 +147,11 @@ def add_noise(
     aggregates = _totals(df, totals, cols)
     w = _weights(df, weights)
     rng = check_random_state(seed, func=_FUNC)
-    keys = record_keys(df)  # each record's numbers follow from its values, not its row
+    # each record's numbers follow from its values, not its row; moments are summed in the
+    # order of the keys (canon), so no rounding depends on the rows' order
+    keys, canon = ordered_record_keys(df)
     x = _numeric(df, cols, method)
     z = key_normals(keys, rng, len(cols))
-    # moments are summed in the order of the keys, so no rounding depends on the rows' order
-    canon = np.argsort(keys, kind="stable")
     noisy, outliers = _draw(x, w, z, canon, method, relative_sd, outlier_threshold, keep_covariance)
     _warn_unchanged(x, noisy, cols, relative_sd)
     noisy, clipped = _bound(x, noisy, bounds, keys, rng)
@@ -224,10 +224,15 @@ def _totals(df: pd.DataFrame, totals: Any, cols: list[Hashable]) -> dict[Hashabl
     return out
 
 
-def _wcov(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted mean vector and population covariance over complete rows."""
-    ok = ~np.isnan(x).any(axis=1)
-    xs, ws = x[ok], w[ok]
+def _wcov(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean vector and population covariance over complete rows, summed in the
+    order ``canon``."""
+    xs, ws = np.take(x, canon, axis=0), w[canon]  # as x[canon], without its slower path
+    ok = ~np.isnan(xs[:, 0])
+    for j in range(1, xs.shape[1]):
+        ok &= ~np.isnan(xs[:, j])
+    if not ok.all():
+        xs, ws = xs[ok], ws[ok]
     total = ws.sum()
     if total <= 0:
         return np.zeros(x.shape[1]), np.zeros((x.shape[1], x.shape[1]))
@@ -236,12 +241,19 @@ def _wcov(x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, (d * ws[:, None]).T @ d / total
 
 
-def _wsd(col: np.ndarray, w: np.ndarray) -> float:
-    ok = ~np.isnan(col)
-    if not ok.any() or w[ok].sum() <= 0:
-        return 0.0
-    mean = np.average(col[ok], weights=w[ok])
-    return float(np.sqrt(np.average((col[ok] - mean) ** 2, weights=w[ok])))
+def _wsds(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> np.ndarray:
+    """Each column's weighted population sd over its observed values, summed in the order
+    ``canon``."""
+    xs, wc = np.take(x, canon, axis=0), w[canon]  # as x[canon], without its slower path
+    sds = np.zeros(x.shape[1])
+    for j in range(x.shape[1]):
+        ok = ~np.isnan(xs[:, j])
+        col, ws = (np.array(xs[:, j]), wc) if ok.all() else (xs[ok, j], wc[ok])
+        if not len(col) or ws.sum() <= 0:
+            continue
+        mean = np.average(col, weights=ws)
+        sds[j] = np.sqrt(np.average((col - mean) ** 2, weights=ws))
+    return sds
 
 
 def _draw(
@@ -256,15 +268,14 @@ def _draw(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The noisy values from standard normals ``z`` (shape of ``x``); the outlier mask."""
     if method == "correlated":
-        _, cov = _wcov(x[canon], w[canon])
+        _, cov = _wcov(x, w, canon)
         vals, vecs = np.linalg.eigh(cov)
         root = vecs * np.sqrt(np.clip(vals, 0.0, None))  # root @ root.T == cov
         noisy = x + rel * (z @ root.T)
         return (_recolour(noisy, x, w, canon) if keep_cov else noisy), None
     if method == "multiplicative":
         return x * np.exp(rel * z - rel**2 / 2), None
-    xs, ws = x[canon], w[canon]
-    sd = np.array([_wsd(xs[:, j], ws) for j in range(x.shape[1])])
+    sd = _wsds(x, w, canon)
     if method == "additive":
         return x + z * (rel * sd), None
     med = np.nanmedian(x, axis=0)
@@ -281,8 +292,8 @@ def _draw(
 def _recolour(noisy: np.ndarray, x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> np.ndarray:
     """``noisy`` transformed so that its weighted mean and covariance are ``x``'s exactly."""
     ok = ~np.isnan(noisy).any(axis=1)
-    m_x, c_x = _wcov(x[canon], w[canon])
-    m_y, c_y = _wcov(noisy[canon], w[canon])
+    m_x, c_x = _wcov(x, w, canon)
+    m_y, c_y = _wcov(noisy, w, canon)
     try:
         l_x, l_y = np.linalg.cholesky(c_x), np.linalg.cholesky(c_y)
     except np.linalg.LinAlgError:
@@ -370,8 +381,9 @@ def _warn_unchanged(x: np.ndarray, noisy: np.ndarray, cols: list[Hashable], rel:
     if rel == 0:
         return
     for j, c in enumerate(cols):
-        seen = ~np.isnan(x[:, j])
-        if seen.any() and (noisy[seen, j] == x[seen, j]).all():
+        missing = np.isnan(x[:, j])
+        # NaN != NaN: a changed value is a difference where the value is observed
+        if not missing.all() and not ((noisy[:, j] != x[:, j]) & ~missing).any():
             warn(
                 f"{_FUNC} left every value of {c!r} unchanged (its values do not spread, or "
                 "none is an outlier): they would be released as they are. Leave the column "

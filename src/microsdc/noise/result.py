@@ -52,14 +52,15 @@ def noise_figures(
     """Realised noise and the change of the moments, weighted by ``w``, on observed values."""
     rows = []
     for j in range(len(cols)):
-        ok = ~np.isnan(x[:, j])
-        a, b, ww = x[ok, j], noisy[ok, j], w[ok]
-        if not len(a) or ww.sum() <= 0:
+        a, b, ww = _observed(x, noisy, w, j)
+        total = float(ww.sum())
+        if not len(a) or total <= 0:
             rows.append(dict.fromkeys(_FIGURES, np.nan))
             continue
-        mean_a, var_a = _moments(a, ww)
-        mean_b, var_b = _moments(b, ww)
-        var_e = _moments(b - a, ww)[1]
+        mean_a, var_a = _moments(a, ww, total)
+        mean_b, var_b = _moments(b, ww, total)
+        b -= a  # the noise
+        var_e = _moments(b, ww, total)[1]
         rows.append(
             {
                 "noise_sd": float(np.sqrt(var_e)),
@@ -73,14 +74,33 @@ def noise_figures(
         )
     index = pd.Index(cols, dtype=object)
     figures = pd.DataFrame(rows, index=index, columns=_FIGURES)
-    ok = ~np.isnan(x).any(axis=1)
+    ok = ~np.isnan(x[:, 0])  # complete rows (column by column: faster than any(axis=1))
+    for j in range(1, x.shape[1]):
+        ok &= ~np.isnan(x[:, j])
     if len(cols) > 1 and ok.sum() > 2:
-        before = np.corrcoef(x[ok].T)
-        after = np.corrcoef(noisy[ok].T)
+        complete = ok.all()  # then x and noisy stand for their complete rows, uncopied
+        before = np.corrcoef(_rows(x, ok, complete).T)
+        after = np.corrcoef(_rows(noisy, ok, complete).T)
         change = pd.DataFrame(after - before, index=index, columns=index)
     else:
         change = pd.DataFrame(np.zeros((len(cols), len(cols))), index=index, columns=index)
     return figures, change
+
+
+def _observed(
+    x: np.ndarray, noisy: np.ndarray, w: np.ndarray, j: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Column ``j`` of ``x`` and ``noisy`` and the weights where ``x`` is observed, the
+    first two as new contiguous arrays (one boolean selection fewer when none is missing)."""
+    ok = ~np.isnan(x[:, j])
+    if ok.all():
+        return np.array(x[:, j]), np.array(noisy[:, j]), w
+    return x[ok, j], noisy[ok, j], w[ok]
+
+
+def _rows(v: np.ndarray, ok: np.ndarray, complete: bool) -> np.ndarray:
+    """``v[ok]``: ``v`` itself when every row is in and it is C-contiguous as that copy is."""
+    return v if complete and v.flags.c_contiguous else v[ok]
 
 
 _FIGURES = [
@@ -94,9 +114,9 @@ _FIGURES = [
 ]
 
 
-def _moments(v: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Weighted mean and population variance."""
-    total = float(w.sum())
+def _moments(v: np.ndarray, w: np.ndarray, total: float) -> tuple[float, float]:
+    """Weighted mean and population variance (``total`` is ``float(w.sum())``)."""
     mean = float(w @ v) / total
     d = v - mean
-    return mean, float(w @ (d * d)) / total
+    d *= d
+    return mean, float(w @ d) / total
