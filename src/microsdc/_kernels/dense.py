@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from microsdc._kernels.hashing import radix_keys
+
 __all__ = [
     "DENSE_LIMIT",
     "dense_keys",
@@ -30,24 +32,9 @@ def dense_size(n_categories: np.ndarray) -> float:
     return float(np.prod(np.asarray(n_categories, dtype=np.float64) + 1.0))
 
 
-@numba.njit(cache=True, nogil=True)
-def _keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
-    n, m = codes.shape
-    key = np.zeros(n, dtype=np.int64)
-    for j in range(m):
-        r = radix[j]
-        for i in range(n):
-            key[i] += (codes[i, j] + 1) * r
-    return key
-
-
 def dense_keys(codes: np.ndarray, base: np.ndarray) -> np.ndarray:
     """Key of each row: sum of (code_j + 1) * prod(base[:j]); 0 in a column means missing."""
-    m = codes.shape[1]
-    radix = np.ones(m, dtype=np.int64)
-    for j in range(1, m):
-        radix[j] = radix[j - 1] * base[j - 1]
-    return _keys(np.asarray(codes), radix)
+    return radix_keys(codes, base)
 
 
 def wildcard_sums(values: np.ndarray, key: np.ndarray, base: np.ndarray) -> np.ndarray:
