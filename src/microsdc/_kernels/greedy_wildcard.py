@@ -34,14 +34,13 @@ from microsdc._kernels.masktables import (
     TC,
     TNEXT,
     agrees,
-    enter_mask,
     fill_key,
     init_state,
     mask_lookup,
+    move_row,
     read_table,
     register_table,
     table_id,
-    unlink,
 )
 
 __all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many"]
@@ -504,15 +503,12 @@ def greedy_suppress(
         # move row r from mask obs to mask obs & ~chosen
         ht = reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], np.int64(0), word_of, mult)
-        unlink(mk, rnext, rprev, mid1, r)
-        for j in range(m):
-            if (chosen >> j) & 1:
-                if kind == 3:
+        if kind == 3:
+            for j in range(m):
+                if (chosen >> j) & 1:
                     catcount[j, codes[r, j]] -= wt[r]
-                codes[r, j] = -1
-                vals[j] = -1
-        mk, reg, mid2, n_masks = enter_mask(
-            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, obs & ~chosen, full
+        mk, reg, mid2, n_masks = move_row(
+            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid1, chosen, full
         )
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], np.int64(0), word_of, mult)
     return blanked
