@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from microsdc._kernels.hashing import radix_keys
+from microsdc._kernels.keyspace import axis_sums_inplace
 
 __all__ = [
     "DENSE_LIMIT",
@@ -225,29 +226,6 @@ def probabilistic_sums(
     """
     size = int(np.prod(base))
     table = np.bincount(key, weights=values, minlength=size).astype(np.float64, copy=False)
-    _prob_zeta_inplace(table, np.asarray(base, dtype=np.int64), np.ascontiguousarray(probs))
+    base = np.asarray(base, dtype=np.int64)
+    axis_sums_inplace(table, base, np.ascontiguousarray(probs, dtype=np.float64))
     return table
-
-
-@numba.njit(cache=True, nogil=True)
-def _prob_zeta_inplace(
-    table: np.ndarray, base: np.ndarray, probs: np.ndarray
-) -> None:  # pragma: no cover - numba
-    size = table.shape[0]
-    stride = 1
-    for j in range(base.shape[0]):
-        b = base[j]
-        block = stride * b
-        total = np.empty(stride, dtype=np.float64)
-        for start in range(0, size, block):
-            for lo in range(stride):
-                total[lo] = table[start + lo]
-            for v in range(1, b):
-                off = start + v * stride
-                pv = probs[j, v]
-                for lo in range(stride):
-                    total[lo] += table[off + lo]
-                    table[off + lo] += pv * table[start + lo]
-            for lo in range(stride):
-                table[start + lo] = total[lo]
-        stride = block
