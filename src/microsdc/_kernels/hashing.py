@@ -34,7 +34,7 @@ def capacity_bits(n: int) -> int:  # pragma: no cover - numba
     return bits
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def key_slot(slot_id, slot_key, k, shift, mask):  # pragma: no cover - numba
     """Slot of the int64 key ``k`` in an open-addressing table (``slot_id`` -1 = empty):
     the slot holding it, or the empty slot where it would go. ``shift`` is 64 minus

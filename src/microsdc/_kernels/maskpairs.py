@@ -63,7 +63,7 @@ def _mixed(codes, rows, cols):  # pragma: no cover - numba
     return h
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _same_on(a, p, b, r, cols):  # pragma: no cover - numba
     """Row ``p`` of ``a`` and row ``r`` of ``b`` hold the same codes on ``cols``."""
     for t in range(cols.shape[0]):
@@ -660,7 +660,7 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     return index_of, idx_bits[:n_idx], idx_span[:n_idx]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _row_key(x, r, cols, radix, t_lo, t_hi):  # pragma: no cover - numba
     """Key of row ``r`` of ``x`` on ``cols[t_lo:t_hi]``: the sum of code times ``radix[t]``."""
     k = np.int64(0)
@@ -669,37 +669,10 @@ def _row_key(x, r, cols, radix, t_lo, t_hi):  # pragma: no cover - numba
     return k
 
 
-@numba.njit(cache=True, nogil=True)
-def _prefix_key(x, r, cols, card, t0):  # pragma: no cover - numba
-    """Key of row ``r`` of ``x`` on the first ``t0`` columns of ``cols`` (mixed radix)."""
-    k = np.int64(0)
-    w = np.int64(1)
-    for t in range(t0):
-        k += np.int64(x[r, cols[t]]) * w
-        w *= max(card[cols[t]], 1)
-    return k
-
-
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _is_present(present, k):  # pragma: no cover - numba
     """Bit ``k`` of the presence bits ``present`` is set."""
     return (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
-
-
-@numba.njit(cache=True, nogil=True)
-def _add_cross(sums, blank, r, p):  # pragma: no cover - numba
-    """Complete pattern ``r`` and incomplete pattern ``p`` match: each adds to the other's
-    support (``sums`` as built in :func:`complete_cross`; r's weight times the shares of
-    its values on the ``blank`` columns of p, under ``use_colw``)."""
-    comp, cnt_c, w_c, cnt_i, w_i, colw, use_colw, out_c, out_i = sums
-    f = 1.0
-    if use_colw:
-        for e in range(blank.shape[0]):
-            f *= colw[blank[e], comp[r, blank[e]]]
-    out_c[r, 1] += f * cnt_i[p]
-    out_c[r, 3] += f * w_i[p]
-    out_i[p, 0] += cnt_c[r]
-    out_i[p, 2] += w_c[r]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -719,16 +692,34 @@ def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def _cross_indexed(
-    comp, inc, lo, nb, b, m, card, idx_bits, idx_span, sl, built, idx_start, idx_rows, sums
+    comp,
+    inc,
+    lo,
+    nb,
+    b,
+    m,
+    card,
+    bits,
+    span,
+    sl,
+    built,
+    idx_start,
+    idx_rows,
+    cnt_c,
+    w_c,
+    cnt_i,
+    w_i,
+    colw,
+    use_colw,
+    out_c,
+    out_i,
 ):  # pragma: no cover - numba
     """:func:`complete_cross` for one mask through the index ``sl`` of the complete
-    patterns on the columns ``bits = idx_bits[sl]`` (built on first use): each pattern of the mask
+    patterns on the columns ``bits`` (built on first use): each pattern of the mask
     checks the complete patterns of its bucket, in increasing order. Returns False,
     having added nothing, when checking the buckets of the mask costs more than a
     pass (see ``_CHECK_COST``)."""
     n_c = comp.shape[0]
-    bits = idx_bits[sl]
-    span = idx_span[sl]
     # the index columns by decreasing categories (ties: lowest index)
     pcols = _columns_by_categories(bits, m, card)
     q0 = pcols.shape[0]
@@ -745,7 +736,9 @@ def _cross_indexed(
     key = np.empty(nb, dtype=np.int64)
     checks = 0
     for u in range(nb):
-        k = _row_key(inc, lo + u, pcols, pradix, 0, q0)
+        k = np.int64(0)
+        for t in range(q0):
+            k += np.int64(inc[lo + u, pcols[t]]) * pradix[t]
         key[u] = k
         checks += start[k + 1] - start[k]
     if _CHECK_COST * checks > n_c:
@@ -757,8 +750,21 @@ def _cross_indexed(
         k = key[u]
         for i in range(start[k], start[k + 1]):
             r = rows[i]
-            if _same_on(comp, r, inc, p, rest):
-                _add_cross(sums, blank, r, p)
+            same = True
+            for t in range(rest.shape[0]):
+                if comp[r, rest[t]] != inc[p, rest[t]]:
+                    same = False
+                    break
+            if not same:
+                continue
+            f = 1.0
+            if use_colw:
+                for e in range(blank.shape[0]):
+                    f *= colw[blank[e], comp[r, blank[e]]]
+            out_c[r, 1] += f * cnt_i[p]
+            out_c[r, 3] += f * w_i[p]
+            out_i[p, 0] += cnt_c[r]
+            out_i[p, 2] += w_c[r]
     return True
 
 
@@ -807,7 +813,6 @@ def complete_cross(
     n_masks = mask_vals.shape[0]
     hit_r = np.empty(n_c, dtype=np.int64)
     hit_u = np.empty(n_c, dtype=np.int64)
-    sums = (comp, cnt_c, w_c, cnt_i, w_i, colw, use_colw, out_c, out_i)
     index_of, idx_bits, idx_span = _prefix_plan(mask_vals, mask_start, card, n_c, m)
     n_slots = idx_bits.shape[0]
     last_use = np.full(n_slots, -1, dtype=np.int64)
@@ -825,7 +830,27 @@ def complete_cross(
             continue
         sl = index_of[ib]
         done = sl >= 0 and _cross_indexed(
-            comp, inc, lo, nb, b, m, card, idx_bits, idx_span, sl, built, idx_start, idx_rows, sums
+            comp,
+            inc,
+            lo,
+            nb,
+            b,
+            m,
+            card,
+            idx_bits[sl],
+            idx_span[sl],
+            sl,
+            built,
+            idx_start,
+            idx_rows,
+            cnt_c,
+            w_c,
+            cnt_i,
+            w_i,
+            colw,
+            use_colw,
+            out_c,
+            out_i,
         )
         if sl >= 0 and last_use[sl] == ib:  # free the index after its last mask
             idx_start[sl] = np.zeros(1, dtype=np.int32)
@@ -857,9 +882,15 @@ def complete_cross(
                 span *= max(card[cols[t]], 1)
             table = np.full(span, -1, dtype=np.int32)
             for u in range(nb):
-                table[_row_key(inc, lo + u, cols, radix, 0, q)] = u
+                k = np.int64(0)
+                for t in range(q):
+                    k += np.int64(inc[lo + u, cols[t]]) * radix[t]
+                table[k] = u
             for r in range(n_c):
-                u = table[_row_key(comp, r, cols, radix, 0, q)]
+                k = np.int64(0)
+                for t in range(q):
+                    k += np.int64(comp[r, cols[t]]) * radix[t]
+                u = table[k]
                 if u >= 0:
                     hit_r[n_hit] = r
                     hit_u[n_hit] = u
@@ -872,22 +903,35 @@ def complete_cross(
             slot_key = np.zeros(1 << bits, dtype=np.int64)
             present = np.zeros((pre_span + 63) // 64, dtype=np.uint64)
             for u in range(nb):
-                k = _prefix_key(inc, lo + u, cols, card, t0)
+                k = np.int64(0)
+                w = np.int64(1)
+                for t in range(t0):
+                    k += np.int64(inc[lo + u, cols[t]]) * w
+                    w *= max(card[cols[t]], 1)
                 present[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
             if exact:
                 for u in range(nb):
-                    k = _row_key(inc, lo + u, cols, radix, 0, q)
+                    k = np.int64(0)
+                    for t in range(q):
+                        k += np.int64(inc[lo + u, cols[t]]) * radix[t]
                     h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
                     while slot[h] >= 0:
                         h = (h + 1) & hmask
                     slot[h] = u
                     slot_key[h] = k
                 for r in range(n_c):
-                    k = _prefix_key(comp, r, cols, card, t0)
-                    if not _is_present(present, k):
+                    k = np.int64(0)
+                    w = np.int64(1)
+                    for t in range(t0):
+                        k += np.int64(comp[r, cols[t]]) * w
+                        w *= max(card[cols[t]], 1)
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
-                    k += _row_key(comp, r, cols, radix, t0, q)
-                    h = key_slot(slot, slot_key, k, shift, hmask)
+                    for t in range(t0, q):
+                        k += np.int64(comp[r, cols[t]]) * radix[t]
+                    h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+                    while slot[h] >= 0 and slot_key[h] != k:
+                        h = (h + 1) & hmask
                     if slot[h] >= 0:
                         hit_r[n_hit] = r
                         hit_u[n_hit] = slot[h]
@@ -905,7 +949,12 @@ def complete_cross(
                         h = (h + 1) & hmask
                     slot[h] = u
                 for r in range(n_c):
-                    if not _is_present(present, _prefix_key(comp, r, cols, card, t0)):
+                    k = np.int64(0)
+                    w = np.int64(1)
+                    for t in range(t0):
+                        k += np.int64(comp[r, cols[t]]) * w
+                        w *= max(card[cols[t]], 1)
+                    if not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
                         continue
                     x = np.uint64(0x243F6A8885A308D3)
                     for t in range(q):
@@ -914,7 +963,12 @@ def complete_cross(
                     h = np.int64((x * _GOLDEN) >> shift)
                     u = slot[h]
                     while u >= 0:
-                        if _same_on(inc, lo + u, comp, r, cols):
+                        same = True
+                        for t in range(q):
+                            if inc[lo + u, cols[t]] != comp[r, cols[t]]:
+                                same = False
+                                break
+                        if same:
                             break
                         h = (h + 1) & hmask
                         u = slot[h]
@@ -924,5 +978,14 @@ def complete_cross(
                         n_hit += 1
         blank = _columns(((np.int64(1) << m) - 1) & ~b, m)
         for i in range(n_hit):
-            _add_cross(sums, blank, hit_r[i], lo + hit_u[i])
+            r = hit_r[i]
+            p = lo + hit_u[i]
+            f = 1.0
+            if use_colw:
+                for e in range(blank.shape[0]):
+                    f *= colw[blank[e], comp[r, blank[e]]]
+            out_c[r, 1] += f * cnt_i[p]
+            out_c[r, 3] += f * w_i[p]
+            out_i[p, 0] += cnt_c[r]
+            out_i[p, 2] += w_c[r]
     return out_c, out_i
