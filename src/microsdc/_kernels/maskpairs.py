@@ -672,7 +672,7 @@ def _row_key(x, r, cols, radix, t_lo, t_hi):  # pragma: no cover - numba
 @numba.njit(cache=True, nogil=True, inline="always")
 def _is_present(present, k):  # pragma: no cover - numba
     """Bit ``k`` of the presence bits ``present`` is set."""
-    return (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1) != 0
+    return ((present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1)) != 0
 
 
 @numba.njit(cache=True, nogil=True)
