@@ -13,6 +13,21 @@ __all__ = ["dual_penalties"]
 
 
 @numba.njit(cache=True, nogil=True)
+def _keep_smallest(buf, need, r, copies):  # pragma: no cover - numba
+    """Insert up to ``copies`` copies of ``r`` into the ascending ``buf[:need]``, dropping the
+    largest; stop at the first copy not below ``buf[need - 1]``. Returns the copies inserted."""
+    for done in range(copies):
+        if r >= buf[need - 1]:
+            return done
+        j = need - 1
+        while j > 0 and buf[j - 1] > r:
+            buf[j] = buf[j - 1]
+            j -= 1
+        buf[j] = r
+    return copies
+
+
+@numba.njit(cache=True, nogil=True)
 def dual_penalties(pi, c, r_ptr, r_u, r_a, s_ptr, s_a, s_c, k, x):  # pragma: no cover - numba
     """Sum over the targets of ``P_t(pi)``; ``x[u]`` gets the units of tuple u used.
 
@@ -46,28 +61,13 @@ def dual_penalties(pi, c, r_ptr, r_u, r_a, s_ptr, s_a, s_c, k, x):  # pragma: no
             for p in range(r_ptr[t], r_ptr[t + 1]):
                 r = r_a[p] - pi[r_u[p]]
                 if r >= 0.0:
-                    for _ in range(c[r_u[p]]):
-                        if r >= buf[need - 1]:
-                            break
-                        j = need - 1
-                        while j > 0 and buf[j - 1] > r:
-                            buf[j] = buf[j - 1]
-                            j -= 1
-                        buf[j] = r
+                    _keep_smallest(buf, need, r, c[r_u[p]])
             units = 0
             for p in range(s_ptr[t], s_ptr[t + 1]):
                 r = s_a[p]
                 if r >= buf[need - 1] or units >= need:
                     break
-                for _ in range(min(s_c[p], need)):
-                    if r >= buf[need - 1]:
-                        break
-                    j = need - 1
-                    while j > 0 and buf[j - 1] > r:
-                        buf[j] = buf[j - 1]
-                        j -= 1
-                    buf[j] = r
-                    units += 1
+                units += _keep_smallest(buf, need, r, min(s_c[p], need))
             fill = 0.0
             for i in range(need):
                 fill += buf[i]

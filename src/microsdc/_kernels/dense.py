@@ -11,6 +11,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from microsdc._kernels.hashing import radix_keys
+from microsdc._kernels.keyspace import axis_sums_inplace
+
 __all__ = [
     "DENSE_LIMIT",
     "dense_keys",
@@ -30,24 +33,9 @@ def dense_size(n_categories: np.ndarray) -> float:
     return float(np.prod(np.asarray(n_categories, dtype=np.float64) + 1.0))
 
 
-@numba.njit(cache=True, nogil=True)
-def _keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
-    n, m = codes.shape
-    key = np.zeros(n, dtype=np.int64)
-    for j in range(m):
-        r = radix[j]
-        for i in range(n):
-            key[i] += (codes[i, j] + 1) * r
-    return key
-
-
 def dense_keys(codes: np.ndarray, base: np.ndarray) -> np.ndarray:
     """Key of each row: sum of (code_j + 1) * prod(base[:j]); 0 in a column means missing."""
-    m = codes.shape[1]
-    radix = np.ones(m, dtype=np.int64)
-    for j in range(1, m):
-        radix[j] = radix[j - 1] * base[j - 1]
-    return _keys(np.asarray(codes), radix)
+    return radix_keys(codes, base)
 
 
 def wildcard_sums(values: np.ndarray, key: np.ndarray, base: np.ndarray) -> np.ndarray:
@@ -238,29 +226,6 @@ def probabilistic_sums(
     """
     size = int(np.prod(base))
     table = np.bincount(key, weights=values, minlength=size).astype(np.float64, copy=False)
-    _prob_zeta_inplace(table, np.asarray(base, dtype=np.int64), np.ascontiguousarray(probs))
+    base = np.asarray(base, dtype=np.int64)
+    axis_sums_inplace(table, base, np.ascontiguousarray(probs, dtype=np.float64))
     return table
-
-
-@numba.njit(cache=True, nogil=True)
-def _prob_zeta_inplace(
-    table: np.ndarray, base: np.ndarray, probs: np.ndarray
-) -> None:  # pragma: no cover - numba
-    size = table.shape[0]
-    stride = 1
-    for j in range(base.shape[0]):
-        b = base[j]
-        block = stride * b
-        total = np.empty(stride, dtype=np.float64)
-        for start in range(0, size, block):
-            for lo in range(stride):
-                total[lo] = table[start + lo]
-            for v in range(1, b):
-                off = start + v * stride
-                pv = probs[j, v]
-                for lo in range(stride):
-                    total[lo] += table[off + lo]
-                    table[off + lo] += pv * table[start + lo]
-            for lo in range(stride):
-                table[start + lo] = total[lo]
-        stride = block

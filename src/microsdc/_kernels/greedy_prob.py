@@ -51,14 +51,13 @@ from microsdc._kernels.masktables import (
     TC,
     TNEXT,
     agrees,
-    enter_mask,
     fill_key,
     init_state,
     mask_lookup,
+    move_row,
     read_table,
     register_table,
     table_id,
-    unlink,
 )
 
 __all__ = ["greedy_probabilistic"]
@@ -607,7 +606,6 @@ def greedy_probabilistic(
         # move row r from mask obs to mask obs & ~chosen (it waits no more: weight 0)
         ht = reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0.0, shares, word_of, mult)
-        unlink(mk, rnext, rprev, mid1, r)
         ptab = _tally_row(cnt1, ptab, pidx, vals, -wt[r], base, pairs)
         if present.shape[0] > 0:
             b2 = obs & ~chosen
@@ -618,14 +616,10 @@ def greedy_probabilistic(
                     present[obs, j, vals[j]] -= wt[r]
                     if (b2 >> j) & 1:
                         present[b2, j, vals[j]] += wt[r]
-        for j in range(m):
-            if (chosen >> j) & 1:
-                codes[r, j] = -1
-                vals[j] = -1
-        ptab = _tally_row(cnt1, ptab, pidx, vals, wt[r], base, pairs)
-        mk, reg, mid2, n_masks = enter_mask(
-            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, obs & ~chosen, full
+        mk, reg, mid2, n_masks = move_row(
+            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid1, chosen, full
         )
+        ptab = _tally_row(cnt1, ptab, pidx, vals, wt[r], base, pairs)
         if mid2 >= morder.shape[0]:
             morder = np.append(morder, mid2)
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0.0, shares, word_of, mult)

@@ -34,14 +34,13 @@ from microsdc._kernels.masktables import (
     TC,
     TNEXT,
     agrees,
-    enter_mask,
     fill_key,
     init_state,
     mask_lookup,
+    move_row,
     read_table,
     register_table,
     table_id,
-    unlink,
 )
 
 __all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many"]
@@ -195,9 +194,11 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cov
 
 # --------------------------------------------------------------------------- support
 # The support helpers take the hash table and mask tables (ht, meta, reg, key, mk, td),
-# then the rows, the record lists of the masks, the weight of each row still waiting,
-# the records each row stands for and the key layout. They are passed one by one, not
-# as tuples: a tuple of arrays built per candidate costs reference counting each time.
+# which grow and are replaced as the greedy runs, and ``data``, the tuple (codes, rnext,
+# pending, wt, word_of, mult) that stays the same objects for a whole run: the rows, the
+# record lists of the masks, the weight of each row still waiting, the records each row
+# stands for and the key layout. The tuple is built once per kernel call, not per
+# candidate.
 
 
 @numba.njit(cache=True, nogil=True)
@@ -212,23 +213,7 @@ def _update_tables(ht, meta, key, mk, td, mid, vals, d0, d1, word_of, mult):  # 
 
 @numba.njit(cache=True, nogil=True)
 def _support_from(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    mid,
-    cols,
-    vals,
-    codes,
-    rnext,
-    pending,
-    wt,
-    word_of,
-    mult,
-    n_tables,
-    out,
+    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out
 ):  # pragma: no cover
     """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, pending weight).
 
@@ -237,6 +222,7 @@ def _support_from(
     Builds table number ``n_tables`` when the pair is new and returns True in
     that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
     """
+    codes, rnext, pending, wt, word_of, mult = data
     tid = table_id(ht, reg, key, mk, mid, cols)
     m = codes.shape[1]
     if tid < 0:
@@ -270,24 +256,7 @@ def _support_from(
 
 @numba.njit(cache=True, nogil=True)
 def _support_all(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    n_masks,
-    a_set,
-    vals,
-    codes,
-    rnext,
-    pending,
-    wt,
-    word_of,
-    mult,
-    n_tables,
-    full,
-    out3,
+    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
 ):  # pragma: no cover - numba
     """Wildcard support of (a_set, vals): out3 = (all rows, complete rows, pending rows).
 
@@ -301,25 +270,7 @@ def _support_all(
         if mk[mid, MROWS] == 0:
             continue
         b = mk[mid, MVAL]
-        if _support_from(
-            ht,
-            meta,
-            reg,
-            key,
-            mk,
-            td,
-            mid,
-            a_set & b,
-            vals,
-            codes,
-            rnext,
-            pending,
-            wt,
-            word_of,
-            mult,
-            n_tables,
-            out,
-        ):
+        if _support_from(ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out):
             n_tables += 1
         q += out[0]
         p += out[1]
@@ -333,24 +284,7 @@ def _support_all(
 
 @numba.njit(cache=True, nogil=True)
 def _pattern_count(
-    ht,
-    meta,
-    reg,
-    key,
-    mk,
-    td,
-    b,
-    cols,
-    vals,
-    codes,
-    rnext,
-    pending,
-    wt,
-    word_of,
-    mult,
-    n_tables,
-    full,
-    out,
+    ht, meta, reg, key, mk, td, b, cols, vals, data, n_tables, full, out
 ):  # pragma: no cover - numba
     """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight),
     (0, 0) when no row has mask ``b``. Returns the new number of tables."""
@@ -359,25 +293,7 @@ def _pattern_count(
         out[0] = 0
         out[1] = 0
         return n_tables
-    if _support_from(
-        ht,
-        meta,
-        reg,
-        key,
-        mk,
-        td,
-        mid,
-        cols,
-        vals,
-        codes,
-        rnext,
-        pending,
-        wt,
-        word_of,
-        mult,
-        n_tables,
-        out,
-    ):
+    if _support_from(ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out):
         n_tables += 1
     return n_tables
 
@@ -453,6 +369,7 @@ def greedy_suppress(
     for oi in range(order.shape[0]):
         pending[order[oi]] = weight[oi]
     ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
+    data = (codes, rnext, pending, wt, word_of, mult)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     max_card = 1
@@ -498,178 +415,67 @@ def greedy_suppress(
             p = 0
             if kind == 2:
                 # exact count of the pattern; the row itself counts once
-                q = 0.0
-                tmid = mask_lookup(ht, key, a_set, full)
-                if tmid >= 0 and mk[tmid, MROWS] > 0:
-                    if _support_from(
-                        ht,
-                        meta,
-                        reg,
-                        key,
-                        mk,
-                        td,
-                        tmid,
-                        a_set,
-                        vals,
-                        codes,
-                        rnext,
-                        pending,
-                        wt,
-                        word_of,
-                        mult,
-                        n_tables,
-                        out,
-                    ):
-                        n_tables += 1
-                    q = float(out[0])
-                    p = out[1]
+                n_tables = _pattern_count(
+                    ht, meta, reg, key, mk, td, a_set, a_set, vals, data, n_tables, full, out
+                )
+                q = float(out[0])
+                p = out[1]
                 if s_set != 0:
                     q += float(wt[r])
                 fk = q
-            elif kind == 1 and alpha == 0.0:
-                # alpha = 0: only the complete records and the pattern's own exact
-                # matches count, two lookups instead of one per mask
-                n_tables = _pattern_count(
-                    ht,
-                    meta,
-                    reg,
-                    key,
-                    mk,
-                    td,
-                    full,
-                    a_set,
-                    vals,
-                    codes,
-                    rnext,
-                    pending,
-                    wt,
-                    word_of,
-                    mult,
-                    n_tables,
-                    full,
-                    out,
-                )
-                qc = float(out[0])
+            elif kind == 1:
+                # sdcMicro freqCalc: complete records and the pattern's own exact
+                # matches (row r included, once moved) count 1, the other
+                # compatible records with a missing value count alpha. Row r is
+                # counted in q (and in qc when complete) at its current mask.
+                # With alpha = 0 only the complete records and the own matches
+                # count: two lookups instead of one per mask.
+                exact_only = alpha == 0.0
+                q = 0.0
+                if exact_only:
+                    n_tables = _pattern_count(
+                        ht, meta, reg, key, mk, td, full, a_set, vals, data, n_tables, full, out
+                    )
+                    qc = float(out[0])
+                else:
+                    n_tables = _support_all(
+                        ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
+                    )
+                    q = float(out3[0])
+                    qc = float(out3[1])
+                    p = out3[2]
                 if a_set == full:
-                    fk = qc
+                    fk = qc if exact_only else qc + alpha * (q - qc)
                 else:
                     n_tables = _pattern_count(
-                        ht,
-                        meta,
-                        reg,
-                        key,
-                        mk,
-                        td,
-                        a_set,
-                        a_set,
-                        vals,
-                        codes,
-                        rnext,
-                        pending,
-                        wt,
-                        word_of,
-                        mult,
-                        n_tables,
-                        full,
-                        out,
+                        ht, meta, reg, key, mk, td, a_set, a_set, vals, data, n_tables, full, out
                     )
                     own = float(out[0])
                     if s_set != 0:
                         own += float(wt[r])  # row r joins the pattern
                         if obs == full:
                             qc -= float(wt[r])  # and is no longer complete
-                    fk = qc + own
-                if s_set == 0 or (fk >= k and select != 0):
+                    fk = qc + own if exact_only else qc + own + alpha * (q - qc - own)
+                if exact_only and (s_set == 0 or (fk >= k and select != 0)):
                     # the tie-break weighs the waiting rows compatible with the new
                     # pattern, as for alpha > 0 (they can join it later); counted
                     # over every mask, so only for the candidates that reach k
                     n_tables = _support_all(
-                        ht,
-                        meta,
-                        reg,
-                        key,
-                        mk,
-                        td,
-                        n_masks,
-                        a_set,
-                        vals,
-                        codes,
-                        rnext,
-                        pending,
-                        wt,
-                        word_of,
-                        mult,
-                        n_tables,
-                        full,
-                        out3,
+                        ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
                     )
                     p = out3[2]
             else:
                 n_tables = _support_all(
-                    ht,
-                    meta,
-                    reg,
-                    key,
-                    mk,
-                    td,
-                    n_masks,
-                    a_set,
-                    vals,
-                    codes,
-                    rnext,
-                    pending,
-                    wt,
-                    word_of,
-                    mult,
-                    n_tables,
-                    full,
-                    out3,
+                    ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
                 )
-                q = float(out3[0])
-                qc = float(out3[1])
+                fk = float(out3[0])
                 p = out3[2]
-                if kind == 1:
-                    # sdcMicro freqCalc: complete records and the pattern's own exact
-                    # matches (row r included, once moved) count 1, the other
-                    # compatible records with a missing value count alpha. Row r is
-                    # counted in q (and in qc when complete) at its current mask.
-                    if a_set == full:
-                        fk = qc + alpha * (q - qc)
-                    else:
-                        n_tables = _pattern_count(
-                            ht,
-                            meta,
-                            reg,
-                            key,
-                            mk,
-                            td,
-                            a_set,
-                            a_set,
-                            vals,
-                            codes,
-                            rnext,
-                            pending,
-                            wt,
-                            word_of,
-                            mult,
-                            n_tables,
-                            full,
-                            out,
-                        )
-                        own = float(out[0])
-                        if s_set != 0:
-                            own += float(wt[r])  # row r joins the pattern
-                            if obs == full:
-                                qc -= float(wt[r])  # and is no longer complete
-                        fk = qc + own + alpha * (q - qc - own)
-                else:
-                    fk = q
-                    if bg.shape[0] > 0:
-                        cell = 0
-                        for j in range(m):
-                            if (a_set >> j) & 1:
-                                cell += (vals[j] + 1) * bg_radix[j]
-                        fk += float(bg[cell])
+                if bg.shape[0] > 0:
+                    cell = 0
+                    for j in range(m):
+                        if (a_set >> j) & 1:
+                            cell += (vals[j] + 1) * bg_radix[j]
+                    fk += float(bg[cell])
             if s_set == 0:
                 p0 = p
             if fk < k:
@@ -697,15 +503,12 @@ def greedy_suppress(
         # move row r from mask obs to mask obs & ~chosen
         ht = reserve(ht, meta, n_tables + 2)
         _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], np.int64(0), word_of, mult)
-        unlink(mk, rnext, rprev, mid1, r)
-        for j in range(m):
-            if (chosen >> j) & 1:
-                if kind == 3:
+        if kind == 3:
+            for j in range(m):
+                if (chosen >> j) & 1:
                     catcount[j, codes[r, j]] -= wt[r]
-                codes[r, j] = -1
-                vals[j] = -1
-        mk, reg, mid2, n_masks = enter_mask(
-            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, obs & ~chosen, full
+        mk, reg, mid2, n_masks = move_row(
+            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid1, chosen, full
         )
         _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], np.int64(0), word_of, mult)
     return blanked
@@ -720,6 +523,7 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
     pending = np.zeros(n, dtype=np.int64)
     out3 = np.zeros(5, dtype=np.int64)
     ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = init_state(codes, full, key)
+    data = (codes, rnext, pending, wt, word_of, mult)
     td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     res = np.zeros(targets.shape[0], dtype=np.int64)
@@ -733,24 +537,7 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
         ht = reserve(ht, meta, n + n_masks + 2)
         td = grow_rows(td, n_tables + n_masks + 1)
         n_tables = _support_all(
-            ht,
-            meta,
-            reg,
-            key,
-            mk,
-            td,
-            n_masks,
-            a_set,
-            vals,
-            codes,
-            rnext,
-            pending,
-            wt,
-            word_of,
-            mult,
-            n_tables,
-            full,
-            out3,
+            ht, meta, reg, key, mk, td, n_masks, a_set, vals, data, n_tables, full, out3
         )
         res[t] = out3[0]
     return res

@@ -66,8 +66,14 @@ def add_keys(table: np.ndarray, keys: np.ndarray) -> None:
 
 
 @numba.njit(cache=True, nogil=True)
-def _transform(table: np.ndarray, base: np.ndarray) -> None:  # pragma: no cover - numba
+def axis_sums_inplace(table, base, probs):  # pragma: no cover - numba
+    """The zeta transform along each axis of the key array ``table``, in place:
+    ``T'[v] = T[v] + p(v) T[missing]`` for every category v and ``T'[missing] = sum
+    over the axis``, with ``p(v) = probs[j, v]``; an empty ``probs`` stands for every
+    share 1 (the wildcard sums, exact on integers). The largest extra buffer is one
+    slice of the last axis."""
     size = table.shape[0]
+    shares = probs.shape[0] > 0
     stride = 1
     buf = np.empty(1, dtype=table.dtype)
     for j in range(base.shape[0]):
@@ -80,10 +86,14 @@ def _transform(table: np.ndarray, base: np.ndarray) -> None:  # pragma: no cover
                 buf[lo] = table[start + lo]
             for v in range(1, b):
                 off = start + v * stride
+                pv = probs[j, v] if shares else 1.0
                 for lo in range(stride):
                     x = table[off + lo]
                     table[start + lo] += x
-                    table[off + lo] = x + buf[lo]
+                    if shares:
+                        table[off + lo] = x + pv * buf[lo]
+                    else:
+                        table[off + lo] = x + buf[lo]
         stride = block
 
 
@@ -113,7 +123,7 @@ def wildcard_sums_inplace(table: np.ndarray, base: np.ndarray) -> None:
     base = np.asarray(base, dtype=np.int64)
     if int(np.prod(base)) != table.shape[0]:
         raise ValueError("table size must be the product of base")
-    _transform(table, base)
+    axis_sums_inplace(table, base, np.ones((0, 0)))
 
 
 @numba.njit(cache=True, nogil=True)

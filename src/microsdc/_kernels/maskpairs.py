@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from microsdc._kernels.conservative import min_completion
+from microsdc._kernels.hashing import capacity_bits, first_groups, key_slot
 from microsdc._kernels.order import stable_order
 
 __all__ = ["DIRECT_LIMIT", "pair_conservative", "pair_support"]
@@ -34,14 +35,6 @@ DIRECT_LIMIT = 1 << 22
 PRESENCE_BITS = 1 << 21
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-@numba.njit(cache=True, nogil=True)
-def _bits_for(n: int) -> int:  # pragma: no cover - numba
-    bits = 4
-    while (1 << bits) < 2 * n:
-        bits += 1
-    return bits
 
 
 @numba.njit(cache=True, nogil=True)
@@ -68,6 +61,15 @@ def _mixed(codes, rows, cols):  # pragma: no cover - numba
             x = (h[i] ^ np.uint64(codes[rows[i], c] + 1)) * _GOLDEN
             h[i] = x ^ (x >> np.uint64(29))
     return h
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _same_on(a, p, b, r, cols):  # pragma: no cover - numba
+    """Row ``p`` of ``a`` and row ``r`` of ``b`` hold the same codes on ``cols``."""
+    for t in range(cols.shape[0]):
+        if a[p, cols[t]] != b[r, cols[t]]:
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -101,20 +103,15 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
     if log_span < 62.0 and log_span <= limit:
         kb = _keys(codes, build, cols, radix)
         kp = _keys(codes, probe, cols, radix)
-        for i in range(nb):
-            k = kb[i]
-            g = direct[k]
-            if g < 0:
-                g = n_groups
-                direct[k] = g
-                n_groups += 1
-            gb[i] = g
+        gb, _, n_groups = first_groups(
+            kb, direct, np.empty(0, dtype=np.int64), np.uint64(0), 0, False
+        )
         for i in range(npr):
             gp[i] = direct[kp[i]]
         for i in range(nb):
             direct[kb[i]] = -1
         return gb, gp, n_groups
-    bits = _bits_for(nb)
+    bits = capacity_bits(nb)
     cap = 1 << bits
     hmask = cap - 1
     shift = np.uint64(64 - bits)
@@ -123,33 +120,9 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
     if log_span < 62.0:  # exact int64 keys
         kb = _keys(codes, build, cols, radix)
         kp = _keys(codes, probe, cols, radix)
-        for i in range(nb):
-            k = kb[i]
-            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
-            while True:
-                g = slot_id[h]
-                if g < 0:
-                    slot_id[h] = n_groups
-                    slot_key[h] = k
-                    gb[i] = n_groups
-                    n_groups += 1
-                    break
-                if slot_key[h] == k:
-                    gb[i] = g
-                    break
-                h = (h + 1) & hmask
+        gb, _, n_groups = first_groups(kb, slot_id, slot_key, shift, hmask, True)
         for i in range(npr):
-            k = kp[i]
-            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
-            gp[i] = -1
-            while True:
-                g = slot_id[h]
-                if g < 0:
-                    break
-                if slot_key[h] == k:
-                    gp[i] = g
-                    break
-                h = (h + 1) & hmask
+            gp[i] = slot_id[key_slot(slot_id, slot_key, kp[i], shift, hmask)]
         return gb, gp, n_groups
     # key span beyond 62 bits: hash the codes, compare the codes themselves
     hb = _mixed(codes, build, cols)
@@ -165,13 +138,7 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
                 gb[i] = n_groups
                 n_groups += 1
                 break
-            rep = slot_key[h]
-            same = True
-            for t in range(q):
-                if codes[p, cols[t]] != codes[rep, cols[t]]:
-                    same = False
-                    break
-            if same:
+            if _same_on(codes, p, codes, slot_key[h], cols):
                 gb[i] = g
                 break
             h = (h + 1) & hmask
@@ -183,13 +150,7 @@ def group_ids(codes, build, probe, cols, card, direct):  # pragma: no cover - nu
             g = slot_id[h]
             if g < 0:
                 break
-            rep = slot_key[h]
-            same = True
-            for t in range(q):
-                if codes[p, cols[t]] != codes[rep, cols[t]]:
-                    same = False
-                    break
-            if same:
+            if _same_on(codes, p, codes, slot_key[h], cols):
                 gp[i] = g
                 break
             h = (h + 1) & hmask
@@ -238,17 +199,28 @@ def _side_ids(codes, src, tgt, cols, card, direct):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
+def _bucket_sort(key, n_keys, start, rows):  # pragma: no cover - numba
+    """A stable counting sort of ``key`` (values 0..n_keys-1): ``start`` (zeros, n_keys + 1)
+    gets the bounds of each key's bucket and ``rows`` the positions in ``key`` bucket by
+    bucket, in increasing order within each."""
+    for i in range(key.shape[0]):
+        start[key[i] + 1] += 1
+    for g in range(n_keys):
+        start[g + 1] += start[g]
+    fill = start[:-1].copy()
+    for i in range(key.shape[0]):
+        g = key[i]
+        rows[fill[g]] = i
+        fill[g] += 1
+
+
+@numba.njit(cache=True, nogil=True)
 def _sources(order, mask_start, ob, lo, hi):  # pragma: no cover - numba
-    ns = 0
-    for t in range(lo, hi):
-        ns += mask_start[ob[t] + 1] - mask_start[ob[t]]
-    src = np.empty(ns, dtype=np.int64)
-    k = 0
-    for t in range(lo, hi):
-        ib = ob[t]
-        for u in range(mask_start[ib], mask_start[ib + 1]):
-            src[k] = order[u]
-            k += 1
+    """The entries of ``order`` at the rows of the masks ``ob[lo:hi]``."""
+    rows = _rows(mask_start, ob, lo, hi)
+    src = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        src[i] = order[rows[i]]
     return src
 
 
@@ -413,7 +385,7 @@ def pair_support(
             if use_filter:
                 for w in range((f_span + 63) // 64):
                     present[w] = 0
-            bits = _bits_for(nb)
+            bits = capacity_bits(nb)
             cap = (1 << bits) if mode == 1 else 1
             hmask = cap - 1
             shift = np.uint64(64 - bits)
@@ -452,7 +424,7 @@ def pair_support(
                         if use_filter:
                             if insert:
                                 present[k >> 6] |= np.uint64(1) << np.uint64(k & 63)
-                            elif not (present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1):
+                            elif not _is_present(present, k):
                                 continue  # no build pattern has these values: no match
                         for t in range(t0, q):
                             k += np.int64(codes[p, cols[t]]) * radix[t]
@@ -463,19 +435,13 @@ def pair_support(
                                 direct[k] = g
                                 ng += 1
                         else:
-                            h = np.int64((np.uint64(k) * _GOLDEN) >> shift)
-                            while True:
-                                g = slot_id[h]
-                                if g < 0:
-                                    if insert:
-                                        g = ng
-                                        slot_id[h] = g
-                                        slot_key[h] = k
-                                        ng += 1
-                                    break
-                                if slot_key[h] == k:
-                                    break
-                                h = (h + 1) & hmask
+                            h = key_slot(slot_id, slot_key, k, shift, hmask)
+                            g = slot_id[h]
+                            if g < 0 and insert:
+                                g = ng
+                                slot_id[h] = g
+                                slot_key[h] = k
+                                ng += 1
                         if on_sources:
                             if insert:
                                 gs[i_s] = g
@@ -589,16 +555,10 @@ def pair_conservative(
             n_grp += 1
             lo = hi
         start = np.zeros(offset + 1, dtype=np.int64)
-        for t in range(n_pairs):
-            start[grp_gid[t] + 1] += 1
-        for g in range(offset):
-            start[g + 1] += start[g]
-        fill = start[:-1].copy()
         members = np.empty(n_pairs, dtype=np.int64)
+        _bucket_sort(grp_gid[:n_pairs], offset, start, members)
         for t in range(n_pairs):
-            g = grp_gid[t]
-            members[fill[g]] = grp_src[t]
-            fill[g] += 1
+            members[t] = grp_src[members[t]]
         for t in range(nt):
             nc = 0
             for g in range(n_grp):
@@ -700,6 +660,21 @@ def _prefix_plan(mask_vals, mask_start, card, n_c, m):  # pragma: no cover - num
     return index_of, idx_bits[:n_idx], idx_span[:n_idx]
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _row_key(x, r, cols, radix, t_lo, t_hi):  # pragma: no cover - numba
+    """Key of row ``r`` of ``x`` on ``cols[t_lo:t_hi]``: the sum of code times ``radix[t]``."""
+    k = np.int64(0)
+    for t in range(t_lo, t_hi):
+        k += np.int64(x[r, cols[t]]) * radix[t]
+    return k
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _is_present(present, k):  # pragma: no cover - numba
+    """Bit ``k`` of the presence bits ``present`` is set."""
+    return ((present[k >> 6] >> np.uint64(k & 63)) & np.uint64(1)) != 0
+
+
 @numba.njit(cache=True, nogil=True)
 def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
     """Complete patterns bucketed by their key on ``cols`` (a counting sort, stable):
@@ -709,19 +684,9 @@ def _prefix_index(comp, cols, radix, span):  # pragma: no cover - numba
     key = np.empty(n_c, dtype=np.int32)
     start = np.zeros(span + 1, dtype=np.int32)
     for r in range(n_c):
-        k = np.int64(0)
-        for t in range(q):
-            k += np.int64(comp[r, cols[t]]) * radix[t]
-        key[r] = k
-        start[k + 1] += 1
-    for k in range(span):
-        start[k + 1] += start[k]
-    fill = start[:-1].copy()
+        key[r] = _row_key(comp, r, cols, radix, 0, q)
     rows = np.empty(n_c, dtype=np.int32)
-    for r in range(n_c):
-        k = key[r]
-        rows[fill[k]] = r
-        fill[k] += 1
+    _bucket_sort(key, span, start, rows)
     return start, rows
 
 
@@ -931,7 +896,7 @@ def complete_cross(
                     hit_u[n_hit] = u
                     n_hit += 1
         else:
-            bits = _bits_for(nb)
+            bits = capacity_bits(nb)
             hmask = (1 << bits) - 1
             shift = np.uint64(64 - bits)
             slot = np.full(1 << bits, -1, dtype=np.int32)

@@ -45,6 +45,7 @@ __all__ = [
     "link",
     "mask_id",
     "mask_lookup",
+    "move_row",
     "read_table",
     "register_table",
     "row_mask",
@@ -193,6 +194,24 @@ def enter_mask(
     mid, n_masks = mask_id(ht, meta, mk, n_masks, b, full, key)
     link(mk, rnext, rprev, mid, r)
     return mk, reg, mid, n_masks
+
+
+@numba.njit(cache=True, nogil=True)
+def move_row(
+    ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid, chosen, full
+):  # pragma: no cover - numba
+    """Blank the cells ``chosen`` of row ``r`` (in ``codes`` and in its values ``vals``) and
+    move it from mask id ``mid`` to the mask of the cells it keeps. The count tables are
+    the caller's: take the row out of those of ``mid`` before, add it to the new mask's
+    after. Returns ``mk, reg, new mask id, n_masks``."""
+    unlink(mk, rnext, rprev, mid, r)
+    for j in range(codes.shape[1]):
+        if (chosen >> j) & 1:
+            codes[r, j] = -1
+            vals[j] = -1
+    return enter_mask(
+        ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, r, rmask[r] & ~chosen, full
+    )
 
 
 @numba.njit(cache=True, nogil=True)

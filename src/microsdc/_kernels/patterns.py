@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from microsdc._kernels.hashing import hash_groups
+from microsdc._kernels.hashing import dense_groups, hash_groups, radix_keys
 from microsdc._kernels.keys import combine_codes
 
 __all__ = ["Patterns", "distinct_patterns"]
@@ -34,38 +34,6 @@ class Patterns:
     weight: np.ndarray
     inverse: np.ndarray
     mask: np.ndarray
-
-
-@numba.njit(cache=True, nogil=True)
-def _full_key(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:  # pragma: no cover - numba
-    n, m = codes.shape
-    key = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        k = 0
-        for j in range(m):
-            k += (codes[i, j] + 1) * radix[j]
-        key[i] = k
-    return key
-
-
-@numba.njit(cache=True, nogil=True)
-def _dense_distinct(key: np.ndarray, n_keys: int):  # pragma: no cover - numba
-    """Pattern id per row in order of first appearance, plus the first row of each pattern."""
-    n = key.shape[0]
-    table = np.full(n_keys, -1, dtype=np.int64)
-    inverse = np.empty(n, dtype=np.int64)
-    first = np.empty(n, dtype=np.int64)
-    n_pat = 0
-    for i in range(n):
-        k = key[i]
-        p = table[k]
-        if p < 0:
-            p = n_pat
-            table[k] = p
-            first[p] = i
-            n_pat += 1
-        inverse[i] = p
-    return inverse, first[:n_pat].copy()
 
 
 @numba.njit(cache=True, nogil=True)
@@ -121,13 +89,10 @@ def distinct_patterns(
             mask=np.zeros(0, dtype=np.int64),
         )
     if log_product < 62:
-        radix = np.ones(m, dtype=np.int64)
-        for j in range(1, m):
-            radix[j] = radix[j - 1] * base[j - 1]
-        key = _full_key(codes_c, radix)
+        key = radix_keys(codes_c, base)
         n_keys = int(np.prod(base)) if m else 1
         if n_keys <= max(dense_limit, 2 * n):
-            inverse, first = _dense_distinct(key, n_keys)
+            inverse, first = dense_groups(key, n_keys)
         else:
             inverse, first = hash_groups(key)
     else:  # too many categories for one int64 key: re-number column by column
