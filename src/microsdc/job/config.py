@@ -241,6 +241,16 @@ def _line_of(lines: Mapping[tuple[str, ...], int], path: tuple[str, ...]) -> int
     return None
 
 
+def _check_compare_by(variables: dict[str, Any], steps: tuple[str, ...], need: Any) -> None:
+    """``variables.compare_by`` needs a step that changes continuous variables."""
+    need(
+        "compare_by" not in variables or "microaggregation" in steps or "noise" in steps,
+        ("variables", "compare_by"),
+        "key 'variables.compare_by' compares continuous variables by group: it needs the "
+        'step "microaggregation" or "noise" (or leave the key out).',
+    )
+
+
 def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool = True) -> JobConfig:
     """Parse and check the text of a job file.
 
@@ -307,12 +317,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
     if "suppression" in steps:
         _check_suppression(qi, risk, suppression, need)
     _check_roles(data, need)
-    need(
-        "compare_by" not in variables or "microaggregation" in steps or "noise" in steps,
-        ("variables", "compare_by"),
-        "key 'variables.compare_by' compares continuous variables by group: it needs the "
-        'step "microaggregation" or "noise" (or leave the key out).',
-    )
+    _check_compare_by(variables, steps, need)
     kind = risk.get("l_diversity", default_of("risk.l_diversity"))
     need(
         kind != "recursive" or "c" in risk,

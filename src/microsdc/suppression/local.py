@@ -448,15 +448,31 @@ def local_suppression(
     else:
         res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
         if threshold is not None:
-            from microsdc.suppression.dis_suda import with_dis_suda
-
-            def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
-                return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
-
-            res = with_dis_suda(df, res, checked, counted, threshold, k_step)
+            res = _below_dis_suda(df, res, checked, combs, counted, time_limit, t0, threshold)
     res = _finish(df, res, ghosts, counted)
     warn_measure_policy(res, policy)
     return res
+
+
+def _below_dis_suda(
+    df: pd.DataFrame,
+    res: SuppressionResult,
+    checked: tuple[Any, ...],
+    combs: Any,
+    counted: Any,
+    time_limit: float,
+    t0: float,
+    threshold: tuple[float, float],
+) -> SuppressionResult:
+    """``res`` (k reached on ``df``) suppressed further until no released record has a
+    DIS-SUDA score above ``threshold`` (the threshold and the sampling fraction), each
+    round followed by the k step again."""
+    from microsdc.suppression.dis_suda import with_dis_suda
+
+    def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
+        return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
+
+    return with_dis_suda(df, res, checked, counted, threshold, k_step)
 
 
 def _other_frame(args: dict[str, Any]) -> SuppressionResult:
