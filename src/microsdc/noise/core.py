@@ -161,14 +161,9 @@ def add_noise(
         data[c] = noisy[:, j]
     for total, parts in aggregates.items():
         data[total] = data[list(parts)].sum(axis=1, min_count=1)
-    figures, correlation = noise_figures(x, noisy, cols, w)
-    if method == "multiplicative":  # its relative_sd is the sd of the log factor
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = np.log(noisy / x)
-        figures["log_factor_sd"] = [
-            float(np.std(col[np.isfinite(col)])) if np.isfinite(col).any() else np.nan
-            for col in logs.T
-        ]
+    figures, correlation = noise_figures(
+        x, noisy, cols, w, canon, log_factor=method == "multiplicative"
+    )
     return NoiseResult(
         data=data,
         method=method,
