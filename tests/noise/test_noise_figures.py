@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 
 from microsdc import add_noise
-from microsdc.noise.result import noise_figures
+from microsdc.noise.result import key_columns, noise_figures
+
+COLS = ["a", "b", "c"]
 
 
 def data(n: int, seed: int = 0, missing: bool = False) -> np.ndarray:
@@ -67,7 +69,8 @@ def test_figures_are_the_exact_moments_and_the_same_whatever_the_row_order(
     w = rng.uniform(0.5, 3, n) if weighted else np.ones(n)
     noisy = x + rng.normal(size=x.shape) * np.array([300.0, 5.0, 0.5])
     canon = rng.permutation(n)  # the records' key order
-    figures, change = noise_figures(x, noisy, ["a", "b", "c"], w, canon)
+    wk = w[canon] if weighted else None
+    figures, change = noise_figures(key_columns(x, canon), key_columns(noisy, canon), COLS, wk)
     rows, change_ref = reference(x, noisy, w)
     np.testing.assert_allclose(figures.to_numpy(), rows, rtol=1e-12, atol=0)
     np.testing.assert_allclose(change.to_numpy(), change_ref, rtol=0, atol=1e-13)
@@ -75,7 +78,11 @@ def test_figures_are_the_exact_moments_and_the_same_whatever_the_row_order(
     perm = rng.permutation(n)
     inverse = np.empty(n, dtype=np.intp)
     inverse[perm] = np.arange(n)
-    f2, c2 = noise_figures(x[perm], noisy[perm], ["a", "b", "c"], w[perm], inverse[canon])
+    canon2 = inverse[canon]
+    wk2 = w[perm][canon2] if weighted else None
+    f2, c2 = noise_figures(
+        key_columns(x[perm], canon2), key_columns(noisy[perm], canon2), COLS, wk2
+    )
     pd.testing.assert_frame_equal(f2, figures, check_exact=True)
     pd.testing.assert_frame_equal(c2, change, check_exact=True)
 
@@ -84,7 +91,8 @@ def test_correlation_of_a_constant_column_is_missing_and_the_diagonal_is_one() -
     x = data(1000)
     x[:, 1] = 7.0
     noisy = x + np.random.default_rng(1).normal(size=x.shape)
-    _, change = noise_figures(x, noisy, ["a", "b", "c"], np.ones(1000), np.arange(1000))
+    order = np.arange(1000)
+    _, change = noise_figures(key_columns(x, order), key_columns(noisy, order), COLS, None)
     c = change.to_numpy()
     assert c[0, 0] == 0.0 and c[2, 2] == 0.0
     assert np.isnan(c[1]).all() and np.isnan(c[:, 1]).all()

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["NoiseResult", "noise_figures"]
+__all__ = ["NoiseResult", "key_columns", "noise_figures"]
 
 
 @dataclass(frozen=True)
@@ -46,37 +46,43 @@ class NoiseResult:
     n_bounded: pd.Series
 
 
+def key_columns(v: np.ndarray, canon: np.ndarray) -> np.ndarray:
+    """The columns of ``v`` (n, p) as the rows of a (p, n) array, each in the order
+    ``canon``: contiguous columns whose sums do not depend on the order of the rows."""
+    out = np.empty((v.shape[1], v.shape[0]))
+    for j in range(v.shape[1]):
+        np.take(v[:, j], canon, out=out[j])
+    return out
+
+
 def noise_figures(
-    x: np.ndarray,
-    noisy: np.ndarray,
+    xk: np.ndarray,
+    nk: np.ndarray,
     cols: list[Hashable],
-    w: np.ndarray,
-    canon: np.ndarray,
+    wk: np.ndarray | None,
     *,
     log_factor: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Realised noise and the change of the moments, weighted by ``w``, on observed values.
+    """Realised noise and the change of the moments, weighted by ``wk``, on observed values.
 
-    Every sum runs over the rows in the order ``canon`` (the records' key order) with
-    numpy's pairwise summation, never BLAS: the figures do not depend on the order of the
-    rows nor on the number of BLAS threads. ``log_factor`` adds ``log_factor_sd``, the
-    (unweighted) sd of ``log(noisy / x)`` over the values where it is finite.
+    ``xk`` and ``nk`` are the original and noisy columns from :func:`key_columns` (rows in
+    the records' key order), ``wk`` the weights in that order (None: weights of 1). Every
+    sum is numpy's pairwise summation in that order, never BLAS: the figures depend neither
+    on the order of the rows nor on the number of BLAS threads. ``log_factor`` adds
+    ``log_factor_sd``, the (unweighted) sd of ``log(noisy / x)`` where it is finite.
     """
-    xk = np.take(x, canon, axis=0)  # key order (as x[canon], without its slower path)
-    nk = np.take(noisy, canon, axis=0)
-    wk = None if (w == 1.0).all() else np.take(w, canon)  # weights of 1 multiply nothing
     rows = []
+    n = xk.shape[1]
+    buf, noise = np.empty(n), np.empty(n)
     for j in range(len(cols)):
         a, b, ww = _observed(xk, nk, wk, j)
         total = float(len(a)) if ww is None else float(np.add.reduce(ww))
         if not len(a) or total <= 0:
             rows.append(dict.fromkeys(_FIGURES, np.nan))
             continue
-        buf = np.empty_like(a)
         mean_a, var_a = _moments(a, ww, total, buf)
         mean_b, var_b = _moments(b, ww, total, buf)
-        b -= a  # the noise
-        var_e = _moments(b, ww, total, buf)[1]
+        var_e = _moments(np.subtract(b, a, out=noise[: len(a)]), ww, total, buf)[1]
         rows.append(
             {
                 "noise_sd": float(np.sqrt(var_e)),
@@ -92,36 +98,37 @@ def noise_figures(
     figures = pd.DataFrame(rows, index=index, columns=_FIGURES)
     if log_factor:
         figures["log_factor_sd"] = _log_factor_sds(xk, nk)
-    ok = ~np.isnan(xk[:, 0])  # complete rows (column by column: faster than any(axis=1))
-    for j in range(1, xk.shape[1]):
-        ok &= ~np.isnan(xk[:, j])
+    ok = ~np.isnan(xk[0])  # records complete in every column
+    for j in range(1, xk.shape[0]):
+        ok &= ~np.isnan(xk[j])
     if len(cols) > 1 and ok.sum() > 2:
         complete = ok.all()
-        change = _correlation(nk if complete else nk[ok]) - _correlation(xk if complete else xk[ok])
+        change = _correlation(nk if complete else nk[:, ok]) - _correlation(
+            xk if complete else xk[:, ok]
+        )
     else:
         change = np.zeros((len(cols), len(cols)))
     return figures, pd.DataFrame(change, index=index, columns=index)
 
 
 def _observed(
-    x: np.ndarray, noisy: np.ndarray, w: np.ndarray | None, j: int
+    xk: np.ndarray, nk: np.ndarray, wk: np.ndarray | None, j: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Column ``j`` of ``x`` and ``noisy`` and the weights where ``x`` is observed, the
-    first two as new contiguous arrays."""
-    ok = ~np.isnan(x[:, j])
+    """Column ``j`` of ``xk`` and ``nk`` and the weights where ``xk`` is observed."""
+    ok = ~np.isnan(xk[j])
     if ok.all():
-        return np.array(x[:, j]), np.array(noisy[:, j]), w
-    return x[ok, j], noisy[ok, j], None if w is None else w[ok]
+        return xk[j], nk[j], wk
+    return xk[j, ok], nk[j, ok], None if wk is None else wk[ok]
 
 
 def _correlation(v: np.ndarray) -> np.ndarray:
-    """Pearson correlations of the columns of ``v`` (rows in a fixed order), as
-    ``np.corrcoef(v.T)`` but summed pairwise without BLAS; 1 on the diagonal, NaN for a
-    column that does not vary."""
-    n, p = v.shape
+    """Pearson correlations of the rows of ``v`` (p, n) (values in a fixed order), as
+    ``np.corrcoef(v)`` but summed pairwise without BLAS; 1 on the diagonal, NaN for a
+    variable that does not vary."""
+    p, n = v.shape
     d = np.empty((p, n))
     for j in range(p):
-        np.subtract(v[:, j], np.add.reduce(v[:, j]) / n, out=d[j])
+        np.subtract(v[j], np.add.reduce(v[j]) / n, out=d[j])
     buf = np.empty(n)
     c = np.empty((p, p))
     for j in range(p):
@@ -139,7 +146,7 @@ def _log_factor_sds(xk: np.ndarray, nk: np.ndarray) -> list[float]:
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.log(nk / xk)
     out = []
-    for col in logs.T:
+    for col in logs:
         fin = np.isfinite(col)
         out.append(float(np.std(col[fin])) if fin.any() else np.nan)
     return out
@@ -160,7 +167,8 @@ def _moments(
     v: np.ndarray, w: np.ndarray | None, total: float, buf: np.ndarray
 ) -> tuple[float, float]:
     """Weighted mean and population variance (``total`` is the sum of ``w``; ``w`` None:
-    weights of 1), summed pairwise in the order of ``v``; ``buf`` is scratch of ``v``'s shape."""
+    weights of 1), summed pairwise in the order of ``v``; ``buf`` is scratch at least as long."""
+    buf = buf[: len(v)]
     wv = v if w is None else np.multiply(w, v, out=buf)
     mean = float(np.add.reduce(wv)) / total
     d = np.subtract(v, mean, out=buf)
