@@ -49,10 +49,7 @@ class NoiseResult:
 def key_columns(v: np.ndarray, canon: np.ndarray) -> np.ndarray:
     """The columns of ``v`` (n, p) as the rows of a (p, n) array, each in the order
     ``canon``: contiguous columns whose sums do not depend on the order of the rows."""
-    out = np.empty((v.shape[1], v.shape[0]))
-    for j in range(v.shape[1]):
-        np.take(v[:, j], canon, out=out[j])
-    return out
+    return np.take(v.T, canon, axis=1)  # C-contiguous (p, n)
 
 
 def noise_figures(
@@ -74,8 +71,9 @@ def noise_figures(
     rows = []
     n = xk.shape[1]
     buf, noise = np.empty(n), np.empty(n)
+    observed = ~np.isnan(xk)
     for j in range(len(cols)):
-        a, b, ww = _observed(xk, nk, wk, j)
+        a, b, ww = _observed(xk, nk, wk, observed[j], j)
         total = float(len(a)) if ww is None else float(np.add.reduce(ww))
         if not len(a) or total <= 0:
             rows.append(dict.fromkeys(_FIGURES, np.nan))
@@ -98,9 +96,7 @@ def noise_figures(
     figures = pd.DataFrame(rows, index=index, columns=_FIGURES)
     if log_factor:
         figures["log_factor_sd"] = _log_factor_sds(xk, nk)
-    ok = ~np.isnan(xk[0])  # records complete in every column
-    for j in range(1, xk.shape[0]):
-        ok &= ~np.isnan(xk[j])
+    ok = np.logical_and.reduce(observed, axis=0)  # records complete in every column
     if len(cols) > 1 and ok.sum() > 2:
         complete = ok.all()
         change = _correlation(nk if complete else nk[:, ok]) - _correlation(
@@ -112,10 +108,9 @@ def noise_figures(
 
 
 def _observed(
-    xk: np.ndarray, nk: np.ndarray, wk: np.ndarray | None, j: int
+    xk: np.ndarray, nk: np.ndarray, wk: np.ndarray | None, ok: np.ndarray, j: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """Column ``j`` of ``xk`` and ``nk`` and the weights where ``xk`` is observed."""
-    ok = ~np.isnan(xk[j])
+    """Column ``j`` of ``xk`` and ``nk`` and the weights where ``ok`` (``xk`` observed)."""
     if ok.all():
         return xk[j], nk[j], wk
     return xk[j, ok], nk[j, ok], None if wk is None else wk[ok]
