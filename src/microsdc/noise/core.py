@@ -14,7 +14,7 @@ from microsdc._validation import check_bool, check_columns, check_frame, check_n
 from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import key_normals, ordered_record_keys
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
-from microsdc.noise.result import NoiseResult, noise_figures
+from microsdc.noise.result import NoiseResult, key_columns, noise_figures
 
 __all__ = ["NOISE_METHODS", "add_noise"]
 
@@ -152,7 +152,12 @@ def add_noise(
     keys, canon = ordered_record_keys(df)
     x = _numeric(df, cols, method)
     z = key_normals(keys, rng, len(cols))
-    noisy, outliers = _draw(x, w, z, canon, method, relative_sd, outlier_threshold, keep_covariance)
+    xk = key_columns(x, canon)
+    wk = None if weights is None else np.take(w, canon)
+    sd = _wsds(xk, wk) if method in ("additive", "outliers") else np.zeros(len(cols))
+    noisy, outliers = _draw(
+        x, w, z, canon, method, relative_sd, outlier_threshold, keep_covariance, sd
+    )
     _warn_unchanged(x, noisy, cols, relative_sd)
     noisy, clipped = _bound(x, noisy, bounds, keys, rng)
     _check_finite(x, noisy, cols)
@@ -161,14 +166,9 @@ def add_noise(
         data[c] = noisy[:, j]
     for total, parts in aggregates.items():
         data[total] = data[list(parts)].sum(axis=1, min_count=1)
-    figures, correlation = noise_figures(x, noisy, cols, w)
-    if method == "multiplicative":  # its relative_sd is the sd of the log factor
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = np.log(noisy / x)
-        figures["log_factor_sd"] = [
-            float(np.std(col[np.isfinite(col)])) if np.isfinite(col).any() else np.nan
-            for col in logs.T
-        ]
+    figures, correlation = noise_figures(
+        xk, key_columns(noisy, canon), cols, wk, log_factor=method == "multiplicative"
+    )
     return NoiseResult(
         data=data,
         method=method,
@@ -241,14 +241,17 @@ def _wcov(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> tuple[np.ndarray, 
     return mean, (d * ws[:, None]).T @ d / total
 
 
-def _wsds(x: np.ndarray, w: np.ndarray, canon: np.ndarray) -> np.ndarray:
-    """Each column's weighted population sd over its observed values, summed in the order
-    ``canon``."""
-    xs, wc = np.take(x, canon, axis=0), w[canon]  # as x[canon], without its slower path
-    sds = np.zeros(x.shape[1])
-    for j in range(x.shape[1]):
-        ok = ~np.isnan(xs[:, j])
-        col, ws = (np.array(xs[:, j]), wc) if ok.all() else (xs[ok, j], wc[ok])
+def _wsds(xk: np.ndarray, wk: np.ndarray | None) -> np.ndarray:
+    """Each column's weighted population sd over its observed values; ``xk`` holds the
+    columns as rows, in key order (:func:`key_columns`), ``wk`` the weights in that order
+    (None: weights of 1)."""
+    every = np.ones(xk.shape[1]) if wk is None else wk
+    sds = np.zeros(xk.shape[0])
+    for j, col in enumerate(xk):
+        ok = ~np.isnan(col)
+        ws = every
+        if not ok.all():
+            col, ws = col[ok], ws[ok]
         if not len(col) or ws.sum() <= 0:
             continue
         mean = np.average(col, weights=ws)
@@ -265,8 +268,10 @@ def _draw(
     rel: float,
     threshold: float,
     keep_cov: bool,
+    sd: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The noisy values from standard normals ``z`` (shape of ``x``); the outlier mask."""
+    """The noisy values from standard normals ``z`` (shape of ``x``); the outlier mask.
+    ``sd``: the columns' weighted sds (additive and outliers)."""
     if method == "correlated":
         _, cov = _wcov(x, w, canon)
         vals, vecs = np.linalg.eigh(cov)
@@ -275,7 +280,6 @@ def _draw(
         return (_recolour(noisy, x, w, canon) if keep_cov else noisy), None
     if method == "multiplicative":
         return x * np.exp(rel * z - rel**2 / 2), None
-    sd = _wsds(x, w, canon)
     if method == "additive":
         return x + z * (rel * sd), None
     med = np.nanmedian(x, axis=0)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["NoiseResult", "noise_figures"]
+__all__ = ["NoiseResult", "key_columns", "noise_figures"]
 
 
 @dataclass(frozen=True)
@@ -46,21 +46,41 @@ class NoiseResult:
     n_bounded: pd.Series
 
 
+def key_columns(v: np.ndarray, canon: np.ndarray) -> np.ndarray:
+    """The columns of ``v`` (n, p) as the rows of a (p, n) array, each in the order
+    ``canon``: contiguous columns whose sums do not depend on the order of the rows."""
+    return np.take(v.T, canon, axis=1)  # C-contiguous (p, n)
+
+
 def noise_figures(
-    x: np.ndarray, noisy: np.ndarray, cols: list[Hashable], w: np.ndarray
+    xk: np.ndarray,
+    nk: np.ndarray,
+    cols: list[Hashable],
+    wk: np.ndarray | None,
+    *,
+    log_factor: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Realised noise and the change of the moments, weighted by ``w``, on observed values."""
+    """Realised noise and the change of the moments, weighted by ``wk``, on observed values.
+
+    ``xk`` and ``nk`` are the original and noisy columns from :func:`key_columns` (rows in
+    the records' key order), ``wk`` the weights in that order (None: weights of 1). Every
+    sum is numpy's pairwise summation in that order, never BLAS: the figures depend neither
+    on the order of the rows nor on the number of BLAS threads. ``log_factor`` adds
+    ``log_factor_sd``, the (unweighted) sd of ``log(noisy / x)`` where it is finite.
+    """
     rows = []
+    n = xk.shape[1]
+    buf, noise = np.empty(n), np.empty(n)
+    observed = ~np.isnan(xk)
     for j in range(len(cols)):
-        a, b, ww = _observed(x, noisy, w, j)
-        total = float(ww.sum())
+        a, b, ww = _observed(xk, nk, wk, observed[j], j)
+        total = float(len(a)) if ww is None else float(np.add.reduce(ww))
         if not len(a) or total <= 0:
             rows.append(dict.fromkeys(_FIGURES, np.nan))
             continue
-        mean_a, var_a = _moments(a, ww, total)
-        mean_b, var_b = _moments(b, ww, total)
-        b -= a  # the noise
-        var_e = _moments(b, ww, total)[1]
+        mean_a, var_a = _moments(a, ww, total, buf)
+        mean_b, var_b = _moments(b, ww, total, buf)
+        var_e = _moments(np.subtract(b, a, out=noise[: len(a)]), ww, total, buf)[1]
         rows.append(
             {
                 "noise_sd": float(np.sqrt(var_e)),
@@ -74,33 +94,57 @@ def noise_figures(
         )
     index = pd.Index(cols, dtype=object)
     figures = pd.DataFrame(rows, index=index, columns=_FIGURES)
-    ok = ~np.isnan(x[:, 0])  # complete rows (column by column: faster than any(axis=1))
-    for j in range(1, x.shape[1]):
-        ok &= ~np.isnan(x[:, j])
+    if log_factor:
+        figures["log_factor_sd"] = _log_factor_sds(xk, nk)
+    ok = np.logical_and.reduce(observed, axis=0)  # records complete in every column
     if len(cols) > 1 and ok.sum() > 2:
-        complete = ok.all()  # then x and noisy stand for their complete rows, uncopied
-        before = np.corrcoef(_rows(x, ok, complete).T)
-        after = np.corrcoef(_rows(noisy, ok, complete).T)
-        change = pd.DataFrame(after - before, index=index, columns=index)
+        complete = ok.all()
+        change = _correlation(nk if complete else nk[:, ok]) - _correlation(
+            xk if complete else xk[:, ok]
+        )
     else:
-        change = pd.DataFrame(np.zeros((len(cols), len(cols))), index=index, columns=index)
-    return figures, change
+        change = np.zeros((len(cols), len(cols)))
+    return figures, pd.DataFrame(change, index=index, columns=index)
 
 
 def _observed(
-    x: np.ndarray, noisy: np.ndarray, w: np.ndarray, j: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Column ``j`` of ``x`` and ``noisy`` and the weights where ``x`` is observed, the
-    first two as new contiguous arrays (one boolean selection fewer when none is missing)."""
-    ok = ~np.isnan(x[:, j])
+    xk: np.ndarray, nk: np.ndarray, wk: np.ndarray | None, ok: np.ndarray, j: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Column ``j`` of ``xk`` and ``nk`` and the weights where ``ok`` (``xk`` observed)."""
     if ok.all():
-        return np.array(x[:, j]), np.array(noisy[:, j]), w
-    return x[ok, j], noisy[ok, j], w[ok]
+        return xk[j], nk[j], wk
+    return xk[j, ok], nk[j, ok], None if wk is None else wk[ok]
 
 
-def _rows(v: np.ndarray, ok: np.ndarray, complete: bool) -> np.ndarray:
-    """``v[ok]``: ``v`` itself when every row is in and it is C-contiguous as that copy is."""
-    return v if complete and v.flags.c_contiguous else v[ok]
+def _correlation(v: np.ndarray) -> np.ndarray:
+    """Pearson correlations of the rows of ``v`` (p, n) (values in a fixed order), as
+    ``np.corrcoef(v)`` but summed pairwise without BLAS; 1 on the diagonal, NaN for a
+    variable that does not vary."""
+    p, n = v.shape
+    d = np.empty((p, n))
+    for j in range(p):
+        np.subtract(v[j], np.add.reduce(v[j]) / n, out=d[j])
+    buf = np.empty(n)
+    c = np.empty((p, p))
+    for j in range(p):
+        for k in range(j + 1):
+            c[j, k] = c[k, j] = np.add.reduce(np.multiply(d[j], d[k], out=buf))
+    sd = np.sqrt(np.diag(c))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.clip(c / sd[:, None] / sd[None, :], -1.0, 1.0)
+    np.fill_diagonal(r, np.where(sd > 0, 1.0, np.nan))
+    return r
+
+
+def _log_factor_sds(xk: np.ndarray, nk: np.ndarray) -> list[float]:
+    """Per column, the sd of ``log(noisy / x)`` where it is finite (rows in key order)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(nk / xk)
+    out = []
+    for col in logs:
+        fin = np.isfinite(col)
+        out.append(float(np.std(col[fin])) if fin.any() else np.nan)
+    return out
 
 
 _FIGURES = [
@@ -114,9 +158,16 @@ _FIGURES = [
 ]
 
 
-def _moments(v: np.ndarray, w: np.ndarray, total: float) -> tuple[float, float]:
-    """Weighted mean and population variance (``total`` is ``float(w.sum())``)."""
-    mean = float(w @ v) / total
-    d = v - mean
+def _moments(
+    v: np.ndarray, w: np.ndarray | None, total: float, buf: np.ndarray
+) -> tuple[float, float]:
+    """Weighted mean and population variance (``total`` is the sum of ``w``; ``w`` None:
+    weights of 1), summed pairwise in the order of ``v``; ``buf`` is scratch at least as long."""
+    buf = buf[: len(v)]
+    wv = v if w is None else np.multiply(w, v, out=buf)
+    mean = float(np.add.reduce(wv)) / total
+    d = np.subtract(v, mean, out=buf)
     d *= d
-    return mean, float(w @ d) / total
+    if w is not None:
+        d *= w
+    return mean, float(np.add.reduce(d)) / total
