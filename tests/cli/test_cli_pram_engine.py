@@ -75,3 +75,26 @@ def test_a_glob_without_engine_is_refused(survey: Path, capsys: pytest.CaptureFi
         capsys,
     )  # fmt: skip
     assert code != 0 and "--engine duckdb" in err
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (["--random-order"], "Option --random-order needs the records in memory"),
+        (["--hid", "region"], "Option --hid needs the records in memory"),
+    ],
+)
+def test_record_options_refused_with_an_engine_before_writing(
+    survey: Path, option: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--random-order was ignored with an engine (the rows came out in the input's order,
+    exit 0); --hid gave the library's advice to collect the frame."""
+    out = survey / "out.parquet"
+    code, _, err = run_cli(
+        ["pram", str(survey / "whole.parquet"), "--vars", "roof", "--engine", "duckdb",
+         *option, "--out", str(out)],
+        capsys,
+    )  # fmt: skip
+    assert code == 2, err
+    assert said in " ".join(err.split()) and "use --engine pandas" in " ".join(err.split())
+    assert not out.exists()

@@ -162,6 +162,17 @@ def test_risk_refuses_a_missing_household_id(tmp_path: Path) -> None:
     assert code == 2, text
     # the row as the file numbers it: the header is line 1
     assert "Option --hid has 1 missing household id(s) (first rows: [4])" in text
+    assert "Records at risk" not in text  # refused before any figure is printed
+
+
+@pytest.mark.parametrize("out", [False, True])
+def test_risk_names_an_unknown_household_id(toy_csv: Path, tmp_path: Path, out: bool) -> None:
+    """With --out every column is read: an unknown --hid was a KeyError traceback."""
+    extra = ["--out", str(tmp_path / "fk.csv")] if out else []
+    code, text = _run(["risk", str(toy_csv), "--qi", "sex", "--hid", "nosuch", *extra])
+    assert code == 2, text
+    assert "Option --hid names 1 column(s) not in toy.csv: 'nosuch'" in " ".join(text.split())
+    assert "Traceback" not in text and not (tmp_path / "fk.csv").exists()
 
 
 # --------------------------------------------------------------------------- swap

@@ -296,6 +296,8 @@ def read_input(
         df = read_table(path, columns=columns, sep=sep_char, encoding=encoding, **kwargs)
     except ColumnNotFoundError as exc:
         raise _named_by_options(exc, options or {}) from None
+    if columns is None and options:  # every column read: the options' columns checked here
+        _check_named(df, path, options)
     if len(df) == 0:
         from microsdc.io import read_columns
 
@@ -323,6 +325,31 @@ def read_input(
     if out is not None:
         check_column_names(df.columns, out)
     return df
+
+
+def _check_named(df: Any, path: str, options: dict[str, list[str]]) -> None:
+    """Refuse the columns ``options`` name that ``df`` (the whole file) lacks, worded as
+    when only the named columns are read."""
+    from pathlib import Path
+
+    from microsdc._validation import close_matches_hint
+    from microsdc.exceptions import ColumnNotFoundError
+    from microsdc.io.csv import separator_hint
+
+    named = list(dict.fromkeys(c for cols in options.values() for c in cols))
+    missing = [c for c in named if c not in df.columns]
+    if missing:
+        present = [str(c) for c in df.columns]
+        exc = ColumnNotFoundError(
+            f"{len(missing)} column(s) not in {Path(path).name}: "
+            f"{', '.join(repr(c) for c in missing)}. Available columns: "
+            f"{', '.join(repr(c) for c in present[:30])}{' ...' if len(present) > 30 else ''}."
+            f"{separator_hint(present)}{close_matches_hint(missing, present)}",
+            missing=missing,
+            func="read_table",
+            param="columns",
+        )
+        raise _named_by_options(exc, options)
 
 
 def _named_by_options(exc: Any, options: dict[str, list[str]]) -> Any:

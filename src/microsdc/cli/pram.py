@@ -182,6 +182,7 @@ def pram(
         refuse_folder_or_glob(file, db_table)
         data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     else:
+        _refuse_record_options(engine, random_order=random_order, hid=hid)
         data = _open_engine(file, engine, db_table, out_file, sep, encoding)
     announce_compile("pram")
     cols = parse_list(columns, "--vars")
@@ -210,6 +211,21 @@ def pram(
     if matrices_file:
         write_output(_matrices_frame(result), matrices_file, encoding, source=file, sep=sep)
     _print_summary(result, out_file, matrices_file, engine)
+
+
+def _refuse_record_options(engine: str, **options: Any) -> None:
+    """Refuse, before a row is read, an option that needs the records in memory."""
+    why = {
+        "random_order": ("--random-order", "the rows are put in a new order in memory"),
+        "hid": ("--hid", "households are PRAMmed as units from their members in memory"),
+    }
+    for name, value in options.items():
+        if value:
+            flag, reason = why[name]
+            raise click.UsageError(
+                f"Option {flag} needs the records in memory ({reason}); with --engine {engine} "
+                "the rows stay in the engine (use --engine pandas)"
+            )
 
 
 def _open_engine(

@@ -144,6 +144,8 @@ def risk(
     )
     fk = res.row_fk
     n = len(fk)
+    # before anything is printed: a household id with a missing value stops the command
+    household = None if hid is None else _household_risk(res, df[hid])
     from rich.markup import escape
 
     con = console()
@@ -161,9 +163,7 @@ def risk(
             summary = summary.sort_values(["fk", "Fk"], kind="stable")
         riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
     _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
-    household = None
-    if hid is not None:
-        household = _household_risk(res, df[hid])
+    if household is not None and hid is not None:
         con.print(_household_line(household, df[hid].nunique(), hid))
     con.print(_intruder_line(df, qis, k, enc if mv is None else None))
     suda_columns = print_suda(con, special, top)
