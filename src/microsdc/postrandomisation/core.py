@@ -14,6 +14,7 @@ from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
 from microsdc.postrandomisation.build import unit_matrices
 from microsdc.postrandomisation.draw import draw_codes
+from microsdc.postrandomisation.grouped import warn_grouped
 from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.matrices import invariance_error
@@ -237,6 +238,7 @@ def pram(
         pramed[unit.name] = selected
     data = pandas.DataFrame(out, index=df.index, copy=False)  # copy-on-write shares the rest
     data.columns = df.columns
+    warn_grouped(df, data, [c for unit in units for c in unit.columns])
     return PramResult(
         data=data,
         matrices=tuple(matrices),
