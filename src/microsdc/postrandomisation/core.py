@@ -147,6 +147,16 @@ def pram(
         between the members of a household (naming the column, the number of such
         households and a few ids).
 
+    Warns
+    -----
+    DisclosureRiskWarning
+        Without ``hid`` on a pandas frame, for a PRAMmed column that another column of
+        the frame groups as a household id (its groups of two or more records held one
+        value of the PRAMmed column in at least 95 % of them before PRAM, and some no
+        longer do): naming both columns, the groups now split, and the fix (``hid=``,
+        or drop the column). Only columns with between ``n / 50`` and ``n / 1.2``
+        distinct values are looked at (:mod:`microsdc.postrandomisation.grouped`).
+
     See Also
     --------
     pram_estimate : unbiased estimates of the original frequencies from the release.

@@ -37,7 +37,7 @@ def _codes(series: pd.Series) -> np.ndarray:
 def _candidates(df: pd.DataFrame, skip: set[Hashable]) -> list[tuple[Hashable, np.ndarray]]:
     """Columns with between n/50 and n/1.2 distinct values, as group codes (-1: missing)."""
     n = len(df)
-    out = []
+    out: list[tuple[Hashable, np.ndarray]] = []
     for c in df.columns:
         if c in skip:
             continue
@@ -76,7 +76,9 @@ def grouping_columns(
     """(variable, grouping column, groups whose members now disagree) for every PRAMmed
     ``columns`` variable and every other unchanged column that behaves as its household
     id (see the module docstring)."""
-    skip = {c for c in before.columns if c in set(columns) or not before[c].equals(after[c])}
+    skip: set[Hashable] = {
+        c for c in before.columns if c in set(columns) or not before[c].equals(after[c])
+    }
     found = []
     for name, groups in _candidates(before, skip):
         for c in columns:
