@@ -103,3 +103,61 @@ def test_suppress_command_points_out_the_row_order(tmp_path: Path) -> None:
     res = CliRunner().invoke(cli, [*args, "--random-order", "--out", str(tmp_path / "r.csv")])
     assert res.exit_code == 0, res.output
     assert "row order" not in res.output
+
+
+# ------------------------------------------------------------- small unanimous groups
+
+
+def _unanimous_brute_force(df: pd.DataFrame, released: pd.DataFrame, key: str) -> int:
+    """Blanked cells whose household has >= 2 other members showing the variable, all
+    holding the blanked value."""
+    hit = 0
+    for i in np.flatnonzero(released[key].isna() & df[key].notna()):
+        others = released.loc[(released["hid"] == released["hid"][i]) & (released.index != i)]
+        shown = others[key].dropna()
+        hit += len(shown) >= 2 and bool((shown == df[key][i]).all())
+    return hit
+
+
+def test_small_households_read_back_through_their_id() -> None:
+    from microsdc.risk.linked import recoverable_cells
+
+    # households of three, common values: a unanimous pair is no evidence alone, but
+    # the id groups the variable throughout
+    df = _households(["A", "A", "B", "A", "B", "C", "A", "B"] * 3)
+    released = df.copy()
+    released.loc[np.arange(0, len(df), 3), "water"] = np.nan  # one member per household
+    found = recoverable_cells(df, released, ["water"], columns=["hid"])
+    assert _unanimous_brute_force(df, released, "water") == 24
+    assert found[["column", "n_blanked", "n_recoverable"]].values.tolist() == [["hid", 24, 24]]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_small_group_count_is_a_brute_force_count_and_random_groups_give_nothing(
+    seed: int,
+) -> None:
+    from microsdc.risk.linked import recoverable_cells
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 5, 150)
+    values = rng.choice(list("ABCD"), len(sizes), p=[0.5, 0.3, 0.15, 0.05])
+    df = pd.DataFrame({"hid": np.repeat(np.arange(len(sizes)), sizes)})
+    df["water"] = np.repeat(values, sizes)
+    # groups of the same sizes drawn at random: unrelated to water
+    df["noise"] = rng.permutation(df["hid"].to_numpy())
+    released = df.copy()
+    released.loc[rng.random(len(df)) < 0.15, "water"] = np.nan
+    found = recoverable_cells(df, released, ["water"], columns=["hid", "noise"])
+    assert found["column"].tolist() == ["hid"]  # the random groups are not flagged
+    found = recoverable_cells(df, released, ["water"], columns=["hid"], share=1e-9)
+    got = dict(zip(found["column"], found["n_recoverable"]))
+    # the small-group rule gives at least the brute-force count of unanimous groups
+    # (the binomial rule may add groups of a majority), never more than the cells whose
+    # household shows their value at all
+    brute = _unanimous_brute_force(df, released, "water")
+    assert brute > 0 and got["hid"] >= brute
+    anyone = sum(
+        bool((released.loc[released["hid"] == released["hid"][i], "water"] == df["water"][i]).any())
+        for i in np.flatnonzero(released["water"].isna())
+    )
+    assert got["hid"] <= anyone
