@@ -26,10 +26,10 @@ flagged, however many cells it "agrees" with.
 Small groups (the members of a household, for a household id): a group of three
 unanimous members of a common value is no evidence by itself (binomial tail above
 5 %), but a column whose groups agree on the variable throughout (pairs of records
-sharing a value of C differ at most a quarter as often as random pairs, not by
-accident, and at least 95 % of its groups hold one value) goes with it; for such a
-column, a blanked cell is also given back when at least 2 other records of its group
-show the variable and all of them hold its value (:func:`unanimous_groups`).
+sharing a value of C differ at most a quarter as often as random pairs, and not by
+accident) goes with it; for such a column, a blanked cell is also given back when at
+least 2 other records of its group show the variable and all of them hold its value
+(:func:`unanimous_groups`).
 """
 
 from __future__ import annotations
@@ -56,9 +56,6 @@ __all__ = ["linked_columns", "recoverable_by_order", "recoverable_cells", "warn_
 
 #: Default number of other records with the same value of the column needed for a guess.
 MIN_COUNT = 1
-#: Share of a column's groups of two or more records showing a variable that must hold one
-#: value of it for the column to count as the variable's group (household) id.
-CONSTANT_SHARE = 0.95
 #: Records per value (on average) from which a column counts as a code whose meaning an
 #: intruder knows from outside the release (a codebook), not as an identifier.
 CODE_SIZE = 10
@@ -384,11 +381,6 @@ def unanimous_groups(
     cells, counts = np.unique(g * n_v + v, return_counts=True)
     same = int((counts * (counts - 1) // 2).sum())
     if not _pairs_agree(same, int((per_g * (per_g - 1) // 2).sum()), v, 0.25):
-        return out
-    # and C is a group id for it: one value in (nearly) every group of two or more
-    n_values = np.bincount(cells // n_v, minlength=len(per_g))
-    multi = per_g >= 2
-    if multi.sum() < 2 or (n_values[multi] == 1).mean() < CONSTANT_SHARE:
         return out
     t = (tgt_group >= 0) & (tgt_value >= 0)
     want = tgt_group[t] * n_v + tgt_value[t]
