@@ -150,7 +150,7 @@ def test_small_group_count_is_a_brute_force_count_and_random_groups_give_nothing
     found = recoverable_cells(df, released, ["water"], columns=["hid", "noise"])
     assert found["column"].tolist() == ["hid"]  # the random groups are not flagged
     found = recoverable_cells(df, released, ["water"], columns=["hid"], share=1e-9)
-    got = dict(zip(found["column"], found["n_recoverable"], strict=True))
+    got = dict(zip(found["column"], found["n_recoverable"]))
     # the small-group rule gives at least the brute-force count of unanimous groups
     # (the binomial rule may add groups of a majority), never more than the cells whose
     # household shows their value at all
