@@ -22,14 +22,6 @@ protected values it gives back: flagged from ``share`` (default 10 %) on. A
 column that only repeats the most frequent value (``Salary`` for
 ``native-country``: "United-States") gains the intruder nothing and is not
 flagged, however many cells it "agrees" with.
-
-Small groups (the members of a household, for a household id): a group of three
-unanimous members of a common value is no evidence by itself (binomial tail above
-5 %), but a column whose groups agree on the variable throughout (pairs of records
-sharing a value of C differ at most a quarter as often as random pairs, and not by
-accident) goes with it; for such a column, a blanked cell is also given back when at
-least 2 other records of its group show the variable and all of them hold its value
-(:func:`unanimous_groups`).
 """
 
 from __future__ import annotations
@@ -296,18 +288,15 @@ def recoverable_cells(
             ref = observed & (known if code else after >= 0)
             tgt_c = rel_c[blanked]
             hit = int(
-                (
-                    given_back(
-                        rel_c[ref],
-                        before[ref],
-                        shown,
-                        tgt_c,
-                        before[blanked],
-                        (tgt_c >= 0) & gone[blanked] & code,
-                        min_count=min_count,
-                        in_shown=False,
-                    )
-                    | unanimous_groups(rel_c, after, tgt_c, before[blanked])
+                given_back(
+                    rel_c[ref],
+                    before[ref],
+                    shown,
+                    tgt_c,
+                    before[blanked],
+                    (tgt_c >= 0) & gone[blanked] & code,
+                    min_count=min_count,
+                    in_shown=False,
                 ).sum()
             )
             if hit and hit >= share * len(blanked):
@@ -343,60 +332,22 @@ def _before_after(
     return codes[:n], codes[n:]
 
 
-def _pairs_agree(same: int, pairs: int, shown: np.ndarray, ratio: float) -> bool:
-    """Whether ``same`` of ``pairs`` pairs of records agreeing on a variable shows a
-    relation: they differ at most ``ratio`` times as often as random pairs
-    (``1 - sum p**2``, ``p`` the shares of the ``shown`` values) and the agreement is no
-    accident (binomial tail at most :data:`~microsdc.risk.readback.CHANCE`)."""
-    from scipy.special import betainc
-
-    if pairs < 2 or same == 0 or not len(shown):
-        return False
-    chance = float(((np.bincount(shown) / len(shown)) ** 2).sum())
-    if pairs - same > ratio * pairs * (1.0 - chance):
-        return False
-    return bool(betainc(float(same), float(pairs - same + 1), chance) <= CHANCE)
-
-
-def unanimous_groups(
-    groups: np.ndarray, shown: np.ndarray, tgt_group: np.ndarray, tgt_value: np.ndarray
-) -> np.ndarray:
-    """For each target (blanked cell): given back by a small group of a column C that
-    goes with the variable (the members of a household, a household id)?
-
-    C goes with the variable when the pairs of records sharing a value of C and showing
-    the variable agree on it beyond chance (over all of C's groups, they differ at most a
-    quarter as often as random pairs, as a guess by :mod:`microsdc.risk.readback`, and
-    no accident); a target is then given back when at least 2 other records of its
-    group show the variable and all of them hold its value. ``groups``/``shown``: every
-    record's code of C and of the variable (-1: missing or blanked); the targets are
-    not among the records showing the variable."""
-    out = np.zeros(len(tgt_group), dtype=bool)
-    ok = (groups >= 0) & (shown >= 0)
-    if not ok.any():
-        return out
-    g, v = groups[ok], shown[ok]
-    n_v = int(max(v.max(), tgt_value.max(initial=0))) + 1
-    per_g = np.bincount(g, minlength=int(groups.max()) + 1)
-    cells, counts = np.unique(g * n_v + v, return_counts=True)
-    same = int((counts * (counts - 1) // 2).sum())
-    if not _pairs_agree(same, int((per_g * (per_g - 1) // 2).sum()), v, 0.25):
-        return out
-    t = (tgt_group >= 0) & (tgt_value >= 0)
-    want = tgt_group[t] * n_v + tgt_value[t]
-    pos = np.minimum(np.searchsorted(cells, want), len(cells) - 1)
-    a = np.where(cells[pos] == want, counts[pos], 0)
-    n = per_g[tgt_group[t]]
-    out[t] = (n >= 2) & (a == n)
-    return out
-
-
 def _order_carries(after: np.ndarray) -> bool:
     """Whether the row order carries a variable: next-door records that both show it
-    differ at most half as often as in a random order, beyond chance (:func:`_pairs_agree`)."""
+    differ at most half as often as in a random order (``1 - sum p**2``), and their
+    agreement is no accident (binomial tail at most :data:`~microsdc.risk.readback.CHANCE`)."""
+    from scipy.special import betainc
+
     pair = (after[:-1] >= 0) & (after[1:] >= 0)
+    m = int(pair.sum())
+    if m < 2:
+        return False
     same = int((after[:-1][pair] == after[1:][pair]).sum())
-    return _pairs_agree(same, int(pair.sum()), after[after >= 0], 0.5)
+    shown = after[after >= 0]
+    chance = float(((np.bincount(shown) / len(shown)) ** 2).sum())
+    if 2 * (m - same) > m * (1.0 - chance) or same == 0:
+        return False
+    return bool(betainc(float(same), float(m - same + 1), chance) <= CHANCE)
 
 
 def recoverable_by_order(
