@@ -9,7 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microsdc import pram, pram_estimate
-from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
+from microsdc.exceptions import (
+    ColumnNotFoundError,
+    DataValidationError,
+    DisclosureRiskWarning,
+    InvalidParameterError,
+)
 from real_data import real_data_file
 
 #: tin <-> tile always, straw stays: a known draw
@@ -91,8 +96,11 @@ def test_where_any_member_prams_the_whole_household() -> None:
 
 def test_without_hid_members_disagree_with_hid_never() -> None:
     df = households(2000, 1)
-    person = pram(df, "roof", strata="region", pd=0.6, seed=4)
-    assert disagreeing(person.data, "hid", "roof") > 50  # the fault hid= removes
+    with pytest.warns(DisclosureRiskWarning, match="through 'hid'") as got:
+        person = pram(df, "roof", strata="region", pd=0.6, seed=4)
+    split = disagreeing(person.data, "hid", "roof")
+    assert split > 50  # the fault hid= removes, pointed out
+    assert [f"within {split:,} of them" in str(w.message) for w in got] == [True]
     res = pram(df, "roof", strata="region", hid="hid", pd=0.6, seed=4)
     assert disagreeing(res.data, "hid", "roof") == 0
     assert res.changed["roof"].sum() > 0

@@ -320,6 +320,10 @@ def suppress(
             dis_fraction=dis_fraction,
         )
         data = result.data
+        if not random_order:  # else the rows leave their order as read
+            from microsdc.risk.linked import warn_row_order
+
+            warn_row_order(df, data, qis, missing_values=mv)
         bar.update(task, advance=1)
     write_output(data, out, encoding, source=file, sep=sep, random_order=random_order)
     _print_written(result, method, k, out)

@@ -365,26 +365,10 @@ def in_random_order(
 
 def warn_row_order(cfg: JobConfig, before: pd.DataFrame, after: pd.DataFrame) -> None:
     """Warn when the release, in the input's row order, gives blanked cells back through
-    the records around them (an input sorted by a key variable)."""
-    from microsdc._core.warn import warn
-    from microsdc.exceptions import DisclosureRiskWarning
-    from microsdc.risk.linked import recoverable_by_order
+    the records next to them (:func:`microsdc.risk.linked.warn_row_order`)."""
+    from microsdc.risk.linked import warn_row_order as warn_order
 
-    found = recoverable_by_order(
-        before, after, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg)
-    )
-    if len(found):
-        listed = "; ".join(
-            f"{r.key_variable!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
-            for r in found.itertuples()
-        )
-        warn(
-            f"The row order of the release gives blanked cells back: {listed}. The input is "
-            "sorted by these variables (or by columns that go with them), and the release "
-            "keeps its order, so the records around a blanked cell show its value. Put the "
-            "input's rows in random order before the job.",
-            DisclosureRiskWarning,
-        )
+    warn_order(before, after, list(cfg.quasi_identifiers), missing_values=_missing_values(cfg))
 
 
 def _swap(

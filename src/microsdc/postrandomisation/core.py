@@ -14,6 +14,7 @@ from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
 from microsdc.postrandomisation.build import unit_matrices
 from microsdc.postrandomisation.draw import draw_codes
+from microsdc.postrandomisation.grouped import warn_grouped
 from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.matrices import invariance_error
@@ -146,6 +147,16 @@ def pram(
         between the members of a household (naming the column, the number of such
         households and a few ids).
 
+    Warns
+    -----
+    DisclosureRiskWarning
+        Without ``hid`` on a pandas frame, for a PRAMmed column that another column of
+        the frame groups as a household id (its groups of two or more records held one
+        value of the PRAMmed column in at least 95 % of them before PRAM, and some no
+        longer do): naming both columns, the groups now split, and the fix (``hid=``,
+        or drop the column). Only columns with between ``n / 50`` and ``n / 1.2``
+        distinct values are looked at (:mod:`microsdc.postrandomisation.grouped`).
+
     See Also
     --------
     pram_estimate : unbiased estimates of the original frequencies from the release.
@@ -237,6 +248,7 @@ def pram(
         pramed[unit.name] = selected
     data = pandas.DataFrame(out, index=df.index, copy=False)  # copy-on-write shares the rest
     data.columns = df.columns
+    warn_grouped(df, data, [c for unit in units for c in unit.columns])
     return PramResult(
         data=data,
         matrices=tuple(matrices),

@@ -42,9 +42,9 @@ from microsdc._validation import (
 )
 from microsdc.encode import MissingValues, missing_values_for
 from microsdc.exceptions import InvalidParameterError
-from microsdc.risk.readback import SHARE, given_back
+from microsdc.risk.readback import CHANCE, SHARE, given_back
 
-__all__ = ["linked_columns", "recoverable_cells"]
+__all__ = ["linked_columns", "recoverable_by_order", "recoverable_cells", "warn_row_order"]
 
 #: Default number of other records with the same value of the column needed for a guess.
 MIN_COUNT = 1
@@ -332,6 +332,24 @@ def _before_after(
     return codes[:n], codes[n:]
 
 
+def _order_carries(after: np.ndarray) -> bool:
+    """Whether the row order carries a variable: next-door records that both show it
+    differ at most half as often as in a random order (``1 - sum p**2``), and their
+    agreement is no accident (binomial tail at most :data:`~microsdc.risk.readback.CHANCE`)."""
+    from scipy.special import betainc
+
+    pair = (after[:-1] >= 0) & (after[1:] >= 0)
+    m = int(pair.sum())
+    if m < 2:
+        return False
+    same = int((after[:-1][pair] == after[1:][pair]).sum())
+    shown = after[after >= 0]
+    chance = float(((np.bincount(shown) / len(shown)) ** 2).sum())
+    if 2 * (m - same) > m * (1.0 - chance) or same == 0:
+        return False
+    return bool(betainc(float(same), float(m - same + 1), chance) <= CHANCE)
+
+
 def recoverable_by_order(
     original: pd.DataFrame,
     released: pd.DataFrame,
@@ -342,15 +360,19 @@ def recoverable_by_order(
 ) -> pd.DataFrame:
     """Blanked key-variable cells that the row order of the release gives back.
 
-    A release that keeps the input's row order shows, around each blanked
+    A release that keeps the input's row order shows, next to each blanked
     cell, the records that stood next to it; in a file sorted by the key
-    variable (or by a column that goes with it) they hold its value. The
-    intruder's guess for a blanked cell is read from the nearest record above
-    and the nearest record below that show the variable, by the rule of
-    :mod:`microsdc.risk.readback` (both hold the value it guesses, and two
-    neighbours agreeing on a value held by a share ``p`` of the records is
-    no accident: ``p ** 2 <= 5 %``). Same frames, parameters and result as
-    :func:`recoverable_cells`, the column being ``"(row order)"``.
+    variable, or by a column that goes with it (persons sorted by household,
+    a household variable), they hold its value. A variable's order is
+    *informative* when next-door records that both show it differ at most half
+    as often as they would in a random order (``1 - sum p**2``, ``p`` the
+    shares of its values in the release) and their agreement is no accident
+    (binomial tail at most 5 %). In an informative order, a blanked cell is
+    given back when the previous or the next record shows its true value (the
+    intruder tells which of the two belongs with it by the other columns). Same
+    frames, parameters and result as :func:`recoverable_cells`, the column
+    being ``"(row order)"``: a variable is listed when it has cells given back
+    and they are at least a share ``share`` of its blanked cells.
     """
     func = "recoverable_by_order"
     check_frame(original, "original", func)
@@ -361,33 +383,47 @@ def recoverable_by_order(
     for key in keys:
         before, after = _before_after(original[key], released[key], missing_values, key)
         blanked = np.flatnonzero((before >= 0) & (after < 0))
-        shown_at = np.flatnonzero(after >= 0)
-        if not len(blanked) or len(shown_at) < 2:
+        if not len(blanked) or not _order_carries(after):
             continue
-        pos = np.searchsorted(shown_at, blanked)
-        has_both = (pos > 0) & (pos < len(shown_at))
-        target = np.flatnonzero(has_both)
-        above = after[shown_at[pos[target] - 1]]
-        below = after[shown_at[pos[target]]]
-        c = np.full(len(blanked), -1, dtype=np.int64)
-        c[target] = target
-        hit = int(
-            given_back(
-                np.concatenate([target, target]),
-                np.concatenate([above, below]),
-                after[after >= 0],
-                c,
-                before[blanked],
-                np.zeros(len(blanked), dtype=bool),
-                in_shown=False,
-            ).sum()
-        )
+        last = len(after) - 1
+        truth = before[blanked]  # >= 0, so a missing neighbour (-1) never matches
+        above = np.where(blanked > 0, after[np.maximum(blanked - 1, 0)], -1)
+        below = np.where(blanked < last, after[np.minimum(blanked + 1, last)], -1)
+        hit = int(((above == truth) | (below == truth)).sum())
         if hit and hit >= share * len(blanked):
             rows.append((key, "(row order)", len(blanked), hit, hit / len(blanked)))
     out = pd.DataFrame(
         rows, columns=["key_variable", "column", "n_blanked", "n_recoverable", "share"]
     )
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def warn_row_order(
+    original: pd.DataFrame,
+    released: pd.DataFrame,
+    key_variables: Sequence[Hashable],
+    *,
+    missing_values: MissingValues = None,
+) -> pd.DataFrame:
+    """:func:`recoverable_by_order`, with a ``DisclosureRiskWarning`` naming every variable
+    found, its count and the fix (rows in random order)."""
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    found = recoverable_by_order(original, released, key_variables, missing_values=missing_values)
+    if len(found):
+        listed = "; ".join(
+            f"{r.key_variable!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
+            for r in found.itertuples()
+        )
+        warn(
+            f"The row order of the release gives blanked cells back: {listed} (the previous or "
+            "next record shows the blanked value). The input is sorted by these variables (or "
+            "by columns that go with them, such as a household id), and the release keeps its "
+            "order. Write the rows in random order (command line: --random-order; job file: "
+            "output.random_order = true; Release(..., random_order=True)).",
+            DisclosureRiskWarning,
+        )
+    return found
 
 
 def warn_recoverable(
