@@ -321,12 +321,17 @@ def suppress(
         )
         data = result.data
         if not random_order:  # else the rows leave their order as read
-            from microsdc.risk.linked import warn_row_order
-
-            warn_row_order(df, data, qis, missing_values=mv)
+            _warn_row_order(df, data, qis, mv)
         bar.update(task, advance=1)
     write_output(data, out, encoding, source=file, sep=sep, random_order=random_order)
     _print_written(result, method, k, out)
+
+
+def _warn_row_order(before: Any, after: Any, qis: list[str], mv: Any) -> None:
+    """Warn when the neighbouring rows of the file as written give blanked cells back."""
+    from microsdc.risk.linked import warn_row_order
+
+    warn_row_order(before, after, qis, missing_values=mv)
 
 
 def _print_written(result: Any, method: str, k: int, out: str) -> None:
