@@ -34,6 +34,20 @@ table_option = click.option(
 )
 
 
+def in_engine_advice(engine: str) -> str:
+    """What to do about an option a lazy engine cannot run."""
+    return f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
+
+
+def needs_records(engine: str, option: str, why: str = "") -> click.UsageError:
+    """The refusal of ``option`` (as the message names it) under a lazy ``engine``, before
+    a row is read; ``why`` says what needs the records."""
+    reason = f" ({why})" if why else ""
+    return click.UsageError(
+        f"{option} needs the records in memory{reason}; {in_engine_advice(engine)}"
+    )
+
+
 def refuse_folder_or_glob(file: str, table: str | None = None) -> None:
     """Without ``--engine``: a folder or glob is read by a lazy engine only, and a table
     (``--table``) of a DuckDB database with ``--engine duckdb`` only.

@@ -20,7 +20,12 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli._engine import (
+    engine_option,
+    needs_records,
+    refuse_folder_or_glob,
+    table_option,
+)
 from microsdc.postrandomisation import pram as pram_records
 from microsdc.postrandomisation.params import MISSING
 
@@ -222,10 +227,7 @@ def _refuse_record_options(engine: str, **options: Any) -> None:
     for name, value in options.items():
         if value:
             flag, reason = why[name]
-            raise click.UsageError(
-                f"Option {flag} needs the records in memory ({reason}); with --engine {engine} "
-                "the rows stay in the engine (use --engine pandas)"
-            )
+            raise needs_records(engine, f"Option {flag}", reason)
 
 
 def _open_engine(

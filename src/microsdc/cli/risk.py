@@ -30,7 +30,13 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import bin_lazy, engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli._engine import (
+    bin_lazy,
+    engine_option,
+    needs_records,
+    refuse_folder_or_glob,
+    table_option,
+)
 from microsdc.cli.suda_view import SudaRequest, print_suda, run_suda, suda_options
 
 DEFAULT_KS = (2, 3, 5)
@@ -192,10 +198,7 @@ def _check_hid(
             "risk combines, is not defined"
         )
     if engine != "pandas":
-        raise click.UsageError(
-            f"--hid needs the records in memory; with --engine {engine} the rows stay in the "
-            "engine (use --engine pandas)"
-        )
+        raise needs_records(engine, "--hid")
 
 
 def _household_risk(res: Any, households: Any) -> Any:

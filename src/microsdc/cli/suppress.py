@@ -34,7 +34,14 @@ from microsdc.cli._common import (
     user_errors,
     write_output,
 )
-from microsdc.cli._engine import bin_lazy, engine_option, refuse_folder_or_glob, table_option
+from microsdc.cli._engine import (
+    bin_lazy,
+    engine_option,
+    in_engine_advice,
+    needs_records,
+    refuse_folder_or_glob,
+    table_option,
+)
 from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 
 
@@ -457,10 +464,7 @@ def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[
         DIS_SUDA_THRESHOLD.name: DIS_SUDA_THRESHOLD.flag,
     }
     if options.get("random_order"):
-        raise click.UsageError(
-            f"Option --random-order needs the records in memory; with --engine {engine} the "
-            "rows stay in the engine (use --engine pandas)"
-        )
+        raise needs_records(engine, "Option --random-order")
     passed = ("subject_id", "linked", "seed", DIS_SUDA_THRESHOLD.name)
     refused = first_refusal(
         {
@@ -471,7 +475,7 @@ def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[
     )
     if refused is not None:
         entry, value = refused
-        advice = f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
+        advice = in_engine_advice(engine)
         raise click.UsageError(
             refusal_text(entry, value, flags[entry.param], flags, "Option", advice)
         )
