@@ -332,24 +332,14 @@ def _check_named(df: Any, path: str, options: dict[str, list[str]]) -> None:
     when only the named columns are read."""
     from pathlib import Path
 
-    from microsdc._validation import close_matches_hint
     from microsdc.exceptions import ColumnNotFoundError
-    from microsdc.io.csv import separator_hint
+    from microsdc.io.read import check_file_columns
 
     named = list(dict.fromkeys(c for cols in options.values() for c in cols))
-    missing = [c for c in named if c not in df.columns]
-    if missing:
-        present = [str(c) for c in df.columns]
-        exc = ColumnNotFoundError(
-            f"{len(missing)} column(s) not in {Path(path).name}: "
-            f"{', '.join(repr(c) for c in missing)}. Available columns: "
-            f"{', '.join(repr(c) for c in present[:30])}{' ...' if len(present) > 30 else ''}."
-            f"{separator_hint(present)}{close_matches_hint(missing, present)}",
-            missing=missing,
-            func="read_table",
-            param="columns",
-        )
-        raise _named_by_options(exc, options)
+    try:
+        check_file_columns(Path(path).name, named, list(df.columns))
+    except ColumnNotFoundError as exc:
+        raise _named_by_options(exc, options) from None
 
 
 def _named_by_options(exc: Any, options: dict[str, list[str]]) -> Any:

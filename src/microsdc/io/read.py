@@ -165,11 +165,22 @@ def _csv_kwargs(
 
 def _check_columns(path: Path, columns: list[str], csv_kwargs: dict[str, Any]) -> None:
     """Refuse ``columns`` that are not in the file, all of them named."""
-    present = read_columns(path, **csv_kwargs)
+    check_file_columns(path.name, columns, read_columns(path, **csv_kwargs))
+
+
+def check_file_columns(name: str, columns: list[Any], present: list[Any]) -> None:
+    """Refuse ``columns`` not among ``present`` (the columns of the file called ``name``),
+    all of them named, with the file's columns, a separator hint and the close matches.
+
+    Raises
+    ------
+    ColumnNotFoundError
+        With ``missing`` the columns not in the file.
+    """
     missing = [c for c in columns if c not in present]
     if missing:
         raise ColumnNotFoundError(
-            f"{len(missing)} column(s) not in {path.name}: "
+            f"{len(missing)} column(s) not in {name}: "
             f"{', '.join(repr(c) for c in missing)}. Available columns: "
             f"{', '.join(repr(c) for c in present[:30])}"
             f"{' ...' if len(present) > 30 else ''}.{separator_hint(present)}"
