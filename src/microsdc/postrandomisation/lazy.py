@@ -107,19 +107,20 @@ def pram_lazy(
     df: Any,
     columns: Hashable | Sequence[Hashable],
     *,
-    pd: float | Mapping[Any, float] = 0.8,
-    alpha: float | Mapping[Any, float] = 0.5,
-    strata: Hashable | Sequence[Hashable] | None = None,
-    hid: Hashable | None = None,
-    transition: Mapping[Any, pandas.DataFrame] | None = None,
-    allowed: Mapping[Any, Any] | None = None,
-    where: Any = None,
-    together: Sequence[Sequence[Hashable]] | None = None,
-    linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
-    missing: str = "keep",
-    seed: SeedLike = None,
+    pd: float | Mapping[Any, float],
+    alpha: float | Mapping[Any, float],
+    strata: Hashable | Sequence[Hashable] | None,
+    hid: Hashable | None,
+    transition: Mapping[Any, pandas.DataFrame] | None,
+    allowed: Mapping[Any, Any] | None,
+    where: Any,
+    together: Sequence[Sequence[Hashable]] | None,
+    linked: Mapping[Hashable, Sequence[Hashable]] | None,
+    missing: str,
+    seed: SeedLike,
 ) -> LazyPramResult:
-    """:func:`microsdc.pram` on a lazy frame; parameters, errors and draws are its own.
+    """:func:`microsdc.pram` on a lazy frame; parameters, errors and draws are its own
+    (every argument comes from :func:`~microsdc.pram`, whose signature holds the defaults).
 
     ``where=`` must be a boolean column of the frame (a Series or array has no rows to
     align with), refused otherwise with an
