@@ -50,13 +50,18 @@ def _candidates(df: pd.DataFrame, skip: set[Hashable]) -> list[tuple[Hashable, n
     return out
 
 
-def _disagreeing(groups: np.ndarray, before: pd.Series, after: pd.Series) -> int | None:
-    """Groups (two or more records) that held one value of the variable before and do not
-    after; None unless it held one value in nearly all groups before."""
+def _value_codes(before: pd.Series, after: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A variable's values before and after PRAM as codes of one factorisation."""
     both = pd.concat([before.reset_index(drop=True), after.reset_index(drop=True)])
     codes = _codes(both)
-    n = len(before)
-    frame = pd.DataFrame({"g": groups, "b": codes[:n], "a": codes[n:]})[groups >= 0]
+    return codes[: len(before)], codes[len(before) :]
+
+
+def _disagreeing(groups: np.ndarray, codes: tuple[np.ndarray, np.ndarray]) -> int | None:
+    """Groups (two or more records) that held one value of the variable (its codes before
+    and after) before and do not after; None unless it held one value in nearly all
+    groups before."""
+    frame = pd.DataFrame({"g": groups, "b": codes[0], "a": codes[1]})[groups >= 0]
     sizes = frame.groupby("g")["b"].transform("size")
     frame = frame[sizes >= 2]
     if frame["g"].nunique() < MIN_GROUPS:
@@ -79,10 +84,14 @@ def grouping_columns(
     skip: set[Hashable] = {
         c for c in before.columns if c in set(columns) or not before[c].equals(after[c])
     }
-    found = []
-    for name, groups in _candidates(before, skip):
+    found: list[tuple[Hashable, Hashable, int]] = []
+    candidates = _candidates(before, skip)
+    if not candidates:
+        return found
+    coded = {c: _value_codes(before[c], after[c]) for c in columns}  # once per variable
+    for name, groups in candidates:
         for c in columns:
-            k = _disagreeing(groups, before[c], after[c])
+            k = _disagreeing(groups, coded[c])
             if k:
                 found.append((c, name, k))
     return found
