@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -23,6 +24,7 @@ __all__ = [
     "encoding_option",
     "fail",
     "k_option",
+    "library_option",
     "missing_option",
     "missing_values_option",
     "parse_bins",
@@ -437,6 +439,14 @@ qi_option = click.option(
     help="Quasi-identifiers, comma separated: A,B,C (a name with a comma in double quotes: "
     'A,"B, C").',
 )
+
+
+def library_option(func: Callable[..., Any], param: str, *flags: str, **attrs: Any) -> Any:
+    """The option ``flags`` that gives ``func``'s parameter ``param``, with that
+    parameter's default (shown in its help): the library's signature is the one
+    place the default is declared."""
+    default = inspect.signature(func).parameters[param].default
+    return click.option(*flags, param, default=default, show_default=True, **attrs)
 
 
 def k_option(help: str) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    library_option,
     parse_list,
     random_order_option,
     read_input,
@@ -28,9 +28,6 @@ from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
 
 __all__ = ["microaggregate", "noise"]
-
-_AGG = inspect.signature(microaggregate_records)
-_NOISE = inspect.signature(add_noise)
 
 
 def _measures(original: Any, released: Any, cols: list[str]) -> Any:
@@ -53,36 +50,35 @@ def _measures(original: Any, released: Any, cols: list[str]) -> Any:
 @click.command("microaggregate")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
-@click.option(
+@library_option(
+    microaggregate_records,
+    "k",
     "-k",
     type=int,
-    default=_AGG.parameters["k"].default,
-    show_default=True,
     help="Least number of records behind each released value.",
 )
-@click.option(
+@library_option(
+    microaggregate_records,
+    "method",
     "--method",
     type=click.Choice(METHODS),
-    default=_AGG.parameters["method"].default,
-    show_default=True,
     help="mdav: groups of similar records on all columns; individual, optimal, quantile: "
     "each column on its own (quantile: --groups equal groups, 'decile means').",
 )
-@click.option(
+@library_option(
+    microaggregate_records,
+    "measure",
     "--measure",
     type=click.Choice(MEASURES),
-    default=_AGG.parameters["measure"].default,
-    show_default=True,
     help="What replaces a group's values.",
 )
 @click.option("--strata", default=None, help="Strata columns: groups never mix strata.")
 @click.option("--weight", "weights", default=None, help="Weight column: weighted means.")
-@click.option(
-    "--groups",
+@library_option(
+    microaggregate_records,
     "n_groups",
+    "--groups",
     type=int,
-    default=_AGG.parameters["n_groups"].default,
-    show_default=True,
     help="Number of groups of --method quantile.",
 )
 @random_order_option
@@ -135,19 +131,19 @@ def microaggregate(
 @click.command("noise")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
-@click.option(
+@library_option(
+    add_noise,
+    "method",
     "--method",
     type=click.Choice(NOISE_METHODS),
-    default=_NOISE.parameters["method"].default,
-    show_default=True,
     help="additive, correlated (correlations kept), multiplicative (non-negative amounts), "
     "outliers (only values far from the median).",
 )
-@click.option(
+@library_option(
+    add_noise,
+    "relative_sd",
     "--relative-sd",
     type=float,
-    default=_NOISE.parameters["relative_sd"].default,
-    show_default=True,
     help="The noise's sd as a fraction of the column's (0.1 = a tenth of an sd; sdcMicro's "
     "noise=150 is 1.5).",
 )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 import click
@@ -12,6 +11,7 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    library_option,
     parse_list,
     random_order_option,
     read_input,
@@ -30,9 +30,6 @@ from microsdc.postrandomisation import pram as pram_records
 from microsdc.postrandomisation.params import MISSING
 
 __all__ = ["pram"]
-
-#: The defaults of the options come from the library.
-_PRAM = inspect.signature(pram_records)
 
 
 def _groups(value: str | None) -> list[list[str]] | None:
@@ -86,19 +83,18 @@ def _matrices_frame(result: Any) -> Any:
     help="Household id column: PRAM household-level variables by household (one draw per "
     "household, given to every member; matrices from household counts).",
 )
-@click.option(
-    "--pd",
+@library_option(
+    pram_records,
     "pd",
+    "--pd",
     type=click.FloatRange(0, 1),
-    default=_PRAM.parameters["pd"].default,
-    show_default=True,
     help="Lowest probability of keeping a category before the invariance step (sdcMicro's pd).",
 )
-@click.option(
+@library_option(
+    pram_records,
+    "alpha",
     "--alpha",
     type=click.FloatRange(0, 1),
-    default=_PRAM.parameters["alpha"].default,
-    show_default=True,
     help="Weight of the invariant matrix against no change (sdcMicro's alpha).",
 )
 @click.option(
@@ -112,11 +108,11 @@ def _matrices_frame(result: Any) -> Any:
     default=None,
     help="Ordered columns that move only to the next category up or down: age_band.",
 )
-@click.option(
+@library_option(
+    pram_records,
+    "missing",
     "--missing",
     type=click.Choice(MISSING),
-    default=_PRAM.parameters["missing"].default,
-    show_default=True,
     help="keep: missing values stay missing; state: 'missing' is PRAMmed like a category.",
 )
 @click.option("--seed", type=int, default=None, help="Seed (keep it secret).")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 import shutil
 import sys
@@ -22,6 +21,7 @@ from microsdc.cli._common import (
     count,
     cut_outside_quotes,
     encoding_option,
+    library_option,
     parse_list,
     parse_missing_values,
     random_order_option,
@@ -33,9 +33,6 @@ from microsdc.cli._common import (
 )
 from microsdc.report.sections import swap_rate_note
 from microsdc.swapping import record_swap_result
-
-#: The defaults of the options come from the library.
-_SWAP = inspect.signature(record_swap_result)
 
 __all__ = ["swap", "synth"]
 
@@ -216,20 +213,20 @@ def _publish(
     help="Required. Person variables of the k-anonymity risk (they also weight the random "
     "draws): age,sex.",
 )
-@click.option(
+@library_option(
+    record_swap_result,
+    "k_anonymity",
     "-k",
     "--k-anonymity",
     type=int,
-    default=_SWAP.parameters["k_anonymity"].default,
-    show_default=True,
     help="k of the risk rule: a household is at risk when a member shares its risk variables "
     "with fewer than k persons of its area. 0 or 1: nobody is at risk (random swaps only).",
 )
-@click.option(
+@library_option(
+    record_swap_result,
+    "swaprate",
     "--swaprate",
     type=float,
-    default=_SWAP.parameters["swaprate"].default,
-    show_default=True,
     help="Fraction of households.",
 )
 @click.option(
