@@ -9,7 +9,6 @@ anything rather than replace it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -38,14 +37,6 @@ JOB_FILES = ("adult.toml", "census.toml")
 RECORD = ".microsdc-demo.json"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _recorded(folder: Path) -> dict[str, str]:
     try:
         data = json.loads((folder / RECORD).read_text(encoding="utf-8"))
@@ -58,21 +49,25 @@ def _recorded(folder: Path) -> dict[str, str]:
 def files_not_ours(folder: Path) -> list[str]:
     """The files of the demo's names in ``folder`` that the demo did not write, or that
     changed since it wrote them (the job files aside: they are kept under a new name)."""
+    from microsdc.job.audit import sha256_file  # the job package loads only when used
+
     recorded = _recorded(folder)
     out = []
     for name in DEMO_FILES:
         path = folder / name
         if name in JOB_FILES or not (path.exists() or path.is_symlink()):
             continue
-        if path.is_symlink() or not path.is_file() or recorded.get(name) != _sha256(path):
+        if path.is_symlink() or not path.is_file() or recorded.get(name) != sha256_file(path):
             out.append(name)
     return out
 
 
 def record_written(folder: Path, names: list[str]) -> None:
     """Add ``names`` (files the demo just wrote in ``folder``) to the demo's record."""
+    from microsdc.job.audit import sha256_file
+
     recorded = _recorded(folder)
     for name in names:
-        recorded[name] = _sha256(folder / name)
+        recorded[name] = sha256_file(folder / name)
     text = json.dumps({"files": recorded}, indent=2, sort_keys=True) + "\n"
     (folder / RECORD).write_text(text, encoding="utf-8")
