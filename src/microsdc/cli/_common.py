@@ -23,10 +23,12 @@ __all__ = [
     "cut_outside_quotes",
     "encoding_option",
     "fail",
+    "file_argument",
     "k_option",
     "library_option",
     "missing_option",
     "missing_values_option",
+    "out_option",
     "parse_bins",
     "parse_list",
     "parse_missing_values",
@@ -39,8 +41,10 @@ __all__ = [
     "records_callback",
     "release_missing_option",
     "report_warnings",
+    "seed_option",
     "sep_option",
     "split_name_value",
+    "stacked",
     "user_errors",
     "write_output",
 ]
@@ -403,6 +407,28 @@ random_order_option = click.option(
     "an input sorted by a key variable or by household would otherwise let the records "
     "around a changed cell tell its value. Needs no seed.",
 )
+
+
+#: FILE, the data file a command reads in memory (not a folder).
+file_argument = click.argument("file", type=click.Path(dir_okay=False))
+#: ``--out`` of the commands that write the data file they release.
+out_option = click.option(
+    "--out", "out_file", required=True, help="Output file (.csv, .parquet, ...)."
+)
+#: ``--seed`` of the commands whose draws protect the data.
+seed_option = click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+
+
+def stacked(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator that applies ``decorators`` as if they stood one above the other,
+    the first on top: options several commands declare together, in that order."""
+
+    def apply(func: F) -> F:
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
 
 
 def write_output(

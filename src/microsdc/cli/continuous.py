@@ -12,12 +12,16 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    file_argument,
     library_option,
+    out_option,
     parse_list,
     random_order_option,
     read_input,
     report_warnings,
+    seed_option,
     sep_option,
+    stacked,
     user_errors,
     write_output,
 )
@@ -28,6 +32,14 @@ from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
 
 __all__ = ["microaggregate", "noise"]
+
+#: FILE and the numeric columns a command releases from it.
+_numeric_columns = stacked(
+    file_argument,
+    click.option("--vars", "columns", required=True, help="Numeric columns: income,expend."),
+)
+#: Where and how the released file is written.
+_released_file = stacked(random_order_option, out_option, sep_option, encoding_option)
 
 
 def _measures(original: Any, released: Any, cols: list[str]) -> Any:
@@ -48,8 +60,7 @@ def _measures(original: Any, released: Any, cols: list[str]) -> Any:
 
 
 @click.command("microaggregate")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
+@_numeric_columns
 @library_option(
     microaggregate_records,
     "k",
@@ -81,10 +92,7 @@ def _measures(original: Any, released: Any, cols: list[str]) -> Any:
     type=int,
     help="Number of groups of --method quantile.",
 )
-@random_order_option
-@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
-@sep_option
-@encoding_option
+@_released_file
 @user_errors
 def microaggregate(
     file: str,
@@ -129,8 +137,7 @@ def microaggregate(
 
 
 @click.command("noise")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--vars", "columns", required=True, help="Numeric columns: income,expend.")
+@_numeric_columns
 @library_option(
     add_noise,
     "method",
@@ -159,11 +166,8 @@ def microaggregate(
     help="An aggregate recomputed from noisy components: income=wage,pension (repeatable).",
 )
 @click.option("--weight", "weights", default=None, help="Weight column.")
-@click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
-@random_order_option
-@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
-@sep_option
-@encoding_option
+@seed_option
+@_released_file
 @user_errors
 def noise(
     file: str,

@@ -11,11 +11,13 @@ from microsdc.cli._common import (
     console,
     count,
     encoding_option,
+    file_argument,
     library_option,
     parse_list,
     random_order_option,
     read_input,
     report_warnings,
+    seed_option,
     sep_option,
     user_errors,
     write_output,
@@ -74,7 +76,7 @@ def _matrices_frame(result: Any) -> Any:
 
 
 @click.command("pram")
-@click.argument("file", type=click.Path(dir_okay=False))
+@file_argument
 @click.option("--vars", "columns", required=True, help="Categorical columns to PRAM: roof,water.")
 @click.option("--strata", default=None, help="Strata columns: each gets its own matrices.")
 @click.option(
@@ -115,7 +117,7 @@ def _matrices_frame(result: Any) -> Any:
     type=click.Choice(MISSING),
     help="keep: missing values stay missing; state: 'missing' is PRAMmed like a category.",
 )
-@click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+@seed_option
 @click.option(
     "--matrices",
     "matrices_file",

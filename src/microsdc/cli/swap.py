@@ -21,12 +21,15 @@ from microsdc.cli._common import (
     count,
     cut_outside_quotes,
     encoding_option,
+    file_argument,
     library_option,
+    out_option,
     parse_list,
     parse_missing_values,
     random_order_option,
     read_input,
     report_warnings,
+    seed_option,
     sep_option,
     user_errors,
     write_output,
@@ -196,7 +199,7 @@ def _publish(
 
 
 @click.command("swap")
-@click.argument("file", type=click.Path(dir_okay=False))
+@file_argument
 @click.option("--hid", required=True, help="Household id column.")
 @click.option(
     "--hierarchy", required=True, help="Geography columns, coarsest first: nuts1,nuts2,nuts3."
@@ -232,7 +235,7 @@ def _publish(
 @click.option(
     "--risk-threshold", type=float, default=None, help="Override the threshold 1/k of the risk."
 )
-@click.option("--seed", type=int, default=None, help="Seed (keep it secret).")
+@seed_option
 @click.option(
     "--carry-along",
     default=None,
@@ -265,7 +268,7 @@ def _publish(
 )
 @random_order_option
 @click.option("--log", "log_file", default=None, help="Write households without a donor here.")
-@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@out_option
 @sep_option
 @encoding_option
 @user_errors
@@ -395,7 +398,7 @@ def swap(
     help="Number of households.",
 )
 @click.option("--seed", type=int, default=None, help="Seed.")
-@click.option("--out", "out_file", required=True, help="Output file (.csv, .parquet, ...).")
+@out_option
 @user_errors
 def synth(n_households: int, seed: int | None, out_file: str) -> None:
     """Write a synthetic census: persons in households in a nuts1 > nuts2 > nuts3 > lau2
