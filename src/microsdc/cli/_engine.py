@@ -78,17 +78,22 @@ def open_lazy(
     table: str | None,
     sep: str | None = None,
     encoding: str | None = None,
+    *,
+    out: str | None = None,
 ) -> Any:
     """A lazy frame over ``path`` (polars ``LazyFrame``, DuckDB relation or Spark DataFrame).
 
-    A CSV file is read with ``--sep`` (default: detected from the header line)
-    and the missing-value texts of the pandas reader; a Parquet folder or glob
-    is checked for files with the same columns first.
+    ``out``, the Parquet file the command will write, is checked first
+    (:func:`check_lazy_output`, then ``microsdc.io.check_output_path``), so that no
+    work is wasted. A CSV file is read with ``--sep`` (default: detected from the
+    header line) and the missing-value texts of the pandas reader; a Parquet folder
+    or glob is checked for files with the same columns first.
 
     Raises
     ------
     click.UsageError
-        For a missing extra, a file that does not exist, a DuckDB file without
+        For an ``out`` that is not a ``.parquet`` file or lies in the input,
+        a missing extra, a file that does not exist, a DuckDB file without
         ``--table``, a format the engine cannot scan, an ``--encoding`` the
         engine cannot read, a CSV file on Spark, an empty folder, or Parquet files
         that differ in their columns.
@@ -105,8 +110,12 @@ def open_lazy(
         parquet_files,
     )
     from microsdc.exceptions import InvalidParameterError
+    from microsdc.io import check_output_path
     from microsdc.io.engines import check_records, keep_partitions
 
+    if out is not None:
+        check_lazy_output(out, path)
+        check_output_path(out)
     try:
         import narwhals  # noqa: F401
     except ImportError as exc:

@@ -25,6 +25,7 @@ from microsdc.cli._common import (
 from microsdc.cli._engine import (
     engine_option,
     needs_records,
+    open_lazy,
     refuse_folder_or_glob,
     table_option,
 )
@@ -186,7 +187,7 @@ def pram(
         data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     else:
         _refuse_record_options(engine, random_order=random_order, hid=hid)
-        data = _open_engine(file, engine, db_table, out_file, sep, encoding)
+        data = open_lazy(file, engine, db_table, sep, encoding, out=out_file)
     announce_compile("pram")
     cols = parse_list(columns, "--vars")
     ordered = parse_list(neighbours, "--neighbours")
@@ -226,23 +227,6 @@ def _refuse_record_options(engine: str, **options: Any) -> None:
         if value:
             flag, reason = why[name]
             raise needs_records(engine, f"Option {flag}", reason)
-
-
-def _open_engine(
-    file: str,
-    engine: str,
-    db_table: str | None,
-    out_file: str,
-    sep: str | None,
-    encoding: str | None,
-) -> Any:
-    """The input as a lazy frame of ``engine``, after the checks of its Parquet output."""
-    from microsdc.cli._engine import check_lazy_output, open_lazy
-    from microsdc.io import check_output_path
-
-    check_lazy_output(out_file, file)
-    check_output_path(out_file)
-    return open_lazy(file, engine, db_table, sep, encoding)
 
 
 def _print_summary(

@@ -485,16 +485,11 @@ def _risk_lazy(
 
     from microsdc.backends import detect_backend
     from microsdc.backends.frequencies import to_pandas
-    from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
+    from microsdc.cli._engine import open_lazy, write_lazy
     from microsdc.data.quality import warn_suspect_key_texts
     from microsdc.risk.lazy import risk_frame
 
-    if out is not None:
-        from microsdc.io import check_output_path
-
-        check_lazy_output(out, file)
-        check_output_path(out)
-    frame = open_lazy(file, engine, db_table, sep, encoding)
+    frame = open_lazy(file, engine, db_table, sep, encoding, out=out)
     frame = bin_lazy(frame, bands or [], parse_missing_values(missing_values), "microsdc risk")
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task(f"grouping by the key variables ({engine})", total=None)

@@ -386,13 +386,10 @@ def _suppress_lazy(
 ) -> None:
     """The suppress command on a lazy engine: the engine groups the rows by the key
     variables, the greedy decides on the patterns, the engine writes the Parquet file."""
-    from microsdc.cli._engine import check_lazy_output, open_lazy, write_lazy
-    from microsdc.io import check_output_path
+    from microsdc.cli._engine import open_lazy, write_lazy
 
     _refuse_record_options(engine, method, policy, options)
-    check_lazy_output(out, file)
-    check_output_path(out)
-    frame = open_lazy(file, engine, db_table, sep, encoding)
+    frame = open_lazy(file, engine, db_table, sep, encoding, out=out)
     frame = _drop_and_bin_lazy(
         frame, _dropped(drop, qis), parse_bins(options.get("bins") or ()), mv
     )
