@@ -32,6 +32,7 @@ __all__ = [
     "parse_bins",
     "parse_list",
     "parse_missing_values",
+    "parse_qi",
     "policy_value",
     "progress",
     "progress_columns",
@@ -473,6 +474,20 @@ def library_option(func: Callable[..., Any], param: str, *flags: str, **attrs: A
     place the default is declared."""
     default = inspect.signature(func).parameters[param].default
     return click.option(*flags, param, default=default, show_default=True, **attrs)
+
+
+def parse_qi(value: str) -> list[str]:
+    """The key variables ``--qi`` names.
+
+    Raises
+    ------
+    click.UsageError
+        If it names no column (``--qi ""``, ``--qi ,``).
+    """
+    qis = parse_list(value, "--qi")
+    if not qis:
+        raise click.UsageError("--qi names no column: give the key variables, comma separated")
+    return qis
 
 
 def k_option(help: str) -> Any:

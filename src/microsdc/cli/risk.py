@@ -18,8 +18,8 @@ from microsdc.cli._common import (
     missing_option,
     missing_values_option,
     parse_bins,
-    parse_list,
     parse_missing_values,
+    parse_qi,
     parse_sep,
     policy_value,
     progress,
@@ -116,9 +116,7 @@ def risk(
     from microsdc._validation import check_weight_apart
     from microsdc.risk.frequencies import pattern_summary
 
-    qis = parse_list(qi, "--qi")
-    if not qis:
-        raise click.UsageError("--qi names no column: give the key variables, comma separated")
+    qis = parse_qi(qi)
     policy = parse_policy(policy_value(missing), "microsdc risk")
     check_weight_apart(weight, qis, "microsdc risk")
     _check_hid(hid, qis, weight, policy.kind, engine)

@@ -20,6 +20,7 @@ from microsdc.cli._common import (
     parse_bins,
     parse_list,
     parse_missing_values,
+    parse_qi,
     parse_sep,
     policy_value,
     progress,
@@ -255,9 +256,7 @@ def suppress(
 
     from microsdc.exceptions import InvalidParameterError
 
-    qis = parse_list(qi, "--qi")
-    if not qis:
-        raise click.UsageError("--qi names no column: give the key variables, comma separated")
+    qis = parse_qi(qi)
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
     if engine != "pandas":
