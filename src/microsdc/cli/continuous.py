@@ -59,6 +59,26 @@ def _measures(original: Any, released: Any, cols: list[str]) -> Any:
     return table
 
 
+def _release(
+    data: Any,
+    released: Any,
+    cols: list[str],
+    shown: Any,
+    where: tuple[str, str, str | None, str | None, bool],
+) -> None:
+    """Write ``released`` (``where``: FILE, --out, --sep, --encoding, --random-order), then
+    print ``shown`` (what the method did), the risk and utility measures of ``cols``
+    against ``data`` and the rows written."""
+    from rich.markup import escape
+
+    file, out_file, sep, encoding, random_order = where
+    write_output(released, out_file, encoding, source=file, sep=sep, random_order=random_order)
+    out = console()
+    out.print(shown)
+    out.print(_measures(data, released, cols))
+    out.print(f"Wrote {count(len(released), 'row')} to {escape(str(out_file))}.")
+
+
 @click.command("microaggregate")
 @_numeric_columns
 @library_option(
@@ -127,13 +147,7 @@ def microaggregate(
             weights=weights,
             n_groups=n_groups,
         )
-    write_output(res.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
-    out = console()
-    out.print(res.summary())
-    out.print(_measures(data, res.data, cols))
-    from rich.markup import escape
-
-    out.print(f"Wrote {count(len(res.data), 'row')} to {escape(str(out_file))}.")
+    _release(data, res.data, cols, res.summary(), (file, out_file, sep, encoding, random_order))
 
 
 @click.command("noise")
@@ -215,7 +229,6 @@ def noise(
             weights=weights,
             seed=seed,
         )
-    write_output(res.data, out_file, encoding, source=file, sep=sep, random_order=random_order)
     from rich.markup import escape
     from rich.table import Table
 
@@ -231,7 +244,4 @@ def noise(
             f"{row['mean_before']:,.4g}",
             f"{row['mean_after']:,.4g}",
         )
-    out = console()
-    out.print(table)
-    out.print(_measures(data, res.data, cols))
-    out.print(f"Wrote {count(len(res.data), 'row')} to {escape(str(out_file))}.")
+    _release(data, res.data, cols, table, (file, out_file, sep, encoding, random_order))
