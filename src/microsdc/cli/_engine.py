@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from microsdc.backends.files import ENGINES as FILE_ENGINES
+from microsdc.cli._common import parse_sep
 
 #: pandas (in memory), the engines the library opens, and Spark (opened here).
 ENGINES = ("pandas", *FILE_ENGINES, "spark")
@@ -85,12 +86,15 @@ def open_lazy(
 
     ``out``, the Parquet file the command will write, is checked first
     (:func:`check_lazy_output`, then ``microsdc.io.check_output_path``), so that no
-    work is wasted. A CSV file is read with ``--sep`` (default: detected from the
-    header line) and the missing-value texts of the pandas reader; a Parquet folder
-    or glob is checked for files with the same columns first.
+    work is wasted. A CSV file is read with ``--sep`` as typed (one character, or
+    ``tab``; default: detected from the header line) and the missing-value texts of
+    the pandas reader; a Parquet folder or glob is checked for files with the same
+    columns first.
 
     Raises
     ------
+    click.BadParameter
+        For a ``--sep`` that is not one character.
     click.UsageError
         For an ``out`` that is not a ``.parquet`` file or lies in the input,
         a missing extra, a file that does not exist, a DuckDB file without
@@ -113,6 +117,7 @@ def open_lazy(
     from microsdc.io import check_output_path
     from microsdc.io.engines import check_records, keep_partitions
 
+    sep = parse_sep(sep)
     if out is not None:
         check_lazy_output(out, path)
         check_output_path(out)

@@ -20,7 +20,6 @@ from microsdc.cli._common import (
     parse_bins,
     parse_missing_values,
     parse_qi,
-    parse_sep,
     policy_value,
     progress,
     qi_option,
@@ -136,7 +135,7 @@ def risk(
             missing_values,
             top,
             out,
-            parse_sep(sep),
+            sep,
             encoding,
             parse_bins(bins),
         )

@@ -21,7 +21,6 @@ from microsdc.cli._common import (
     parse_list,
     parse_missing_values,
     parse_qi,
-    parse_sep,
     policy_value,
     progress,
     qi_option,
@@ -283,7 +282,7 @@ def suppress(
             drop,
             out,
             options,
-            parse_sep(sep),
+            sep,
             encoding,
         )
         return
