@@ -81,7 +81,6 @@ def _add_msu(p, mask, found, n_out):  # pragma: no cover - numba
 
     Returns the new number of MSUs in the lists."""
     head, bits, within, drop, lists, tallies, store = found
-    pats, masks, links = store
     if bits.shape[1] > 0:
         x = np.int64(mask) >> drop
         if (bits[p, x >> 6] >> (x & 63)) & 1:
@@ -95,6 +94,7 @@ def _add_msu(p, mask, found, n_out):  # pragma: no cover - numba
                 break
             y = (y - free) & free
     else:
+        pats, masks, links = store
         q = head[p]
         while q >= 0:
             mm = masks[q >> BLOCK_BITS][q & (BLOCK - 1)]
@@ -106,6 +106,7 @@ def _add_msu(p, mask, found, n_out):  # pragma: no cover - numba
         _tally(p, mask, packed, by_pattern, by_level)
     if not lists and bits.shape[1] > 0:
         return n_out
+    pats, masks, links = store
     b = n_out >> BLOCK_BITS
     if b == len(pats):  # a new block: the lists grow without copies
         pats.append(np.empty(BLOCK, dtype=pats[0].dtype))
@@ -121,7 +122,7 @@ def _add_msu(p, mask, found, n_out):  # pragma: no cover - numba
     return n_out + 1
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _tally(p, mask, packed, by_pattern, by_level):  # pragma: no cover - numba
     """Count the MSU ``mask`` of pattern ``p`` by size and by column, level and size;
     ``packed`` is ``(rows, word, shift, fmask)`` of :func:`pack_rows` (row ``p``
