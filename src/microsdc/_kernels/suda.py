@@ -37,11 +37,23 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.typed import List
 
-__all__ = ["drop_supersets", "msu_search", "msu_tallies"]
+__all__ = [
+    "covered_by_bits",
+    "drop_supersets",
+    "msu_search",
+    "msu_tallies",
+    "pack_layout",
+    "pack_rows",
+    "record_msus",
+]
 
 #: largest memory (bytes) of the superset bits of the MSUs found (else lists are walked)
 BITS_BUDGET = 1 << 25
+#: the MSU lists are kept in blocks of this many entries (2 ** BLOCK_BITS)
+BLOCK_BITS = 16
+BLOCK = 1 << BLOCK_BITS
 
 
 @numba.njit(cache=True, nogil=True)
@@ -55,21 +67,24 @@ def _grow(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _add_msu(p, mask, found, out_pat, out_mask, out_next, n_out):  # pragma: no cover - numba
+def _add_msu(p, mask, found, n_out):  # pragma: no cover - numba
     """Record ``mask`` as an MSU of pattern ``p`` unless it contains one already found.
 
-    ``found`` is ``(head, bits, within, drop)``. With ``bits`` of one or more columns,
-    row ``p`` of it has bit ``x >> drop`` set for every column set ``x`` (within the
-    columns ``within``) that holds an MSU of ``p`` (set when the MSU is recorded: one
-    test per candidate); without, the MSUs of ``p`` form a list from ``head[p]``
-    through ``out_next`` that is walked.
+    ``found`` is ``(head, bits, within, drop, lists, tallies, store)``. With ``bits``
+    of one or more columns, row ``p`` of it has bit ``x >> drop`` set for every column
+    set ``x`` (within the columns ``within``) that holds an MSU of ``p`` (set when the
+    MSU is recorded: one test per candidate); without, the MSUs of ``p`` form a list
+    from ``head[p]`` through the links of ``store`` that is walked. The MSU goes into
+    the lists of ``store`` (blocks of :data:`BLOCK` entries: pattern, mask, link) when
+    ``lists`` (always without bits), and is counted in ``tallies`` = ``(by_pattern,
+    by_level, packed)`` when those have rows (see :func:`msu_tallies`).
 
-    Returns the arrays (possibly grown) and the new number of MSUs."""
-    head, bits, within, drop = found
+    Returns the new number of MSUs in the lists."""
+    head, bits, within, drop, lists, tallies, store = found
     if bits.shape[1] > 0:
         x = np.int64(mask) >> drop
         if (bits[p, x >> 6] >> (x & 63)) & 1:
-            return out_pat, out_mask, out_next, n_out
+            return n_out
         free = within & ~np.int64(mask)
         y = np.int64(0)
         while True:  # every superset of the mask within the columns
@@ -79,23 +94,53 @@ def _add_msu(p, mask, found, out_pat, out_mask, out_next, n_out):  # pragma: no 
                 break
             y = (y - free) & free
     else:
+        pats, masks, links = store
         q = head[p]
         while q >= 0:
-            mm = out_mask[q]
+            mm = masks[q >> BLOCK_BITS][q & (BLOCK - 1)]
             if (mm & mask) == mm:
-                return out_pat, out_mask, out_next, n_out
-            q = out_next[q]
-    if n_out == out_pat.shape[0]:
-        out_pat = _grow(out_pat, n_out + 1)
-        out_mask = _grow(out_mask, n_out + 1)
+                return n_out
+            q = links[q >> BLOCK_BITS][q & (BLOCK - 1)]
+    by_pattern, by_level, packed = tallies
+    if by_pattern.shape[0] > 0:
+        _tally(p, mask, packed, by_pattern, by_level)
+    if not lists and bits.shape[1] > 0:
+        return n_out
+    pats, masks, links = store
+    b = n_out >> BLOCK_BITS
+    if b == len(pats):  # a new block: the lists grow without copies
+        pats.append(np.empty(BLOCK, dtype=pats[0].dtype))
+        masks.append(np.empty(BLOCK, dtype=masks[0].dtype))
         if bits.shape[1] == 0:
-            out_next = _grow(out_next, n_out + 1)
-    out_pat[n_out] = p
-    out_mask[n_out] = mask
+            links.append(np.empty(BLOCK, dtype=links[0].dtype))
+    o = n_out & (BLOCK - 1)
+    pats[b][o] = p
+    masks[b][o] = mask
     if bits.shape[1] == 0:
-        out_next[n_out] = head[p]
+        links[b][o] = head[p]
         head[p] = n_out
-    return out_pat, out_mask, out_next, n_out + 1
+    return n_out + 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _tally(p, mask, packed, by_pattern, by_level):  # pragma: no cover - numba
+    """Count the MSU ``mask`` of pattern ``p`` by size and by column, level and size;
+    ``packed`` is ``(rows, word, shift, fmask)`` of :func:`pack_rows` (row ``p``
+    is pattern ``p``)."""
+    rows, word, shift, fmask = packed
+    m = word.shape[0] - 2
+    n_levels = by_level.shape[1]
+    size = 0
+    for j in range(m):
+        if (mask >> j) & 1:
+            size += 1
+    by_pattern[p, size - 1] += 1
+    for j in range(m):
+        if (mask >> j) & 1:
+            lv = ((rows[p, word[j]] >> shift[j]) & fmask[j]) - 1
+            if lv < 0:
+                lv = n_levels - 1
+            by_level[j, lv, size] += 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -108,8 +153,9 @@ def _bit_length(x):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _pack(codes, counts, n_categories):  # pragma: no cover - numba
-    """The patterns as rows of bit fields, in as few int64 words as hold them.
+def pack_layout(n_categories, n_pat):  # pragma: no cover - numba
+    """Where each field of a packed row lies: the patterns as rows of bit fields, in as
+    few int64 words as hold them.
 
     A field per column (code + 1; 0 for missing), one for the pattern's number and one
     of m bits, the columns closed to the pattern (set by the search); bit 0 of the
@@ -117,9 +163,9 @@ def _pack(codes, counts, n_categories):  # pragma: no cover - numba
     a pattern of two or more records. The search moves these rows (not pattern
     numbers): a split reads them in order instead of looking up the codes.
 
-    Returns the rows (room for twice the patterns) and, per field (the columns, the
-    pattern number, the closed columns), its word, shift and mask."""
-    n_pat, m = codes.shape
+    Returns, per field (the columns, the pattern number, the closed columns), its
+    word, shift and mask."""
+    m = n_categories.shape[0]
     word = np.empty(m + 2, dtype=np.int64)
     shift = np.empty(m + 2, dtype=np.int64)
     fmask = np.empty(m + 2, dtype=np.int64)
@@ -139,13 +185,19 @@ def _pack(codes, counts, n_categories):  # pragma: no cover - numba
         shift[j] = pos
         fmask[j] = (np.int64(1) << width) - 1
         pos += width
-    rows = np.zeros((max(2 * n_pat, 16), w + 1), dtype=np.int64)
+    return word, shift, fmask
+
+
+@numba.njit(cache=True, nogil=True)
+def pack_rows(codes, counts, rows, word, shift, fmask):  # pragma: no cover - numba
+    """Write pattern ``p`` of ``codes`` (n_pat, m; -1 = missing) into row ``p`` of
+    ``rows`` (zeros, of the words of :func:`pack_layout`)."""
+    n_pat, m = codes.shape
     for p in range(n_pat):
         for j in range(m):
             rows[p, word[j]] |= np.int64(codes[p, j] + 1) << shift[j]
         rows[p, word[m]] |= np.int64(p) << shift[m]
         rows[p, 0] |= 1 if counts[p] == 1 else 2
-    return rows, word, shift, fmask
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -173,8 +225,10 @@ def _record_search(
     Each other row of the node becomes the mask of the remaining columns on which
     it matches the candidate; an extension ``J`` of the node is unique when no such
     mask holds ``J``. The extensions are walked in the order of the main search
-    (columns decreasing), so minimality is again a subset test against the MSUs found."""
-    found, out_pat, out_mask, out_next, n_out = state
+    (columns decreasing), so minimality is again a subset test against the MSUs found.
+
+    Returns the new number of MSUs and ``lbuf`` (grown when a level's list needed it)."""
+    found, n_out = state
     word, shift, fmask = layout
     m = word.shape[0] - 2
     r = _field(rows, er, m, word, shift, fmask)
@@ -184,7 +238,7 @@ def _record_search(
         if _field(rows, er, c, word, shift, fmask) > 0 and not (closed >> c) & 1:
             own |= np.int64(1) << c
     if own == 0:
-        return out_pat, out_mask, out_next, n_out
+        return n_out, lbuf
     k = 0
     rv = _field(rows, er, last, word, shift, fmask)
     for f in range(a, b):
@@ -200,7 +254,7 @@ def _record_search(
                 if v == _field(rows, er, c, word, shift, fmask) or (wildcard and v == 0):
                     am |= np.int64(1) << c
         if am == own:  # matches r on every remaining item: nothing below is unique
-            return out_pat, out_mask, out_next, n_out
+            return n_out, lbuf
         raw[k] = am
         k += 1
     srt = np.sort(raw[:k])
@@ -231,6 +285,7 @@ def _record_search(
             continue
         lo = lev_lo[dd]
         hi = lev_hi[dd]
+        lbuf = _grow(lbuf, hi + (hi - lo))  # room for the next level's list
         w = hi
         for t in range(lo, hi):
             if (lbuf[t] >> c) & 1:
@@ -238,15 +293,7 @@ def _record_search(
                 w += 1
         nk = w - hi
         if nk == 0:
-            out_pat, out_mask, out_next, n_out = _add_msu(
-                r,
-                node_mask | jm[dd] | (np.int64(1) << c),
-                found,
-                out_pat,
-                out_mask,
-                out_next,
-                n_out,
-            )
+            n_out = _add_msu(r, node_mask | jm[dd] | (np.int64(1) << c), found, n_out)
         elif nk == hi - lo:
             continue  # every matching record has this value too
         elif base_size + dd + 1 < max_size:
@@ -257,7 +304,7 @@ def _record_search(
             jlast[e] = c
             jcol[e] = m - 1
             dd = e
-    return out_pat, out_mask, out_next, n_out
+    return n_out, lbuf
 
 
 @numba.njit(cache=True, nogil=True)
@@ -341,22 +388,27 @@ def _materialize(rows, lo, hi, out, wi, sh, mk, nmiss, tab, keep, n_keep, groups
 
 @numba.njit(cache=True, nogil=True)
 def msu_search(
-    codes,
-    counts,
+    rows,
+    layout,
+    n_pat,
     n_categories,
     wildcard,
     max_size,
     first_columns,
     mask_like,
     bits_budget=BITS_BUDGET,
+    lists=True,
+    tally=False,
 ):
     # pragma: no cover - numba
-    """All minimal sample uniques of the distinct patterns ``codes``.
+    """All minimal sample uniques of distinct patterns, packed by :func:`pack_rows`.
 
     Parameters
     ----------
-    codes : int32 array (n_patterns, m), C-ordered; -1 = missing; rows distinct
-    counts : int64 array (n_patterns,), records per pattern
+    rows, layout : the rows and ``(word, shift, fmask)`` of :func:`pack_rows`;
+        the search writes in ``rows`` (each search needs its own copy), but not in the
+        codes of its first ``n_pat`` rows
+    n_pat : int, the number of patterns
     n_categories : int64 array (m,), codes of column j are in [0, n_categories[j])
     wildcard : bool, a missing value matches every value (else none)
     max_size : int, largest MSU size searched (<= m)
@@ -367,24 +419,47 @@ def msu_search(
         to 15 columns, int32 up to 31: less memory for the MSU lists)
     bits_budget : int, most bytes for the superset bits of the MSUs found (one bit per
         pattern and column set); above it, the minimality test walks lists instead
+    lists : bool, return the MSUs as lists (always kept when the superset bits are not)
+    tally : bool, count the MSUs as they are found (``by_pattern``, ``by_level``)
 
     Returns
     -------
-    pattern : int32 array (n_msus,), the pattern (of count 1) each MSU belongs to
-    mask : array (n_msus,) of the type of ``mask_like``, the MSU's columns as bits
+    store : the MSU lists as typed lists of blocks of :data:`BLOCK` entries,
+        ``(patterns, masks, links)``: the pattern (of count 1, int32) each MSU belongs
+        to and its columns as bits (of the type of ``mask_like``); entry ``i`` is at
+        ``[i >> BLOCK_BITS][i & (BLOCK - 1)]`` (:func:`~microsdc.risk.suda_core.msu_lists`
+        joins them)
+    n_msus : int, the number of MSUs in the lists: 0 when not ``lists`` and the
+        superset bits were kept
+    by_pattern, by_level : the counts of :func:`msu_tallies` (n_levels = the most
+        categories + 1; ``by_pattern`` of the type of ``mask_like``, which holds the
+        C(m, s) sets of a size); with no rows when not ``tally``
+    bits : int64 array (n_patterns, words), the superset bits (see :func:`_add_msu`;
+        the sets indexed by their columns shifted right by ``drop``, 1 when the sets
+        searched all hold the first column or none does); no columns when the lists
+        were walked instead
     """
-    n_pat, m = codes.shape
-    out_pat = np.empty(1024, dtype=np.int32)
-    out_mask = _grow(mask_like, 1024)
-    out_next = np.empty(1024, dtype=np.int32)
+    m = n_categories.shape[0]
+    packed = (rows, layout[0], layout[1], layout[2])  # row p is pattern p: for the tallies
+    pats = List()
+    masks = List()
+    links = List()
+    pats.append(np.empty(BLOCK, dtype=np.int32))
+    masks.append(np.empty(BLOCK, dtype=mask_like.dtype))
+    links.append(np.empty(0, dtype=np.int32))
+    store = (pats, masks, links)
     n_out = 0
-    if n_pat == 0 or m == 0 or max_size < 1:
-        return out_pat[:0], out_mask[:0]
-    rows, word, shift, fmask = _pack(codes, counts, n_categories)
-    layout = (word, shift, fmask)
     max_cat = 1
     for j in range(m):
         max_cat = max(max_cat, n_categories[j])
+    n_tally = n_pat if tally else 0
+    # MSUs of one size per pattern: at most C(m, s), which the mask type holds
+    by_pattern = np.zeros((n_tally, max(max_size, 1)), dtype=mask_like.dtype)
+    by_level = np.zeros((m if tally else 0, max_cat + 1, max_size + 1), dtype=np.int64)
+    if n_pat == 0 or m == 0 or max_size < 1:
+        no_bits = np.zeros((0, 0), dtype=np.int64)
+        return store, 0, by_pattern, by_level, no_bits
+    word, shift, fmask = layout
     tab = np.zeros((max_cat + 1, 8), dtype=np.int64)
     touched = np.empty(max_cat + 1, dtype=np.int64)
     keep = np.empty(max_cat + 1, dtype=np.int64)
@@ -412,13 +487,14 @@ def msu_search(
     else:
         bits = np.zeros((0, 0), dtype=np.int64)
         head = np.full(n_pat, -1, dtype=np.int32)
-    found = (head, bits, within, drop)
+        links[0] = np.empty(BLOCK, dtype=np.int32)
+    found = (head, bits, within, drop, lists, (by_pattern, by_level, packed), store)
     raw = np.empty(16, dtype=np.int64)
     lbuf = np.empty(16, dtype=np.int64)
 
-    total = 0
+    total = 0  # records, at least (2 for a pattern of two or more)
     for p in range(n_pat):
-        total += counts[p]
+        total += 1 + ((rows[p, 0] >> 1) & 1)
     d = 0
     node_lo[0] = 0
     node_hi[0] = n_pat
@@ -468,17 +544,15 @@ def msu_search(
                     # node split later (every set there with the column holds this one)
                     rows[tab[v, 3], word[m + 1]] |= np.int64(1) << (shift[m + 1] + c)
                     p = _field(rows, tab[v, 3], m, word, shift, fmask)
-                    out_pat, out_mask, out_next, n_out = _add_msu(
-                        p, cmask, found, out_pat, out_mask, out_next, n_out
-                    )
+                    n_out = _add_msu(p, cmask, found, n_out)
                 elif not can_push:
                     continue
                 elif tab[v, 2] == 1:
                     raw = _grow(raw, hi - lo)
-                    lbuf = _grow(lbuf, (m + 2) * (hi - lo))
-                    out_pat, out_mask, out_next, n_out = _record_search(
+                    lbuf = _grow(lbuf, hi - lo)
+                    n_out, lbuf = _record_search(
                         tab[v, 3], cmask, c, d + 1, rows, lo, hi, layout, wildcard, max_size,
-                        raw, lbuf, (found, out_pat, out_mask, out_next, n_out),
+                        raw, lbuf, (found, n_out),
                     )  # fmt: skip
                 else:
                     keep[n_keep] = v
@@ -497,7 +571,9 @@ def msu_search(
             g_i[d] = 0
         else:
             d -= 1
-    return out_pat[:n_out], out_mask[:n_out]  # views: no second copy of the lists
+    if not lists and bits.shape[1] > 0:
+        n_out = 0
+    return store, n_out, by_pattern, by_level, bits
 
 
 @numba.njit(cache=True, nogil=True)
@@ -526,31 +602,116 @@ def drop_supersets(pattern, mask, n_patterns, other_pattern, other_mask):
 
 
 @numba.njit(cache=True, nogil=True)
-def msu_tallies(pattern, mask, codes, n_patterns, n_levels, max_size):
-    # pragma: no cover - numba
-    """MSUs counted by pattern and size, and by column, level and size.
-
-    Returns
-    -------
-    by_pattern : int32 array (n_patterns, max_size), MSUs of size s in column s - 1
-    by_level : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
-        column with that level (code; -1 counted as ``n_levels - 1``)
-    """
-    m = codes.shape[1]
-    by_pattern = np.zeros((n_patterns, max(max_size, 1)), dtype=np.int32)
-    by_level = np.zeros((m, n_levels, max_size + 1), dtype=np.int64)
+def covered_by_bits(pattern, mask, bits, drop):  # pragma: no cover - numba
+    """Which of the sets ``(pattern, mask)`` hold a set marked in the superset ``bits`` of
+    another search (:func:`msu_search`, sets indexed by columns shifted right by
+    ``drop``): those are not minimal. With ``drop`` 1 the other search's sets lack the
+    first column, and the first column of these sets is left out of the test."""
+    out = np.zeros(len(pattern), dtype=np.bool_)
     for i in range(len(pattern)):
-        p = pattern[i]
-        mk = mask[i]
-        size = 0
-        for j in range(m):
-            if (mk >> j) & 1:
-                size += 1
-        by_pattern[p, size - 1] += 1
-        for j in range(m):
-            if (mk >> j) & 1:
-                lv = codes[p, j]
-                if lv < 0:
-                    lv = n_levels - 1
-                by_level[j, lv, size] += 1
-    return by_pattern, by_level
+        x = np.int64(mask[i]) >> drop
+        out[i] = (bits[pattern[i], x >> 6] >> (x & 63)) & 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def msu_tallies(pattern, mask, keep, packed, by_pattern, by_level):  # pragma: no cover - numba
+    """Add the MSUs ``(pattern, mask)`` where ``keep`` to the counts by pattern and size
+    and by column, level and size; ``packed`` is ``(rows, word, shift, fmask)`` of
+    :func:`pack_rows`.
+
+    ``by_pattern`` : int32 array (n_patterns, max_size), MSUs of size s in column s - 1;
+    ``by_level`` : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
+    column with that level (code; -1 counted as ``n_levels - 1``)."""
+    for i in range(len(pattern)):
+        if keep[i]:
+            _tally(pattern[i], mask[i], packed, by_pattern, by_level)
+
+
+@numba.njit(cache=True, nogil=True)
+def record_msus(codes, r, wildcard, max_size):  # pragma: no cover - numba
+    """The MSUs (column bit masks) of row ``r`` of ``codes`` (n_rows, m; -1 = missing),
+    as the search finds them, by the search of :func:`_record_search` from the root.
+
+    Each other row becomes the mask of the columns on which it matches row ``r``
+    (with ``wildcard`` a missing value matches); a set of the columns where ``r`` has
+    a value is unique when no such mask holds it. Columns decreasing, sets growing
+    by larger columns: every subset of a set comes before it."""
+    n, m = codes.shape
+    found = np.empty(0, dtype=np.int64)
+    own = np.int64(0)
+    for c in range(m):
+        if codes[r, c] >= 0:
+            own |= np.int64(1) << c
+    raw = np.empty(max(n - 1, 1), dtype=np.int64)
+    k = 0
+    for f in range(n):
+        if f == r:
+            continue
+        am = np.int64(0)
+        for c in range(m):
+            if (own >> c) & 1:
+                v = codes[f, c]
+                if v == codes[r, c] or (wildcard and v < 0):
+                    am |= np.int64(1) << c
+        if am == own:  # another record matches on every item: nothing is unique
+            return found
+        raw[k] = am
+        k += 1
+    srt = np.sort(raw[:k])
+    lbuf = np.empty(max(k, 1), dtype=np.int64)
+    n_l = 0
+    for t in range(k):
+        if t == 0 or srt[t] != srt[t - 1]:
+            lbuf[n_l] = srt[t]
+            n_l += 1
+    lev_lo = np.zeros(m + 1, dtype=np.int64)
+    lev_hi = np.zeros(m + 1, dtype=np.int64)
+    jm = np.zeros(m + 1, dtype=np.int64)
+    jlast = np.zeros(m + 1, dtype=np.int64)
+    jcol = np.zeros(m + 1, dtype=np.int64)
+    lev_hi[0] = n_l
+    jlast[0] = -1
+    jcol[0] = m - 1
+    n_found = 0
+    out = np.empty(16, dtype=np.int64)
+    dd = 0
+    while dd >= 0:
+        c = jcol[dd]
+        if c <= jlast[dd]:
+            dd -= 1
+            continue
+        jcol[dd] -= 1
+        if not (own >> c) & 1:
+            continue
+        lo = lev_lo[dd]
+        hi = lev_hi[dd]
+        lbuf = _grow(lbuf, hi + (hi - lo))  # room for the next level's list
+        w = hi
+        for t in range(lo, hi):
+            if (lbuf[t] >> c) & 1:
+                lbuf[w] = lbuf[t]
+                w += 1
+        nk = w - hi
+        cand = jm[dd] | (np.int64(1) << c)
+        if nk == 0:
+            minimal = True
+            for q in range(n_found):
+                if (out[q] & cand) == out[q]:
+                    minimal = False
+                    break
+            if minimal:
+                out = _grow(out, n_found + 1)
+                out[n_found] = cand
+                n_found += 1
+        elif nk == hi - lo:
+            continue  # every matching record has this value too
+        elif dd + 1 < max_size:
+            e = dd + 1
+            lev_lo[e] = hi
+            lev_hi[e] = w
+            jm[e] = cand
+            jlast[e] = c
+            jcol[e] = m - 1
+            dd = e
+    return out[:n_found]

@@ -338,6 +338,8 @@ def suda(
     big_m = max_size  # a limit at or above the number of keys is no limit
     weights = score_weights(big_m, bool(original_scores))
     codes, ncat = _rule_codes(enc, rule)
+    if rule != "category":  # the same codes, in rows: keep one copy of them, not two
+        enc = dataclasses.replace(enc, codes=codes)
     groups, labels = _strata(df, strata_cols)
     fractions = _fractions(dis_fraction, labels, len(groups))
     parts = [
@@ -521,7 +523,7 @@ def _assemble(
         if len(labels) == 0
         else pd.Series([p.dis for p in parts], index=labels, name="dis")
     )
-    # the lookup keeps only the MSU lists of the strata, not their scores
+    # the lookup keeps the codes of the strata (to search a record's MSUs), not their scores
     empty = np.zeros(0)
     slim = [dataclasses.replace(p, score=empty, dis_suda=empty, msu_counts=empty) for p in parts]
     lookup = _MsuLookup(enc, slim, where, local)
@@ -544,7 +546,7 @@ def _assemble(
 
 @dataclass(frozen=True)
 class _MsuLookup:
-    """The MSU lists of every stratum and where each row sits, for listing the MSUs of
+    """The codes of every stratum and where each row sits, for listing the MSUs of
     chosen records."""
 
     enc: EncodedQIs

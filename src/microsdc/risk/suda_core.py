@@ -8,13 +8,25 @@ level contributions. :func:`microsdc.risk.suda.suda` is the public front.
 
 from __future__ import annotations
 
+import ctypes
+from collections.abc import Iterator
 from dataclasses import dataclass
 from math import prod
 
 import numpy as np
 
 from microsdc._kernels.patterns import distinct_patterns
-from microsdc._kernels.suda import drop_supersets, msu_search, msu_tallies
+from microsdc._kernels.suda import (
+    BITS_BUDGET,
+    BLOCK,
+    covered_by_bits,
+    drop_supersets,
+    msu_search,
+    msu_tallies,
+    pack_layout,
+    pack_rows,
+    record_msus,
+)
 
 __all__ = [
     "MISSING_RULES",
@@ -106,10 +118,9 @@ class StratumSuda:
     dis_suda : float64 (n_rows,)
     msu_counts : int32 (n_rows, max_size), MSUs of each size (column s-1 for size s)
     by_level : int64 (m, n_levels, max_size + 1), MSUs by column, level code and size
-    inverse : int64 (n_rows,), the pattern of each row
-    msu_pattern : int32 (n_msus,), the pattern each MSU belongs to
-    msu_mask : int16, int32 or int64 (n_msus,) (the narrowest that holds a bit per
-        key variable), the MSU's columns as bits
+    codes : int32 (n_rows, m), the codes searched (-1 = missing)
+    wildcard : bool, whether a missing value matched every value
+    max_size : int, largest MSU size searched
     n_uniques, n_pairs : int, records unique / in a pair on the full key
     dis : float
     """
@@ -118,57 +129,129 @@ class StratumSuda:
     dis_suda: np.ndarray
     msu_counts: np.ndarray
     by_level: np.ndarray
-    inverse: np.ndarray
-    msu_pattern: np.ndarray
-    msu_mask: np.ndarray
+    codes: np.ndarray
+    wildcard: bool
+    max_size: int
     n_uniques: int
     n_pairs: int
     dis: float
 
     def masks_of(self, row: int) -> np.ndarray:
-        """The MSUs (column bit masks) of one row of the stratum."""
-        return self.msu_mask[self.msu_pattern == self.inverse[row]]
+        """The MSUs (column bit masks) of one row of the stratum, searched for that row
+        alone (the search of every record keeps counts, not lists)."""
+        return record_msus(np.ascontiguousarray(self.codes), row, self.wildcard, self.max_size)
 
 
 def find_msus(
-    codes: np.ndarray,
-    counts: np.ndarray,
+    packs: list[Packed],
+    n_patterns: int,
     n_categories: np.ndarray,
     wildcard: bool,
     max_size: int,
-    n_threads: int = 1,
+    bits_budget: int = BITS_BUDGET,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """All MSUs of the distinct patterns ``codes``: (pattern, column bit mask) pairs.
+    """The MSUs of distinct patterns, counted: ``by_pattern`` (n_patterns, max_size) by
+    size and ``by_level`` (m, n_levels, max_size + 1) by column, level and size
+    (:func:`~microsdc._kernels.suda.msu_tallies`).
 
-    With two threads, one searches the sets whose first column is the first key
-    variable (about half of the search tree) and the other the rest, at the same time
-    (the kernel releases the GIL); the first thread's sets that hold an MSU of the
-    second are then dropped. ``n_threads`` 0 picks: two when :func:`two_threads_help`."""
-    m = codes.shape[1]
+    ``packs`` holds the patterns packed by :func:`packed_patterns`, once per thread
+    (each search writes in its rows). With two, one thread searches the sets whose
+    first column is the first key variable (about half of the search tree) and keeps
+    them as lists, while the other searches the rest and counts them (the kernel
+    releases the GIL); the first thread's sets that hold an MSU of the second (a set
+    marked in its superset bits, or found in its lists when the bits would take more
+    than ``bits_budget`` bytes) are then dropped and the others counted."""
+    m = len(n_categories)
     every = (1 << m) - 1
     like = np.zeros(0, dtype=np.int16 if m <= 15 else np.int32 if m <= 31 else np.int64)
-    if n_threads == 0:
-        n_threads = 2 if two_threads_help(len(codes), m) else 1
-    if n_threads < 2 or m < 3 or len(codes) < 1000:
-        return msu_search(codes, counts, n_categories, wildcard, max_size, every, like)
+    rows, *layout = packs[0]
+    args = (tuple(layout), n_patterns, n_categories, wildcard, max_size)
+    if len(packs) == 1:
+        out = msu_search(rows, *args, every, like, bits_budget, False, True)
+        return out[2], out[3]
     from concurrent.futures import ThreadPoolExecutor
 
+    _trim_heap()
     with ThreadPoolExecutor(max_workers=2) as pool:
-        args = (codes, counts, n_categories, wildcard, max_size)
-        first = pool.submit(msu_search, *args, 1, like)
-        rest = pool.submit(msu_search, *args, every & ~1, like)
-        pat_a, mask_a = first.result()
-        pat_b, mask_b = rest.result()
-    keep = drop_supersets(pat_a, mask_a, len(codes), pat_b, mask_b)
-    k = int(np.count_nonzero(keep))
-    out = []
-    for a, b in ((pat_a, pat_b), (mask_a, mask_b)):  # one array at a time, no temporaries
-        joined = np.empty(k + len(b), dtype=a.dtype)
-        np.compress(keep, a, out=joined[:k])
-        joined[k:] = b
-        out.append(joined)
-    del pat_a, pat_b, mask_a, mask_b
-    return out[0], out[1]
+        # the first thread keeps lists (not counts), the second counts (no lists)
+        first = pool.submit(msu_search, rows, *args, 1, like, bits_budget, True, False)
+        rest_cols = every & ~1
+        rest = pool.submit(
+            msu_search, packs[1][0], *args, rest_cols, like, bits_budget, False, True
+        )
+        store_a, n_a = first.result()[:2]
+        store_b, n_b, by_pattern, by_level, bits_b = rest.result()
+        del first, rest  # the futures hold the results: free the other arrays now
+    other = None if bits_b.shape[1] > 0 else msu_lists(store_b, n_b)
+    del store_b
+    for pat_a, mask_a in _blocks(store_a, n_a):
+        if other is None:
+            keep = ~covered_by_bits(pat_a, mask_a, bits_b, 1)
+        else:
+            keep = drop_supersets(pat_a, mask_a, n_patterns, *other)
+        msu_tallies(pat_a, mask_a, keep, packs[0], by_pattern, by_level)
+    del store_a, bits_b, other
+    _trim_heap()
+    return by_pattern, by_level
+
+
+#: packed patterns: the rows and the (word, shift, mask) of each field
+Packed = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def packed_patterns(
+    codes: np.ndarray, counts: np.ndarray, n_categories: np.ndarray, room: int = 4
+) -> Packed:
+    """The distinct patterns ``codes`` as rows of bit fields for the MSU search
+    (:func:`~microsdc._kernels.suda.pack_layout`), with room for ``room`` times the
+    patterns: the search writes the groups it splits after them. The rows are zeros
+    from the system (calloc): the room the search does not reach takes no memory."""
+    word, shift, fmask = pack_layout(np.asarray(n_categories, dtype=np.int64), len(codes))
+    rows = np.zeros((max(room * len(codes), 16), int(word.max()) + 1), dtype=np.int64)
+    pack_rows(codes, counts, rows, word, shift, fmask)
+    return rows, word, shift, fmask
+
+
+def resolve_threads(n_threads: int, n_patterns: int, n_keys: int) -> int:
+    """The threads the search runs on: ``n_threads`` 0 picks two when
+    :func:`two_threads_help`; one below 1,000 patterns or 3 keys."""
+    if n_threads == 0:
+        n_threads = 2 if two_threads_help(n_patterns, n_keys) else 1
+    return 2 if n_threads >= 2 and n_keys >= 3 and n_patterns >= 1000 else 1
+
+
+def _trim_heap() -> None:
+    """Give the memory freed so far back to the system (glibc's ``malloc_trim``).
+
+    Each search thread allocates from a heap (arena) of its own, which does not reuse
+    what another thread has freed: without this, the memory the main thread freed
+    before the search and the threads' memory after it stay resident and add up.
+    Elsewhere than glibc, nothing is done."""
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+
+
+def _blocks(store: tuple, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The first ``n`` entries of the MSU lists of :func:`msu_search`, block by block:
+    (pattern, mask) arrays (views)."""
+    pats, masks, _ = store
+    for b in range(-(-n // BLOCK)):
+        k = min(BLOCK, n - b * BLOCK)
+        yield pats[b][:k], masks[b][:k]
+
+
+def msu_lists(store: tuple, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The MSU lists of :func:`~microsdc._kernels.suda.msu_search` as two arrays:
+    the pattern and the column bit mask of each MSU."""
+    parts = list(_blocks(store, n))
+    if not parts:
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=store[1][0].dtype)
+    return np.concatenate([p for p, _ in parts]), np.concatenate([mk for _, mk in parts])
 
 
 def two_threads_help(n_patterns: int, n_keys: int) -> bool:
@@ -215,23 +298,26 @@ def suda_codes(
     wildcard = rule == "wildcard"
     ncat = np.asarray(n_categories, dtype=np.int64)
     pt = distinct_patterns(codes, ncat, dense_limit=0)  # a hash table: memory of the rows
-    pat, mask = find_msus(pt.codes, pt.count, ncat, wildcard, max_size, n_threads)
-    n_levels = int(ncat.max()) + 1 if len(ncat) else 1
-    by_pattern, by_level = msu_tallies(pat, mask, pt.codes, len(pt.count), n_levels, max_size)
+    count, inverse = pt.count, pt.inverse
+    n_used = resolve_threads(n_threads, len(count), codes.shape[1])
+    packs = [packed_patterns(pt.codes, count, ncat) for _ in range(n_used)]
+    del pt  # the search reads the packed rows: the codes of the patterns can go
+    by_pattern, by_level = find_msus(packs, len(count), ncat, wildcard, max_size)
+    del packs
     # by counts per size, so that the score does not depend on the order of the MSUs
     per_pattern = by_pattern @ weights[1 : max(max_size, 1) + 1]
-    score = per_pattern[pt.inverse]
-    fk = _wildcard_counts(codes, ncat) if wildcard else pt.count[pt.inverse]
+    score = per_pattern[inverse]
+    fk = _wildcard_counts(codes, ncat) if wildcard else count[inverse]
     n_uniques = int(np.count_nonzero(fk == 1))
     n_pairs = int(np.count_nonzero(fk == 2))
     return StratumSuda(
         score=score,
         dis_suda=dis_suda_scores(score, n_uniques, n_pairs, fraction, n_keys),
-        msu_counts=by_pattern[pt.inverse],
+        msu_counts=by_pattern[inverse].astype(np.int32),
         by_level=by_level,
-        inverse=pt.inverse,
-        msu_pattern=pat,
-        msu_mask=mask,
+        codes=codes,
+        wildcard=wildcard,
+        max_size=max_size,
         n_uniques=n_uniques,
         n_pairs=n_pairs,
         dis=disclosure_index(n_uniques, n_pairs, fraction),
