@@ -22,6 +22,7 @@ __all__ = [
     "check_frame",
     "check_int",
     "check_missing_values",
+    "check_missing_values_columns",
     "check_number",
     "check_one_of",
     "check_path",
@@ -194,6 +195,23 @@ def check_missing_values(value: Any, name: str, func: str) -> Any:
     if value is None or isinstance(value, str | bytes | numbers.Number | Iterable):
         return value
     raise param_error(name, func, "a list of values or a dict of column -> values", value)
+
+
+def check_missing_values_columns(value: Any, columns: Iterable[Any], func: str) -> None:
+    """Raise when ``value`` (``missing_values``) is a dict naming columns not in ``columns``."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        return
+    known = set(columns)
+    unknown = [c for c in value if c not in known]
+    if unknown:
+        raise InvalidParameterError(
+            f"The 'missing_values' parameter of {func} names columns not in the data: "
+            f"{', '.join(repr(c) for c in unknown)}.",
+            func=func,
+            param="missing_values",
+        )
 
 
 def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
-from microsdc._validation import check_bool
+from microsdc._validation import check_bool, check_missing_values_columns
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
@@ -107,15 +107,7 @@ def _check(
         values=False,
     )
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
-    if isinstance(missing_values, Mapping):
-        unknown = [c for c in missing_values if c not in set(names)]
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'missing_values' parameter of {_FUNC} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}.",
-                func=_FUNC,
-                param="missing_values",
-            )
+    check_missing_values_columns(missing_values, names, _FUNC)
     refused = first_refusal(
         {"method": method, "missing": policy.label, "subject_id": subject_id, "linked": linked}
     )

@@ -18,6 +18,8 @@ from microsdc._validation import (
     check_callable,
     check_columns,
     check_int,
+    check_missing_values,
+    check_missing_values_columns,
     check_one_of,
     param_error,
 )
@@ -426,18 +428,8 @@ def check_declared_codes(df: pd.DataFrame, missing_values: Any, func: str) -> No
     InvalidParameterError
         For a value of the wrong type, or a dict naming columns not in ``df``.
     """
-    from microsdc._validation import check_missing_values
-
     check_missing_values(missing_values, "missing_values", func)
-    if isinstance(missing_values, Mapping):
-        unknown = [c for c in missing_values if c not in set(df.columns)]
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'missing_values' parameter of {func} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}.",
-                func=func,
-                param="missing_values",
-            )
+    check_missing_values_columns(missing_values, df.columns, func)
 
 
 def warn_declared_all_missing(
