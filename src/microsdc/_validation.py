@@ -6,7 +6,7 @@ Messages read: ``The 'k' parameter of check_k_anonymity must be an int >= 1. Got
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from microsdc._core.errors import param_error
@@ -21,6 +21,7 @@ __all__ = [
     "check_columns",
     "check_frame",
     "check_int",
+    "check_keys",
     "check_missing_values",
     "check_missing_values_columns",
     "check_number",
@@ -197,21 +198,32 @@ def check_missing_values(value: Any, name: str, func: str) -> Any:
     raise param_error(name, func, "a list of values or a dict of column -> values", value)
 
 
-def check_missing_values_columns(value: Any, columns: Iterable[Any], func: str) -> None:
-    """Raise when ``value`` (``missing_values``) is a dict naming columns not in ``columns``."""
+def check_keys(value: Any, known: Collection[Any], name: str, func: str, problem: str) -> None:
+    """Raise when ``value`` is a dict with keys outside ``known``.
+
+    The message reads "The '<name>' parameter of <func> names <problem>", ``problem``
+    formatted with ``unknown`` (those keys, in their order), ``listed`` (their reprs joined
+    by commas) and ``known``.
+    """
     from collections.abc import Mapping
 
     if not isinstance(value, Mapping):
         return
-    known = set(columns)
     unknown = [c for c in value if c not in known]
     if unknown:
+        listed = ", ".join(repr(c) for c in unknown)
         raise InvalidParameterError(
-            f"The 'missing_values' parameter of {func} names columns not in the data: "
-            f"{', '.join(repr(c) for c in unknown)}.",
+            f"The '{name}' parameter of {func} names "
+            + problem.format(unknown=unknown, listed=listed, known=known),
             func=func,
-            param="missing_values",
+            param=name,
         )
+
+
+def check_missing_values_columns(value: Any, columns: Iterable[Any], func: str) -> None:
+    """Raise when ``value`` (``missing_values``) is a dict naming columns not in ``columns``."""
+    problem = "columns not in the data: {listed}."
+    check_keys(value, set(columns), "missing_values", func, problem)
 
 
 def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
