@@ -38,6 +38,27 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
+def _within(
+    noun: str,
+    low: Any,
+    high: Any,
+    low_open: bool = False,
+    high_open: bool = False,
+    *,
+    unbounded: str,
+) -> str:
+    """The requirement a message states: "an int in the range [1, 5]", "a real number > 0"."""
+    if low is not None and high is not None:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        return f"{noun} in the range {lo}{low}, {high}{hi}"
+    if low is not None:
+        return f"{noun} {'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f"{noun} {'<' if high_open else '<='} {high}"
+    return unbounded
+
+
 def check_int(
     value: Any, name: str, func: str, *, min_value: int | None = None, max_value: int | None = None
 ) -> int:
@@ -51,14 +72,7 @@ def check_int(
     if ok and max_value is not None and value > max_value:
         ok = False
     if not ok:
-        if min_value is not None and max_value is not None:
-            req = f"an int in the range [{min_value}, {max_value}]"
-        elif min_value is not None:
-            req = f"an int >= {min_value}"
-        elif max_value is not None:
-            req = f"an int <= {max_value}"
-        else:
-            req = "an int"
+        req = _within("an int", min_value, max_value, unbounded="an int")
         raise param_error(name, func, req, value)
     return int(value)
 
@@ -85,16 +99,9 @@ def check_number(
         if ok and high is not None:
             ok = value_f < high if high_open else value_f <= high
     if not ok:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        if low is not None and high is not None:
-            req = f"a real number in the range {lo}{low}, {high}{hi}"
-        elif low is not None:
-            req = f"a real number {'>' if low_open else '>='} {low}"
-        elif high is not None:
-            req = f"a real number {'<' if high_open else '<='} {high}"
-        else:
-            req = "a finite real number"
+        req = _within(
+            "a real number", low, high, low_open, high_open, unbounded="a finite real number"
+        )
         raise param_error(name, func, req, value)
     return float(value)
 
