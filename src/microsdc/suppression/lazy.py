@@ -251,26 +251,27 @@ def local_suppression_lazy(
     qi: Sequence[Hashable],
     k: int | Sequence[int],
     *,
-    importance: Any = None,
-    combs: Any = None,
-    strata: Any = None,
-    missing: Any = "category",
-    method: str = "greedy",
-    subject_id: Hashable | None = None,
-    subject_rule: str = "mode",
-    missing_values: MissingValues = None,
-    time_limit: float = 60.0,
-    seed: Any = None,
-    progress: Callable[[int, int], None] | None = None,
-    linked: Any = None,
-    accept_rare_values: bool = False,
-    dis_suda_threshold: float | None = None,
-    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
+    importance: Any,
+    combs: Any,
+    strata: Any,
+    missing: Any,
+    method: str,
+    subject_id: Hashable | None,
+    subject_rule: str,
+    missing_values: MissingValues,
+    time_limit: float,
+    seed: Any,
+    progress: Callable[[int, int], None] | None,
+    linked: Any,
+    accept_rare_values: bool,
+    dis_suda_threshold: float | None,
+    dis_fraction: float,
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
 
-    Parameters and errors are those of :func:`microsdc.local_suppression`; the
+    Parameters and errors are those of :func:`microsdc.local_suppression` (every
+    argument comes from it, whose signature holds the defaults); the
     options that need the records are refused with an
     :class:`~microsdc.exceptions.InvalidParameterError` naming them:
     ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
