@@ -46,3 +46,59 @@ def test_number_requirement(kwargs: dict[str, Any], requirement: str) -> None:
         f"The 'share' parameter of f must be {requirement}. Got nan instead."
     )
     assert info.value.requirement == requirement
+
+
+def test_columns_that_must_be_complete_name_the_count_and_first_rows() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from microsdc import household_risk, local_suppression, sample_frequencies
+    from microsdc.exceptions import DataValidationError
+    from microsdc.longitudinal import collapse_subjects
+
+    df = pd.DataFrame(
+        {
+            "sid": [1, None, 2, 2],
+            "a": [1, 1, 2, 2],
+            "h": [1, None, None, 2],
+            "w": [1.0, np.inf, np.nan, 2.0],
+            "s": ["x", None, "y", "y"],
+        },
+        index=[10, 11, 12, 13],
+    )
+    cases = [
+        (
+            lambda: collapse_subjects(df, "sid", ["a"]),
+            "The subject id column 'sid' of collapse_subjects has 1 missing value(s) "
+            "(first rows: [11]). Every record needs a subject.",
+            [11],
+            None,
+        ),
+        (
+            lambda: household_risk(df, ["a"], hid="h"),
+            "The 'hid' parameter of household_risk names the household id column 'h', which "
+            "has 2 missing value(s) (first rows: [11, 12]). Every person needs a household.",
+            [11, 12],
+            "hid",
+        ),
+        (
+            lambda: sample_frequencies(df, ["a"], weights="w"),
+            "The weight column 'w' of sample_frequencies has 2 missing or infinite value(s) "
+            "(first rows: [11, 12]). Weights must be known for every record.",
+            [11, 12],
+            None,
+        ),
+        (
+            lambda: local_suppression(df, ["a"], k=1, strata="s"),
+            "The stratum column 's' of local_suppression has 1 missing value(s) "
+            "(first rows: [11]). Every record needs a known stratum.",
+            [11],
+            None,
+        ),
+    ]
+    for call, message, rows, param in cases:
+        with pytest.raises(DataValidationError) as info:
+            call()
+        assert str(info.value) == message
+        assert info.value.failure_cases == rows
+        assert info.value.param == param

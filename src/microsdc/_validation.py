@@ -28,6 +28,7 @@ __all__ = [
     "check_one_of",
     "check_path",
     "check_weight_apart",
+    "incomplete_column_error",
     "param_error",
     "separator_problem",
     "text_encoding_problem",
@@ -231,6 +232,27 @@ def check_missing_values_columns(value: Any, columns: Iterable[Any], func: str) 
     """Raise when ``value`` (``missing_values``) is a dict naming columns not in ``columns``."""
     problem = "columns not in the data: {listed}."
     check_keys(value, set(columns), "missing_values", func, problem)
+
+
+def incomplete_column_error(
+    where: str,
+    bad: Any,
+    index: pd.Index,
+    func: str,
+    fix: str,
+    *,
+    what: str = "missing",
+    param: str | None = None,
+) -> DataValidationError:
+    """The error for a column that must be complete: "<where> has 3 missing value(s)
+    (first rows: [4, 9, 12]). <fix>", the rows ``bad`` (a boolean mask over ``index``)
+    given as its failure cases."""
+    return DataValidationError(
+        f"{where} has {int(bad.sum())} {what} value(s) (first rows: {list(index[bad][:5])}). {fix}",
+        failure_cases=list(index[bad]),
+        func=func,
+        param=param,
+    )
 
 
 def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:

@@ -16,7 +16,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame, check_one_of
+from microsdc._validation import check_columns, check_frame, check_one_of, incomplete_column_error
 from microsdc.encode import MissingValues, combine_codes, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
@@ -197,12 +197,8 @@ def _check_subject_columns(
         )
     bad = df[sid].isna().to_numpy()
     if bad.any():
-        raise DataValidationError(
-            f"The subject id column {sid!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every record needs a subject.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
+        where = f"The subject id column {sid!r} of {func}"
+        raise incomplete_column_error(where, bad, df.index, func, "Every record needs a subject.")
     return sid, cols, keep_cols
 
 

@@ -21,6 +21,7 @@ from microsdc._validation import (
     check_missing_values,
     check_missing_values_columns,
     check_one_of,
+    incomplete_column_error,
     param_error,
 )
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
@@ -254,12 +255,9 @@ def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[in
 def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
     bad = df[col].isna().to_numpy()
     if bad.any():
-        raise DataValidationError(
-            f"The {what} column {col!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every record needs a known {what}.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
+        where = f"The {what} column {col!r} of {func}"
+        fix = f"Every record needs a known {what}."
+        raise incomplete_column_error(where, bad, df.index, func, fix)
 
 
 def _check_linked(
