@@ -20,6 +20,7 @@ __all__ = [
     "check_callable",
     "check_columns",
     "check_frame",
+    "check_frame_pair",
     "check_int",
     "check_keys",
     "check_missing_values",
@@ -287,6 +288,18 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
             func=func,
         )
     return df
+
+
+def check_frame_pair(
+    original: Any, released: Any, columns: Any, name: str, func: str
+) -> list[Hashable]:
+    """Check the two frames of a before/after comparison (``original`` and ``released``)
+    and that both hold ``columns`` (the parameter ``name``); return the columns."""
+    check_frame(original, "original", func)
+    check_frame(released, "released", func)
+    cols = check_columns(original, columns, name, func)
+    check_columns(released, cols, name, func)
+    return cols
 
 
 def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
