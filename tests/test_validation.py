@@ -102,3 +102,26 @@ def test_columns_that_must_be_complete_name_the_count_and_first_rows() -> None:
         assert str(info.value) == message
         assert info.value.failure_cases == rows
         assert info.value.param == param
+
+
+def test_a_result_of_the_wrong_kind_is_named_by_its_type() -> None:
+    import pandas as pd
+
+    from microsdc import pram_estimate
+    from microsdc.longitudinal import restore_subjects
+
+    df = pd.DataFrame({"id": [1, 1], "town": ["A", "A"]})
+    with pytest.raises(InvalidParameterError) as info:
+        restore_subjects(df, {"data": df}, df)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "The 'collapsed' parameter of restore_subjects must be the result of "
+        "collapse_subjects. Got dict instead."
+    )
+    assert info.value.param == "collapsed"
+    with pytest.raises(InvalidParameterError) as info:
+        pram_estimate(df, df)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "The 'result' parameter of pram_estimate must be a PramResult (what pram returns). "
+        "Got DataFrame instead."
+    )
+    assert info.value.param == "result"

@@ -21,6 +21,7 @@ __all__ = [
     "check_columns",
     "check_frame",
     "check_frame_pair",
+    "check_instance",
     "check_int",
     "check_keys",
     "check_missing_values",
@@ -122,6 +123,19 @@ def check_callable(value: Any, name: str, func: str) -> Any:
     if value is None or callable(value):
         return value
     raise param_error(name, func, "a callable or None", value)
+
+
+def check_instance(value: Any, kind: type, name: str, func: str, requirement: str) -> Any:
+    """Raise unless ``value`` is a ``kind`` (the result of another function, say); the
+    message names the type given, not its contents."""
+    if isinstance(value, kind):
+        return value
+    raise InvalidParameterError(
+        f"The '{name}' parameter of {func} must be {requirement}. "
+        f"Got {type(value).__name__} instead.",
+        func=func,
+        param=name,
+    )
 
 
 def check_path(value: Any, name: str, func: str) -> Any:

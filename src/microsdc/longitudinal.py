@@ -16,7 +16,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame, check_one_of, incomplete_column_error
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_instance,
+    check_one_of,
+    incomplete_column_error,
+)
 from microsdc.encode import MissingValues, combine_codes, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
@@ -305,13 +311,7 @@ def restore_subjects(
     func = "restore_subjects"
     check_frame(original_df, "original_df", func)
     check_frame(anonymised, "anonymised", func)
-    if not isinstance(collapsed, Collapsed):
-        raise InvalidParameterError(
-            f"The 'collapsed' parameter of {func} must be the result of collapse_subjects. "
-            f"Got {type(collapsed).__name__} instead.",
-            func=func,
-            param="collapsed",
-        )
+    check_instance(collapsed, Collapsed, "collapsed", func, "the result of collapse_subjects")
     if len(anonymised) != collapsed.n_subjects:
         raise InvalidParameterError(
             f"The 'anonymised' frame passed to {func} must have one row per subject "
