@@ -404,7 +404,7 @@ def _pattern_prosecutor(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Prosecutor risk of each pattern's records, before and after, per stratum, on the
     values as released (a declared missing code stays a value)."""
-    from microsdc.risk.prosecutor import prosecutor_from_codes
+    from microsdc.suppression.released import prosecutor_per_stratum
 
     blank = (codes < 0) & (codes0 >= 0)
     if missing_values is not None:
@@ -412,14 +412,7 @@ def _pattern_prosecutor(
         codes0 = np.ascontiguousarray(lit.codes, dtype=np.int64)
     codes = np.where(blank, -1, codes0)
     ncat = np.asarray(codes0.max(axis=0, initial=-1) + 1, dtype=np.int64)
-    before = np.zeros(len(codes0))
-    after = np.zeros(len(codes0))
-    for rows in groups:
-        if len(rows):
-            o, w = codes0[rows], records[rows]
-            before[rows] = prosecutor_from_codes(o, o, ncat, w)
-            after[rows] = prosecutor_from_codes(o, codes[rows], ncat, w)
-    return before, after
+    return prosecutor_per_stratum(codes0, codes, groups, ncat, True, records)
 
 
 def _keyed(
