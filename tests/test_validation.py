@@ -125,3 +125,32 @@ def test_a_result_of_the_wrong_kind_is_named_by_its_type() -> None:
         "Got DataFrame instead."
     )
     assert info.value.param == "result"
+
+
+def test_settings_a_lazy_frame_cannot_take_are_refused_with_how_to_collect() -> None:
+    import pandas as pd
+
+    pl = pytest.importorskip("polars")
+    from microsdc import local_suppression, pram
+
+    lazy = pl.LazyFrame({"a": [1, 1, 2], "b": ["x", "y", "y"]})
+    with pytest.raises(InvalidParameterError) as info:
+        local_suppression(lazy, ["a", "b"], 2, method="exact")
+    message = str(info.value)
+    assert message.startswith(
+        "The 'method' parameter of local_suppression is not supported on a lazy frame: "
+    )
+    assert message.endswith(
+        ". Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
+        ".toPandas(), or .toArrow() for a pyarrow table) to use it."
+    )
+    assert (info.value.param, info.value.value) == ("method", "exact")
+    with pytest.raises(InvalidParameterError) as info:
+        pram(lazy, "b", where=pd.Series([True, False, True]), seed=1)
+    message = str(info.value)
+    assert message.startswith("The 'where' parameter of pram is not supported on a lazy frame: ")
+    assert message.endswith(
+        ". Collect the frame first (polars: .collect(); DuckDB: .df(); Spark: .toPandas()) "
+        "to use it."
+    )
+    assert (info.value.param, info.value.value) == ("where", "Series")

@@ -31,6 +31,7 @@ __all__ = [
     "check_path",
     "check_weight_apart",
     "incomplete_column_error",
+    "lazy_refusal",
     "param_error",
     "separator_problem",
     "text_encoding_problem",
@@ -267,6 +268,19 @@ def incomplete_column_error(
         failure_cases=list(index[bad]),
         func=func,
         param=param,
+    )
+
+
+def lazy_refusal(name: str, func: str, why: str, value: Any, collect: str) -> InvalidParameterError:
+    """The error for a setting a lazy frame cannot take: "The '<name>' parameter of
+    <func> is not supported on a lazy frame: <why>. Collect the frame first (<collect>)
+    to use it."."""
+    return InvalidParameterError(
+        f"The '{name}' parameter of {func} is not supported on a lazy frame: {why}. "
+        f"Collect the frame first ({collect}) to use it.",
+        func=func,
+        param=name,
+        value=value,
     )
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
-from microsdc._validation import check_bool, check_missing_values_columns
+from microsdc._validation import check_bool, check_missing_values_columns, lazy_refusal
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
@@ -62,15 +62,15 @@ def _schema(nwf: Any) -> Any:
     return nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
 
 
+#: How each engine collects a lazy frame into memory, as a refusal says it.
+_COLLECT = (
+    "polars: .collect(); DuckDB: .pl() or .df(); Spark: .toPandas(), or .toArrow() for a "
+    "pyarrow table"
+)
+
+
 def _refuse(option: str, why: str, value: Any) -> InvalidParameterError:
-    return InvalidParameterError(
-        f"The '{option}' parameter of {_FUNC} is not supported on a lazy frame: {why}. "
-        "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
-        ".toPandas(), or .toArrow() for a pyarrow table) to use it.",
-        func=_FUNC,
-        param=option,
-        value=value,
-    )
+    return lazy_refusal(option, _FUNC, why, value, _COLLECT)
 
 
 def _check(
