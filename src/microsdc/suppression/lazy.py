@@ -34,12 +34,10 @@ from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.suppression.core import check_reachable, suppress_codes
+from microsdc.suppression.core import suppress_codes
 from microsdc.suppression.params import (
     DIS_FRACTION,
     DIS_SUDA_THRESHOLD,
-    check_rare_values,
-    costs_of,
     counted_missing_values,
     strata_groups,
     warn_declared_all_missing,
@@ -357,14 +355,9 @@ def _on_patterns(
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
-    check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
-    check_rare_values(
-        codes0, cols, min(kk for _, kk in jobs_spec), records, accept=accept_rare_values,
-        func=_FUNC,
-    )  # fmt: skip
     out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
-        records=records, first=first, progress=progress,
+        codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
+        records=records, first=first, progress=progress, accept_rare_values=accept_rare_values,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
