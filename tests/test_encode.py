@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microsdc import DisclosureRiskWarning, sample_frequencies
+from microsdc import DisclosureRiskWarning, local_suppression, sample_frequencies
 from microsdc.encode import encode_column, encode_qis, missing_mask
+from microsdc.exceptions import InvalidParameterError
 
 
 def test_text_code_read_from_csv_matches_numeric_declaration() -> None:
@@ -120,3 +121,18 @@ def test_values_that_cannot_be_compared_are_named() -> None:
     df = pd.DataFrame({"a": ["x", ["y"], "x"]})
     with pytest.raises(DataValidationError, match=r"Column 'a' .* such as \['y'\] \(list\)"):
         sample_frequencies(df, ["a"])
+
+
+def test_declared_codes_for_unknown_columns_are_named_in_one_message() -> None:
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    codes = {"zz": [1], "a": [9], 7: [2]}
+    want = "The 'missing_values' parameter of {} names columns not in the data: 'zz', 7."
+    with pytest.raises(InvalidParameterError) as got:
+        encode_qis(df, ["a"], missing_values=codes)
+    assert str(got.value) == want.format("encode_qis")
+    assert got.value.param == "missing_values"
+    with pytest.raises(InvalidParameterError) as got:
+        local_suppression(df, ["a"], k=1, missing_values=codes)
+    assert str(got.value) == want.format("local_suppression")
+    # a list of codes names no column: nothing to check
+    assert encode_qis(df, ["a"], missing_values=[9]).codes[:, 0].tolist() == [0, 1]

@@ -6,7 +6,7 @@ Messages read: ``The 'k' parameter of check_k_anonymity must be an int >= 1. Got
 from __future__ import annotations
 
 import numbers
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from microsdc._core.errors import param_error
@@ -20,12 +20,18 @@ __all__ = [
     "check_callable",
     "check_columns",
     "check_frame",
+    "check_frame_pair",
+    "check_instance",
     "check_int",
+    "check_keys",
     "check_missing_values",
+    "check_missing_values_columns",
     "check_number",
     "check_one_of",
     "check_path",
     "check_weight_apart",
+    "incomplete_column_error",
+    "lazy_refusal",
     "param_error",
     "separator_problem",
     "text_encoding_problem",
@@ -34,6 +40,27 @@ __all__ = [
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _within(
+    noun: str,
+    low: Any,
+    high: Any,
+    low_open: bool = False,
+    high_open: bool = False,
+    *,
+    unbounded: str,
+) -> str:
+    """The requirement a message states: "an int in the range [1, 5]", "a real number > 0"."""
+    if low is not None and high is not None:
+        lo = "(" if low_open else "["
+        hi = ")" if high_open else "]"
+        return f"{noun} in the range {lo}{low}, {high}{hi}"
+    if low is not None:
+        return f"{noun} {'>' if low_open else '>='} {low}"
+    if high is not None:
+        return f"{noun} {'<' if high_open else '<='} {high}"
+    return unbounded
 
 
 def check_int(
@@ -49,14 +76,7 @@ def check_int(
     if ok and max_value is not None and value > max_value:
         ok = False
     if not ok:
-        if min_value is not None and max_value is not None:
-            req = f"an int in the range [{min_value}, {max_value}]"
-        elif min_value is not None:
-            req = f"an int >= {min_value}"
-        elif max_value is not None:
-            req = f"an int <= {max_value}"
-        else:
-            req = "an int"
+        req = _within("an int", min_value, max_value, unbounded="an int")
         raise param_error(name, func, req, value)
     return int(value)
 
@@ -83,16 +103,9 @@ def check_number(
         if ok and high is not None:
             ok = value_f < high if high_open else value_f <= high
     if not ok:
-        lo = "(" if low_open else "["
-        hi = ")" if high_open else "]"
-        if low is not None and high is not None:
-            req = f"a real number in the range {lo}{low}, {high}{hi}"
-        elif low is not None:
-            req = f"a real number {'>' if low_open else '>='} {low}"
-        elif high is not None:
-            req = f"a real number {'<' if high_open else '<='} {high}"
-        else:
-            req = "a finite real number"
+        req = _within(
+            "a real number", low, high, low_open, high_open, unbounded="a finite real number"
+        )
         raise param_error(name, func, req, value)
     return float(value)
 
@@ -111,6 +124,19 @@ def check_callable(value: Any, name: str, func: str) -> Any:
     if value is None or callable(value):
         return value
     raise param_error(name, func, "a callable or None", value)
+
+
+def check_instance(value: Any, kind: type, name: str, func: str, requirement: str) -> Any:
+    """Raise unless ``value`` is a ``kind`` (the result of another function, say); the
+    message names the type given, not its contents."""
+    if isinstance(value, kind):
+        return value
+    raise InvalidParameterError(
+        f"The '{name}' parameter of {func} must be {requirement}. "
+        f"Got {type(value).__name__} instead.",
+        func=func,
+        param=name,
+    )
 
 
 def check_path(value: Any, name: str, func: str) -> Any:
@@ -196,6 +222,68 @@ def check_missing_values(value: Any, name: str, func: str) -> Any:
     raise param_error(name, func, "a list of values or a dict of column -> values", value)
 
 
+def check_keys(value: Any, known: Collection[Any], name: str, func: str, problem: str) -> None:
+    """Raise when ``value`` is a dict with keys outside ``known``.
+
+    The message reads "The '<name>' parameter of <func> names <problem>", ``problem``
+    formatted with ``unknown`` (those keys, in their order), ``listed`` (their reprs joined
+    by commas) and ``known``.
+    """
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        return
+    unknown = [c for c in value if c not in known]
+    if unknown:
+        listed = ", ".join(repr(c) for c in unknown)
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {func} names "
+            + problem.format(unknown=unknown, listed=listed, known=known),
+            func=func,
+            param=name,
+        )
+
+
+def check_missing_values_columns(value: Any, columns: Iterable[Any], func: str) -> None:
+    """Raise when ``value`` (``missing_values``) is a dict naming columns not in ``columns``."""
+    problem = "columns not in the data: {listed}."
+    check_keys(value, set(columns), "missing_values", func, problem)
+
+
+def incomplete_column_error(
+    where: str,
+    bad: Any,
+    index: pd.Index,
+    func: str,
+    fix: str,
+    *,
+    what: str = "missing",
+    param: str | None = None,
+) -> DataValidationError:
+    """The error for a column that must be complete: "<where> has 3 missing value(s)
+    (first rows: [4, 9, 12]). <fix>", the rows ``bad`` (a boolean mask over ``index``)
+    given as its failure cases."""
+    return DataValidationError(
+        f"{where} has {int(bad.sum())} {what} value(s) (first rows: {list(index[bad][:5])}). {fix}",
+        failure_cases=list(index[bad]),
+        func=func,
+        param=param,
+    )
+
+
+def lazy_refusal(name: str, func: str, why: str, value: Any, collect: str) -> InvalidParameterError:
+    """The error for a setting a lazy frame cannot take: "The '<name>' parameter of
+    <func> is not supported on a lazy frame: <why>. Collect the frame first (<collect>)
+    to use it."."""
+    return InvalidParameterError(
+        f"The '{name}' parameter of {func} is not supported on a lazy frame: {why}. "
+        f"Collect the frame first ({collect}) to use it.",
+        func=func,
+        param=name,
+        value=value,
+    )
+
+
 def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> Any:
     """Raise unless ``value`` is one of ``options``."""
     if isinstance(value, Hashable) and value in options:
@@ -228,6 +316,18 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
             func=func,
         )
     return df
+
+
+def check_frame_pair(
+    original: Any, released: Any, columns: Any, name: str, func: str
+) -> list[Hashable]:
+    """Check the two frames of a before/after comparison (``original`` and ``released``)
+    and that both hold ``columns`` (the parameter ``name``); return the columns."""
+    check_frame(original, "original", func)
+    check_frame(released, "released", func)
+    cols = check_columns(original, columns, name, func)
+    check_columns(released, cols, name, func)
+    return cols
 
 
 def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:

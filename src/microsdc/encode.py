@@ -25,6 +25,7 @@ from microsdc._validation import (
     check_columns,
     check_frame,
     check_missing_values,
+    check_missing_values_columns,
     param_error,
 )
 from microsdc.data.written import split_written
@@ -32,7 +33,6 @@ from microsdc.exceptions import (
     DataValidationError,
     DisclosureRiskWarning,
     HighCardinalityWarning,
-    InvalidParameterError,
 )
 
 __all__ = [
@@ -354,15 +354,7 @@ def encode_qis(
     cols = check_columns(df, qi, "quasi_identifiers", func)
     check_missing_values(missing_values, "missing_values", func)
     check_bool(warn_cardinality, "warn_cardinality", func)
-    if isinstance(missing_values, Mapping):
-        unknown = [c for c in missing_values if c not in set(df.columns)]
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'missing_values' parameter of {func} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}.",
-                func=func,
-                param="missing_values",
-            )
+    check_missing_values_columns(missing_values, df.columns, func)
     n = len(df)
     codes = np.empty((n, len(cols)), dtype=np.int32, order="F")
     categories = []

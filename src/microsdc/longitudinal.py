@@ -16,7 +16,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame, check_one_of
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_instance,
+    check_one_of,
+    incomplete_column_error,
+)
 from microsdc.encode import MissingValues, combine_codes, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
@@ -197,12 +203,8 @@ def _check_subject_columns(
         )
     bad = df[sid].isna().to_numpy()
     if bad.any():
-        raise DataValidationError(
-            f"The subject id column {sid!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every record needs a subject.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
+        where = f"The subject id column {sid!r} of {func}"
+        raise incomplete_column_error(where, bad, df.index, func, "Every record needs a subject.")
     return sid, cols, keep_cols
 
 
@@ -309,13 +311,7 @@ def restore_subjects(
     func = "restore_subjects"
     check_frame(original_df, "original_df", func)
     check_frame(anonymised, "anonymised", func)
-    if not isinstance(collapsed, Collapsed):
-        raise InvalidParameterError(
-            f"The 'collapsed' parameter of {func} must be the result of collapse_subjects. "
-            f"Got {type(collapsed).__name__} instead.",
-            func=func,
-            param="collapsed",
-        )
+    check_instance(collapsed, Collapsed, "collapsed", func, "the result of collapse_subjects")
     if len(anonymised) != collapsed.n_subjects:
         raise InvalidParameterError(
             f"The 'anonymised' frame passed to {func} must have one row per subject "

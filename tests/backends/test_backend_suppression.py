@@ -258,7 +258,12 @@ def test_bad_input_fails_before_reading_rows(
 
 def test_parameter_errors_match_pandas() -> None:
     df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
-    for kw in ({"qi": ["a", "nope"], "k": 2}, {"qi": ["a"], "k": 0}, {"qi": ["a"], "k": 4}):
+    for kw in (
+        {"qi": ["a", "nope"], "k": 2},
+        {"qi": ["a"], "k": 0},
+        {"qi": ["a"], "k": 4},
+        {"qi": ["a"], "k": 2, "missing_values": {"zz": [1], "a": [9], "yy": [2]}},
+    ):
         with pytest.raises(Exception) as want:
             microsdc.local_suppression(df, **kw)  # type: ignore[arg-type]
         for _, lazy in _lazy_kinds(df):

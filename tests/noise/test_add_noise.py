@@ -163,3 +163,14 @@ def test_numbers_kept_as_text_are_numbers_and_a_column_left_unchanged_warns() ->
     assert res.data["x"].dtype == np.float64 and (res.data["x"] != text["x"].astype(float)).all()
     with pytest.warns(DisclosureRiskWarning, match="left every value of 'x' unchanged"):
         add_noise(pd.DataFrame({"x": [5.0, 5.0, 5.0]}), "x", seed=1)
+
+
+def test_bounds_for_columns_not_noised_are_named() -> None:
+    df = households(50)
+    with pytest.raises(InvalidParameterError) as info:
+        add_noise(df, ["wage", "pension"], upper={"wage": 1e9, "age": 90, "nosuch": 1})
+    assert str(info.value) == (
+        "The 'upper' parameter of add_noise names ['age', 'nosuch'], which are not among the "
+        "columns noised (['wage', 'pension'])."
+    )
+    assert info.value.param == "upper"

@@ -264,3 +264,17 @@ def test_given_matrix_is_restricted_to_each_stratum() -> None:
     res = pram(d, "a", strata="s", transition={"a": given}, seed=3)
     assert (res.data.loc[d["s"] == 2, "a"] == "x").all()
     assert res.matrix("a", 2).matrix.loc["x", "x"] == 1.0
+
+
+def test_unknown_keys_of_a_per_column_dict_are_named_with_the_keys_allowed() -> None:
+    df = survey(50)
+    with pytest.raises(InvalidParameterError) as info:
+        pram(df, ["roof", "rooms"], together=[["roof", "rooms"]], alpha={"nosuch": 0.3, 2: 0.1})
+    assert str(info.value) == (
+        "The 'alpha' parameter of pram names ['nosuch', 2], which are not PRAMmed columns "
+        "(or groups of together=). Its keys are among "
+        "['roof', 'rooms', ('roof', 'rooms')]."
+    )
+    assert info.value.param == "alpha"
+    # a key that is a column, or a group of together=, is accepted
+    pram(df, ["roof", "rooms"], together=[["roof", "rooms"]], alpha={("roof", "rooms"): 0.3})

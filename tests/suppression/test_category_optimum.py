@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from microsdc.suppression import local_suppression
-from microsdc.suppression._category import _masks_by_cost, _radix, _search, category_suppress
+from microsdc.suppression._category import (
+    _masks_by_cost,
+    _search,
+    category_radix,
+    category_suppress,
+)
 from microsdc.suppression._category_bound import category_bounds
 from microsdc.suppression._category_improve import improve_category
 from oracles.kanon import fk_bruteforce, rows_of
@@ -132,7 +137,7 @@ def test_improvement_keeps_k_and_never_costs_more(
     codes, k = case
     m = codes.shape[1]
     w = np.array(weights[:m])
-    radix = _radix(np.full(m, 4))
+    radix = category_radix(np.full(m, 4))
     sol = codes.copy()
     if not _search(sol, k, radix, w, _masks_by_cost(w)):
         return

@@ -168,3 +168,17 @@ def test_bands_of_numbers_kept_as_text_and_of_infinite_values() -> None:
     assert bin_numeric(text, "x", width=5)["x"].tolist() == ["[10, 15)", "[0, 5)", "[10, 15)"]
     with pytest.raises(DataValidationError, match="infinite"):
         bin_numeric(pd.DataFrame({"x": [1.0, np.inf]}), "x", width=5)
+
+
+def test_missing_labels_are_refused() -> None:
+    from microsdc.recoding import group_categories
+
+    s = pd.Series(["a", "a", "a", "b", "c"])
+    for label in (np.nan, pd.NA, None):
+        with pytest.raises(InvalidParameterError, match=r"'groups' parameter.*not missing"):
+            group_categories(s, groups={label: ["b", "c"]})
+    with pytest.raises(InvalidParameterError, match=r"'other_label' parameter.*non-missing"):
+        merge_rare_categories(s, min_count=2, other_label=float("nan"))
+    # a list, for which pd.isna gives no single answer, is not a missing label: its text
+    merged = merge_rare_categories(s, min_count=2, other_label=["x", "y"])
+    assert merged.tolist() == ["a", "a", "a", "['x', 'y']", "['x', 'y']"]

@@ -10,7 +10,14 @@ import pandas as pd
 
 from microsdc._core.warn import warn
 from microsdc._random import SeedLike, check_random_state
-from microsdc._validation import check_bool, check_columns, check_frame, check_number, check_one_of
+from microsdc._validation import (
+    check_bool,
+    check_columns,
+    check_frame,
+    check_keys,
+    check_number,
+    check_one_of,
+)
 from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import key_normals, ordered_record_keys
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
@@ -318,16 +325,9 @@ def _bounds(
     df: pd.DataFrame, cols: list[Hashable], lower: Any, upper: Any
 ) -> list[tuple[float, float]]:
     """Each column's (lowest, highest) released value, checked."""
+    problem = "{unknown!r}, which are not among the columns noised ({known!r})."
     for name, value in (("lower", lower), ("upper", upper)):
-        if isinstance(value, Mapping):
-            unknown = [c for c in value if c not in cols]
-            if unknown:
-                raise InvalidParameterError(
-                    f"The '{name}' parameter of {_FUNC} names {unknown!r}, which are not among "
-                    f"the columns noised ({cols!r}).",
-                    func=_FUNC,
-                    param=name,
-                )
+        check_keys(value, cols, name, _FUNC, problem)
     out = []
     for c in cols:
         lo = _bound_of(lower, c, "lower")

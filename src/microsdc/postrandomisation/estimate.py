@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_frame
+from microsdc._validation import check_frame, check_instance
 from microsdc.data.strata import stratum_ids
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
@@ -66,13 +66,7 @@ def pram_estimate(released: pd.DataFrame, result: PramResult) -> pd.DataFrame:
             param="result",
         )
     check_frame(released, "released", _FUNC)
-    if not isinstance(result, PramResult):
-        raise InvalidParameterError(
-            f"The 'result' parameter of {_FUNC} must be a PramResult (what pram returns). "
-            f"Got {type(result).__name__} instead.",
-            func=_FUNC,
-            param="result",
-        )
+    check_instance(result, PramResult, "result", _FUNC, "a PramResult (what pram returns)")
     if not released.index.equals(result.data.index):
         raise InvalidParameterError(
             f"The 'released' parameter of {_FUNC} must keep the rows of result.data in their "

@@ -20,6 +20,7 @@ import numpy as np
 import pandas
 
 from microsdc._random import SeedLike, check_random_state
+from microsdc._validation import lazy_refusal
 from microsdc.backends import Backend, detect_backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.data.rowkeys import key_salt
@@ -74,14 +75,8 @@ def _null_counts(df: Any, backend: Backend, names: list[str]) -> dict[str, int]:
 
 
 def _refuse(param: str, why: str, value: Any) -> InvalidParameterError:
-    return InvalidParameterError(
-        f"The '{param}' parameter of {FUNC} is not supported on a lazy frame: {why}. "
-        "Collect the frame first (polars: .collect(); DuckDB: .df(); Spark: .toPandas()) "
-        "to use it.",
-        func=FUNC,
-        param=param,
-        value=value,
-    )
+    collect = "polars: .collect(); DuckDB: .df(); Spark: .toPandas()"
+    return lazy_refusal(param, FUNC, why, value, collect)
 
 
 def _check_where(where: Any, names: list[str], types: dict[str, Any]) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_one_of, param_error
+from microsdc._validation import check_columns, check_keys, check_one_of, param_error
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 __all__ = ["FUNC", "MISSING", "Unit", "check_where", "plan_units"]
@@ -61,17 +61,12 @@ def _per_unit(value: Any, name: str, unit: tuple[Hashable, ...], default: Any = 
 
 
 def _check_keys(value: Any, name: str, units: list[tuple[Hashable, ...]]) -> None:
-    if not isinstance(value, Mapping):
-        return
-    known = {c for u in units for c in u} | {u for u in units}
-    unknown = [k for k in value if k not in known]
-    if unknown:
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {FUNC} names {unknown!r}, which are not PRAMmed "
-            f"columns (or groups of together=). Its keys are among {sorted(known, key=repr)!r}.",
-            func=FUNC,
-            param=name,
-        )
+    known = sorted({c for u in units for c in u} | {u for u in units}, key=repr)
+    problem = (
+        "{unknown!r}, which are not PRAMmed columns (or groups of together=). "
+        "Its keys are among {known!r}."
+    )
+    check_keys(value, known, name, FUNC, problem)
 
 
 def _groups(df: pd.DataFrame, cols: list[Hashable], together: Any) -> list[tuple[Hashable, ...]]:

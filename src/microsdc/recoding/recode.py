@@ -528,11 +528,7 @@ def merge_rare_categories(
     min_count = check_int(min_count, "min_count", func, min_value=1)
     if other_label is None:
         other_label = default_other_label(series)
-    try:
-        bad_label = bool(pd.isna(other_label))
-    except (TypeError, ValueError):
-        bad_label = False
-    if bad_label:
+    if _is_missing(other_label, unclear=False):
         raise param_error("other_label", func, "a non-missing value", other_label)
     counts = series.value_counts(dropna=True)
     rare = _to_merge(counts, min_count, other_label, series.name, func)
@@ -648,11 +644,7 @@ def _group_pairs(
     """(category, its label) for every listed category, each checked against the column."""
     pairs: list[tuple[Any, Any]] = []
     for label, members in groups.items():
-        try:
-            bad_label = bool(pd.isna(label))
-        except (TypeError, ValueError):
-            bad_label = True
-        if bad_label:
+        if _is_missing(label, unclear=True):
             raise param_error("groups", func, "labels that are not missing", label)
         if isinstance(members, str | bytes) or not isinstance(members, Sequence) or not members:
             raise param_error(
@@ -756,6 +748,15 @@ def _to_merge(
             func=func,
         )
     return merged
+
+
+def _is_missing(label: Any, *, unclear: bool) -> bool:
+    """Whether ``label`` is a missing value (NaN, None, ``pd.NA``); ``unclear`` when
+    pandas cannot tell (a value with no single truth, such as a tuple)."""
+    try:
+        return bool(pd.isna(label))
+    except (TypeError, ValueError):
+        return unclear
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import MissingPolicy, parse_policy
-from microsdc._validation import check_columns, check_frame, param_error
+from microsdc._validation import check_columns, check_frame, incomplete_column_error, param_error
 from microsdc.backends.eager import call_in_memory
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
@@ -254,14 +254,9 @@ def _household_codes(df: pd.DataFrame, hid: Hashable, func: str) -> np.ndarray:
     col = df[hid]
     bad = missing_mask(col)
     if bad.any():
-        raise DataValidationError(
-            f"The 'hid' parameter of {func} names the household id column {hid!r}, which has "
-            f"{int(bad.sum())} missing value(s) (first rows: {list(df.index[bad][:5])}). Every "
-            "person needs a household.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-            param="hid",
-        )
+        where = f"The 'hid' parameter of {func} names the household id column {hid!r}, which"
+        fix = "Every person needs a household."
+        raise incomplete_column_error(where, bad, df.index, func, fix, param="hid")
     codes, _ = pd.factorize(col, sort=False)
     return np.asarray(codes, dtype=np.int64)
 

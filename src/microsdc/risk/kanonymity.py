@@ -19,6 +19,7 @@ from microsdc._validation import (
     check_frame,
     check_int,
     check_weight_apart,
+    incomplete_column_error,
     param_error,
 )
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
@@ -83,13 +84,9 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
     w = pd.Series(numeric).astype("float64").to_numpy(na_value=np.nan)
     bad = ~np.isfinite(w)
     if bad.any():
-        raise DataValidationError(
-            f"The weight column {name} of {func} has {int(bad.sum())} missing or infinite "
-            f"value(s) (first rows: {list(df.index[bad][:5])}). Weights must be known for "
-            "every record.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
+        where = f"The weight column {name} of {func}"
+        fix = "Weights must be known for every record."
+        raise incomplete_column_error(where, bad, df.index, func, fix, what="missing or infinite")
     neg = w < 0
     if neg.any():
         shown = ", ".join(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame
+from microsdc._validation import check_frame_pair
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 
@@ -188,10 +188,7 @@ def prosecutor_risk(
     [0.5, 0.5, 0.75, 1.0]
     """
     func = "prosecutor_risk"
-    check_frame(original, "original", func)
-    check_frame(released, "released", func)
-    cols = check_columns(original, quasi_identifiers, "quasi_identifiers", func)
-    check_columns(released, cols, "quasi_identifiers", func)
+    cols = check_frame_pair(original, released, quasi_identifiers, "quasi_identifiers", func)
     if len(original) != len(released) or not original.index.equals(released.index):
         raise DataValidationError(
             f"The frames given to {func} must hold the same records in the same order: "

@@ -39,10 +39,11 @@ import numpy as np
 from microsdc.exceptions import SDCError
 from microsdc.suppression._category_improve import improve_category
 
-__all__ = ["MAX_MASKS", "category_fits", "category_suppress"]
+__all__ = ["MAX_MASKS", "category_fits", "category_radix", "category_suppress"]
 
 
-def _radix(n_categories: np.ndarray) -> np.ndarray:
+def category_radix(n_categories: np.ndarray) -> np.ndarray:
+    """Place value of each column in a tuple's key ``sum_j (code_j + 1) * radix[j]``."""
     base = np.asarray(n_categories, dtype=np.int64) + 1
     radix = np.ones(len(base), dtype=np.int64)
     for j in range(1, len(base)):
@@ -259,7 +260,7 @@ def category_suppress(
     n = codes.shape[0]
     if n == 0 or k <= 1:
         return
-    radix = _radix(n_categories)
+    radix = category_radix(n_categories)
     w = np.asarray(weight, dtype=np.float64)
     levels = _masks_by_cost(w)
     orig = codes.copy()

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from microsdc.suppression._category import category_radix
+
 __all__ = ["Targets", "category_bounds", "dual_bound", "enumerate_targets", "record_bound"]
 
 
@@ -66,21 +68,13 @@ class Targets:
     s_c: np.ndarray
 
 
-def _radix(n_categories: np.ndarray) -> np.ndarray:
-    base = np.asarray(n_categories, dtype=np.int64) + 1
-    radix = np.ones(len(base), dtype=np.int64)
-    for j in range(1, len(base)):
-        radix[j] = radix[j - 1] * base[j - 1]
-    return radix
-
-
 def enumerate_targets(
     codes: np.ndarray, n_categories: np.ndarray, k: int, weight: np.ndarray
 ) -> Targets:
     """Every target of support >= k that generalises an at-risk tuple (one per blank set)."""
     tuples, counts = np.unique(codes, axis=0, return_counts=True)
     m = tuples.shape[1]
-    radix = _radix(n_categories)
+    radix = category_radix(n_categories)
     obs = tuples >= 0
     risky = counts < k
     idx = np.full(len(tuples), -1, dtype=np.int64)

@@ -10,7 +10,7 @@ the records at risk before and after, blanks cells, and counts ``true_fk``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -97,21 +97,41 @@ def check_reachable(
             )
 
 
+def _check_exact_size(groups: Sequence[np.ndarray]) -> None:
+    """Refuse the exact method on a stratum larger than the solver takes."""
+    from microsdc.suppression.exact import MAX_EXACT_ROWS
+
+    biggest = max((len(g) for g in groups), default=0)
+    if biggest > MAX_EXACT_ROWS:
+        raise InvalidParameterError(
+            f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
+            f"stratum; got {biggest}. Use method='greedy'.",
+            func=_FUNC,
+            param="method",
+        )
+
+
 def suppress_codes(
     codes0: np.ndarray,
     ncat: np.ndarray,
     groups: Sequence[np.ndarray],
     jobs_spec: Sequence[tuple[int, int]],
-    costs: Costs,
+    importance: Any,
+    cols: list[Hashable],
     policy: Policy,
     *,
+    stratified: bool,
     method: str = "greedy",
     records: np.ndarray | None = None,
     first: np.ndarray | None = None,
     time_limit: float = 60.0,
     progress: Callable[[int, int], None] | None = None,
+    accept_rare_values: bool = False,
 ) -> Outcome:
-    """Blank cells until every row of every stratum is safe.
+    """Blank cells until every row of every stratum is safe, after the checks every
+    route of :func:`local_suppression` makes on the codes (of the records, or of an
+    engine's patterns with ``records``): k within the records of each stratum, no
+    value too rare to protect, a stratum the exact solver takes.
 
     Parameters
     ----------
@@ -123,10 +143,15 @@ def suppress_codes(
         The rows of each stratum.
     jobs_spec : sequence of (int, int)
         (subset size, k) pairs: every subset of that many columns must reach k.
-    costs : Costs
-        Cost of blanking a cell of each column.
+    importance : as checked by :func:`~microsdc.suppression.params.check_call`
+        The cost of blanking a cell of each column
+        (:func:`~microsdc.suppression.params.costs_of`).
+    cols : list
+        The key variables' names, for the messages.
     policy : Policy
         How a missing value matches.
+    stratified : bool
+        Whether ``groups`` are strata (for the message of a k out of reach).
     method : {"greedy", "exact"}
         ``"exact"`` solves each stratum with HiGHS (one row per record).
     records : ndarray of shape (n,), optional
@@ -139,11 +164,29 @@ def suppress_codes(
         Seconds per stratum for the exact method.
     progress : callable, optional
         ``progress(processed, total)``.
+    accept_rare_values : bool
+        Blank the values fewer than k records hold instead of refusing them.
 
     Returns
     -------
     Outcome
+
+    Raises
+    ------
+    InvalidParameterError
+        For a k above the records of a stratum, or a stratum too large for
+        ``method="exact"``.
+    DataValidationError
+        For a value fewer than k records hold (unless ``accept_rare_values``).
     """
+    from microsdc.suppression.params import check_rare_values, costs_of
+
+    check_reachable(groups, records, max(kk for _, kk in jobs_spec), stratified)
+    min_k = min(kk for _, kk in jobs_spec)
+    check_rare_values(codes0, cols, min_k, records, accept=accept_rare_values, func=_FUNC)
+    if method == "exact":
+        _check_exact_size(groups)
+    costs = costs_of(importance, cols, ncat)
     per_record = records is None
     m = codes0.shape[1]
     jobs = [(sub, kk) for size, kk in jobs_spec for sub in combinations(range(m), size)]

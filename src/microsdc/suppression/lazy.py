@@ -28,18 +28,16 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
-from microsdc._validation import check_bool
+from microsdc._validation import check_bool, check_missing_values_columns, lazy_refusal
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.suppression.core import check_reachable, suppress_codes
+from microsdc.suppression.core import suppress_codes
 from microsdc.suppression.params import (
     DIS_FRACTION,
     DIS_SUDA_THRESHOLD,
-    check_rare_values,
-    costs_of,
     counted_missing_values,
     strata_groups,
     warn_declared_all_missing,
@@ -62,15 +60,15 @@ def _schema(nwf: Any) -> Any:
     return nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
 
 
+#: How each engine collects a lazy frame into memory, as a refusal says it.
+_COLLECT = (
+    "polars: .collect(); DuckDB: .pl() or .df(); Spark: .toPandas(), or .toArrow() for a "
+    "pyarrow table"
+)
+
+
 def _refuse(option: str, why: str, value: Any) -> InvalidParameterError:
-    return InvalidParameterError(
-        f"The '{option}' parameter of {_FUNC} is not supported on a lazy frame: {why}. "
-        "Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
-        ".toPandas(), or .toArrow() for a pyarrow table) to use it.",
-        func=_FUNC,
-        param=option,
-        value=value,
-    )
+    return lazy_refusal(option, _FUNC, why, value, _COLLECT)
 
 
 def _check(
@@ -107,15 +105,7 @@ def _check(
         values=False,
     )
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
-    if isinstance(missing_values, Mapping):
-        unknown = [c for c in missing_values if c not in set(names)]
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'missing_values' parameter of {_FUNC} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}.",
-                func=_FUNC,
-                param="missing_values",
-            )
+    check_missing_values_columns(missing_values, names, _FUNC)
     refused = first_refusal(
         {"method": method, "missing": policy.label, "subject_id": subject_id, "linked": linked}
     )
@@ -259,26 +249,27 @@ def local_suppression_lazy(
     qi: Sequence[Hashable],
     k: int | Sequence[int],
     *,
-    importance: Any = None,
-    combs: Any = None,
-    strata: Any = None,
-    missing: Any = "category",
-    method: str = "greedy",
-    subject_id: Hashable | None = None,
-    subject_rule: str = "mode",
-    missing_values: MissingValues = None,
-    time_limit: float = 60.0,
-    seed: Any = None,
-    progress: Callable[[int, int], None] | None = None,
-    linked: Any = None,
-    accept_rare_values: bool = False,
-    dis_suda_threshold: float | None = None,
-    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
+    importance: Any,
+    combs: Any,
+    strata: Any,
+    missing: Any,
+    method: str,
+    subject_id: Hashable | None,
+    subject_rule: str,
+    missing_values: MissingValues,
+    time_limit: float,
+    seed: Any,
+    progress: Callable[[int, int], None] | None,
+    linked: Any,
+    accept_rare_values: bool,
+    dis_suda_threshold: float | None,
+    dis_fraction: float,
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
 
-    Parameters and errors are those of :func:`microsdc.local_suppression`; the
+    Parameters and errors are those of :func:`microsdc.local_suppression` (every
+    argument comes from it, whose signature holds the defaults); the
     options that need the records are refused with an
     :class:`~microsdc.exceptions.InvalidParameterError` naming them:
     ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
@@ -364,14 +355,9 @@ def _on_patterns(
     codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
     groups = strata_groups(patterns, strata_cols)
     groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
-    check_reachable(groups, records, max(kk for _, kk in jobs_spec), bool(strata_cols))
-    check_rare_values(
-        codes0, cols, min(kk for _, kk in jobs_spec), records, accept=accept_rare_values,
-        func=_FUNC,
-    )  # fmt: skip
     out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
-        records=records, first=first, progress=progress,
+        codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
+        records=records, first=first, progress=progress, accept_rare_values=accept_rare_values,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
@@ -411,7 +397,7 @@ def _pattern_prosecutor(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Prosecutor risk of each pattern's records, before and after, per stratum, on the
     values as released (a declared missing code stays a value)."""
-    from microsdc.risk.prosecutor import prosecutor_from_codes
+    from microsdc.suppression.released import prosecutor_per_stratum
 
     blank = (codes < 0) & (codes0 >= 0)
     if missing_values is not None:
@@ -419,14 +405,7 @@ def _pattern_prosecutor(
         codes0 = np.ascontiguousarray(lit.codes, dtype=np.int64)
     codes = np.where(blank, -1, codes0)
     ncat = np.asarray(codes0.max(axis=0, initial=-1) + 1, dtype=np.int64)
-    before = np.zeros(len(codes0))
-    after = np.zeros(len(codes0))
-    for rows in groups:
-        if len(rows):
-            o, w = codes0[rows], records[rows]
-            before[rows] = prosecutor_from_codes(o, o, ncat, w)
-            after[rows] = prosecutor_from_codes(o, codes[rows], ncat, w)
-    return before, after
+    return prosecutor_per_stratum(codes0, codes, groups, ncat, True, records)
 
 
 def _keyed(

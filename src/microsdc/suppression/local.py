@@ -21,7 +21,7 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
     InvalidParameterError,
 )
-from microsdc.suppression.core import check_reachable, suppress_codes, true_fk_of
+from microsdc.suppression.core import suppress_codes, true_fk_of
 from microsdc.suppression.params import (
     DIS_FRACTION,
     check_call,
@@ -29,8 +29,6 @@ from microsdc.suppression.params import (
     check_dis_suda,
     check_exact,
     check_passed_on,
-    check_rare_values,
-    costs_of,
     counted_missing_values,
     strata_groups,
     warn_declared_all_missing,
@@ -526,7 +524,8 @@ def _on_records(
     t0: float,
     accept_rare_values: bool = False,
 ) -> SuppressionResult:
-    """The greedy or the exact method on one row per record, through :func:`suppress_codes`.
+    """The greedy or the exact method on one row per record, through
+    :func:`~microsdc.suppression.core.suppress_codes`.
 
     ``missing_values`` are those the policy counts as missing
     (:func:`~microsdc.suppression.params.counted_missing_values`)."""
@@ -535,15 +534,10 @@ def _on_records(
     ncat = enc.n_categories
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
     groups = strata_groups(df, strata_cols)
-    check_reachable(groups, None, max(kk for _, kk in jobs_spec), bool(strata_cols))
-    check_rare_values(
-        codes0, cols, min(kk for _, kk in jobs_spec), accept=accept_rare_values, func=_FUNC
-    )
-    if method == "exact":
-        _check_exact_size(groups)
     out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, costs_of(imp, cols, ncat), policy,
+        codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
         method=method, time_limit=time_limit, progress=progress,
+        accept_rare_values=accept_rare_values,
     )  # fmt: skip
     blank = (out.codes < 0) & (codes0 >= 0)
     pros = _released_prosecutor(
@@ -567,20 +561,6 @@ def _on_records(
         _exact_details(out.exact) if method == "exact" else _alpha_details(out.alpha_sources),
         pros,
     )
-
-
-def _check_exact_size(groups: list[np.ndarray]) -> None:
-    """Refuse the exact method on a stratum larger than the solver takes."""
-    from microsdc.suppression.exact import MAX_EXACT_ROWS
-
-    biggest = max((len(g) for g in groups), default=0)
-    if biggest > MAX_EXACT_ROWS:
-        raise InvalidParameterError(
-            f"method='exact' of {_FUNC} accepts at most {MAX_EXACT_ROWS} records per "
-            f"stratum; got {biggest}. Use method='greedy'.",
-            func=_FUNC,
-            param="method",
-        )
 
 
 def _finish(

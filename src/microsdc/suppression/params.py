@@ -18,7 +18,10 @@ from microsdc._validation import (
     check_callable,
     check_columns,
     check_int,
+    check_missing_values,
+    check_missing_values_columns,
     check_one_of,
+    incomplete_column_error,
     param_error,
 )
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
@@ -252,12 +255,9 @@ def _check_k_combs(k: Any, combs: Any, m: int, func: str) -> tuple[list[tuple[in
 def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
     bad = df[col].isna().to_numpy()
     if bad.any():
-        raise DataValidationError(
-            f"The {what} column {col!r} of {func} has {int(bad.sum())} missing value(s) "
-            f"(first rows: {list(df.index[bad][:5])}). Every record needs a known {what}.",
-            failure_cases=list(df.index[bad]),
-            func=func,
-        )
+        where = f"The {what} column {col!r} of {func}"
+        fix = f"Every record needs a known {what}."
+        raise incomplete_column_error(where, bad, df.index, func, fix)
 
 
 def _check_linked(
@@ -426,18 +426,8 @@ def check_declared_codes(df: pd.DataFrame, missing_values: Any, func: str) -> No
     InvalidParameterError
         For a value of the wrong type, or a dict naming columns not in ``df``.
     """
-    from microsdc._validation import check_missing_values
-
     check_missing_values(missing_values, "missing_values", func)
-    if isinstance(missing_values, Mapping):
-        unknown = [c for c in missing_values if c not in set(df.columns)]
-        if unknown:
-            raise InvalidParameterError(
-                f"The 'missing_values' parameter of {func} names columns not in the data: "
-                f"{', '.join(repr(c) for c in unknown)}.",
-                func=func,
-                param="missing_values",
-            )
+    check_missing_values_columns(missing_values, df.columns, func)
 
 
 def warn_declared_all_missing(

@@ -21,22 +21,25 @@ def prosecutor_per_stratum(
     groups: list[np.ndarray],
     ncat: np.ndarray,
     changed: bool,
+    records: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Prosecutor risk before and after, per stratum."""
+    """Prosecutor risk before and after, per stratum (``records``: the records behind
+    each row, for an engine's distinct patterns; 1 each by default)."""
     from microsdc.risk.prosecutor import prosecutor_from_codes
 
     n = len(codes0)
     if len(groups) == 1 and np.array_equal(groups[0], np.arange(n)):  # no copies of the codes
-        before = prosecutor_from_codes(codes0, codes0, ncat)
-        return before, (prosecutor_from_codes(codes0, codes, ncat) if changed else before)
+        before = prosecutor_from_codes(codes0, codes0, ncat, records)
+        return before, (prosecutor_from_codes(codes0, codes, ncat, records) if changed else before)
     before = np.zeros(n)
     after = np.zeros(n)
     for rows in groups:
         if len(rows) == 0:
             continue
-        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat)
+        w = None if records is None else records[rows]
+        before[rows] = prosecutor_from_codes(codes0[rows], codes0[rows], ncat, w)
         after[rows] = (
-            prosecutor_from_codes(codes0[rows], codes[rows], ncat) if changed else before[rows]
+            prosecutor_from_codes(codes0[rows], codes[rows], ncat, w) if changed else before[rows]
         )
     return before, after
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_frame, check_number
+from microsdc._validation import check_columns, check_frame_pair, check_number
 from microsdc.data.numeric import numeric_columns
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
@@ -32,10 +32,7 @@ def _pair(
     original: pd.DataFrame, released: pd.DataFrame, columns: object, func: str
 ) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
     """The columns of both frames as float arrays (rows = records), checked to match."""
-    check_frame(original, "original", func)
-    check_frame(released, "released", func)
-    cols = check_columns(original, columns, "columns", func)
-    check_columns(released, cols, "columns", func)
+    cols = check_frame_pair(original, released, columns, "columns", func)
     if len(original) != len(released) or not original.index.equals(released.index):
         raise InvalidParameterError(
             f"The 'released' parameter of {func} must hold the records of 'original' in the "

@@ -1,0 +1,156 @@
+"""The parameter checks of microsdc._validation: the requirement each message states."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from microsdc._validation import check_int, check_number
+from microsdc.exceptions import InvalidParameterError
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "requirement"),
+    [
+        ({}, "an int"),
+        ({"min_value": 1}, "an int >= 1"),
+        ({"max_value": 3}, "an int <= 3"),
+        ({"min_value": 1, "max_value": 3}, "an int in the range [1, 3]"),
+    ],
+)
+def test_int_requirement(kwargs: dict[str, Any], requirement: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        check_int(2.0, "k", "f", **kwargs)
+    assert str(info.value) == f"The 'k' parameter of f must be {requirement}. Got 2.0 instead."
+    assert info.value.requirement == requirement
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "requirement"),
+    [
+        ({}, "a finite real number"),
+        ({"low": 0}, "a real number >= 0"),
+        ({"low": 0, "low_open": True}, "a real number > 0"),
+        ({"high": 1}, "a real number <= 1"),
+        ({"high": 1, "high_open": True}, "a real number < 1"),
+        ({"low": 0, "high": 1}, "a real number in the range [0, 1]"),
+        ({"low": 0, "high": 1, "low_open": True}, "a real number in the range (0, 1]"),
+        ({"low": 0, "high": 1, "high_open": True}, "a real number in the range [0, 1)"),
+    ],
+)
+def test_number_requirement(kwargs: dict[str, Any], requirement: str) -> None:
+    with pytest.raises(InvalidParameterError) as info:
+        check_number(float("nan"), "share", "f", **kwargs)
+    assert str(info.value) == (
+        f"The 'share' parameter of f must be {requirement}. Got nan instead."
+    )
+    assert info.value.requirement == requirement
+
+
+def test_columns_that_must_be_complete_name_the_count_and_first_rows() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from microsdc import household_risk, local_suppression, sample_frequencies
+    from microsdc.exceptions import DataValidationError
+    from microsdc.longitudinal import collapse_subjects
+
+    df = pd.DataFrame(
+        {
+            "sid": [1, None, 2, 2],
+            "a": [1, 1, 2, 2],
+            "h": [1, None, None, 2],
+            "w": [1.0, np.inf, np.nan, 2.0],
+            "s": ["x", None, "y", "y"],
+        },
+        index=[10, 11, 12, 13],
+    )
+    cases = [
+        (
+            lambda: collapse_subjects(df, "sid", ["a"]),
+            "The subject id column 'sid' of collapse_subjects has 1 missing value(s) "
+            "(first rows: [11]). Every record needs a subject.",
+            [11],
+            None,
+        ),
+        (
+            lambda: household_risk(df, ["a"], hid="h"),
+            "The 'hid' parameter of household_risk names the household id column 'h', which "
+            "has 2 missing value(s) (first rows: [11, 12]). Every person needs a household.",
+            [11, 12],
+            "hid",
+        ),
+        (
+            lambda: sample_frequencies(df, ["a"], weights="w"),
+            "The weight column 'w' of sample_frequencies has 2 missing or infinite value(s) "
+            "(first rows: [11, 12]). Weights must be known for every record.",
+            [11, 12],
+            None,
+        ),
+        (
+            lambda: local_suppression(df, ["a"], k=1, strata="s"),
+            "The stratum column 's' of local_suppression has 1 missing value(s) "
+            "(first rows: [11]). Every record needs a known stratum.",
+            [11],
+            None,
+        ),
+    ]
+    for call, message, rows, param in cases:
+        with pytest.raises(DataValidationError) as info:
+            call()
+        assert str(info.value) == message
+        assert info.value.failure_cases == rows
+        assert info.value.param == param
+
+
+def test_a_result_of_the_wrong_kind_is_named_by_its_type() -> None:
+    import pandas as pd
+
+    from microsdc import pram_estimate
+    from microsdc.longitudinal import restore_subjects
+
+    df = pd.DataFrame({"id": [1, 1], "town": ["A", "A"]})
+    with pytest.raises(InvalidParameterError) as info:
+        restore_subjects(df, {"data": df}, df)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "The 'collapsed' parameter of restore_subjects must be the result of "
+        "collapse_subjects. Got dict instead."
+    )
+    assert info.value.param == "collapsed"
+    with pytest.raises(InvalidParameterError) as info:
+        pram_estimate(df, df)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "The 'result' parameter of pram_estimate must be a PramResult (what pram returns). "
+        "Got DataFrame instead."
+    )
+    assert info.value.param == "result"
+
+
+def test_settings_a_lazy_frame_cannot_take_are_refused_with_how_to_collect() -> None:
+    import pandas as pd
+
+    pl = pytest.importorskip("polars")
+    from microsdc import local_suppression, pram
+
+    lazy = pl.LazyFrame({"a": [1, 1, 2], "b": ["x", "y", "y"]})
+    with pytest.raises(InvalidParameterError) as info:
+        local_suppression(lazy, ["a", "b"], 2, method="exact")
+    message = str(info.value)
+    assert message.startswith(
+        "The 'method' parameter of local_suppression is not supported on a lazy frame: "
+    )
+    assert message.endswith(
+        ". Collect the frame first (polars: .collect(); DuckDB: .pl() or .df(); Spark: "
+        ".toPandas(), or .toArrow() for a pyarrow table) to use it."
+    )
+    assert (info.value.param, info.value.value) == ("method", "exact")
+    with pytest.raises(InvalidParameterError) as info:
+        pram(lazy, "b", where=pd.Series([True, False, True]), seed=1)
+    message = str(info.value)
+    assert message.startswith("The 'where' parameter of pram is not supported on a lazy frame: ")
+    assert message.endswith(
+        ". Collect the frame first (polars: .collect(); DuckDB: .df(); Spark: .toPandas()) "
+        "to use it."
+    )
+    assert (info.value.param, info.value.value) == ("where", "Series")
