@@ -182,7 +182,7 @@ def microsdc_worker(
     import microsdc
 
     df = pd.read_pickle(frame_path)
-    microsdc.suda(df.head(2000), keys, missing="sdcmicro")  # the same calls once, on a sample
+    microsdc.suda(df.head(2000), keys, missing="sdcmicro", threads=threads)  # once, on a sample
     Path("/proc/self/clear_refs").write_text("5")
     before = _status_mb("VmRSS:")
     t0 = time.perf_counter()

@@ -7,8 +7,14 @@ import pandas as pd
 import pytest
 
 from microsdc._kernels.patterns import distinct_patterns
-from microsdc._kernels.suda import BITS_BUDGET, msu_search, msu_tallies, record_msus
-from microsdc.risk.suda_core import find_msus, msu_lists, packed_patterns
+from microsdc._kernels.suda import (
+    BITS_BUDGET,
+    join_lists,
+    msu_search,
+    msu_tallies,
+    record_msus,
+)
+from microsdc.risk.suda_core import find_msus, packed_patterns
 from oracles.suda import msus_bruteforce
 
 
@@ -18,7 +24,7 @@ def _search(codes: np.ndarray, ncat: np.ndarray, wildcard: bool, **kw: int) -> s
     rows, *layout = packed_patterns(pt.codes, pt.count, ncat)
     every = (1 << m) - 1
     args = (rows, tuple(layout), len(pt.count), ncat, wildcard, m, every, np.zeros(0, np.int64))
-    pat, mask = msu_lists(*msu_search(*args, **kw)[:2])
+    pat, mask = join_lists(*msu_search(*args, **kw)[:2])
     assert len(set(zip(pat.tolist(), mask.tolist(), strict=True))) == len(pat)  # no repeats
     # as (first row of the pattern, mask): independent of the pattern numbers
     first = np.full(len(pt.count), -1)
@@ -91,11 +97,11 @@ def test_counts_kept_by_the_search_equal_the_counts_of_its_lists(
     pack = packed_patterns(pt.codes, pt.count, ncat)
     like = np.zeros(0, np.int16)
     store, n_msus = msu_search(pack[0].copy(), pack[1:], n_pat, ncat, wildcard, m, 63, like)[:2]
-    pat, mask = msu_lists(store, n_msus)
+    mask = join_lists(store, n_msus)[1]
     assert n_msus > 300
     want_pattern = np.zeros((n_pat, m), dtype=np.int16)
     want_level = np.zeros((m, 5, m + 1), dtype=np.int64)
-    msu_tallies(pat, mask, np.ones(len(pat), bool), pack, want_pattern, want_level)
+    msu_tallies(store, n_msus, np.ones(n_msus, bool), pack, want_pattern, want_level)
     sizes = np.array([bin(int(x)).count("1") for x in mask])
     np.testing.assert_array_equal(want_pattern.sum(axis=0), np.bincount(sizes, minlength=m + 1)[1:])
     for threads in (1, 2):

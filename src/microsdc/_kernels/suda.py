@@ -42,6 +42,7 @@ from numba.typed import List
 __all__ = [
     "covered_by_bits",
     "drop_supersets",
+    "join_lists",
     "msu_search",
     "msu_tallies",
     "pack_layout",
@@ -427,8 +428,7 @@ def msu_search(
     store : the MSU lists as typed lists of blocks of :data:`BLOCK` entries,
         ``(patterns, masks, links)``: the pattern (of count 1, int32) each MSU belongs
         to and its columns as bits (of the type of ``mask_like``); entry ``i`` is at
-        ``[i >> BLOCK_BITS][i & (BLOCK - 1)]`` (:func:`~microsdc.risk.suda_core.msu_lists`
-        joins them)
+        ``[i >> BLOCK_BITS][i & (BLOCK - 1)]`` (:func:`join_lists` joins them)
     n_msus : int, the number of MSUs in the lists: 0 when not ``lists`` and the
         superset bits were kept
     by_pattern, by_level : the counts of :func:`msu_tallies` (n_levels = the most
@@ -602,30 +602,49 @@ def drop_supersets(pattern, mask, n_patterns, other_pattern, other_mask):
 
 
 @numba.njit(cache=True, nogil=True)
-def covered_by_bits(pattern, mask, bits, drop):  # pragma: no cover - numba
-    """Which of the sets ``(pattern, mask)`` hold a set marked in the superset ``bits`` of
-    another search (:func:`msu_search`, sets indexed by columns shifted right by
-    ``drop``): those are not minimal. With ``drop`` 1 the other search's sets lack the
-    first column, and the first column of these sets is left out of the test."""
-    out = np.zeros(len(pattern), dtype=np.bool_)
-    for i in range(len(pattern)):
-        x = np.int64(mask[i]) >> drop
-        out[i] = (bits[pattern[i], x >> 6] >> (x & 63)) & 1
+def covered_by_bits(store, n, bits, drop):  # pragma: no cover - numba
+    """Which of the first ``n`` sets of the lists ``store`` (of :func:`msu_search`) hold
+    a set marked in the superset ``bits`` of another search (sets indexed by columns
+    shifted right by ``drop``): those are not minimal. With ``drop`` 1 the other
+    search's sets lack the first column, and the first column of these sets is left
+    out of the test."""
+    pats, masks, _ = store
+    out = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        p = pats[i >> BLOCK_BITS][i & (BLOCK - 1)]
+        x = np.int64(masks[i >> BLOCK_BITS][i & (BLOCK - 1)]) >> drop
+        out[i] = (bits[p, x >> 6] >> (x & 63)) & 1
     return out
 
 
 @numba.njit(cache=True, nogil=True)
-def msu_tallies(pattern, mask, keep, packed, by_pattern, by_level):  # pragma: no cover - numba
-    """Add the MSUs ``(pattern, mask)`` where ``keep`` to the counts by pattern and size
-    and by column, level and size; ``packed`` is ``(rows, word, shift, fmask)`` of
-    :func:`pack_rows`.
+def msu_tallies(store, n, keep, packed, by_pattern, by_level):  # pragma: no cover - numba
+    """Add the first ``n`` MSUs of the lists ``store`` (of :func:`msu_search`) where
+    ``keep`` to the counts by pattern and size and by column, level and size;
+    ``packed`` is ``(rows, word, shift, fmask)`` of :func:`pack_rows`.
 
-    ``by_pattern`` : int32 array (n_patterns, max_size), MSUs of size s in column s - 1;
+    ``by_pattern`` : array (n_patterns, max_size), MSUs of size s in column s - 1;
     ``by_level`` : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
     column with that level (code; -1 counted as ``n_levels - 1``)."""
-    for i in range(len(pattern)):
+    pats, masks, _ = store
+    for i in range(n):
         if keep[i]:
-            _tally(pattern[i], mask[i], packed, by_pattern, by_level)
+            b = i >> BLOCK_BITS
+            o = i & (BLOCK - 1)
+            _tally(pats[b][o], masks[b][o], packed, by_pattern, by_level)
+
+
+@numba.njit(cache=True, nogil=True)
+def join_lists(store, n):  # pragma: no cover - numba
+    """The first ``n`` MSUs of the lists ``store`` (of :func:`msu_search`) as two
+    arrays: the pattern and the column bit mask of each."""
+    pats, masks, _ = store
+    pattern = np.empty(n, dtype=pats[0].dtype)
+    mask = np.empty(n, dtype=masks[0].dtype)
+    for i in range(n):
+        pattern[i] = pats[i >> BLOCK_BITS][i & (BLOCK - 1)]
+        mask[i] = masks[i >> BLOCK_BITS][i & (BLOCK - 1)]
+    return pattern, mask
 
 
 @numba.njit(cache=True, nogil=True)

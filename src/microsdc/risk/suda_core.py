@@ -9,7 +9,6 @@ level contributions. :func:`microsdc.risk.suda.suda` is the public front.
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Iterator
 from dataclasses import dataclass
 from math import prod
 
@@ -18,9 +17,9 @@ import numpy as np
 from microsdc._kernels.patterns import distinct_patterns
 from microsdc._kernels.suda import (
     BITS_BUDGET,
-    BLOCK,
     covered_by_bits,
     drop_supersets,
+    join_lists,
     msu_search,
     msu_tallies,
     pack_layout,
@@ -182,15 +181,16 @@ def find_msus(
         store_a, n_a = first.result()[:2]
         store_b, n_b, by_pattern, by_level, bits_b = rest.result()
         del first, rest  # the futures hold the results: free the other arrays now
-    other = None if bits_b.shape[1] > 0 else msu_lists(store_b, n_b)
-    del store_b
-    for pat_a, mask_a in _blocks(store_a, n_a):
-        if other is None:
-            keep = ~covered_by_bits(pat_a, mask_a, bits_b, 1)
-        else:
-            keep = drop_supersets(pat_a, mask_a, n_patterns, *other)
-        msu_tallies(pat_a, mask_a, keep, packs[0], by_pattern, by_level)
-    del store_a, bits_b, other
+    if bits_b.shape[1] > 0:
+        keep = ~covered_by_bits(store_a, n_a, bits_b, 1)
+    else:
+        pat_a, mask_a = join_lists(store_a, n_a)
+        pat_b, mask_b = join_lists(store_b, n_b)
+        keep = drop_supersets(pat_a, mask_a, n_patterns, pat_b, mask_b)
+        del pat_a, mask_a, pat_b, mask_b
+    del store_b, bits_b
+    msu_tallies(store_a, n_a, keep, packs[0], by_pattern, by_level)
+    del store_a, keep
     _trim_heap()
     return by_pattern, by_level
 
@@ -234,24 +234,6 @@ def _trim_heap() -> None:
         return
     trim.argtypes = [ctypes.c_size_t]
     trim(0)
-
-
-def _blocks(store: tuple, n: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The first ``n`` entries of the MSU lists of :func:`msu_search`, block by block:
-    (pattern, mask) arrays (views)."""
-    pats, masks, _ = store
-    for b in range(-(-n // BLOCK)):
-        k = min(BLOCK, n - b * BLOCK)
-        yield pats[b][:k], masks[b][:k]
-
-
-def msu_lists(store: tuple, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The MSU lists of :func:`~microsdc._kernels.suda.msu_search` as two arrays:
-    the pattern and the column bit mask of each MSU."""
-    parts = list(_blocks(store, n))
-    if not parts:
-        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=store[1][0].dtype)
-    return np.concatenate([p for p, _ in parts]), np.concatenate([mk for _, mk in parts])
 
 
 def two_threads_help(n_patterns: int, n_keys: int) -> bool:
