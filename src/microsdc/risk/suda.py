@@ -246,10 +246,10 @@ def suda(
         Threads of the search. With 2, the sets that start with the first key variable
         are searched at the same time as the others (the same MSUs and scores; on two
         free cores the wall time drops by up to a half; the search holds two sets of
-        working arrays, a fifth to a half more peak memory). None picks 2 when the key
-        has at least 20,000 distinct value combinations, the process may use two CPUs
-        and one of them is free (load average of the last minute), else 1; on a busy
-        machine a second thread makes the search slower.
+        working arrays, about a tenth more peak memory at 100,000 records x 9 keys).
+        None picks 2 when the key has at least 20,000 distinct value combinations, the
+        process may use two CPUs and one of them is free (load average of the last
+        minute), else 1; on a busy machine a second thread makes the search slower.
 
     Returns
     -------
