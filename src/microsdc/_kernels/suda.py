@@ -217,48 +217,21 @@ def _grow_rows(a: np.ndarray, need: int) -> np.ndarray:  # pragma: no cover - nu
 
 
 @numba.njit(cache=True, nogil=True)
-def _record_search(
-    er, node_mask, last, base_size, rows, a, b, layout, wildcard, max_size, raw, lbuf, state
-):  # pragma: no cover - numba
-    """The MSUs of the one candidate at ``rows[er]`` below the node of the rows
-    ``a:b`` that match it on column ``last`` (items ``node_mask``, which holds ``last``).
-
-    Each other row of the node becomes the mask of the remaining columns on which
-    it matches the candidate; an extension ``J`` of the node is unique when no such
-    mask holds ``J``. The extensions are walked in the order of the main search
-    (columns decreasing), so minimality is again a subset test against the MSUs found.
+def _walk(raw, k, lbuf, own, last, node_mask, base_size, max_size, r, found, n_out):
+    # pragma: no cover - numba
+    """The unique extensions of the node ``node_mask`` (of ``base_size`` items, the last
+    ``last``) for one record (pattern ``r`` of ``found``), from ``raw[:k]``: for each
+    other record that matches it on the node, the mask of the columns of ``own`` (the
+    record's remaining items) on which it matches too. An extension ``J`` is unique
+    when no mask holds it; the extensions are walked in the order of the main search
+    (columns decreasing, sets growing by larger columns, every subset of a set before
+    it), each unique one recorded by :func:`_add_msu` (a subset test against the MSUs
+    found) and not extended.
 
     Returns the new number of MSUs and ``lbuf`` (grown when a level's list needed it)."""
-    found, n_out = state
-    word, shift, fmask = layout
-    m = word.shape[0] - 2
-    r = _field(rows, er, m, word, shift, fmask)
-    closed = _field(rows, er, m + 1, word, shift, fmask)
-    own = np.int64(0)
-    for c in range(last + 1, m):
-        if _field(rows, er, c, word, shift, fmask) > 0 and not (closed >> c) & 1:
-            own |= np.int64(1) << c
-    if own == 0:
-        return n_out, lbuf
-    k = 0
-    rv = _field(rows, er, last, word, shift, fmask)
-    for f in range(a, b):
-        if f == er:
-            continue
-        sv = _field(rows, f, last, word, shift, fmask)
-        if sv != rv and not (wildcard and sv == 0):
-            continue
-        am = np.int64(0)
-        for c in range(last + 1, m):
-            if (own >> c) & 1:
-                v = _field(rows, f, c, word, shift, fmask)
-                if v == _field(rows, er, c, word, shift, fmask) or (wildcard and v == 0):
-                    am |= np.int64(1) << c
-        if am == own:  # matches r on every remaining item: nothing below is unique
-            return n_out, lbuf
-        raw[k] = am
-        k += 1
+    m = _bit_length(own)
     srt = np.sort(raw[:k])
+    lbuf = _grow(lbuf, k)
     n_l = 0
     for t in range(k):
         if t == 0 or srt[t] != srt[t - 1]:
@@ -306,6 +279,49 @@ def _record_search(
             jcol[e] = m - 1
             dd = e
     return n_out, lbuf
+
+
+@numba.njit(cache=True, nogil=True)
+def _record_search(
+    er, node_mask, last, base_size, rows, a, b, layout, wildcard, max_size, raw, lbuf, state
+):  # pragma: no cover - numba
+    """The MSUs of the one candidate at ``rows[er]`` below the node of the rows
+    ``a:b`` that match it on column ``last`` (items ``node_mask``, which holds ``last``).
+
+    Each other row of the node becomes the mask of the remaining columns on which
+    it matches the candidate, and :func:`_walk` finds the unique extensions.
+
+    Returns the new number of MSUs and ``lbuf`` (grown when a level's list needed it)."""
+    found, n_out = state
+    word, shift, fmask = layout
+    m = word.shape[0] - 2
+    r = _field(rows, er, m, word, shift, fmask)
+    closed = _field(rows, er, m + 1, word, shift, fmask)
+    own = np.int64(0)
+    for c in range(last + 1, m):
+        if _field(rows, er, c, word, shift, fmask) > 0 and not (closed >> c) & 1:
+            own |= np.int64(1) << c
+    if own == 0:
+        return n_out, lbuf
+    k = 0
+    rv = _field(rows, er, last, word, shift, fmask)
+    for f in range(a, b):
+        if f == er:
+            continue
+        sv = _field(rows, f, last, word, shift, fmask)
+        if sv != rv and not (wildcard and sv == 0):
+            continue
+        am = np.int64(0)
+        for c in range(last + 1, m):
+            if (own >> c) & 1:
+                v = _field(rows, f, c, word, shift, fmask)
+                if v == _field(rows, er, c, word, shift, fmask) or (wildcard and v == 0):
+                    am |= np.int64(1) << c
+        if am == own:  # matches r on every remaining item: nothing below is unique
+            return n_out, lbuf
+        raw[k] = am
+        k += 1
+    return _walk(raw, k, lbuf, own, last, node_mask, base_size, max_size, r, found, n_out)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -650,14 +666,12 @@ def join_lists(store, n):  # pragma: no cover - numba
 @numba.njit(cache=True, nogil=True)
 def record_msus(codes, r, wildcard, max_size):  # pragma: no cover - numba
     """The MSUs (column bit masks) of row ``r`` of ``codes`` (n_rows, m; -1 = missing),
-    as the search finds them, by the search of :func:`_record_search` from the root.
+    as the search finds them: :func:`_walk` from the root for that record alone.
 
     Each other row becomes the mask of the columns on which it matches row ``r``
     (with ``wildcard`` a missing value matches); a set of the columns where ``r`` has
-    a value is unique when no such mask holds it. Columns decreasing, sets growing
-    by larger columns: every subset of a set comes before it."""
+    a value is unique when no such mask holds it."""
     n, m = codes.shape
-    found = np.empty(0, dtype=np.int64)
     own = np.int64(0)
     for c in range(m):
         if codes[r, c] >= 0:
@@ -674,63 +688,34 @@ def record_msus(codes, r, wildcard, max_size):  # pragma: no cover - numba
                 if v == codes[r, c] or (wildcard and v < 0):
                     am |= np.int64(1) << c
         if am == own:  # another record matches on every item: nothing is unique
-            return found
+            return np.zeros(0, dtype=np.int64)
         raw[k] = am
         k += 1
-    srt = np.sort(raw[:k])
-    lbuf = np.empty(max(k, 1), dtype=np.int64)
-    n_l = 0
-    for t in range(k):
-        if t == 0 or srt[t] != srt[t - 1]:
-            lbuf[n_l] = srt[t]
-            n_l += 1
-    lev_lo = np.zeros(m + 1, dtype=np.int64)
-    lev_hi = np.zeros(m + 1, dtype=np.int64)
-    jm = np.zeros(m + 1, dtype=np.int64)
-    jlast = np.zeros(m + 1, dtype=np.int64)
-    jcol = np.zeros(m + 1, dtype=np.int64)
-    lev_hi[0] = n_l
-    jlast[0] = -1
-    jcol[0] = m - 1
-    n_found = 0
-    out = np.empty(16, dtype=np.int64)
-    dd = 0
-    while dd >= 0:
-        c = jcol[dd]
-        if c <= jlast[dd]:
-            dd -= 1
-            continue
-        jcol[dd] -= 1
-        if not (own >> c) & 1:
-            continue
-        lo = lev_lo[dd]
-        hi = lev_hi[dd]
-        lbuf = _grow(lbuf, hi + (hi - lo))  # room for the next level's list
-        w = hi
-        for t in range(lo, hi):
-            if (lbuf[t] >> c) & 1:
-                lbuf[w] = lbuf[t]
-                w += 1
-        nk = w - hi
-        cand = jm[dd] | (np.int64(1) << c)
-        if nk == 0:
-            minimal = True
-            for q in range(n_found):
-                if (out[q] & cand) == out[q]:
-                    minimal = False
-                    break
-            if minimal:
-                out = _grow(out, n_found + 1)
-                out[n_found] = cand
-                n_found += 1
-        elif nk == hi - lo:
-            continue  # every matching record has this value too
-        elif dd + 1 < max_size:
-            e = dd + 1
-            lev_lo[e] = hi
-            lev_hi[e] = w
-            jm[e] = cand
-            jlast[e] = c
-            jcol[e] = m - 1
-            dd = e
-    return out[:n_found]
+    # the MSUs of this one record (pattern 0) in walked lists, without counts
+    pats = List()
+    masks = List()
+    links = List()
+    pats.append(np.empty(BLOCK, dtype=np.int32))
+    masks.append(np.empty(BLOCK, dtype=np.int64))
+    links.append(np.empty(BLOCK, dtype=np.int32))
+    no_rows = np.zeros((0, 1), dtype=np.int64)
+    no_field = np.zeros(0, dtype=np.int64)
+    tallies = (
+        np.zeros((0, 1), dtype=np.int64),
+        np.zeros((0, 1, 1), dtype=np.int64),
+        (no_rows, no_field, no_field, no_field),
+    )
+    head = np.full(1, -1, dtype=np.int32)
+    found = (
+        head,
+        np.zeros((0, 0), dtype=np.int64),
+        np.int64(0),
+        0,
+        True,
+        tallies,
+        (pats, masks, links),
+    )
+    n_out, _ = _walk(
+        raw, k, np.empty(16, dtype=np.int64), own, -1, np.int64(0), 0, max_size, 0, found, 0
+    )
+    return join_lists((pats, masks, links), n_out)[1]
