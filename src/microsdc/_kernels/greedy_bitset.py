@@ -281,7 +281,7 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
     return n_sets
 
 
-def restore_cells(
+def improve_cells(
     codes: np.ndarray,
     original: np.ndarray,
     n_categories: np.ndarray,
@@ -289,15 +289,26 @@ def restore_cells(
     fk: np.ndarray,
     rows: np.ndarray,
     mult: np.ndarray,
+    candidates: np.ndarray | None = None,
+    col_cost: np.ndarray | None = None,
 ) -> int:
-    """Give back blanked cells while every record keeps fk >= k (wildcard).
+    """Change the blanked cells of the rows while every record keeps fk >= k (wildcard).
 
-    Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
-    r then matches the records of ``C'`` (the records compatible with its
-    restored pattern) and loses the others of ``C`` (those compatible with it
-    now). A cell is restored only when r keeps at least k matches and every
-    record it stops matching keeps at least k. The cells of each row are
-    tried in column order.
+    Without ``candidates`` (also called as :func:`restore_cells`), blanked
+    cells are given back. Restoring cell (r, j) to its value v removes r from
+    ``B[j, u]`` for u != v: r then matches the records of ``C'`` (the records
+    compatible with its restored pattern) and loses the others of ``C`` (those
+    compatible with it now). A cell is restored only when r keeps at least k
+    matches and every record it stops matching keeps at least k. The cells of
+    each row are tried in column order.
+
+    With ``candidates``, the blanked cells of a row are replaced by a cheaper
+    set: for each row of ``rows`` with blanked cells ``S`` (cost
+    ``sum(col_cost[S])``), try no blank at all, then the ``candidates``
+    (subsets of the row's originally observed cells, by increasing cost)
+    cheaper than ``S``. The first one that keeps the row at k and leaves every
+    record it stops matching at k or more replaces ``S``: cells may come back
+    and others go (a swap), never raising the cost.
 
     Parameters
     ----------
@@ -309,61 +320,30 @@ def restore_cells(
     rows : ndarray of shape (r,), int64, records whose blanked cells are tried, in order
     mult : ndarray of shape (n,), int64, >= 1
         Records each row of ``codes`` stands for (see ``greedy_bitset``).
+    candidates : ndarray of shape (c,), int64, optional
+        Column subsets (bit masks) by increasing cost; None gives cells back.
+    col_cost : ndarray of shape (m,), float64
+        Cost of blanking a cell of each column; required with ``candidates``.
 
     Returns
     -------
     int
-        Number of cells restored (counted once per row, not per record).
+        Without ``candidates``, the number of cells restored (counted once per
+        row, not per record); with them, the number of rows changed.
     """
-    m = codes.shape[1]
-    return change_cells(
-        codes,
-        original,
-        n_categories,
-        k,
-        fk,
-        rows,
-        mult,
-        np.zeros(0, dtype=np.int64),
-        np.zeros(m, dtype=np.float64),
-        True,
-    )
-
-
-def improve_cells(
-    codes: np.ndarray,
-    original: np.ndarray,
-    n_categories: np.ndarray,
-    k: float,
-    fk: np.ndarray,
-    rows: np.ndarray,
-    mult: np.ndarray,
-    candidates: np.ndarray,
-    col_cost: np.ndarray,
-) -> int:
-    """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
-
-    A generalisation of :func:`restore_cells`: for each row of ``rows`` with
-    blanked cells ``S`` (cost ``sum(col_cost[S])``), try no blank at all, then
-    the ``candidates`` (subsets of the row's originally observed cells, by
-    increasing cost) cheaper than ``S``. The first one that keeps the row at k
-    and leaves every record it stops matching at k or more replaces ``S``:
-    cells may come back and others go (a swap), never raising the cost.
-
-    Parameters
-    ----------
-    codes, original, n_categories, k, fk, rows, mult : as for :func:`restore_cells`
-    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
-    col_cost : ndarray of shape (m,), float64, cost of blanking a cell of each column
-
-    Returns
-    -------
-    int
-        Number of rows changed.
-    """
+    if candidates is None:
+        no_candidates = np.zeros(0, dtype=np.int64)
+        no_cost = np.zeros(codes.shape[1], dtype=np.float64)
+        return change_cells(
+            codes, original, n_categories, k, fk, rows, mult, no_candidates, no_cost, True
+        )
     return change_cells(
         codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, False
     )
+
+
+#: :func:`improve_cells` without candidates: give back the blanked cells not needed.
+restore_cells = improve_cells
 
 
 @numba.njit(cache=True, nogil=True)
