@@ -372,13 +372,7 @@ def change_cells(
     changed = 0
     for t in range(rows.shape[0]):
         r = rows[t]
-        orig_obs = 0
-        obs = np.int64(0)
-        for j in range(m):
-            if original[r, j] >= 0:
-                orig_obs |= 1 << j
-            if codes[r, j] >= 0:
-                obs |= 1 << j
+        obs, orig_obs = _observed(codes, original, r, m)
         blank = orig_obs & ~obs
         if blank == 0:
             continue
@@ -421,6 +415,19 @@ def change_cells(
 
 
 @numba.njit(cache=True, nogil=True)
+def _observed(codes, original, r, m):  # pragma: no cover - numba
+    """Bit sets of row r's observed columns: now (in ``codes``) and before suppression."""
+    obs = np.int64(0)
+    orig_obs = np.int64(0)
+    for j in range(m):
+        if codes[r, j] >= 0:
+            obs |= 1 << j
+        if original[r, j] >= 0:
+            orig_obs |= 1 << j
+    return obs, orig_obs
+
+
+@numba.njit(cache=True, nogil=True)
 def _try_blanks(
     codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
     fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
@@ -436,13 +443,7 @@ def _try_blanks(
     one = np.uint64(1)
     rb = one << np.uint64(r & 63)
     wr = r >> 6
-    obs = np.int64(0)
-    orig_obs = 0
-    for j in range(m):
-        if codes[r, j] >= 0:
-            obs |= 1 << j
-        if original[r, j] >= 0:
-            orig_obs |= 1 << j
+    obs, orig_obs = _observed(codes, original, r, m)
     blank = orig_obs & ~obs
     # records compatible with the row now
     if obs == 0:
