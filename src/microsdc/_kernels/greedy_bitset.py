@@ -43,6 +43,18 @@ __all__ = [
 BITSET_MAX_ROWS = 50_000_000
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _word_and(table, first, sets, n_sets, w):  # pragma: no cover - numba
+    """AND of word ``w`` of the rows ``sets[:n_sets]`` of ``table``, from ``first`` (``sets[0]``,
+    the smallest set, read once by the caller): the others are read while it is non-zero."""
+    x = table[first, w]
+    t = 1
+    while x and t < n_sets:
+        x &= table[sets[t], w]
+        t += 1
+    return x
+
+
 @numba.njit(cache=True, nogil=True)
 def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
@@ -56,20 +68,12 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
     pop = 0
     first = sets[0]  # the caller lists the smallest set first
     for w2 in range(summ.shape[1]):
-        f = summ[first, w2]
-        t = 1
-        while f and t < n_sets:
-            f &= summ[sets[t], w2]
-            t += 1
+        f = _word_and(summ, first, sets, n_sets, w2)
         while f:
             low = f & (~f + one)
             w = (w2 << 6) + popcount(low - one)
             f ^= low
-            x = bits[first, w]
-            t = 1
-            while x and t < n_sets:
-                x &= bits[sets[t], w]
-                t += 1
+            x = _word_and(bits, first, sets, n_sets, w)
             if x:
                 buf[w] = x
                 nz[count] = w
