@@ -43,6 +43,18 @@ __all__ = [
 BITSET_MAX_ROWS = 50_000_000
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _word_and(table, first, sets, n_sets, w):  # pragma: no cover - numba
+    """AND of word ``w`` of the rows ``sets[:n_sets]`` of ``table``, from ``first`` (``sets[0]``,
+    the smallest set, read once by the caller): the others are read while it is non-zero."""
+    x = table[first, w]
+    t = 1
+    while x and t < n_sets:
+        x &= table[sets[t], w]
+        t += 1
+    return x
+
+
 @numba.njit(cache=True, nogil=True)
 def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - numba
     """Intersection of ``bits[sets[:n_sets]]`` into ``buf`` on words ``nz[:count]``; returns
@@ -56,20 +68,12 @@ def _intersect(bits, summ, sets, n_sets, words, buf, nz):  # pragma: no cover - 
     pop = 0
     first = sets[0]  # the caller lists the smallest set first
     for w2 in range(summ.shape[1]):
-        f = summ[first, w2]
-        t = 1
-        while f and t < n_sets:
-            f &= summ[sets[t], w2]
-            t += 1
+        f = _word_and(summ, first, sets, n_sets, w2)
         while f:
             low = f & (~f + one)
             w = (w2 << 6) + popcount(low - one)
             f ^= low
-            x = bits[first, w]
-            t = 1
-            while x and t < n_sets:
-                x &= bits[sets[t], w]
-                t += 1
+            x = _word_and(bits, first, sets, n_sets, w)
             if x:
                 buf[w] = x
                 nz[count] = w
@@ -281,7 +285,7 @@ def _ordered_sets(codes, r, a_set, offset, size, sets, m):  # pragma: no cover -
     return n_sets
 
 
-def restore_cells(
+def improve_cells(
     codes: np.ndarray,
     original: np.ndarray,
     n_categories: np.ndarray,
@@ -289,15 +293,26 @@ def restore_cells(
     fk: np.ndarray,
     rows: np.ndarray,
     mult: np.ndarray,
+    candidates: np.ndarray | None = None,
+    col_cost: np.ndarray | None = None,
 ) -> int:
-    """Give back blanked cells while every record keeps fk >= k (wildcard).
+    """Change the blanked cells of the rows while every record keeps fk >= k (wildcard).
 
-    Restoring cell (r, j) to its value v removes r from ``B[j, u]`` for u != v:
-    r then matches the records of ``C'`` (the records compatible with its
-    restored pattern) and loses the others of ``C`` (those compatible with it
-    now). A cell is restored only when r keeps at least k matches and every
-    record it stops matching keeps at least k. The cells of each row are
-    tried in column order.
+    Without ``candidates`` (also called as :func:`restore_cells`), blanked
+    cells are given back. Restoring cell (r, j) to its value v removes r from
+    ``B[j, u]`` for u != v: r then matches the records of ``C'`` (the records
+    compatible with its restored pattern) and loses the others of ``C`` (those
+    compatible with it now). A cell is restored only when r keeps at least k
+    matches and every record it stops matching keeps at least k. The cells of
+    each row are tried in column order.
+
+    With ``candidates``, the blanked cells of a row are replaced by a cheaper
+    set: for each row of ``rows`` with blanked cells ``S`` (cost
+    ``sum(col_cost[S])``), try no blank at all, then the ``candidates``
+    (subsets of the row's originally observed cells, by increasing cost)
+    cheaper than ``S``. The first one that keeps the row at k and leaves every
+    record it stops matching at k or more replaces ``S``: cells may come back
+    and others go (a swap), never raising the cost.
 
     Parameters
     ----------
@@ -309,61 +324,30 @@ def restore_cells(
     rows : ndarray of shape (r,), int64, records whose blanked cells are tried, in order
     mult : ndarray of shape (n,), int64, >= 1
         Records each row of ``codes`` stands for (see ``greedy_bitset``).
+    candidates : ndarray of shape (c,), int64, optional
+        Column subsets (bit masks) by increasing cost; None gives cells back.
+    col_cost : ndarray of shape (m,), float64
+        Cost of blanking a cell of each column; required with ``candidates``.
 
     Returns
     -------
     int
-        Number of cells restored (counted once per row, not per record).
+        Without ``candidates``, the number of cells restored (counted once per
+        row, not per record); with them, the number of rows changed.
     """
-    m = codes.shape[1]
-    return change_cells(
-        codes,
-        original,
-        n_categories,
-        k,
-        fk,
-        rows,
-        mult,
-        np.zeros(0, dtype=np.int64),
-        np.zeros(m, dtype=np.float64),
-        True,
-    )
-
-
-def improve_cells(
-    codes: np.ndarray,
-    original: np.ndarray,
-    n_categories: np.ndarray,
-    k: float,
-    fk: np.ndarray,
-    rows: np.ndarray,
-    mult: np.ndarray,
-    candidates: np.ndarray,
-    col_cost: np.ndarray,
-) -> int:
-    """Replace the blanked cells of a row by a cheaper set while every record keeps fk >= k.
-
-    A generalisation of :func:`restore_cells`: for each row of ``rows`` with
-    blanked cells ``S`` (cost ``sum(col_cost[S])``), try no blank at all, then
-    the ``candidates`` (subsets of the row's originally observed cells, by
-    increasing cost) cheaper than ``S``. The first one that keeps the row at k
-    and leaves every record it stops matching at k or more replaces ``S``:
-    cells may come back and others go (a swap), never raising the cost.
-
-    Parameters
-    ----------
-    codes, original, n_categories, k, fk, rows, mult : as for :func:`restore_cells`
-    candidates : ndarray of shape (c,), int64, column subsets (bit masks) by increasing cost
-    col_cost : ndarray of shape (m,), float64, cost of blanking a cell of each column
-
-    Returns
-    -------
-    int
-        Number of rows changed.
-    """
+    if candidates is None:
+        no_candidates = np.zeros(0, dtype=np.int64)
+        no_cost = np.zeros(codes.shape[1], dtype=np.float64)
+        return change_cells(
+            codes, original, n_categories, k, fk, rows, mult, no_candidates, no_cost, True
+        )
     return change_cells(
         codes, original, n_categories, k, fk, rows, mult, candidates, col_cost, False
     )
+
+
+#: :func:`improve_cells` without candidates: give back the blanked cells not needed.
+restore_cells = improve_cells
 
 
 @numba.njit(cache=True, nogil=True)
@@ -392,13 +376,7 @@ def change_cells(
     changed = 0
     for t in range(rows.shape[0]):
         r = rows[t]
-        orig_obs = 0
-        obs = np.int64(0)
-        for j in range(m):
-            if original[r, j] >= 0:
-                orig_obs |= 1 << j
-            if codes[r, j] >= 0:
-                obs |= 1 << j
+        obs, orig_obs = _observed(codes, original, r, m)
         blank = orig_obs & ~obs
         if blank == 0:
             continue
@@ -441,6 +419,19 @@ def change_cells(
 
 
 @numba.njit(cache=True, nogil=True)
+def _observed(codes, original, r, m):  # pragma: no cover - numba
+    """Bit sets of row r's observed columns: now (in ``codes``) and before suppression."""
+    obs = np.int64(0)
+    orig_obs = np.int64(0)
+    for j in range(m):
+        if codes[r, j] >= 0:
+            obs |= 1 << j
+        if original[r, j] >= 0:
+            orig_obs |= 1 << j
+    return obs, orig_obs
+
+
+@numba.njit(cache=True, nogil=True)
 def _try_blanks(
     codes, original, n_categories, k, fk, mult, offset, bits, size, summ,
     fragile, cap, r, new_blank, cur, cur_nz, buf, nz, sets,
@@ -456,13 +447,7 @@ def _try_blanks(
     one = np.uint64(1)
     rb = one << np.uint64(r & 63)
     wr = r >> 6
-    obs = np.int64(0)
-    orig_obs = 0
-    for j in range(m):
-        if codes[r, j] >= 0:
-            obs |= 1 << j
-        if original[r, j] >= 0:
-            orig_obs |= 1 << j
+    obs, orig_obs = _observed(codes, original, r, m)
     blank = orig_obs & ~obs
     # records compatible with the row now
     if obs == 0:

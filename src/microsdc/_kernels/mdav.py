@@ -98,37 +98,6 @@ def _nearest(dist: np.ndarray, m: int, ids: np.ndarray, k: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _take(
-    x: np.ndarray,
-    ids: np.ndarray,
-    dist: np.ndarray,
-    m: int,
-    positions: np.ndarray,
-    groups: np.ndarray,
-    g: int,
-    total: np.ndarray,
-    seen: np.ndarray,
-) -> int:
-    """Give the records at ``positions`` group ``g`` and swap them out of ``[0, m)``
-    (their distances with them), taking their values out of ``total`` and ``seen``."""
-    p = x.shape[0]
-    order = np.sort(positions)[::-1]  # highest first, so that swaps do not move a pending one
-    for t in range(order.shape[0]):
-        i = order[t]
-        groups[ids[i]] = g
-        m -= 1
-        for j in range(p):
-            v = x[j, i]
-            if v == v:
-                total[j] -= v
-                seen[j] -= 1.0
-            x[j, i] = x[j, m]
-        ids[i] = ids[m]
-        dist[i] = dist[m]
-    return m
-
-
-@numba.njit(cache=True, nogil=True)
 def _group_around(
     x: np.ndarray,
     ids: np.ndarray,
@@ -143,12 +112,29 @@ def _group_around(
     total: np.ndarray,
     seen: np.ndarray,
 ) -> int:
-    """Group ``g``: the record at position ``r`` and its k - 1 nearest, taken out of
-    ``[0, m)``; ``dist`` is left holding the others' distances to that record."""
-    for j in range(x.shape[0]):
+    """Group ``g``: the record at position ``r`` and its k - 1 nearest. They leave
+    ``[0, m)`` by swapping with the last records (their distances with them) and their
+    values leave ``total`` and ``seen``; ``dist`` is left holding the others' distances
+    to that record. Returns the new ``m``."""
+    p = x.shape[0]
+    for j in range(p):
         point[j] = x[j, r]
     _distances(x, m, point, dist, nan)
-    return _take(x, ids, dist, m, _nearest(dist, m, ids, k), groups, g, total, seen)
+    # highest position first, so that swaps do not move a pending one
+    order = np.sort(_nearest(dist, m, ids, k))[::-1]
+    for t in range(order.shape[0]):
+        i = order[t]
+        groups[ids[i]] = g
+        m -= 1
+        for j in range(p):
+            v = x[j, i]
+            if v == v:
+                total[j] -= v
+                seen[j] -= 1.0
+            x[j, i] = x[j, m]
+        ids[i] = ids[m]
+        dist[i] = dist[m]
+    return m
 
 
 @numba.njit(cache=True, nogil=True)
