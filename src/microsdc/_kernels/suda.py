@@ -626,10 +626,13 @@ def covered_by_bits(store, n, bits, drop):  # pragma: no cover - numba
     out of the test."""
     pats, masks, _ = store
     out = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        p = pats[i >> BLOCK_BITS][i & (BLOCK - 1)]
-        x = np.int64(masks[i >> BLOCK_BITS][i & (BLOCK - 1)]) >> drop
-        out[i] = (bits[p, x >> 6] >> (x & 63)) & 1
+    for b in range((n + BLOCK - 1) >> BLOCK_BITS):  # block by block: one list lookup each
+        pat = pats[b]
+        mask = masks[b]
+        base = b << BLOCK_BITS
+        for o in range(min(BLOCK, n - base)):
+            x = np.int64(mask[o]) >> drop
+            out[base + o] = (bits[pat[o], x >> 6] >> (x & 63)) & 1
     return out
 
 
@@ -643,11 +646,13 @@ def msu_tallies(store, n, keep, packed, by_pattern, by_level):  # pragma: no cov
     ``by_level`` : int64 array (m, n_levels, max_size + 1), MSUs of size s that hold the
     column with that level (code; -1 counted as ``n_levels - 1``)."""
     pats, masks, _ = store
-    for i in range(n):
-        if keep[i]:
-            b = i >> BLOCK_BITS
-            o = i & (BLOCK - 1)
-            _tally(pats[b][o], masks[b][o], packed, by_pattern, by_level)
+    for b in range((n + BLOCK - 1) >> BLOCK_BITS):
+        pat = pats[b]
+        mask = masks[b]
+        base = b << BLOCK_BITS
+        for o in range(min(BLOCK, n - base)):
+            if keep[base + o]:
+                _tally(pat[o], mask[o], packed, by_pattern, by_level)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -657,9 +662,11 @@ def join_lists(store, n):  # pragma: no cover - numba
     pats, masks, _ = store
     pattern = np.empty(n, dtype=pats[0].dtype)
     mask = np.empty(n, dtype=masks[0].dtype)
-    for i in range(n):
-        pattern[i] = pats[i >> BLOCK_BITS][i & (BLOCK - 1)]
-        mask[i] = masks[i >> BLOCK_BITS][i & (BLOCK - 1)]
+    for b in range((n + BLOCK - 1) >> BLOCK_BITS):
+        base = b << BLOCK_BITS
+        k = min(BLOCK, n - base)
+        pattern[base : base + k] = pats[b][:k]
+        mask[base : base + k] = masks[b][:k]
     return pattern, mask
 
 
