@@ -62,3 +62,19 @@ def test_engine_refuses_a_separator_of_two_characters(
     code, _, err = run_cli(args, capsys)
     assert code == 2 and "give one character" in err and "'ab'" in err
     assert not (tmp_path / "out.parquet").exists()
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_a_separator_given_wins_over_the_tsv_name(
+    tmp_path: Path, engine: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "survey.tsv"  # named .tsv, written with ';'
+    FRAME.to_csv(src, index=False, sep=";")
+    out = tmp_path / "out.parquet"
+    args = [*_command("risk", src, out), "--sep", ";"]
+    code, _, err = run_cli([*args, "--engine", engine] if engine != "pandas" else args, capsys)
+    assert code == 0, err
+    assert list(pd.read_parquet(out).columns[:2]) == ["region", "roof"]
+    # without --sep a .tsv file is read as tab-separated: the one column is refused
+    code, _, err = run_cli([*_command("risk", src, tmp_path / "o2.parquet")], capsys)
+    assert code != 0 and "not in survey.tsv" in err

@@ -76,3 +76,22 @@ def test_suda_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     code, out, err = run_cli([*base, "--out", str(tmp_path / "o.csv")], capsys)
     assert code != 0 and "already has column(s) suda" in out + err
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--max-msu", "2"], "--max-msu applies"),
+        (["--dis-fraction", "0.1"], "--dis-fraction applies"),
+        (["--suda-missing", "sdcmicro", "--max-msu", "2"], "--max-msu and --suda-missing apply"),
+    ],
+)
+def test_suda_options_without_suda_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], options: list[str], named: str
+) -> None:
+    path = tmp_path / "hand.csv"
+    HAND.to_csv(path, index=False)
+    code, _, err = run_cli(["risk", str(path), "--qi", "A,B,C,D", *options], capsys)
+    assert code == 2 and named in err and "add --suda" in err
+    code, _, err = run_cli(["risk", str(path), "--qi", "A,B,C,D", "--suda", *options], capsys)
+    assert code == 0, err

@@ -368,3 +368,14 @@ def test_unknown_columns_and_labels() -> None:
     with pytest.raises(InvalidParameterError) as info:
         suda(HAND, KEYS, dis_fraction=0.0)
     assert info.value.param == "dis_fraction"
+
+
+def test_tuple_column_names_and_an_array_of_labels() -> None:
+    """Key columns named by tuples (MultiIndex columns) and ``msus_of`` as a numpy array."""
+    df = pd.DataFrame({("q", 0): [1, 1, 2, 2, 3], ("q", 1): [1, 2, 1, 1, 3]})
+    res = suda(df, list(df.columns), msus_of=np.array([0, 4]))
+    assert list(res.variable_contributions.index) == [("q", 0), ("q", 1)]
+    assert res.variable_contributions["n_msus"].tolist() == [2, 3]
+    assert res.msus == {0: [{("q", 0): 1, ("q", 1): 1}], 4: [{("q", 0): 3}, {("q", 1): 3}]}
+    # r1 is unique on q1 = 2 alone (weight 1! = 1); r0 on both (0! = 1); r4 twice on one
+    assert res.scores["suda"].tolist() == [1.0, 1.0, 0.0, 0.0, 2.0]

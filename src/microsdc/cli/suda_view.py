@@ -37,6 +37,23 @@ def suda_options(func: Any) -> Any:
         suda_missing: str | None = None,
         **kwargs: Any,
     ) -> Any:
+        if not suda_flag:
+            given = [
+                option
+                for option, name in (
+                    ("--max-msu", "max_msu"),
+                    ("--dis-fraction", "dis_fraction"),
+                    ("--suda-missing", "suda_missing"),
+                )
+                if click.get_current_context().get_parameter_source(name)
+                is click.core.ParameterSource.COMMANDLINE
+            ]
+            if given:
+                one = len(given) == 1
+                raise click.UsageError(
+                    f"{' and '.join(given)} {'applies' if one else 'apply'} only to the "
+                    f"special uniques: add --suda (or leave {'it' if one else 'them'} out)"
+                )
         request = SudaRequest(suda_missing, max_msu, dis_fraction) if suda_flag else None
         if request is not None and kwargs.get("engine", "pandas") != "pandas":
             raise click.UsageError("--suda needs the records in memory: use --engine pandas")

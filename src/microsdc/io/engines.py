@@ -305,10 +305,8 @@ def _check_csv(path: str, engine: str, sep: str | None, encoding: str | None) ->
         check_utf8(path)
     elif charset == "utf-16":
         check_utf16(path)
-    if tsv:
-        sep = "\t"
-    elif sep is None:
-        sep = detect_separator(path, encoding=encoding)
+    if sep is None:  # a separator given wins over the file's name
+        sep = "\t" if tsv else detect_separator(path, encoding=encoding)
     header_charset = charset
     if charset == "utf-16" and likely_encoding(Path(path)) != "utf-16":
         header_charset = "utf-16-le"  # no byte-order mark: DuckDB reads little-endian

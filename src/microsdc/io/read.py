@@ -54,8 +54,8 @@ def read_table(
         Read only these columns (all by default).
     sep : str, optional
         Field separator of a CSV file. Default: detected from the header line
-        among ``,``, ``;``, tab and ``|`` (``,`` when in doubt). A ``.tsv``
-        file is always tab-separated.
+        among ``,``, ``;``, tab and ``|`` (``,`` when in doubt); tab for a ``.tsv``
+        file.
     encoding : str, optional
         Text encoding of a CSV file, e.g. ``"latin-1"`` (default UTF-8).
     **kwargs
@@ -153,10 +153,8 @@ def _csv_kwargs(
     if fmt in ("csv", "tsv"):
         if path.suffix.lower() in (".csv", ".tsv", ".txt"):  # not compressed
             check_utf16_text(path, encoding)
-        if fmt == "tsv":
-            sep = "\t"
-        elif sep is None:
-            sep = detect_separator(path, encoding=encoding)
+        if sep is None:  # a separator given wins over the file's name
+            sep = "\t" if fmt == "tsv" else detect_separator(path, encoding=encoding)
         return {"sep": sep, "encoding": encoding}
     if encoding is not None and fmt == "spss":
         kwargs["encoding"] = encoding
@@ -292,8 +290,8 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
         raise FileNotFoundError(2, "No such file", str(path))
     if fmt in ("csv", "tsv"):
         encoding = kwargs.get("encoding")
-        sep = (
-            "\t" if fmt == "tsv" else kwargs.get("sep") or detect_separator(path, encoding=encoding)
+        sep = kwargs.get("sep") or (
+            "\t" if fmt == "tsv" else detect_separator(path, encoding=encoding)
         )
         try:
             header = pd.read_csv(path, sep=sep, nrows=0, encoding=encoding)

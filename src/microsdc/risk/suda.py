@@ -278,8 +278,11 @@ def suda(
     of a record with score S > 0 is ``1 / (1 + (U/DIS - U) / (S^Q sum_j S_j^-Q))``
     with ``Q = 1 + (8 - m) / 20`` and m the number of key variables; 0 for S = 0.
     The DIS formula assumes that every key value is known and matched exactly:
-    with missing values U and P are counted under the chosen rule (under
-    ``"wildcard"`` a missing value matches), which is an approximation.
+    with missing values U and P are an approximation. Under ``"wildcard"`` a missing
+    value matches every value; under ``"category"`` and ``"sdcmicro"`` U and P count
+    records with the same key, a blank equal to a blank (the count sdcMicro makes of
+    its missing code before its search), although the MSU search under
+    ``"sdcmicro"`` lets a blank match nothing.
 
     Differences from sdcMicro's ``suda2`` (5.8), whose scores agree record by record
     under ``missing="sdcmicro"``: sdcMicro's U counts only the uniques that sit alone
@@ -453,6 +456,8 @@ def _msu_rows(df: pd.DataFrame, msus_of: Any, func: str, name: str) -> dict[Hash
     """Row position of each label in ``msus_of`` (parameter ``name`` of ``func``)."""
     if msus_of is None:
         return {}
+    if isinstance(msus_of, np.ndarray) and msus_of.ndim == 1:
+        msus_of = msus_of.tolist()
     if isinstance(msus_of, str | bytes) or not isinstance(msus_of, Sequence | pd.Index):
         raise param_error(name, func, "a list of row labels or None", msus_of)
     out: dict[Hashable, int] = {}
@@ -575,7 +580,7 @@ def _contributions(
     scale = 100.0 / total if total > 0 else 0.0
     var_c = pd.DataFrame(
         {"contribution": share * scale, "in_msus": in_msus * scale, "n_msus": n_msus},
-        index=pd.Index(enc.columns, dtype=object, name="variable"),
+        index=pd.Index(enc.columns, dtype=object, name="variable", tupleize_cols=False),
     )
     frames = []
     for j, (codes, sh, im, nm) in enumerate(levels):
