@@ -54,6 +54,16 @@ def detect_separator(path: str | Path, *, encoding: str | None = None) -> str:
     return _separator_of(_first_line(Path(path), encoding))
 
 
+def file_separator(
+    path: str | Path, sep: str | None, *, tsv: bool, encoding: str | None = None
+) -> str:
+    """The separator a CSV file is read with: ``sep`` when given (it wins over the
+    file's name), else tab for a ``.tsv`` file (``tsv``), else :func:`detect_separator`."""
+    if sep is not None:
+        return sep
+    return "\t" if tsv else detect_separator(path, encoding=encoding)
+
+
 def _separator_of(line: str) -> str:
     """The separator of :data:`SEPARATORS` that splits a header ``line`` into the most
     fields (``,`` on ties and for an empty line)."""

@@ -31,7 +31,7 @@ from microsdc.backends.files import (
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.csv import (
     check_csv_header,
-    detect_separator,
+    file_separator,
     first_undecodable,
     has_blank_lines,
     likely_encoding,
@@ -305,8 +305,7 @@ def _check_csv(path: str, engine: str, sep: str | None, encoding: str | None) ->
         check_utf8(path)
     elif charset == "utf-16":
         check_utf16(path)
-    if sep is None:  # a separator given wins over the file's name
-        sep = "\t" if tsv else detect_separator(path, encoding=encoding)
+    sep = file_separator(path, sep, tsv=tsv, encoding=encoding)
     header_charset = charset
     if charset == "utf-16" and likely_encoding(Path(path)) != "utf-16":
         header_charset = "utf-16-le"  # no byte-order mark: DuckDB reads little-endian

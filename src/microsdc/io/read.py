@@ -19,7 +19,7 @@ from microsdc.io.csv import (
     _record_lines,
     check_csv_header,
     check_utf16_text,
-    detect_separator,
+    file_separator,
     first_undecodable,
     has_blank_lines,
     likely_encoding,
@@ -153,8 +153,7 @@ def _csv_kwargs(
     if fmt in ("csv", "tsv"):
         if path.suffix.lower() in (".csv", ".tsv", ".txt"):  # not compressed
             check_utf16_text(path, encoding)
-        if sep is None:  # a separator given wins over the file's name
-            sep = "\t" if fmt == "tsv" else detect_separator(path, encoding=encoding)
+        sep = file_separator(path, sep, tsv=fmt == "tsv", encoding=encoding)
         return {"sep": sep, "encoding": encoding}
     if encoding is not None and fmt == "spss":
         kwargs["encoding"] = encoding
@@ -290,9 +289,7 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
         raise FileNotFoundError(2, "No such file", str(path))
     if fmt in ("csv", "tsv"):
         encoding = kwargs.get("encoding")
-        sep = kwargs.get("sep") or (
-            "\t" if fmt == "tsv" else detect_separator(path, encoding=encoding)
-        )
+        sep = file_separator(path, kwargs.get("sep") or None, tsv=fmt == "tsv", encoding=encoding)
         try:
             header = pd.read_csv(path, sep=sep, nrows=0, encoding=encoding)
         except pd.errors.EmptyDataError:
