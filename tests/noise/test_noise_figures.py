@@ -13,6 +13,7 @@ import pytest
 
 from microsdc import add_noise
 from microsdc.noise.result import key_columns, noise_figures
+from noise_frames import weighted_frame_and_order
 
 COLS = ["a", "b", "c"]
 
@@ -112,12 +113,7 @@ def test_correlation_of_a_constant_column_is_missing_and_the_diagonal_is_one() -
 def test_add_noise_figures_are_the_same_whatever_the_row_order(kwargs: dict) -> None:
     rng = np.random.default_rng(8)
     n = 40_000
-    df = pd.DataFrame(data(n, missing=True), columns=["a", "b", "c"])
-    df["b"] = df["b"].abs()
-    df["w"] = rng.uniform(0.5, 3, n)
-    df["t"] = df["a"] + df["b"]
-    df = pd.concat([df, df.iloc[:300]], ignore_index=True)  # identical records too
-    perm = rng.permutation(len(df))
+    df, perm = weighted_frame_and_order(data(n, missing=True), rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = add_noise(df, ["a", "b", "c"], seed=5, **kwargs)

@@ -19,6 +19,7 @@ from microsdc.data.rowkeys import key_normals, key_uniforms, mix64, ordered_reco
 from microsdc.exceptions import DisclosureRiskWarning
 from microsdc.noise import core
 from microsdc.noise.result import key_columns
+from noise_frames import weighted_frame_and_order
 
 
 def bits(a: np.ndarray) -> np.ndarray:
@@ -207,12 +208,7 @@ def test_moments_in_key_order_are_the_numpy_ones(missing: bool, weighted: bool) 
 def test_release_is_the_same_whatever_the_row_order(kwargs: dict) -> None:
     rng = np.random.default_rng(8)
     n = 3000
-    df = pd.DataFrame(data(n, missing=True), columns=["a", "b", "c"])
-    df["b"] = df["b"].abs()
-    df["w"] = rng.uniform(0.5, 3, n)
-    df["t"] = df["a"] + df["b"]
-    df = pd.concat([df, df.iloc[:300]], ignore_index=True)  # identical records too
-    perm = rng.permutation(len(df))
+    df, perm = weighted_frame_and_order(data(n, missing=True), rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a = add_noise(df, ["a", "b"], seed=5, **kwargs)
