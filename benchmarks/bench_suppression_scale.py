@@ -5,11 +5,14 @@ Reproduce (from the repository root):
     python benchmarks/bench_suppression_scale.py            # 300,000 and 1,000,000 rows
     python benchmarks/bench_suppression_scale.py --big      # also 10,000,000 rows
     python benchmarks/bench_suppression_scale.py --rows 300000
+    python benchmarks/bench_suppression_scale.py --missing wildcard   # the wildcard greedy
 
 Data: 6 categorical QIs with 20, 2, 5, 7, 16 and 40 categories, values drawn
 uniformly or skewed (Zipf-like, P(value r) proportional to 1 / r), seed
 12345, stored as float64 columns with 2 % of the cells of each QI set to NaN
-independently; k = 3, missing values as wildcards, default importance.
+independently; k = 3, default importance, missing values under ``--missing``:
+``"category"`` by default (the library's default: a blank is one more value),
+``"wildcard"`` for the hash-table greedy of the wildcard policy.
 Uniform values spread 10M records over the 896,000 combinations, so none is
 at risk there; the skewed values keep records at risk at every size. Each
 case runs in a fresh subprocess (after a warm-up call on 2,000 rows that
@@ -51,19 +54,20 @@ def make_data(n_rows: int, seed: int = 12345, dist: str = "uniform"):  # type: i
     return pd.DataFrame(cols)
 
 
-def run_case(n_rows: int, dist: str) -> dict[str, float]:
+def run_case(n_rows: int, dist: str, missing: str) -> dict[str, float]:
     import resource
 
     from microsdc.suppression import local_suppression
 
-    local_suppression(make_data(2000, seed=1), [f"q{j}" for j in range(6)], K)  # warm-up
+    warm = make_data(2000, seed=1)
+    local_suppression(warm, [f"q{j}" for j in range(6)], K, missing=missing)  # warm-up
     df = make_data(n_rows, dist=dist)
     qi = list(df.columns)
     t0 = time.perf_counter()
     df.groupby(qi, dropna=False)[qi[0]].transform("size")
     t_pandas = time.perf_counter() - t0
     t0 = time.perf_counter()
-    res = local_suppression(df, qi, K)
+    res = local_suppression(df, qi, K, missing=missing)
     t_sup = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
@@ -82,15 +86,19 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="*", default=None)
     parser.add_argument("--big", action="store_true", help="add 10,000,000 rows")
     parser.add_argument("--dist", nargs="*", default=["uniform", "zipf"])
+    parser.add_argument("--missing", choices=["category", "wildcard"], default="category")
     parser.add_argument("--case", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.case is not None:
-        print(json.dumps(run_case(args.case, args.dist[0])))
+        print(json.dumps(run_case(args.case, args.dist[0], args.missing)))
         return
     sizes = args.rows or [300_000, 1_000_000]
     if args.big:
         sizes.append(10_000_000)
-    print(f"local_suppression, k={K}, 6 QIs {CARDINALITIES}, {P_MISSING:.0%} missing per QI")
+    print(
+        f"local_suppression, k={K}, missing={args.missing!r}, 6 QIs {CARDINALITIES}, "
+        f"{P_MISSING:.0%} missing per QI"
+    )
     print(f"cores: {os.cpu_count()}")
     print(
         "| values | rows | at risk before | cells blanked | at risk after | time (s) "
@@ -99,7 +107,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for dist, n in [(d, n) for d in args.dist for n in sizes]:
         out = subprocess.run(
-            [sys.executable, __file__, "--case", str(n), "--dist", dist],
+            [sys.executable, __file__, "--case", str(n), "--dist", dist, "--missing", args.missing],
             capture_output=True,
             text=True,
             check=True,
