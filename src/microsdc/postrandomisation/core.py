@@ -17,9 +17,13 @@ from microsdc.postrandomisation.draw import draw_codes
 from microsdc.postrandomisation.grouped import warn_grouped
 from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.linked import follow_key
-from microsdc.postrandomisation.matrices import invariance_error
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
-from microsdc.postrandomisation.result import LazyPramResult, PramResult, TransitionMatrix
+from microsdc.postrandomisation.result import (
+    LazyPramResult,
+    PramResult,
+    TransitionMatrix,
+    stratum_matrices,
+)
 from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit, is_ordered
 
 __all__ = ["pram"]
@@ -295,19 +299,11 @@ def _pram_unit(
     released = np.bincount(sid[selected] * n_cat + new[selected], minlength=n_strata * n_cat)
     released = released.reshape(n_strata, n_cat)
     n_changed = np.bincount(sid[moved], minlength=n_strata)
-    for s in range(n_strata):
-        matrices.append(
-            TransitionMatrix(
-                variables=unit.columns,
-                stratum=stratum_values[s],
-                matrix=pandas.DataFrame(mats[s], index=enc.labels, columns=enc.labels),
-                counts=pandas.Series(counts[s], index=enc.labels, name="records"),
-                released=pandas.Series(released[s], index=enc.labels, name="records"),
-                invariance_error=invariance_error(counts[s], mats[s]),
-                n_changed=int(n_changed[s]),
-                kind=kind,
-            )
+    matrices.extend(
+        stratum_matrices(
+            unit.columns, enc.labels, stratum_values, mats, counts, released, n_changed, kind
         )
+    )
     return new
 
 

@@ -29,9 +29,9 @@ from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.postrandomisation.build import unit_matrices
 from microsdc.postrandomisation.enginekeys import KEY, column_plan
 from microsdc.postrandomisation.engineops import ROW, keys_for
-from microsdc.postrandomisation.matrices import cumulative_rows, invariance_error
+from microsdc.postrandomisation.matrices import cumulative_rows
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, plan_units
-from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix
+from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix, stratum_matrices
 from microsdc.postrandomisation.units import EncodedUnit, encode_unit, is_ordered
 
 __all__ = ["pram_lazy"]
@@ -446,21 +446,16 @@ def _matrices(drawn: _Drawn, released_rows: np.ndarray) -> list[TransitionMatrix
         released[s, j] += n
         if c != j:
             n_changed[s] += n
-    out = []
-    for s in range(n_strata):
-        out.append(
-            TransitionMatrix(
-                variables=drawn.unit.columns,
-                stratum=drawn.stratum_values[s],
-                matrix=pandas.DataFrame(drawn.mats[s], index=enc.labels, columns=enc.labels),
-                counts=pandas.Series(drawn.counts[s], index=enc.labels, name="records"),
-                released=pandas.Series(released[s], index=enc.labels, name="records"),
-                invariance_error=invariance_error(drawn.counts[s], drawn.mats[s]),
-                n_changed=int(n_changed[s]),
-                kind=drawn.kind,
-            )
-        )
-    return out
+    return stratum_matrices(
+        drawn.unit.columns,
+        enc.labels,
+        drawn.stratum_values,
+        drawn.mats,
+        drawn.counts,
+        released,
+        n_changed,
+        drawn.kind,
+    )
 
 
 def _final(frame: Any, backend: Backend, names: list[str], n_units: int) -> Any:

@@ -6,11 +6,41 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from microsdc.exceptions import InvalidParameterError
+from microsdc.postrandomisation.matrices import invariance_error
 
-__all__ = ["LazyPramResult", "PramResult", "TransitionMatrix"]
+__all__ = ["LazyPramResult", "PramResult", "TransitionMatrix", "stratum_matrices"]
+
+
+def stratum_matrices(
+    variables: tuple[Hashable, ...],
+    labels: pd.Index,
+    stratum_values: list[tuple[Any, ...]],
+    mats: list[np.ndarray],
+    counts: np.ndarray,
+    released: np.ndarray,
+    n_changed: np.ndarray,
+    kind: str,
+) -> list[TransitionMatrix]:
+    """One :class:`TransitionMatrix` per stratum of a unit, from its matrices, the records
+    PRAMmed per stratum and category (``counts``, ``released``: shape (n_strata, L)) and
+    the records changed per stratum (the pandas and the engine routes alike)."""
+    return [
+        TransitionMatrix(
+            variables=variables,
+            stratum=stratum_values[s],
+            matrix=pd.DataFrame(mats[s], index=labels, columns=labels),
+            counts=pd.Series(counts[s], index=labels, name="records"),
+            released=pd.Series(released[s], index=labels, name="records"),
+            invariance_error=invariance_error(counts[s], mats[s]),
+            n_changed=int(n_changed[s]),
+            kind=kind,
+        )
+        for s in range(len(stratum_values))
+    ]
 
 
 @dataclass(frozen=True)
