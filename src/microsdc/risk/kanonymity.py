@@ -7,7 +7,7 @@ for comparison with other tools; see :func:`sample_frequencies`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -145,6 +145,30 @@ def _prepare(
     return enc, policy, w
 
 
+def prepare_with_k(
+    df: Any,
+    quasi_identifiers: Any,
+    k: Any,
+    missing: Any,
+    weights: Any,
+    missing_values: MissingValues,
+    func: str,
+) -> tuple[int, EncodedQIs, Policy, np.ndarray | None]:
+    """``k`` checked (an int >= 1), then the frame, policy, encoded QIs and weights as
+    :func:`_prepare` checks them: the start of :func:`check_k_anonymity` and of
+    :func:`~microsdc.risk.safe_combinations.safe_combinations` on pandas."""
+    k = check_int(k, "k", func, min_value=1)
+    enc, policy, w = _prepare(
+        df,
+        quasi_identifiers,
+        missing=missing,
+        weights=weights,
+        missing_values=missing_values,
+        func=func,
+    )
+    return k, enc, policy, w
+
+
 def frequencies_for(
     df: pd.DataFrame,
     quasi_identifiers: Any,
@@ -270,31 +294,8 @@ default "wildcard"
     [2.96, 2.96, 1.56, 1.24, 2.8, 4.2, 7.0]
     """
     if not isinstance(df, pd.DataFrame):
-        from microsdc.backends import detect_backend
-
-        backend = detect_backend(df, "sample_frequencies")
-        if backend.lazy:
-            from microsdc.risk.lazy import sample_frequencies_lazy
-
-            return sample_frequencies_lazy(
-                df,
-                backend,
-                quasi_identifiers,
-                k=k,
-                missing=missing,
-                weights=weights,
-                missing_values=missing_values,
-            )
-        from microsdc.backends.frequencies import eager_input, eager_output
-
-        if k is not None:
-            k = check_int(k, "k", "sample_frequencies", min_value=1)
-        parse_policy(missing, "sample_frequencies")
-        pdf, cols, w = eager_input(df, backend, quasi_identifiers, weights, "sample_frequencies")
-        out = sample_frequencies(
-            pdf, cols, k=k, missing=missing, weights=w, missing_values=missing_values
-        )
-        return eager_output(out, df)
+        options = {"missing": missing, "weights": weights, "missing_values": missing_values}
+        return _on_engine(sample_frequencies, df, quasi_identifiers, k, options)
     func = "sample_frequencies"
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
@@ -362,42 +363,49 @@ def check_k_anonymity(
     [['m', '20', 2, 2], ['f', '30', 1, 2], ['f', '40', 1, 2], ['f', nan, 1, 3]]
     """
     if not isinstance(df, pd.DataFrame):
-        from microsdc.backends import detect_backend
-
-        backend = detect_backend(df, "check_k_anonymity")
-        if backend.lazy:
-            from microsdc.risk.lazy import check_k_anonymity_lazy
-
-            return check_k_anonymity_lazy(
-                df,
-                backend,
-                quasi_identifier_cols,
-                k,
-                missing=missing,
-                weights=weights,
-                missing_values=missing_values,
-            )
-        from microsdc.backends.frequencies import eager_input, eager_output
-
-        k = check_int(k, "k", "check_k_anonymity", min_value=1)
-        parse_policy(missing, "check_k_anonymity")
-        pdf, cols, w = eager_input(df, backend, quasi_identifier_cols, weights, "check_k_anonymity")
-        n_at_risk, summary = check_k_anonymity(
-            pdf, cols, k, missing=missing, weights=w, missing_values=missing_values
+        options = {"missing": missing, "weights": weights, "missing_values": missing_values}
+        result: tuple[int, pd.DataFrame] = _on_engine(
+            check_k_anonymity, df, quasi_identifier_cols, k, options
         )
-        return n_at_risk, eager_output(summary, df)
+        return result
     func = "check_k_anonymity"
-    k = check_int(k, "k", func, min_value=1)
-    enc, policy, w = _prepare(
-        df,
-        quasi_identifier_cols,
-        missing=missing,
-        weights=weights,
-        missing_values=missing_values,
-        func=func,
+    k, enc, policy, w = prepare_with_k(
+        df, quasi_identifier_cols, k, missing, weights, missing_values, func
     )
     res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
     row_fk = res.row_fk
     n_at_risk = int(np.count_nonzero(row_fk < k))
     summary = pattern_summary(enc, res, k, func=func)
     return n_at_risk, summary
+
+
+def _on_engine(
+    func: Callable[..., Any], df: Any, quasi_identifiers: Any, k: Any, options: dict[str, Any]
+) -> Any:
+    """``func`` (:func:`sample_frequencies` or :func:`check_k_anonymity`) on a frame that
+    is not pandas, ``options`` its ``missing``, ``weights`` and ``missing_values``: a
+    lazy engine counts by its own route (:mod:`microsdc.risk.lazy`); an eager polars or
+    pyarrow frame gives its QI and weight columns to the pandas route, and the frames
+    of the result come back as its kind."""
+    from microsdc.backends import detect_backend
+
+    name = func.__name__
+    backend = detect_backend(df, name)
+    if backend.lazy:
+        from microsdc.risk import lazy
+
+        route = {
+            "sample_frequencies": lazy.sample_frequencies_lazy,
+            "check_k_anonymity": lazy.check_k_anonymity_lazy,
+        }[name]
+        return route(df, backend, quasi_identifiers, k=k, **options)
+    from microsdc.backends.frequencies import eager_input, eager_output
+
+    if k is not None or func is check_k_anonymity:  # k is optional to sample_frequencies only
+        k = check_int(k, "k", name, min_value=1)
+    parse_policy(options["missing"], name)
+    pdf, cols, w = eager_input(df, backend, quasi_identifiers, options["weights"], name)
+    out = func(pdf, cols, k=k, **{**options, "weights": w})
+    if isinstance(out, tuple):  # check_k_anonymity: (n_at_risk, summary)
+        return out[0], eager_output(out[1], df)
+    return eager_output(out, df)

@@ -101,16 +101,10 @@ def safe_combinations(
         )
         return _search(enc, policy, k, min_size, max_size, maximal, counts)
 
-    from microsdc.risk.kanonymity import _prepare
+    from microsdc.risk.kanonymity import prepare_with_k
 
-    k = check_int(k, "k", func, min_value=1)
-    enc, policy, _ = _prepare(
-        df,
-        quasi_identifiers,
-        missing=missing,
-        weights=None,
-        missing_values=missing_values,
-        func=func,
+    k, enc, policy, _ = prepare_with_k(
+        df, quasi_identifiers, k, missing, None, missing_values, func
     )
     min_size, max_size, maximal = _check_sizes(
         min_combi_size, max_combi_size, maximal, len(enc.columns), func
