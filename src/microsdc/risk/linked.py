@@ -86,6 +86,27 @@ def _others(df: pd.DataFrame, keys: list[Hashable], columns: Any, func: str) -> 
     return cols
 
 
+def _checked(
+    df: pd.DataFrame,
+    key_variables: Any,
+    columns: Any,
+    share: Any,
+    min_count: Any,
+    missing_values: Any,
+    func: str,
+    original: pd.DataFrame | None = None,
+) -> tuple[list[Hashable], list[Hashable], float, int]:
+    """The parameters of :func:`linked_columns` and :func:`recoverable_cells` checked
+    against ``df`` (and the key variables against ``original`` too, when given): the key
+    variables, the columns to examine, ``share`` and ``min_count``."""
+    keys = check_columns(df, key_variables, "key_variables", func)
+    if original is not None:
+        check_columns(original, keys, "key_variables", func)
+    share, min_count = _check(share, min_count, func)
+    check_missing_values(missing_values, "missing_values", func)
+    return keys, _others(df, keys, columns, func), share, min_count
+
+
 def linked_columns(
     df: pd.DataFrame,
     key_variables: Sequence[Hashable],
@@ -154,10 +175,9 @@ def linked_columns(
     """
     func = "linked_columns"
     check_frame(df, "df", func)
-    keys = check_columns(df, key_variables, "key_variables", func)
-    share, min_count = _check(share, min_count, func)
-    check_missing_values(missing_values, "missing_values", func)
-    others = _others(df, keys, columns, func)
+    keys, others, share, min_count = _checked(
+        df, key_variables, columns, share, min_count, missing_values, func
+    )
     rows = []
     coded = {c: _codes(df[c], missing_values_for(missing_values, c)) for c in others}
     for key in keys:
@@ -258,11 +278,9 @@ def recoverable_cells(
             param="released",
             related=("original",),
         )
-    keys = check_columns(released, key_variables, "key_variables", func)
-    check_columns(original, keys, "key_variables", func)
-    share, min_count = _check(share, min_count, func)
-    check_missing_values(missing_values, "missing_values", func)
-    others = _others(released, keys, columns, func)
+    keys, others, share, min_count = _checked(
+        released, key_variables, columns, share, min_count, missing_values, func, original
+    )
     rows = []
     coded: dict[Hashable, np.ndarray] = {}
     for key in keys:
