@@ -394,10 +394,11 @@ def _on_engine(
     if backend.lazy:
         from microsdc.risk import lazy
 
-        route = {
+        routes: dict[str, Callable[..., Any]] = {
             "sample_frequencies": lazy.sample_frequencies_lazy,
             "check_k_anonymity": lazy.check_k_anonymity_lazy,
-        }[name]
+        }
+        route = routes[name]
         return route(df, backend, quasi_identifiers, k=k, **options)
     from microsdc.backends.frequencies import eager_input, eager_output
 

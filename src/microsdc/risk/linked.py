@@ -88,11 +88,11 @@ def _others(df: pd.DataFrame, keys: list[Hashable], columns: Any, func: str) -> 
 
 def _checked(
     df: pd.DataFrame,
-    key_variables: Any,
-    columns: Any,
-    share: Any,
-    min_count: Any,
-    missing_values: Any,
+    key_variables: Sequence[Hashable],
+    columns: Sequence[Hashable] | None,
+    share: float,
+    min_count: int,
+    missing_values: MissingValues,
     func: str,
     original: pd.DataFrame | None = None,
 ) -> tuple[list[Hashable], list[Hashable], float, int]:
