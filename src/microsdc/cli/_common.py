@@ -28,6 +28,7 @@ __all__ = [
     "library_option",
     "missing_option",
     "missing_values_option",
+    "on_columns",
     "option_names",
     "out_option",
     "parse_bins",
@@ -606,6 +607,20 @@ class _Progress:
 def progress(label: str) -> _Progress:
     """Context manager giving a rich ``Progress`` (disabled when stderr is not a terminal)."""
     return _Progress(label)
+
+
+def on_columns(
+    func: Callable[..., Any], data: Any, columns: str, **options: Any
+) -> tuple[list[str], Any]:
+    """The library call of a command that releases the columns ``--vars`` names:
+    ``func(data, cols, **options)``, ``cols`` those columns, and ``strata`` (where
+    ``options`` has it) the columns ``--strata`` names or None, with microsdc's
+    warnings printed (:class:`report_warnings`). Returns ``cols`` and the result."""
+    cols = parse_list(columns, "--vars")
+    if "strata" in options:
+        options["strata"] = parse_list(options["strata"], "--strata") or None
+    with report_warnings():
+        return cols, func(data, cols, **options)
 
 
 class report_warnings:

@@ -13,9 +13,9 @@ from microsdc.cli._common import (
     encoding_option,
     file_argument,
     library_option,
+    on_columns,
     parse_list,
     random_order_option,
-    report_warnings,
     seed_option,
     sep_option,
     user_errors,
@@ -184,21 +184,20 @@ def pram(
     refuse_on_engine("pram", engine, file, db_table, {"random_order": random_order, "hid": hid})
     data = open_input(file, engine, db_table, out=out_file, sep=sep, encoding=encoding)
     announce_compile("pram")
-    cols = parse_list(columns, "--vars")
     ordered = parse_list(neighbours, "--neighbours")
-    with report_warnings():
-        result = pram_records(
-            data,
-            cols,
-            pd=pd,
-            alpha=alpha,
-            strata=parse_list(strata, "--strata") or None,
-            hid=hid or None,
-            together=_groups(together),
-            allowed={c: "neighbours" for c in ordered} or None,
-            missing=missing,
-            seed=seed,
-        )
+    _, result = on_columns(
+        pram_records,
+        data,
+        columns,
+        pd=pd,
+        alpha=alpha,
+        strata=strata,
+        hid=hid or None,
+        together=_groups(together),
+        allowed={c: "neighbours" for c in ordered} or None,
+        missing=missing,
+        seed=seed,
+    )
     release = {"source": file, "sep": sep, "random_order": random_order}
     write_frame(result.data, out_file, engine, "microsdc pram", encoding=encoding, **release)
     if matrices_file:

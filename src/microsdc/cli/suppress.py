@@ -15,6 +15,7 @@ from microsdc.cli._common import (
     cut_outside_quotes,
     encoding_option,
     k_option,
+    library_option,
     missing_values_option,
     parse_bins,
     parse_list,
@@ -41,6 +42,7 @@ from microsdc.cli._engine import (
     table_option,
     write_frame,
 )
+from microsdc.suppression import local_suppression
 from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 
 
@@ -112,12 +114,11 @@ def _linked(specs: tuple[str, ...]) -> Any:
     "importance vector, one priority per --qi column in its order (1 = blanked last): 3,1,2. "
     "Default: QIs with more categories are blanked first.",
 )
-@click.option(
-    "--method",
+@library_option(
+    local_suppression,
     "method",
+    "--method",
     type=click.Choice(METHODS),
-    default="greedy",
-    show_default=True,
     help="greedy (fast, few cells), exact (integer program, small files), or random "
     "(the kanonymity baseline: equal share of random blanks in every QI; many more cells).",
 )
@@ -271,8 +272,6 @@ def suppress(
         df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress")
         doing = "suppressing" if engine == "pandas" else _GROUPING.format(engine)
         bar.update(task, advance=1, description=doing)
-        from microsdc.suppression import local_suppression
-
         if method == "random" and (subject_id or strata or importance):
             raise InvalidParameterError(
                 "--method random takes no --subject-id, --strata or --importance."
