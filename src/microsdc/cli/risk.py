@@ -286,9 +286,7 @@ def _count_records(
         # positions as column names: a QI called "fk" or "count" cannot clash with the counts
         positions: list[Hashable] = list(range(len(enc.columns)))
         summary = pattern_summary(replace(enc, columns=positions), res, k)
-        if res.Fk is not None:  # among equal fk, the smallest estimated population first
-            summary = summary.sort_values(["fk", "Fk"], kind="stable")
-        riskiest = (summary.head(top), positions, list(enc.columns))
+        riskiest = _riskiest(summary, top, positions, list(enc.columns))
     added = {"fk": fk, "at_risk": fk < k}
     if res.row_Fk is not None:
         added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
@@ -332,17 +330,23 @@ def _count_patterns(
     warn_suspect_key_texts(s, list(qis), mv, "--missing-values '{0}'", s["count"])
     counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
     n = int(counts.sum())
-    with_Fk = "Fk" in s.columns
-    riskiest = None
-    if top and n:
-        head = s.iloc[:top]
-        if with_Fk:  # among equal fk, the smallest estimated population first
-            head = s.sort_values(["fk", "Fk"], kind="stable").iloc[:top]
-        shown = [*qis, "count", "fk", *(["Fk"] if with_Fk else [])]
-        riskiest = (head[shown], list(qis), list(qis))
-    Fk = s["Fk"].to_numpy() if with_Fk else None
+    riskiest = _riskiest(s, top, list(qis), list(qis)) if top and n else None
+    Fk = s["Fk"].to_numpy() if "Fk" in s.columns else None
     added = _appended(frame, with_fk) if out else []
     return _Counts(n, fk, counts, Fk, riskiest, len(s), added, with_fk)
+
+
+def _riskiest(
+    summary: Any, top: int, keys: list[Any], names: list[Any]
+) -> tuple[Any, list[Any], list[Any]]:
+    """The ``top`` riskiest key combinations of ``summary`` (one row per combination,
+    by ascending fk: its key variables ``keys``, shown as ``names``, ``count``, ``fk``
+    and ``Fk`` when weighted), as :func:`_print_counts` takes them."""
+    with_Fk = "Fk" in summary.columns
+    if with_Fk:  # among equal fk, the smallest estimated population first
+        summary = summary.sort_values(["fk", "Fk"], kind="stable")
+    shown = [*keys, "count", "fk", *(["Fk"] if with_Fk else [])]
+    return summary.head(top)[shown], keys, names
 
 
 def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:
