@@ -1,8 +1,14 @@
-"""Inputs too big for memory: a Parquet folder or glob, a CSV, or a DuckDB table, read lazily.
+"""Who holds a command's rows: pandas in memory, or an engine for inputs too big for it.
 
-``--engine duckdb``, ``polars`` or ``spark`` hands the rows to that engine: it
-groups them by the quasi-identifiers and joins the results back, and writes
-the output Parquet file itself (streaming). Rows never enter Python.
+``--engine duckdb``, ``polars`` or ``spark`` hands the rows to that engine: FILE may
+be a Parquet folder or glob, a CSV or a DuckDB table, read lazily; the engine groups
+the rows by the quasi-identifiers, joins the results back and writes the output
+Parquet file itself (streaming). Rows never enter Python.
+
+A command runs one path for every engine: :func:`refuse_on_engine` (what the engine
+cannot do, before a row is read), :func:`open_input`, :func:`drop_columns` and
+:func:`bin_columns`, the library call, and :func:`write_frame`; each chooses pandas
+or the engine by the frame it is given.
 """
 
 from __future__ import annotations
