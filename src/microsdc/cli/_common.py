@@ -28,6 +28,8 @@ __all__ = [
     "library_option",
     "missing_option",
     "missing_values_option",
+    "on_columns",
+    "option_names",
     "out_option",
     "parse_bins",
     "parse_list",
@@ -115,16 +117,12 @@ _PARAMETER_ALIASES = {
 }
 
 
-def _typed_names(exc: BaseException) -> str:
-    """``exc``'s message naming the option the user typed instead of the library
-    parameter behind it, and not the library function the command called."""
-    from microsdc._core.messages import render
-
+def option_names() -> dict[str, str]:
+    """Library parameter -> the option (or argument) of the running command that gives
+    it, as typed (``-k/--k-anonymity``); empty outside a command."""
     ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return render(exc, {})
     names: dict[str, str] = {}
-    for param in ctx.command.params:
+    for param in ctx.command.params if ctx is not None else ():
         if param.name is None:
             continue
         if isinstance(param, click.Option):
@@ -134,6 +132,17 @@ def _typed_names(exc: BaseException) -> str:
     for lib, dest in _PARAMETER_ALIASES.items():
         if dest in names and lib not in names:
             names[lib] = names[dest]
+    return names
+
+
+def _typed_names(exc: BaseException) -> str:
+    """``exc``'s message naming the option the user typed instead of the library
+    parameter behind it, and not the library function the command called."""
+    from microsdc._core.messages import render
+
+    if click.get_current_context(silent=True) is None:
+        return render(exc, {})
+    names = option_names()
     # on the command line a parameter that is None is an option not given
     return render(exc, names, "Option").replace(" Got None instead.", " It was not given.")
 
@@ -598,6 +607,20 @@ class _Progress:
 def progress(label: str) -> _Progress:
     """Context manager giving a rich ``Progress`` (disabled when stderr is not a terminal)."""
     return _Progress(label)
+
+
+def on_columns(
+    func: Callable[..., Any], data: Any, columns: str, **options: Any
+) -> tuple[list[str], Any]:
+    """The library call of a command that releases the columns ``--vars`` names:
+    ``func(data, cols, **options)``, ``cols`` those columns, and ``strata`` (where
+    ``options`` has it) the columns ``--strata`` names or None, with microsdc's
+    warnings printed (:class:`report_warnings`). Returns ``cols`` and the result."""
+    cols = parse_list(columns, "--vars")
+    if "strata" in options:
+        options["strata"] = parse_list(options["strata"], "--strata") or None
+    with report_warnings():
+        return cols, func(data, cols, **options)
 
 
 class report_warnings:

@@ -1,8 +1,14 @@
-"""Inputs too big for memory: a Parquet folder or glob, a CSV, or a DuckDB table, read lazily.
+"""Who holds a command's rows: pandas in memory, or an engine for inputs too big for it.
 
-``--engine duckdb``, ``polars`` or ``spark`` hands the rows to that engine: it
-groups them by the quasi-identifiers and joins the results back, and writes
-the output Parquet file itself (streaming). Rows never enter Python.
+``--engine duckdb``, ``polars`` or ``spark`` hands the rows to that engine: FILE may
+be a Parquet folder or glob, a CSV or a DuckDB table, read lazily; the engine groups
+the rows by the quasi-identifiers, joins the results back and writes the output
+Parquet file itself (streaming). Rows never enter Python.
+
+A command runs one path for every engine: :func:`refuse_on_engine` (what the engine
+cannot do, before a row is read), :func:`open_input`, :func:`drop_columns` and
+:func:`bin_columns`, the library call, and :func:`write_frame`; each chooses pandas
+or the engine by the frame it is given.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import Any
 import click
 
 from microsdc.backends.files import ENGINES as FILE_ENGINES
-from microsdc.cli._common import parse_sep
+from microsdc.cli._common import option_names, parse_sep, progress, read_input, write_output
 
 #: pandas (in memory), the engines the library opens, and Spark (opened here).
 ENGINES = ("pandas", *FILE_ENGINES, "spark")
@@ -40,13 +46,57 @@ def in_engine_advice(engine: str) -> str:
     return f"with --engine {engine} the rows stay in the engine (use --engine pandas)"
 
 
-def needs_records(engine: str, option: str, why: str = "") -> click.UsageError:
-    """The refusal of ``option`` (as the message names it) under a lazy ``engine``, before
-    a row is read; ``why`` says what needs the records."""
-    reason = f" ({why})" if why else ""
-    return click.UsageError(
-        f"{option} needs the records in memory{reason}; {in_engine_advice(engine)}"
-    )
+#: The options of a command, beyond the library's table
+#: (:data:`microsdc.backends.capabilities.NEEDS_RECORDS`), that a lazy engine refuses:
+#: option -> (what the refusal names, why it needs the records; "" to say no more).
+OWN_REFUSALS: dict[str, dict[str, tuple[str, str]]] = {
+    "suppress": {"random_order": ("Option --random-order", "")},
+    "risk": {"hid": ("--hid", "")},
+    "pram": {
+        "random_order": ("Option --random-order", "the rows are put in a new order in memory"),
+        "hid": ("Option --hid", "households are PRAMmed as units from their members in memory"),
+    },
+}
+
+
+def refuse_on_engine(
+    command: str, engine: str, file: str, table: str | None, settings: dict[str, Any]
+) -> None:
+    """Refuse, before a row is read, what ``engine`` cannot do: on pandas a folder, glob
+    or ``--table`` (:func:`refuse_folder_or_glob`); on a lazy engine the first of
+    ``settings`` (library parameter or the command's own option -> the value given)
+    that needs the records, the command's own options (:data:`OWN_REFUSALS`) first,
+    then the library's capability table, worded in the options' names.
+
+    Raises
+    ------
+    click.UsageError
+        Naming the option, why it needs the records and what to do.
+    """
+    if engine == "pandas":
+        refuse_folder_or_glob(file, table)
+        return
+    from microsdc.backends.capabilities import RECORDS_IN_MEMORY, first_refusal, refusal_text
+
+    own = OWN_REFUSALS.get(command, {})
+    for name, (subject, why) in own.items():
+        if settings.get(name):
+            reason = f" ({why})" if why else ""
+            raise click.UsageError(
+                f"{subject} {RECORDS_IN_MEMORY}{reason}; {in_engine_advice(engine)}"
+            )
+    passed = {name: value for name, value in settings.items() if name not in own}
+    if "missing" in passed:  # the table refuses policies by their label
+        from microsdc._core.policy import parse_policy
+
+        passed["missing"] = parse_policy(passed["missing"], f"microsdc {command}").label
+    refused = first_refusal(passed)
+    if refused is not None:
+        entry, value = refused
+        flags = option_names()
+        subject = flags[entry.param]
+        advice = in_engine_advice(engine)
+        raise click.UsageError(refusal_text(entry, value, subject, flags, "Option", advice))
 
 
 def refuse_folder_or_glob(file: str, table: str | None = None) -> None:
@@ -223,13 +273,6 @@ def spark_session() -> Any:
     return session
 
 
-def input_files(path: str) -> list[str]:
-    """The files a folder, glob or file argument reads."""
-    from microsdc.backends.files import input_files as files
-
-    return files(path)
-
-
 def check_lazy_output(out: str, source: str) -> None:
     """Before any work: a lazy engine writes Parquet only, never over or into its input.
 
@@ -253,39 +296,106 @@ def check_lazy_output(out: str, source: str) -> None:
         raise click.UsageError(str(exc)) from exc
 
 
-def write_lazy(frame: Any, out: str) -> None:
-    """Write a lazy frame to Parquet by its own engine (streaming; checked by
-    :func:`check_lazy_output` before any work)."""
-    from microsdc.io.engines import write_parquet
+def open_input(
+    file: str,
+    engine: str,
+    table: str | None,
+    *,
+    out: str | None,
+    sep: str | None,
+    encoding: str | None,
+    **read: Any,
+) -> Any:
+    """The data of FILE as ``engine`` holds them: a pandas frame read in memory
+    (:func:`microsdc.cli._common.read_input`, with the keywords ``read``), or a lazy
+    frame over the file (:func:`open_lazy`). ``out``, the file the command will
+    write, is checked first."""
+    if engine == "pandas":
+        return read_input(file, out=out, sep=sep, encoding=encoding, **read)
+    return open_lazy(file, engine, table, sep, encoding, out=out)
 
-    write_parquet(frame, out)
 
-
-def lazy_stand_in(frame: Any) -> Any:
-    """An empty pandas frame with the columns of the lazy ``frame``, for the column checks."""
-    import narwhals as nw
+def is_lazy(frame: Any) -> bool:
+    """Whether ``frame`` keeps its rows in an engine (not a pandas frame in memory)."""
     import pandas as pd
 
-    from microsdc.suppression.lazy import _schema
+    return not isinstance(frame, pd.DataFrame)
 
-    names = [str(c) for c in _schema(nw.from_native(frame)).names()]
+
+def columns_of(frame: Any) -> list[Any]:
+    """The column names of a pandas or lazy ``frame`` (a lazy one's from its schema)."""
+    if not is_lazy(frame):
+        return list(frame.columns)
+    import narwhals as nw
+
+    from microsdc.backends.frequencies import columns
+
+    return columns(nw.from_native(frame))
+
+
+def _stand_in(frame: Any) -> Any:
+    """``frame``, or for a lazy one an empty pandas frame with its columns, for the
+    column checks."""
+    import pandas as pd
+
+    if not is_lazy(frame):
+        return frame
+    names = [str(c) for c in columns_of(frame)]
     return pd.DataFrame(columns=pd.Index(names, dtype=object))
 
 
-def bin_lazy(frame: Any, bands: list[tuple[str, float]], mv: Any, command: str) -> Any:
+def drop_columns(frame: Any, dropped: list[str], command: str) -> Any:
+    """``frame`` without the ``--drop`` columns (checked first; by its engine when lazy)."""
+    if not dropped:
+        return frame
+    from microsdc._validation import check_columns
+
+    check_columns(_stand_in(frame), dropped, "drop", command)
+    if not is_lazy(frame):
+        return frame.drop(columns=dropped)
+    import narwhals as nw
+
+    return nw.from_native(frame).drop(*dropped).to_native()
+
+
+def bin_columns(frame: Any, bands: list[tuple[str, float]], mv: Any, command: str) -> Any:
     """``frame`` with the ``--bin`` columns (:func:`microsdc.cli._common.parse_bins`) in
-    bands of their width, in the engine; the checks of ``bin_numeric``, named by
-    ``command``."""
+    bands of their width: :func:`microsdc.recoding.bin_numeric` in memory,
+    :func:`microsdc.recoding.lazy.bin_width_lazy` in the engine (with the checks of
+    ``bin_numeric``, named by ``command``). A new frame; ``frame`` is never changed."""
     if not bands:
+        return frame
+    if not is_lazy(frame):
+        from microsdc.recoding import bin_numeric
+
+        for name, width in bands:
+            frame = bin_numeric(frame, name, width=width, missing_values=mv or ())
         return frame
     import math
 
     from microsdc._validation import check_columns, param_error
     from microsdc.recoding.lazy import bin_width_lazy
 
-    check_columns(lazy_stand_in(frame), [n for n, _ in bands], "bins", command)
+    check_columns(_stand_in(frame), [n for n, _ in bands], "bins", command)
     for name, width in bands:
         if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
             raise param_error("width", "bin_numeric", "a real number > 0", width)
         frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
     return frame
+
+
+def write_frame(frame: Any, out: str, engine: str, label: str, **release: Any) -> None:
+    """Write ``frame`` to ``out`` by the writer of its kind: a pandas frame with
+    :func:`microsdc.cli._common.write_output` (``release``: its ``encoding``,
+    ``source``, ``sep`` and ``random_order``); a lazy one to Parquet by its own engine,
+    streaming (checked by :func:`check_lazy_output` before any work), under a progress
+    bar of ``label`` that names ``engine``."""
+    if not is_lazy(frame):
+        write_output(frame, out, **release)
+        return
+    from microsdc.io.engines import write_parquet
+
+    with progress(label) as bar:
+        task = bar.add_task(f"writing {out} ({engine})", total=None)
+        write_parquet(frame, out)
+        bar.update(task, completed=1)

@@ -14,11 +14,11 @@ from microsdc.cli._common import (
     encoding_option,
     file_argument,
     library_option,
+    on_columns,
     out_option,
     parse_list,
     random_order_option,
     read_input,
-    report_warnings,
     seed_option,
     sep_option,
     stacked,
@@ -135,18 +135,17 @@ def microaggregate(
     """
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     announce_compile("microaggregation")
-    cols = parse_list(columns, "--vars")
-    with report_warnings():
-        res = microaggregate_records(
-            data,
-            cols,
-            k,
-            method=method,
-            measure=measure,
-            strata=parse_list(strata, "--strata") or None,
-            weights=weights,
-            n_groups=n_groups,
-        )
+    cols, res = on_columns(
+        microaggregate_records,
+        data,
+        columns,
+        k=k,
+        method=method,
+        measure=measure,
+        strata=strata,
+        weights=weights,
+        n_groups=n_groups,
+    )
     _release(data, res.data, cols, res.summary(), (file, out_file, sep, encoding, random_order))
 
 
@@ -215,20 +214,19 @@ def noise(
             )
         aggregates[name] = parse_list(parts, "--total")
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
-    cols = parse_list(columns, "--vars")
-    with report_warnings():
-        res = add_noise(
-            data,
-            cols,
-            method=method,
-            relative_sd=relative_sd,
-            keep_covariance=keep_covariance,
-            lower=lower,
-            upper=upper,
-            totals=aggregates or None,
-            weights=weights,
-            seed=seed,
-        )
+    cols, res = on_columns(
+        add_noise,
+        data,
+        columns,
+        method=method,
+        relative_sd=relative_sd,
+        keep_covariance=keep_covariance,
+        lower=lower,
+        upper=upper,
+        totals=aggregates or None,
+        weights=weights,
+        seed=seed,
+    )
     from rich.markup import escape
     from rich.table import Table
 

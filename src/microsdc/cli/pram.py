@@ -13,10 +13,9 @@ from microsdc.cli._common import (
     encoding_option,
     file_argument,
     library_option,
+    on_columns,
     parse_list,
     random_order_option,
-    read_input,
-    report_warnings,
     seed_option,
     sep_option,
     user_errors,
@@ -24,10 +23,10 @@ from microsdc.cli._common import (
 )
 from microsdc.cli._engine import (
     engine_option,
-    needs_records,
-    open_lazy,
-    refuse_folder_or_glob,
+    open_input,
+    refuse_on_engine,
     table_option,
+    write_frame,
 )
 from microsdc.postrandomisation import pram as pram_records
 from microsdc.postrandomisation.params import MISSING
@@ -182,51 +181,28 @@ def pram(
                 raise click.UsageError(
                     f"--matrices {matrices_file} is {what}; the matrices go to a file of their own"
                 )
-    if engine == "pandas":
-        refuse_folder_or_glob(file, db_table)
-        data = read_input(file, out=out_file, sep=sep, encoding=encoding)
-    else:
-        _refuse_record_options(engine, random_order=random_order, hid=hid)
-        data = open_lazy(file, engine, db_table, sep, encoding, out=out_file)
+    refuse_on_engine("pram", engine, file, db_table, {"random_order": random_order, "hid": hid})
+    data = open_input(file, engine, db_table, out=out_file, sep=sep, encoding=encoding)
     announce_compile("pram")
-    cols = parse_list(columns, "--vars")
     ordered = parse_list(neighbours, "--neighbours")
-    with report_warnings():
-        result = pram_records(
-            data,
-            cols,
-            pd=pd,
-            alpha=alpha,
-            strata=parse_list(strata, "--strata") or None,
-            hid=hid or None,
-            together=_groups(together),
-            allowed={c: "neighbours" for c in ordered} or None,
-            missing=missing,
-            seed=seed,
-        )
-    if engine == "pandas":
-        write_output(
-            result.data, out_file, encoding, source=file, sep=sep, random_order=random_order
-        )
-    else:
-        from microsdc.cli._engine import write_lazy
-
-        write_lazy(result.data, out_file)
+    _, result = on_columns(
+        pram_records,
+        data,
+        columns,
+        pd=pd,
+        alpha=alpha,
+        strata=strata,
+        hid=hid or None,
+        together=_groups(together),
+        allowed={c: "neighbours" for c in ordered} or None,
+        missing=missing,
+        seed=seed,
+    )
+    release = {"source": file, "sep": sep, "random_order": random_order}
+    write_frame(result.data, out_file, engine, "microsdc pram", encoding=encoding, **release)
     if matrices_file:
         write_output(_matrices_frame(result), matrices_file, encoding, source=file, sep=sep)
     _print_summary(result, out_file, matrices_file, engine)
-
-
-def _refuse_record_options(engine: str, **options: Any) -> None:
-    """Refuse, before a row is read, an option that needs the records in memory."""
-    why = {
-        "random_order": ("--random-order", "the rows are put in a new order in memory"),
-        "hid": ("--hid", "households are PRAMmed as units from their members in memory"),
-    }
-    for name, value in options.items():
-        if value:
-            flag, reason = why[name]
-            raise needs_records(engine, f"Option {flag}", reason)
 
 
 def _print_summary(

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from microsdc.cli._common import (
     announce_compile,
-    apply_bins,
     bin_option,
     console,
     count,
@@ -23,18 +23,18 @@ from microsdc.cli._common import (
     policy_value,
     progress,
     qi_option,
-    read_input,
     report_warnings,
     sep_option,
     user_errors,
-    write_output,
 )
 from microsdc.cli._engine import (
-    bin_lazy,
+    bin_columns,
     engine_option,
-    needs_records,
-    refuse_folder_or_glob,
+    is_lazy,
+    open_input,
+    refuse_on_engine,
     table_option,
+    write_frame,
 )
 from microsdc.cli.suda_view import SudaRequest, print_suda, run_suda, suda_options
 
@@ -113,72 +113,91 @@ def risk(
 
     from microsdc._core.policy import parse_policy
     from microsdc._validation import check_weight_apart
-    from microsdc.risk.frequencies import pattern_summary
 
     qis = parse_qi(qi)
     policy = parse_policy(policy_value(missing), "microsdc risk")
     check_weight_apart(weight, qis, "microsdc risk")
-    _check_hid(hid, qis, weight, policy.kind, engine)
+    _check_hid(hid, qis, weight, policy.kind)
+    refuse_on_engine("risk", engine, file, db_table, {"hid": hid})
     ks = sorted({*DEFAULT_KS, k})
     announce_compile("risk")
-    if engine != "pandas":
-        _risk_lazy(
-            file,
-            engine,
-            db_table,
-            qis,
-            k,
-            ks,
-            missing,
-            policy.kind,
-            weight,
-            missing_values,
-            top,
-            out,
-            sep,
-            encoding,
-            parse_bins(bins),
-        )
-        return
-    refuse_folder_or_glob(file, db_table)
     mv = parse_missing_values(missing_values)
-    df, enc, res, special = _count_in_memory(
-        file, qis, (weight, hid, bins), mv, policy, suda, out, sep, encoding
-    )
-    fk = res.row_fk
-    n = len(fk)
-    # before anything is printed: a household id with a missing value stops the command
-    household = None if hid is None else _household_risk(res, df[hid])
+    bands = parse_bins(bins)
+    named = {"--qi": qis, "--weight": [weight] if weight else [], "--hid": [hid] if hid else []}
+    named["--bin"] = [name for name, _ in bands]
+    with progress("microsdc risk") as bar, report_warnings():
+        task = bar.add_task("reading", total=3)
+        usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
+        read = {"columns": usecols, "keys": qis, "missing_values": mv, "options": named}
+        df = open_input(file, engine, db_table, out=out, sep=sep, encoding=encoding, **read)
+        df = bin_columns(df, bands, mv, "microsdc risk")
+        step = (bar, task, engine)
+        if is_lazy(df):
+            counted = _count_patterns(df, qis, k, missing, weight, mv, out, top, step)
+        else:
+            counted = _count_records(df, qis, k, policy, (weight, hid), mv, suda, out, top, step)
     from rich.markup import escape
 
+    # before anything is printed: a household id with a missing value stops the command
+    household = None if hid is None else _household_risk(counted.res, df[hid])
     con = console()
-    con.print(
-        f"[bold]{escape(str(file))}[/bold]: {count(n, 'record')}, {len(qis)} quasi-identifier"
-        f"{'' if len(qis) == 1 else 's'} "
-        f"({escape(', '.join(map(str, qis)))}), missing values as "
-        f"[italic]{policy.label}[/italic]"
+    con.print(_header(file, engine, counted, qis, policy.label))
+    n = counted.n
+    _print_counts(
+        con, counted.fk, counted.counts, counted.Fk, ks, k, policy.kind, weight, counted.riskiest
     )
-    riskiest = None
-    if top and n:
-        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
-        summary = pattern_summary(replace(enc, columns=list(range(len(enc.columns)))), res, k)
-        if res.Fk is not None:  # among equal fk, the smallest estimated population first
-            summary = summary.sort_values(["fk", "Fk"], kind="stable")
-        riskiest = (summary.head(top), list(range(len(enc.columns))), list(enc.columns))
-    _print_counts(con, fk, None, res.row_Fk, ks, k, policy.kind, weight, riskiest)
     if household is not None and hid is not None:
         con.print(_household_line(household, df[hid].nunique(), hid))
-    con.print(_intruder_line(df, qis, k, enc if mv is None else None))
-    suda_columns = print_suda(con, special, top)
+    suda_columns: dict[str, Any] = {}
+    if counted.res is not None:  # the records, in memory
+        con.print(_intruder_line(df, qis, k, counted.enc if mv is None else None))
+        suda_columns = print_suda(con, counted.special, top)
     if out:
-        if household is not None:
-            suda_columns = {"household_risk": household, **suda_columns}
-        _write_counts(con, df, res, k, suda_columns, (file, out, sep, encoding))
+        added, written = counted.added, counted.written
+        if written is None:
+            if household is not None:
+                suda_columns = {"household_risk": household, **suda_columns}
+            added = {**added, **suda_columns}
+            written = df.assign(**added)
+        write_frame(written, out, engine, "microsdc risk", encoding=encoding, source=file, sep=sep)
+        con.print(
+            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
+        )
 
 
-def _check_hid(
-    hid: str | None, qis: list[str], weight: str | None, policy_kind: str, engine: str
-) -> None:
+class _Counts(NamedTuple):
+    """What the risk command shows and writes, counted in memory or in the engine."""
+
+    n: int  # records
+    fk: Any  # per record, or per distinct key combination with ``counts`` records each
+    counts: Any
+    Fk: Any
+    riskiest: tuple[Any, list[Any], list[Any]] | None  # see _print_counts
+    n_patterns: int | None  # distinct key combinations counted by the engine
+    added: Any  # the columns --out appends (arrays in memory; names in the engine)
+    written: Any  # the engine's frame with them appended (None: appended in memory)
+    enc: Any = None  # in memory: the codes, frequencies and special uniques
+    res: Any = None
+    special: Any = None
+
+
+def _header(file: str, engine: str, counted: _Counts, qis: list[str], label: str) -> str:
+    """The first line: the file (and engine), its records (and distinct key combinations
+    the engine counted), the key variables (and, in memory, the missing-value policy)."""
+    from rich.markup import escape
+
+    where = "" if engine == "pandas" else f" ({engine})"
+    n_pat = counted.n_patterns
+    patterns = "" if n_pat is None else f"{count(n_pat, 'distinct key combination')}, "
+    policy = "" if n_pat is not None else f", missing values as [italic]{label}[/italic]"
+    return (
+        f"[bold]{escape(str(file))}[/bold]{where}: {count(counted.n, 'record')}, {patterns}"
+        f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} "
+        f"({escape(', '.join(map(str, qis)))}){policy}"
+    )
+
+
+def _check_hid(hid: str | None, qis: list[str], weight: str | None, policy_kind: str) -> None:
     """``--hid`` names a column of its own, and goes with a risk that is defined."""
     if hid is None:
         return
@@ -194,8 +213,6 @@ def _check_hid(
             "alpha the counts are fractional and the individual risk, which the household "
             "risk combines, is not defined"
         )
-    if engine != "pandas":
-        raise needs_records(engine, "--hid")
 
 
 def _household_risk(res: Any, households: Any) -> Any:
@@ -226,80 +243,110 @@ def _household_line(household: Any, n_households: int, hid: str) -> str:
     )
 
 
-def _count_in_memory(
-    file: str,
+def _count_records(
+    df: Any,
     qis: list[str],
-    columns: tuple[str | None, str | None, tuple[str, ...]],
-    mv: list[Any] | None,
+    k: int,
     policy: Any,
+    columns: tuple[str | None, str | None],
+    mv: list[Any] | None,
     suda: SudaRequest | None,
     out: str | None,
-    sep: str | None,
-    encoding: str | None,
-) -> tuple[Any, Any, Any, Any]:
-    """Read FILE (``columns``: the weight, household id and ``--bin`` values), band the
-    ``--bin`` columns, encode the key variables and count them (with the special uniques
-    when asked): the frame, its codes, the frequencies and the SUDA result."""
+    top: int,
+    step: tuple[Any, Any, str],
+) -> _Counts:
+    """The records of ``df`` (in memory) counted: their key variables encoded and their
+    frequencies (with the weight of ``columns``, the weight and household id), the
+    special uniques when asked, and the ``top`` riskiest key combinations; ``step``,
+    the progress bar, its task and the engine."""
     from microsdc.encode import encode_qis
-    from microsdc.risk.frequencies import frequencies_from_codes
+    from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
     from microsdc.risk.kanonymity import _weights
 
-    weight, hid, bins = columns
-    banded = [name for name, _ in parse_bins(bins)]
-    named = {
-        "--qi": qis,
-        "--weight": [weight] if weight else [],
-        "--hid": [hid] if hid else [],
-        "--bin": banded,
-    }
-    with progress("microsdc risk") as bar, report_warnings():
-        task = bar.add_task("reading", total=3)
-        usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
-        df = read_input(
-            file,
-            columns=usecols,
-            out=out,
-            sep=sep,
-            encoding=encoding,
-            keys=qis,
-            missing_values=mv,
-            options=named,
-        )
-        df = apply_bins(df, bins, mv)
-        if out:
-            names = ["fk", *(["Fk"] if weight else []), "at_risk"]
-            names += ["household_risk"] if hid else []
-            clash = [c for c in names if c in df.columns]
-            if clash:
-                raise click.UsageError(
-                    f"the input already has column(s) {', '.join(clash)}; rename them before --out"
-                )
-        bar.update(task, advance=1, description="encoding")
-        enc = encode_qis(df, qis, missing_values=mv, func="microsdc risk")
-        w = _weights(df, weight, "microsdc risk") if weight else None
-        bar.update(task, advance=1, description="counting")
-        res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
-        bar.update(task, advance=1)
-        special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
-    return df, enc, res, special
-
-
-def _write_counts(
-    con: Any, df: Any, res: Any, k: int, suda_columns: dict[str, Any], where: tuple[Any, ...]
-) -> None:
-    """``--out``: the input with fk (Fk), at_risk and the SUDA scores appended."""
-    from rich.markup import escape
-
-    file, out, sep, encoding = where
+    weight, hid = columns
+    bar, task, _ = step
+    if out:
+        names = ["fk", *(["Fk"] if weight else []), "at_risk"]
+        names += ["household_risk"] if hid else []
+        clash = [c for c in names if c in df.columns]
+        if clash:
+            raise click.UsageError(
+                f"the input already has column(s) {', '.join(clash)}; rename them before --out"
+            )
+    bar.update(task, advance=1, description="encoding")
+    enc = encode_qis(df, qis, missing_values=mv, func="microsdc risk")
+    w = _weights(df, weight, "microsdc risk") if weight else None
+    bar.update(task, advance=1, description="counting")
+    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
+    bar.update(task, advance=1)
+    special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
     fk = res.row_fk
+    riskiest = None
+    if top and len(fk):
+        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
+        positions: list[Hashable] = list(range(len(enc.columns)))
+        summary = pattern_summary(replace(enc, columns=positions), res, k)
+        riskiest = _riskiest(summary, top, positions, list(enc.columns))
     added = {"fk": fk, "at_risk": fk < k}
     if res.row_Fk is not None:
         added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-    added.update(suda_columns)
-    write_output(df.assign(**added), out, encoding, source=file, sep=sep)
-    con.print(
-        f"Wrote {escape(str(out))} ({count(len(fk), 'row')}, columns {', '.join(added)} appended)."
+    return _Counts(len(fk), fk, None, res.row_Fk, riskiest, None, added, None, enc, res, special)
+
+
+def _count_patterns(
+    frame: Any,
+    qis: list[str],
+    k: int,
+    missing: str,
+    weight: str | None,
+    mv: list[Any] | None,
+    out: str | None,
+    top: int,
+    step: tuple[Any, Any, str],
+) -> _Counts:
+    """The distinct key combinations of a lazy ``frame`` counted by its engine (one
+    group-by, joined back to the rows for ``--out``) and the ``top`` riskiest of them;
+    ``step``, the progress bar, its task and the engine."""
+    from microsdc.backends import detect_backend
+    from microsdc.backends.frequencies import to_pandas
+    from microsdc.data.quality import warn_suspect_key_texts
+    from microsdc.risk.lazy import risk_frame
+
+    bar, task, engine = step
+    bar.update(task, description=f"grouping by the key variables ({engine})", total=None)
+    _n, summary, with_fk = risk_frame(
+        frame,
+        detect_backend(frame, "microsdc risk"),
+        qis,
+        k,
+        missing=policy_value(missing),
+        weights=weight,
+        missing_values=mv,
+        func="microsdc risk",
+        join=out is not None,
     )
+    bar.update(task, completed=1)
+    s = to_pandas(summary)
+    warn_suspect_key_texts(s, list(qis), mv, "--missing-values '{0}'", s["count"])
+    counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
+    n = int(counts.sum())
+    riskiest = _riskiest(s, top, list(qis), list(qis)) if top and n else None
+    Fk = s["Fk"].to_numpy() if "Fk" in s.columns else None
+    added = _appended(frame, with_fk) if out else []
+    return _Counts(n, fk, counts, Fk, riskiest, len(s), added, with_fk)
+
+
+def _riskiest(
+    summary: Any, top: int, keys: list[Any], names: list[Any]
+) -> tuple[Any, list[Any], list[Any]]:
+    """The ``top`` riskiest key combinations of ``summary`` (one row per combination,
+    by ascending fk: its key variables ``keys``, shown as ``names``, ``count``, ``fk``
+    and ``Fk`` when weighted), as :func:`_print_counts` takes them."""
+    with_Fk = "Fk" in summary.columns
+    if with_Fk:  # among equal fk, the smallest estimated population first
+        summary = summary.sort_values(["fk", "Fk"], kind="stable")
+    shown = [*keys, "count", "fk", *(["Fk"] if with_Fk else [])]
+    return summary.head(top)[shown], keys, names
 
 
 def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:
@@ -458,84 +505,6 @@ def _missing_legend(policy_kind: str) -> str:
 def _cut(text: str, limit: int = 60) -> str:
     """``text``, cut to ``limit`` characters with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _risk_lazy(
-    file: str,
-    engine: str,
-    db_table: str | None,
-    qis: list[str],
-    k: int,
-    ks: list[int],
-    missing: str,
-    policy_kind: str,
-    weight: str | None,
-    missing_values: str | None,
-    top: int,
-    out: str | None,
-    sep: str | None = None,
-    encoding: str | None = None,
-    bands: list[tuple[str, float]] | None = None,
-) -> None:
-    """The risk command on a lazy engine: counts per k and the riskiest combinations
-    (``bands``: the ``--bin`` columns, banded in the engine)."""
-
-    from microsdc.backends import detect_backend
-    from microsdc.backends.frequencies import to_pandas
-    from microsdc.cli._engine import open_lazy, write_lazy
-    from microsdc.data.quality import warn_suspect_key_texts
-    from microsdc.risk.lazy import risk_frame
-
-    frame = open_lazy(file, engine, db_table, sep, encoding, out=out)
-    frame = bin_lazy(frame, bands or [], parse_missing_values(missing_values), "microsdc risk")
-    with progress("microsdc risk") as bar, report_warnings():
-        task = bar.add_task(f"grouping by the key variables ({engine})", total=None)
-        _n, summary, with_fk = risk_frame(
-            frame,
-            detect_backend(frame, "microsdc risk"),
-            qis,
-            k,
-            missing=policy_value(missing),
-            weights=weight,
-            missing_values=parse_missing_values(missing_values),
-            func="microsdc risk",
-            join=out is not None,
-        )
-        bar.update(task, completed=1)
-        s = to_pandas(summary)
-        warn_suspect_key_texts(
-            s, list(qis), parse_missing_values(missing_values), "--missing-values '{0}'", s["count"]
-        )
-    counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
-    n = int(counts.sum())
-    con = console()
-    from rich.markup import escape
-
-    con.print(
-        f"[bold]{escape(str(file))}[/bold] ({engine}): {count(n, 'record')}, "
-        f"{count(len(s), 'distinct key combination')}, "
-        f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} "
-        f"({escape(', '.join(qis))})"
-    )
-    with_Fk = "Fk" in s.columns
-    riskiest = None
-    if top and n:
-        head = s.iloc[:top]
-        if with_Fk:  # among equal fk, the smallest estimated population first
-            head = s.sort_values(["fk", "Fk"], kind="stable").iloc[:top]
-        shown = [*qis, "count", "fk", *(["Fk"] if with_Fk else [])]
-        riskiest = (head[shown], list(qis), list(qis))
-    Fk = s["Fk"].to_numpy() if with_Fk else None
-    _print_counts(con, fk, counts, Fk, ks, k, policy_kind, weight, riskiest)
-    if out:
-        with progress("microsdc risk") as bar:
-            task = bar.add_task(f"writing {out} ({engine})", total=None)
-            write_lazy(with_fk, out)
-            bar.update(task, completed=1)
-        added = _appended(frame, with_fk)
-        con.print(
-            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
-        )
 
 
 def _appended(before: Any, after: Any) -> list[str]:

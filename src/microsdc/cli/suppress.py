@@ -9,13 +9,13 @@ import click
 
 from microsdc.cli._common import (
     announce_compile,
-    apply_bins,
     bin_option,
     console,
     count,
     cut_outside_quotes,
     encoding_option,
     k_option,
+    library_option,
     missing_values_option,
     parse_bins,
     parse_list,
@@ -25,23 +25,24 @@ from microsdc.cli._common import (
     progress,
     qi_option,
     random_order_option,
-    read_input,
     records_callback,
     release_missing_option,
     report_warnings,
     sep_option,
     split_name_value,
     user_errors,
-    write_output,
 )
 from microsdc.cli._engine import (
-    bin_lazy,
+    bin_columns,
+    columns_of,
+    drop_columns,
     engine_option,
-    in_engine_advice,
-    needs_records,
-    refuse_folder_or_glob,
+    open_input,
+    refuse_on_engine,
     table_option,
+    write_frame,
 )
+from microsdc.suppression import local_suppression
 from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
 
 
@@ -113,12 +114,11 @@ def _linked(specs: tuple[str, ...]) -> Any:
     "importance vector, one priority per --qi column in its order (1 = blanked last): 3,1,2. "
     "Default: QIs with more categories are blanked first.",
 )
-@click.option(
-    "--method",
+@library_option(
+    local_suppression,
     "method",
+    "--method",
     type=click.Choice(METHODS),
-    default="greedy",
-    show_default=True,
     help="greedy (fast, few cells), exact (integer program, small files), or random "
     "(the kanonymity baseline: equal share of random blanks in every QI; many more cells).",
 )
@@ -258,50 +258,20 @@ def suppress(
     qis = parse_qi(qi)
     mv = parse_missing_values(missing_values)
     policy = policy_value(missing)
-    if engine != "pandas":
-        options = {
-            "subject_id": subject_id,
-            "bins": bins,
-            "linked": linked,
-            "seed": seed,
-            "accept_rare_values": accept_rare_values,
-            "random_order": random_order,
-            "dis_suda_threshold": dis_suda_threshold,
-        }
-        _suppress_lazy(
-            file,
-            engine,
-            db_table,
-            qis,
-            k,
-            importance,
-            method,
-            policy,
-            mv,
-            strata,
-            drop,
-            out,
-            options,
-            sep,
-            encoding,
-        )
-        return
-    refuse_folder_or_glob(file, db_table)
+    settings = {"random_order": random_order, "method": method, "missing": policy}
+    settings |= {"subject_id": subject_id, "linked": linked, "seed": seed}
+    refuse_on_engine("suppress", engine, file, db_table, settings | {_DIS: dis_suda_threshold})
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
-        df = read_input(file, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv)
-        dropped = _dropped(drop, qis)
-        if dropped:
-            from microsdc._validation import check_columns
-
-            check_columns(df, dropped, "drop", "microsdc suppress")
-            df = df.drop(columns=dropped)
+        df = open_input(
+            file, engine, db_table, out=out, sep=sep, encoding=encoding, keys=qis, missing_values=mv
+        )
+        df = drop_columns(df, _dropped(drop, qis), "microsdc suppress")
         ghosts = _linked(linked)
-        df = apply_bins(df, bins, mv)
-        bar.update(task, advance=1, description="suppressing")
-        from microsdc.suppression import local_suppression
-
+        df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress")
+        doing = "suppressing" if engine == "pandas" else _GROUPING.format(engine)
+        bar.update(task, advance=1, description=doing)
         if method == "random" and (subject_id or strata or importance):
             raise InvalidParameterError(
                 "--method random takes no --subject-id, --strata or --importance."
@@ -310,7 +280,7 @@ def suppress(
             df,
             qis,
             k,
-            importance=_priorities(_importance(importance), df.columns),
+            importance=_priorities(_importance(importance), columns_of(df)),
             strata=parse_list(strata, "--strata") or None,
             missing=policy,
             method=method,
@@ -324,12 +294,31 @@ def suppress(
             dis_suda_threshold=dis_suda_threshold,
             dis_fraction=dis_fraction,
         )
-        data = result.data
-        if not random_order:  # else the rows leave their order as read
-            _warn_row_order(df, data, qis, mv)
+        _warn_given_back(df, result, qis, mv, random_order)
         bar.update(task, advance=1)
-    write_output(data, out, encoding, source=file, sep=sep, random_order=random_order)
-    _print_written(result, method, k, out)
+    release = {"source": file, "sep": sep, "random_order": random_order}
+    write_frame(result.data, out, engine, "microsdc suppress", encoding=encoding, **release)
+    _print_written(result, method, k, out, engine)
+
+
+#: The first step of the progress bar on a lazy engine.
+_GROUPING = "grouping by the key variables and suppressing ({})"
+_DIS = DIS_SUDA_THRESHOLD.name
+
+
+def _warn_given_back(df: Any, result: Any, qis: list[str], mv: Any, random_order: bool) -> None:
+    """Warn when the released records give blanked cells back: through their row order
+    (unless ``random_order``), in memory; on a lazy engine, where the records were not
+    read, a key variable's texts that look like missing codes, from the patterns."""
+    from microsdc.suppression.result import LazySuppressionResult
+
+    if isinstance(result, LazySuppressionResult):
+        from microsdc.data.quality import warn_suspect_key_texts
+
+        pats = result.patterns  # every pattern wherever a key variable is text
+        warn_suspect_key_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
+    elif not random_order:  # else the rows leave their order as read
+        _warn_row_order(df, result.data, qis, mv)
 
 
 def _warn_row_order(before: Any, after: Any, qis: list[str], mv: Any) -> None:
@@ -339,8 +328,9 @@ def _warn_row_order(before: Any, after: Any, qis: list[str], mv: Any) -> None:
     warn_row_order(before, after, qis, missing_values=mv)
 
 
-def _print_written(result: Any, method: str, k: int, out: str) -> None:
-    """What the suppression did, and where the data went."""
+def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> None:
+    """What the suppression did, and where the data went (on a lazy engine, what was
+    not checked there)."""
     from rich.markup import escape
 
     from microsdc.report.console import print_suppression_summary
@@ -362,74 +352,13 @@ def _print_written(result: Any, method: str, k: int, out: str) -> None:
         )
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
-    con.print(f"written: {escape(str(out))}")
-
-
-def _suppress_lazy(
-    file: str,
-    engine: str,
-    db_table: str | None,
-    qis: list[str],
-    k: int,
-    importance: str | None,
-    method: str,
-    policy: Any,
-    mv: Any,
-    strata: str | None,
-    drop: str | None,
-    out: str,
-    options: dict[str, Any],
-    sep: str | None = None,
-    encoding: str | None = None,
-) -> None:
-    """The suppress command on a lazy engine: the engine groups the rows by the key
-    variables, the greedy decides on the patterns, the engine writes the Parquet file."""
-    from microsdc.cli._engine import open_lazy, write_lazy
-
-    _refuse_record_options(engine, method, policy, options)
-    frame = open_lazy(file, engine, db_table, sep, encoding, out=out)
-    frame = _drop_and_bin_lazy(
-        frame, _dropped(drop, qis), parse_bins(options.get("bins") or ()), mv
-    )
-    announce_compile("risk", "suppression")
-    from microsdc.suppression import local_suppression
-
-    with progress("microsdc suppress") as bar, report_warnings():
-        task = bar.add_task(f"grouping by the key variables and suppressing ({engine})", total=2)
-        import narwhals as nw
-
-        names = nw.from_native(frame).collect_schema().names()
-        result = local_suppression(
-            frame,
-            qis,
-            k,
-            importance=_priorities(_importance(importance), names),
-            strata=parse_list(strata, "--strata") or None,
-            missing=policy,
-            missing_values=mv,
-            accept_rare_values=bool(options.get("accept_rare_values")),
+    if engine != "pandas":
+        con.print(
+            f"{count(result.n_rows, 'record')} in "
+            f"{count(result.n_patterns, 'distinct key combination')} "
+            f"({engine}). Not checked here: whether other columns give blanked values back "
+            "(that needs the records; see microsdc.recoverable_cells)."
         )
-        from microsdc.data.quality import warn_suspect_key_texts
-        from microsdc.suppression.result import LazySuppressionResult
-
-        assert isinstance(result, LazySuppressionResult)
-        pats = result.patterns  # every pattern wherever a key variable is text
-        warn_suspect_key_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
-        bar.update(task, advance=1, description=f"writing {out} ({engine})")
-        write_lazy(result.data, out)
-        bar.update(task, advance=1)
-    from microsdc.report.console import print_suppression_summary
-
-    con = console()
-    print_suppression_summary(con, result)
-    con.print(
-        f"{count(result.n_rows, 'record')} in "
-        f"{count(result.n_patterns, 'distinct key combination')} "
-        f"({engine}). Not checked here: whether other columns give blanked values back "
-        "(that needs the records; see microsdc.recoverable_cells)."
-    )
-    from rich.markup import escape
-
     con.print(f"written: {escape(str(out))}")
 
 
@@ -443,50 +372,3 @@ def _dropped(drop: str | None, qis: list[str]) -> list[str]:
             "variable is suppressed, not dropped (leave it out of --qi to drop it)"
         )
     return dropped
-
-
-def _refuse_record_options(engine: str, method: str, policy: Any, options: dict[str, Any]) -> None:
-    """Refuse, before a row is read, an option that needs the records in memory."""
-    from microsdc._core.policy import parse_policy
-    from microsdc.backends.capabilities import first_refusal, refusal_text
-
-    flags = {
-        "method": "--method",
-        "missing": "--missing",
-        "subject_id": "--subject-id",
-        "linked": "--linked",
-        "seed": "--seed",
-        DIS_SUDA_THRESHOLD.name: DIS_SUDA_THRESHOLD.flag,
-    }
-    if options.get("random_order"):
-        raise needs_records(engine, "Option --random-order")
-    passed = ("subject_id", "linked", "seed", DIS_SUDA_THRESHOLD.name)
-    refused = first_refusal(
-        {
-            "method": method,
-            "missing": parse_policy(policy, "microsdc suppress").label,
-            **{name: options.get(name) for name in passed},
-        }
-    )
-    if refused is not None:
-        entry, value = refused
-        advice = in_engine_advice(engine)
-        raise click.UsageError(
-            refusal_text(entry, value, flags[entry.param], flags, "Option", advice)
-        )
-
-
-def _drop_and_bin_lazy(
-    frame: Any, dropped: list[str], bands: list[tuple[str, float]], mv: Any
-) -> Any:
-    """``frame`` without the ``--drop`` columns and with the ``--bin`` columns in bands,
-    in the engine."""
-    if dropped:
-        import narwhals as nw
-
-        from microsdc._validation import check_columns
-        from microsdc.cli._engine import lazy_stand_in
-
-        check_columns(lazy_stand_in(frame), dropped, "drop", "microsdc suppress")
-        frame = nw.from_native(frame).drop(*dropped).to_native()
-    return bin_lazy(frame, bands, mv, "microsdc suppress")
