@@ -48,7 +48,8 @@ class JobInput(Protocol):
 
     def label(self, step: str) -> str:
         """What the progress display says while ``step`` runs (``read``, ``recode``,
-        ``suppression``, a release-method step, ``risk_after``, ``write``)."""
+        ``swapping``, ``risk_swapped``, ``suppression``, a release-method step,
+        ``continuous``, ``risk_after``, ``write``): only the steps this input can run."""
 
     def read(self) -> Any:
         """The input, checked, without the columns never used (``variables.drop``)."""
@@ -56,7 +57,9 @@ class JobInput(Protocol):
     def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
         """``[recode]`` applied to ``raw``, and the audit's notes of it."""
 
-    def first_risks(self, raw: Any, data: Any, timed: Timed) -> tuple[dict[str, Any], Any]:
+    def first_risks(
+        self, raw: Any, data: Any, timed: Timed
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """The risk of the file as read and, with ``[recode]``, after recoding (else
         None), each measured as a step under ``timed``."""
 

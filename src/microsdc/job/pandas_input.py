@@ -204,6 +204,7 @@ class PandasInput:
             "risk_swapped": "measuring risk (after swapping)",
             "suppression": "local suppression",
             "swapping": "swapping households",
+            "continuous": "measuring the continuous variables",
             "risk_after": "measuring risk (after)",
             "write": "writing files",
             **METHOD_LABELS,

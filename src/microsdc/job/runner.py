@@ -148,7 +148,7 @@ def _release_methods(
         released = current
         method_figs["continuous"] = timed(
             "continuous",
-            "measuring the continuous variables",
+            source.label("continuous"),
             lambda: continuous_measures(cfg, reference, released),
         )
     return current, method_figs
