@@ -22,6 +22,7 @@ from microsdc.job.audit import sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
+from microsdc.job.measures import hellinger, value_labels
 from microsdc.job.steps import as_read
 
 if TYPE_CHECKING:
@@ -243,8 +244,7 @@ def _value_counts(table: pd.DataFrame, col: str, mv: list[Any]) -> tuple[pd.Seri
     from microsdc.encode import missing_mask
 
     miss = np.asarray(missing_mask(table[col], mv), dtype=bool)
-    values = table[col].astype(object).where(~miss, None).astype(str)
-    values[miss] = "\x00missing"
+    values = value_labels(table[col], miss)
     return table["records"].groupby(values.to_numpy()).sum(), miss
 
 
@@ -260,7 +260,6 @@ def describe_engine(
     after; ``cells`` is the cells blanked per key variable (the only change an engine
     job makes)."""
     import numpy as np
-    import pandas as pd
 
     mv = list(cfg.missing_values)
     roles = column_roles(cfg)
@@ -285,12 +284,7 @@ def describe_engine(
     for col in map(str, cfg.quasi_identifiers):
         vb, miss_b = _value_counts(before.table, col, mv)
         va, miss_a = _value_counts(after.table, col, mv)
-        both = pd.concat([vb.rename("b"), va.rename("a")], axis=1).fillna(0)
-        if n:
-            p, q = both["b"].to_numpy() / n, both["a"].to_numpy() / n
-            hell = float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
-        else:
-            hell = 0.0
+        hell = hellinger(vb, va, n)
         observed = int(rec_b[~miss_b].sum())
         n_cat_b = int(before.table[col][~miss_b].nunique())
         keys.append(

@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "describe_variables",
+    "hellinger",
     "intruder_of",
     "measure_risk",
     "missing_values_of",
     "pram_risk",
+    "value_labels",
 ]
 
 
@@ -40,6 +42,28 @@ def _changed_cells(before: pd.Series, after: pd.Series) -> int:
         a = after.to_numpy(dtype=object)[both]
         differ[both] = np.array([str(x) != str(y) for x, y in zip(b, a, strict=True)], dtype=bool)
     return int(differ.sum())
+
+
+def value_labels(values: pd.Series, missing: np.ndarray) -> pd.Series:
+    """``values`` as text, the missing ones (``missing``) as one category of their own: the
+    distribution :func:`hellinger` compares."""
+    out = values.astype(object).where(~missing, None).astype(str)
+    out[missing] = "\x00missing"
+    return out
+
+
+def hellinger(before: pd.Series, after: pd.Series, n: int) -> float:
+    """The Hellinger distance between two distributions of ``n`` records, each given as
+    records per value: ``sqrt(sum((sqrt(p) - sqrt(q)) ** 2) / 2)``, 0 for no change (and
+    for no records), 1 for disjoint distributions."""
+    import numpy as np
+    import pandas as pd
+
+    both = pd.concat([before.rename("b"), after.rename("a")], axis=1).fillna(0)
+    if not n:
+        return 0.0
+    p, q = both["b"].to_numpy() / n, both["a"].to_numpy() / n
+    return float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
 
 
 def describe_variables(
@@ -87,9 +111,6 @@ def describe_variables(
         ``sqrt(sum((sqrt(p) - sqrt(q)) ** 2) / 2)``, 0 for no change, 1 for
         disjoint distributions.
     """
-    import numpy as np
-    import pandas as pd
-
     from microsdc.encode import missing_mask
 
     mv = list(cfg.missing_values)
@@ -126,19 +147,11 @@ def describe_variables(
         miss_raw = missing_mask(raw[col], mv)
         miss_b = missing_mask(start[col], mv)
         miss_a = missing_mask(final[col], mv)
-        b = start[col].astype(object).where(~miss_b, None).astype(str)
-        a = final[col].astype(object).where(~miss_a, None).astype(str)
-        b[miss_b] = "\x00missing"
-        a[miss_a] = "\x00missing"
-        n = len(start)
-        table = pd.concat(
-            [b.value_counts().rename("b"), a.value_counts().rename("a")], axis=1
-        ).fillna(0)
-        if n:
-            p, q = table["b"].to_numpy() / n, table["a"].to_numpy() / n
-            hell = float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
-        else:
-            hell = 0.0
+        hell = hellinger(
+            value_labels(start[col], miss_b).value_counts(),
+            value_labels(final[col], miss_a).value_counts(),
+            len(start),
+        )
         observed = int((~miss_b).sum())
         suppressed = int((~miss_b & miss_a).sum())
         keys.append(
