@@ -708,6 +708,9 @@ def load_job(path: str | Path, *, check_files: bool = True) -> JobConfig:
 
     Raises
     ------
+    InvalidParameterError
+        If ``path`` is not a file path (str or os.PathLike) or ``check_files``
+        not a bool.
     JobFileError
         If the file cannot be read (missing, a folder, not UTF-8) or its content
         is invalid; see :func:`parse_job`.

@@ -16,25 +16,27 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from microsdc.job.audit import JobResult, audit_header, audit_outputs, finish_job, sha256_file
+from microsdc.job.audit import sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
-from microsdc.job.steps import ProgressDisplay, as_read, risk_stage, step_timer
+from microsdc.job.inputs import METHOD_LABELS, Timed
+from microsdc.job.measures import hellinger, value_labels
+from microsdc.job.steps import as_read
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
 __all__ = [
+    "EngineInput",
     "Patterns",
     "columns_of",
     "describe_engine",
     "engine_not_computed",
     "measure_risk_engine",
     "open_input",
-    "run_engine_job",
     "sha256_input",
     "suppress_engine",
 ]
@@ -181,7 +183,7 @@ def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> An
 
 
 def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
-    """:func:`microsdc.job.runner.measure_risk` from the distinct key combinations.
+    """:func:`microsdc.job.measures.measure_risk` from the distinct key combinations.
 
     Every figure that depends on a record only through its key combination
     (and the weight sum of the combination) is the same as on pandas; the
@@ -242,8 +244,7 @@ def _value_counts(table: pd.DataFrame, col: str, mv: list[Any]) -> tuple[pd.Seri
     from microsdc.encode import missing_mask
 
     miss = np.asarray(missing_mask(table[col], mv), dtype=bool)
-    values = table[col].astype(object).where(~miss, None).astype(str)
-    values[miss] = "\x00missing"
+    values = value_labels(table[col], miss)
     return table["records"].groupby(values.to_numpy()).sum(), miss
 
 
@@ -255,11 +256,10 @@ def describe_engine(
     after: Patterns,
     cells: dict[str, int],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`microsdc.job.runner.describe_variables` from the key combinations before and
+    """:func:`microsdc.job.measures.describe_variables` from the key combinations before and
     after; ``cells`` is the cells blanked per key variable (the only change an engine
     job makes)."""
     import numpy as np
-    import pandas as pd
 
     mv = list(cfg.missing_values)
     roles = column_roles(cfg)
@@ -284,12 +284,7 @@ def describe_engine(
     for col in map(str, cfg.quasi_identifiers):
         vb, miss_b = _value_counts(before.table, col, mv)
         va, miss_a = _value_counts(after.table, col, mv)
-        both = pd.concat([vb.rename("b"), va.rename("a")], axis=1).fillna(0)
-        if n:
-            p, q = both["b"].to_numpy() / n, both["a"].to_numpy() / n
-            hell = float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
-        else:
-            hell = 0.0
+        hell = hellinger(vb, va, n)
         observed = int(rec_b[~miss_b].sum())
         n_cat_b = int(before.table[col][~miss_b].nunique())
         keys.append(
@@ -415,131 +410,125 @@ def _check_output(cfg: JobConfig) -> None:
         raise cfg.error("output", f"cannot be used: {exc}.") from None
 
 
-def _risk_before(
-    cfg: JobConfig, read: Any, frame: Any, timed: Callable[[str, str, Callable[[], Any]], Any]
-) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
-    """The key patterns protection starts from (after recoding), the risk of the file as
-    read ("before") and the audit's first ``risk.steps`` (as read, after recoding)."""
-    engine = cfg.engine
-    start = timed(
-        "risk_before",
-        f"grouping by the key variables ({engine})",
-        lambda: _checked_patterns(frame, cfg),
-    )
-    recoded = before = measure_risk_engine(start, cfg)
-    if cfg.recode:  # "before" is the risk of the file as read
+class EngineInput:
+    """:class:`microsdc.job.inputs.JobInput` of a job whose rows stay in the engine of
+    ``input.engine``: every figure comes from the distinct key combinations
+    (:class:`Patterns`); the steps that need the records are refused when the job is
+    read (:mod:`microsdc.job.engine_checks`)."""
+
+    #: the binning (the risk as read, measured after it, is not counted)
+    recode_steps = 1
+
+    def __init__(self, cfg: JobConfig) -> None:
+        self.cfg = cfg
+        self.columns: list[str] = []  # of the input, as read
+        self.start: Patterns | None = None  # protection starts from them (after recoding)
+        self.end: Patterns | None = None  # of the last frame measured
+        self.cells: dict[str, int] = {}  # blanked per key variable
+
+    def check(self) -> None:
+        """The output data file is not among the input's files."""
+        _check_output(self.cfg)
+
+    def label(self, step: str) -> str:
+        """What the progress display says while ``step`` runs."""
+        cfg, engine = self.cfg, self.cfg.engine
+        labels = {
+            "read": f"opening {cfg.input_path.name} ({engine})",
+            "recode": f"binning {', '.join(r.column for r in cfg.recode)} ({engine})",
+            "suppression": f"local suppression ({engine})",
+            "pram": f"{METHOD_LABELS['pram']} ({engine})",
+            "risk_after": f"measuring risk (after, {engine})",
+            "write": f"writing {cfg.output.data.name} ({engine})",
+        }
+        return labels[step]
+
+    def read(self) -> Any:
+        """The lazy frame (:func:`open_input`)."""
+        frame, self.columns = open_input(self.cfg)
+        return frame
+
+    def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
+        """:func:`recode_engine`."""
+        notes: list[dict[str, Any]] = []
+        return recode_engine(self.cfg, raw, notes), notes
+
+    def first_risks(
+        self, raw: Any, data: Any, timed: Timed
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The patterns protection starts from (after recoding) first, then, with
+        ``[recode]``, the risk of the file as read."""
+        cfg, engine = self.cfg, self.cfg.engine
+        self.start = start = timed(
+            "risk_before",
+            f"grouping by the key variables ({engine})",
+            lambda: _checked_patterns(data, cfg),
+        )
+        recoded = measure_risk_engine(start, cfg)
+        if not cfg.recode:
+            return recoded, None
         before = timed(
             "risk_read",
             f"grouping by the key variables as read ({engine})",
-            lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(read, cfg), cfg)),
+            lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(raw, cfg), cfg)),
         )
-    stages = [risk_stage("read", before)]
-    if cfg.recode:
-        stages.append(risk_stage("recode", recoded))
-    return start, before, stages
+        return before, recoded
 
+    def measure(self, data: Any) -> dict[str, Any]:
+        """:func:`measure_risk_engine` of the patterns of ``data`` (kept for the end)."""
+        self.end = Patterns(data, self.cfg)
+        return measure_risk_engine(self.end, self.cfg)
 
-def _pram_step(cfg: JobConfig, frame: Any, timed: Any) -> tuple[Any, dict[str, Any] | None]:
-    """The job's ``[pram]`` step inside the engine, if it has one: the lazy release and
-    its figures (the call and figures of the pandas route,
-    :func:`microsdc.job.methods.run_method`); else ``frame`` and None."""
-    if "pram" not in cfg.steps:
-        return frame, None
-    from microsdc.job.methods import run_method
+    def swap(self, data: Any, on_progress: Any) -> NoReturn:
+        """Never: swapping is refused when the job is read."""
+        raise AssertionError("record swapping needs the records; refused when the job is read")
 
-    return timed(
-        "pram",
-        f"PRAM of categorical variables ({cfg.engine})",
-        lambda: run_method(cfg, "pram", frame),
-    )
+    def suppress(
+        self, data: Any, progress: Callable[[int, int], None] | None
+    ) -> tuple[Any, dict[str, Any]]:
+        """:func:`suppress_engine`; the cells blanked per key variable kept."""
+        assert self.start is not None  # measured first
+        released, figures, self.cells = suppress_engine(self.cfg, data, self.start, progress)
+        return released, figures
 
+    def pram_risk(self, before: Any, after: Any) -> None:
+        """Not measured: it needs the records."""
+        return None
 
-def run_engine_job(
-    cfg: JobConfig,
-    *,
-    write: bool,
-    display: ProgressDisplay,
-    now: Any,
-    started: float,
-) -> JobResult:
-    """:func:`microsdc.job.run_job` for a job with ``input.engine`` (called by it)."""
+    def release(self, final: Any, origin: np.ndarray | None) -> tuple[Any, np.ndarray | None]:
+        """As it is: the engine keeps the rows in its order."""
+        return final, origin
 
-    from microsdc.io.engines import write_parquet
+    def intruder(
+        self, data: Any, final: Any, origin: np.ndarray | None, suppression: Any
+    ) -> dict[str, Any]:
+        """The headline from the distinct patterns (:func:`_intruder`)."""
+        assert self.start is not None
+        return _intruder(self.cfg, self.start, suppression)
 
-    _check_output(cfg)
-    timings: list[dict[str, Any]] = []
-    notes: list[dict[str, str]] = []
-    suppress = "suppression" in cfg.steps
-    n_steps = 4 + sum(map(bool, (suppress, write, cfg.recode, "pram" in cfg.steps)))
-    engine = cfg.engine
-    with display(n_steps) as step:
-        timed = step_timer(step, cfg, timings, notes)
-
-        frame, all_columns = timed(
-            "read", f"opening {cfg.input_path.name} ({engine})", lambda: open_input(cfg)
-        )
-        recode_notes: list[dict[str, Any]] = []
-        read = frame
-        if cfg.recode:
-            frame = timed(
-                "recode",
-                f"binning {', '.join(r.column for r in cfg.recode)} ({engine})",
-                lambda: recode_engine(cfg, read, recode_notes),
-            )
-        start, before, stages = _risk_before(cfg, read, frame, timed)
-        final = frame
-        sup_fig = None
-        cells: dict[str, int] = {}
-        if suppress:
-            records = step.records()
-            final, sup_fig, cells = timed(
-                "suppression",
-                f"local suppression ({engine})",
-                lambda: suppress_engine(cfg, frame, start, records),
-            )
-        final, pram_fig = _pram_step(cfg, final, timed)
-        end = timed("risk_after", f"measuring risk (after, {engine})", lambda: Patterns(final, cfg))
-        after = measure_risk_engine(end, cfg)
-        ran = [name for name in ("suppression", "pram") if name in cfg.steps]
-        if ran:
-            stages.append(risk_stage(ran[-1], after))
+    def describe(
+        self, data: Any, final: Any, origin: np.ndarray | None
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """:func:`describe_engine` from the patterns before and after."""
+        assert self.start is not None and self.end is not None
         released = columns_of(final)
-        variables, key_variables = describe_engine(cfg, all_columns, released, start, end, cells)
-        audit: dict[str, Any] = {
-            **audit_header(
-                cfg,
-                now,
-                {
-                    "sha256": sha256_input(cfg),
-                    "n_records": start.n_records,
-                    "n_columns": len(released),
-                },
-            ),
-            "recode": recode_notes,
-            "variables": variables,
-            "key_variables": key_variables,
-            "risk": {"before": before, "after": after, "steps": stages},
-            **_intruder(cfg, start, sup_fig),
-            "suppression": sup_fig,
-            "swapping": None,
-            **({"pram": pram_fig} if pram_fig is not None else {}),
-            "not_computed": engine_not_computed(cfg),
-            "warnings": notes,
-            "timings": timings,
-            "outputs": audit_outputs(cfg),
+        return describe_engine(self.cfg, self.columns, released, self.start, self.end, self.cells)
+
+    def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
+        """The input's SHA-256 (:func:`sha256_input`), records and released columns."""
+        assert self.start is not None
+        return {
+            "sha256": sha256_input(self.cfg),
+            "n_records": self.start.n_records,
+            "n_columns": len(columns_of(final)),
         }
-        html, written, release = finish_job(
-            cfg,
-            audit,
-            timed,
-            step,
-            write,
-            (
-                f"writing {cfg.output.data.name} ({engine})",
-                lambda path: write_parquet(final, str(path)),
-            ),
-            started,
-        )
-    return JobResult(
-        config=cfg, data=final, audit=audit, report_html=html, written=written, release=release
-    )
+
+    def not_computed(self) -> dict[str, Any]:
+        """The audit's ``not_computed`` (:func:`engine_not_computed`)."""
+        return {"not_computed": engine_not_computed(self.cfg)}
+
+    def write(self, final: Any, path: Path) -> None:
+        """The release as Parquet, written by the engine."""
+        from microsdc.io.engines import write_parquet
+
+        write_parquet(final, str(path))

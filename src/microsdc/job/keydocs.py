@@ -9,6 +9,9 @@ from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD
 #: The default of this key is shown from :func:`default_of` (the library's, or the job's).
 DERIVED = "derived"
 
+#: The seed of the steps that draw (PRAM, noise): default and meaning.
+_DRAWS_SEED = ("none (fresh)", "Seed of the draws; kept out of the audit record and report.")
+
 #: What each table and key of :data:`SCHEMA` means: dotted name -> (default, description).
 #: The default is ``None`` for a required key and for a table. ``"*"`` stands for any
 #: column name. The job-file reference of the documentation is generated from
@@ -291,7 +294,7 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "[]",
         "Ordered variables (numbers, dates) that move only to the next category up or down.",
     ),
-    "pram.seed": ("none (fresh)", "Seed of the draws; kept out of the audit record and report."),
+    "pram.seed": _DRAWS_SEED,
     "microaggregation": (
         None,
         "Microaggregation of numeric variables (`microsdc.microaggregate`); weighted by "
@@ -324,7 +327,7 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "none",
         'Aggregates recomputed from their noisy components: `income = ["wage", "pension"]`.',
     ),
-    "noise.seed": ("none (fresh)", "Seed of the draws; kept out of the audit record and report."),
+    "noise.seed": _DRAWS_SEED,
     "output": ("", "Where the job writes."),
     "output.random_order": (
         DERIVED,

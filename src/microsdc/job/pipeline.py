@@ -249,7 +249,7 @@ class Release:
         the same order)."""
         if not self._base.output.random_order:
             return self._data, self._origin
-        from microsdc.job.runner import in_random_order
+        from microsdc.job.pandas_input import in_random_order
 
         return in_random_order(self._data, self._origin)
 
@@ -420,7 +420,7 @@ class Release:
         return self._start
 
     def _record(self, step: str, result: Any, parameters: Mapping[str, Any]) -> None:
-        from microsdc.job.runner import pram_risk
+        from microsdc.job.measures import pram_risk
         from microsdc.job.stepfigures import suppression_figures
 
         self._started()
@@ -429,10 +429,10 @@ class Release:
         cfg = self._config()
         if step == "suppression":
             if "swapping" in self._sections:  # the risk between the two steps, as a job
-                from microsdc.job.runner import measure_risk
+                from microsdc.job.measures import measure_risk
 
                 self._between = measure_risk(before, cfg)
-            from microsdc.job.runner import warn_row_order
+            from microsdc.job.pandas_input import warn_row_order
 
             if not cfg.output.random_order:  # else the rows leave their order
                 warn_row_order(cfg, before, result.data)
@@ -601,7 +601,7 @@ class Release:
     # --- the audit record and the report -------------------------------------------
 
     def _risk(self, cfg: JobConfig) -> dict[str, Any]:
-        from microsdc.job.runner import measure_risk
+        from microsdc.job.measures import measure_risk
         from microsdc.job.steps import as_read, risk_stage
 
         before = as_read(cfg, lambda: measure_risk(self._raw, cfg))
@@ -661,7 +661,7 @@ class Release:
             was recorded (a job refuses ``variables.compare_by`` so).
         """
         from microsdc.job.audit import audit_header
-        from microsdc.job.runner import describe_variables, intruder_of
+        from microsdc.job.measures import describe_variables, intruder_of
 
         cfg = self._config()
         t0 = time.perf_counter()

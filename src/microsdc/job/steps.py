@@ -59,7 +59,7 @@ def as_read(cfg: JobConfig, measure: Callable[[], Any]) -> Any:
 
 def risk_stage(step: str, figures: dict[str, Any]) -> dict[str, Any]:
     """One entry of the audit's ``risk.steps``: the risk after ``step`` ("read" for the
-    file as read), from the full figures of :func:`microsdc.job.runner.measure_risk`."""
+    file as read), from the full figures of :func:`microsdc.job.measures.measure_risk`."""
     return {"step": step, **{key: figures[key] for key in RISK_STAGE_KEYS}}
 
 
