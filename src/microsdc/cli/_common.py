@@ -500,9 +500,12 @@ def parse_qi(value: str) -> list[str]:
 
 
 def k_option(help: str) -> Any:
-    """``-k``, the k of k-anonymity (at least 1, default 3), worded by ``help``."""
+    """``-k``, the k of k-anonymity (at least 1, default
+    :data:`~microsdc.risk.kanonymity.DEFAULT_K`), worded by ``help``."""
+    from microsdc.risk.kanonymity import DEFAULT_K
+
     return click.option(
-        "-k", "k", type=click.IntRange(min=1), default=3, show_default=True, help=help
+        "-k", "k", type=click.IntRange(min=1), default=DEFAULT_K, show_default=True, help=help
     )
 
 

@@ -32,6 +32,7 @@ from microsdc.postrandomisation import pram
 from microsdc.postrandomisation.params import MISSING as PRAM_MISSING
 from microsdc.recoding import bottom_code, group_categories, merge_rare_categories, top_code
 from microsdc.risk import check_k_anonymity, l_diversity, suda
+from microsdc.risk.kanonymity import DEFAULT_K
 from microsdc.risk.ldiversity import KINDS
 from microsdc.suppression.local import local_suppression
 from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD, METHODS
@@ -241,7 +242,7 @@ SCHEMA: dict[str, Any] = {
             lambda v: _is_int(v) and v >= 1,
             "an integer >= 1",
             param=(check_k_anonymity, "k"),
-            default=3,
+            default=DEFAULT_K,
         ),
         "missing": _Key(
             _is_policy,

@@ -33,6 +33,7 @@ from microsdc.risk.frequencies import (
 )
 
 __all__ = [
+    "DEFAULT_K",
     "PatternFrequencies",
     "check_k_anonymity",
     "frequencies_for",
@@ -41,6 +42,11 @@ __all__ = [
     "sample_frequencies",
     "share_weighted_support",
 ]
+
+
+#: The k that the command line (``-k``) and a job (``risk.k``) protect to when none is
+#: given. The library's functions take k without a default.
+DEFAULT_K = 3
 
 
 def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
