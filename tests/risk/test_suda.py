@@ -379,3 +379,16 @@ def test_tuple_column_names_and_an_array_of_labels() -> None:
     assert res.msus == {0: [{("q", 0): 1, ("q", 1): 1}], 4: [{("q", 0): 3}, {("q", 1): 3}]}
     # r1 is unique on q1 = 2 alone (weight 1! = 1); r0 on both (0! = 1); r4 twice on one
     assert res.scores["suda"].tolist() == [1.0, 1.0, 0.0, 0.0, 2.0]
+
+
+def test_polars_and_pyarrow_frames_are_searched_and_a_lazy_frame_refused() -> None:
+    pl = pytest.importorskip("polars")
+    df = pd.DataFrame({"a": [1, 2, 2, 3, 3], "b": ["x", "x", "y", "y", "y"]})
+    expected = suda(df, ["a", "b"], msus_of=[0, 1])
+    eager = pl.from_pandas(df)
+    for frame in (eager, eager.to_arrow()):
+        res = suda(frame, ["a", "b"], msus_of=[0, 1])
+        pd.testing.assert_frame_equal(res.scores, expected.scores)
+        assert res.msus == expected.msus == {0: [{"a": 1}], 1: [{"a": 2, "b": "x"}]}
+    with pytest.raises(InvalidParameterError, match=r"needs the rows in memory.*\.collect\(\)"):
+        suda(eager.lazy(), ["a", "b"])

@@ -204,8 +204,11 @@ def suda(
 
     Parameters
     ----------
-    df : pandas.DataFrame of shape (n_rows, n_columns)
-        The microdata. Never modified.
+    df : pandas.DataFrame of shape (n_rows, n_columns), or a polars DataFrame or pyarrow Table
+        The microdata. Never modified. A polars ``DataFrame`` or pyarrow ``Table`` is
+        searched as its pandas conversion (records numbered from 0), and the result's
+        frames are pandas frames. A lazy frame (polars ``LazyFrame``, DuckDB relation,
+        Spark DataFrame) is refused with how to collect it: the search needs the records.
     quasi_identifiers : list of column names
         Key variables, categorical (bin numeric ones first); at most 62. One or two
         are fine (no dummy columns are added).
@@ -258,9 +261,10 @@ def suda(
     Raises
     ------
     InvalidParameterError
-        If ``df`` is not a DataFrame, the key list is empty, repeats a name or has
-        more than 62 names, ``max_msu`` is not an int >= 1, ``dis_fraction`` is not
-        in (0, 1) (as a dict: misses a stratum, or is given without strata),
+        If ``df`` is not a DataFrame (or is a lazy frame), the key list is empty,
+        repeats a name or has more than 62 names, ``max_msu`` is not an int >= 1,
+        ``dis_fraction`` is not in (0, 1) (as a dict: misses a stratum, or is given
+        without strata),
         ``missing`` is unknown, ``original_scores`` is not a bool, ``threads`` is not
         1 or 2, or ``msus_of`` names a row label that is not in the index (or the
         index repeats a label it names).
@@ -319,6 +323,11 @@ def suda(
     >>> res.variable_contributions["contribution"].round(1).tolist()
     [16.7, 41.7, 41.7]
     """
+    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory; lazy refused
+        from microsdc.backends.eager import call_in_memory
+
+        result: SudaResult = call_in_memory(suda, locals())
+        return result
     check_frame(df, "df", FUNC)
     rule = _check_missing(missing)
     check_bool(original_scores, "original_scores", FUNC)
