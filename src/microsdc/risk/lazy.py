@@ -171,15 +171,11 @@ def check_k_anonymity_lazy(
     ``DataFrame`` for a ``LazyFrame``, a pyarrow ``Table`` for a DuckDB relation):
     it has one row per distinct key combination, so it is small.
     """
-    import narwhals as nw
-
-    func = "check_k_anonymity"
-    k = check_int(k, "k", func, min_value=1)
-    policy = parse_policy(missing, func)
-    nwf = nw.from_native(df)
-    cols, w = check_inputs(nwf, quasi_identifier_cols, weights, backend, func)
-    _table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
-    return _lazy_summary(freqs, k, backend)
+    n_at_risk, summary, _ = risk_frame(
+        df, backend, quasi_identifier_cols, k, missing=missing, weights=weights,
+        missing_values=missing_values, func="check_k_anonymity", join=False,
+    )  # fmt: skip
+    return n_at_risk, summary
 
 
 def _lazy_summary(freqs: Any, k: int, backend: Backend) -> tuple[int, Any]:
