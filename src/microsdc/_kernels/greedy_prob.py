@@ -16,7 +16,7 @@ Each table slot also carries the weight of the records still waiting, each
 multiplied by the product of its shares over ``b - C``: the support that a
 pattern observed on ``C`` would give them. That is what a candidate's new
 pattern adds to the records still at risk, the greedy's tie-break. Weights
-are stored in fixed point (``SCALE``).
+are stored in fixed point (:data:`~microsdc._kernels.masktables.SCALE`).
 
 Before a candidate is counted, cheaper counts may rule it out. The
 count of a pattern can only fall when a column is added to it (each factor
@@ -42,30 +42,21 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from microsdc._kernels.hashtable import add, grow_rows, reserve
+from microsdc._kernels.hashtable import grow_rows, reserve
 from microsdc._kernels.masktables import (
-    MHEAD,
     MROWS,
-    MTHEAD,
     MVAL,
-    TC,
-    TNEXT,
-    agrees,
-    fill_key,
+    begin_row,
+    candidate_blanks,
     init_state,
-    mask_lookup,
-    move_row,
-    read_table,
-    register_table,
-    table_id,
+    move_counted,
+    share_product,
+    support_from,
+    waiting_rows,
 )
 
 __all__ = ["greedy_probabilistic"]
 
-#: Fixed-point scale of the waiting weights kept in the hash table.
-SCALE = float(1 << 20)
-#: Masks with at most this many records are scanned instead of tabulated.
-_SCAN_MAX = 16
 #: The records of a mask are scanned the first this many times a (mask, columns) pair is
 #: asked for (dense registry), then the pair is tabulated: many are never asked again.
 _BUILD_AFTER = 2
@@ -235,97 +226,8 @@ def _list_count(lc, lb, lw, size, a_set, shares, vals):  # pragma: no cover - nu
     for t in range(size):
         if a_set & ~lc[t]:
             continue
-        f += lw[t] * _share_product(shares, vals, a_set & lb[t])
+        f += lw[t] * share_product(shares, vals, a_set & lb[t])
     return f
-
-
-@numba.njit(cache=True, nogil=True)
-def _share_product(shares, vals, cols):  # pragma: no cover - numba
-    """Product of ``shares[j, vals[j]]`` over the columns of the bit set ``cols``."""
-    f = 1.0
-    j = 0
-    while cols:
-        if cols & 1:
-            f *= shares[j, vals[j]]
-        cols >>= 1
-        j += 1
-    return f
-
-
-@numba.njit(cache=True, nogil=True)
-def _scaled(weight, shares, vals, cols):  # pragma: no cover - numba
-    if weight == 0.0:
-        return 0
-    return np.int64(np.rint(weight * _share_product(shares, vals, cols) * SCALE))
-
-
-@numba.njit(cache=True, nogil=True)
-def _update_tables(
-    ht, meta, key, mk, td, mid, vals, d0, wait, shares, word_of, mult
-):  # pragma: no cover - numba
-    """Add ``d0`` records and the waiting weight ``wait`` (a float) under ``vals`` in every
-    table of mask ``mid``, the weight times the shares of the columns each table drops."""
-    b = mk[mid, MVAL]
-    t = mk[mid, MTHEAD]
-    while t >= 0:
-        cols = td[t, TC]
-        fill_key(key, t + 1, vals, cols, word_of, mult)
-        add(ht, meta, key, d0, _scaled(wait, shares, vals, b & ~cols))
-        t = td[t, TNEXT]
-
-
-# ``data`` is the tuple (codes, rnext, pending, wt, shares, word_of, mult): the rows, the
-# record lists of the masks, the weight of each row still waiting, the records each row
-# stands for, the shares of the values and the key layout.
-
-
-@numba.njit(cache=True, nogil=True)
-def _support_from(
-    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out
-):  # pragma: no cover
-    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, scaled waiting
-    weight, work); the rows read are added to the work. Builds table number ``n_tables`` when
-    the pair is new and returns True then."""
-    codes, rnext, pending, wt, shares, word_of, mult = data
-    dense = reg.shape[1] > 0
-    drop = mk[mid, MVAL] & ~cols
-    tid = table_id(ht, reg, key, mk, mid, cols)
-    m = codes.shape[1]
-    if tid < 0:
-        row_vals = np.empty(m, dtype=np.int64)
-        scan = mk[mid, MROWS] <= _SCAN_MAX
-        if dense and not scan and -1 - tid < _BUILD_AFTER:
-            # a pair asked for the first times is scanned: many are never asked again
-            reg[mid, cols] = tid - 1
-            scan = True
-        out[2] += mk[mid, MROWS]
-        if scan:
-            c0 = 0
-            c1 = 0
-            s = mk[mid, MHEAD]
-            while s >= 0:
-                if agrees(codes, s, cols, vals):
-                    c0 += wt[s]
-                    for j in range(m):
-                        row_vals[j] = codes[s, j]
-                    c1 += _scaled(pending[s], shares, row_vals, drop)
-                s = rnext[s]
-            out[0] = c0
-            out[1] = c1
-            return False
-        tid = n_tables
-        register_table(ht, meta, reg, key, mk, td, mid, cols, tid)
-        s = mk[mid, MHEAD]
-        while s >= 0:
-            for j in range(m):
-                row_vals[j] = codes[s, j]
-            fill_key(key, tid + 1, row_vals, cols, word_of, mult)
-            add(ht, meta, key, wt[s], _scaled(pending[s], shares, row_vals, drop))
-            s = rnext[s]
-        read_table(ht, key, tid, vals, cols, word_of, mult, out)
-        return True
-    read_table(ht, key, tid, vals, cols, word_of, mult, out)
-    return False
 
 
 @numba.njit(cache=True, nogil=True)
@@ -345,7 +247,7 @@ def _support_all(
     the walk also stops once the count cannot reach ``stop`` (res[0] then holds
     a bound below it). Returns the new number of tables.
     """
-    shares = data[4]
+    shares = data[6]
     present, morder, mweight, ub = walk
     q = 0.0
     p = 0.0
@@ -368,7 +270,7 @@ def _support_all(
                 common >>= 1
                 j += 1
             if lim > 0:
-                ub[mid] = lim * _share_product(shares, vals, a_set & ~b)
+                ub[mid] = lim * share_product(shares, vals, a_set & ~b)
                 rem += ub[mid]
         if rem < stop - _MARGIN:
             res[0] = rem
@@ -402,10 +304,12 @@ def _support_all(
                 j += 1
             if miss:
                 continue
-        if _support_from(ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out):
-            n_tables += 1
+        cols = a_set & b  # the columns the target and mask b both observe
+        n_tables = support_from(
+            ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out, shares, _BUILD_AFTER
+        )
         if out[0] > 0:
-            q += out[0] * _share_product(shares, vals, a_set & ~b)
+            q += out[0] * share_product(shares, vals, a_set & ~b)
         p += out[1]
     res[0] = q
     res[1] = p
@@ -471,17 +375,12 @@ def greedy_probabilistic(
     blanked : ndarray of shape (r,), int64, column mask blanked in each processed row
     """
     n, m = codes.shape
-    full = (1 << m) - 1
-    key = np.zeros(n_words + 1, dtype=np.int64)
     vals = np.empty(m, dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)  # records, scaled waiting weight, work of the walks
     res = np.zeros(2, dtype=np.float64)
-    pending = np.zeros(n, dtype=np.float64)
-    for oi in range(order.shape[0]):
-        pending[order[oi]] = weight[oi]
-    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
-    data = (codes, rnext, pending, wt, shares, word_of, mult)
-    td = np.full((64, 3), -1, dtype=np.int64)
+    pending = waiting_rows(n, order, weight)
+    ht, meta, key, mk, n_masks, rnext, rprev, rmask, reg, td = init_state(codes, n_words)
+    data = (codes, rnext, pending, wt, word_of, mult, shares)
     n_tables = 0
     tol = 1e-9
     max_card = shares.shape[1]
@@ -529,13 +428,7 @@ def greedy_probabilistic(
             morder = np.argsort(-mk[:n_masks, MROWS], kind="mergesort")
         r = order[oi]
         obs = rmask[r]
-        for j in range(m):
-            vals[j] = codes[r, j]
-        mid1 = mask_lookup(ht, key, obs, full)
-        if pending[r] > 0.0:
-            ht = reserve(ht, meta, n_tables + 1)
-            _update_tables(ht, meta, key, mk, td, mid1, vals, 0, -pending[r], shares, word_of, mult)
-            pending[r] = 0.0
+        ht = begin_row(ht, meta, key, mk, td, rmask, vals, r, n_tables, data, shares)
         if obs == 0:
             continue
         wasted = 0  # work of the walks of this row that failed
@@ -548,8 +441,8 @@ def greedy_probabilistic(
         best_class = -1
         p0 = 0.0
         for ci in range(-1, candidates.shape[0]):
-            s_set = 0 if ci < 0 else candidates[ci]
-            if s_set & ~obs:
+            s_set = candidate_blanks(candidates, ci, obs)
+            if s_set < 0:
                 continue
             if best_class >= 0 and cand_class[ci] != best_class:
                 break
@@ -604,8 +497,6 @@ def greedy_probabilistic(
             chosen = obs  # no subset reaches k: blank the whole row
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen (it waits no more: weight 0)
-        ht = reserve(ht, meta, n_tables + 2)
-        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], 0.0, shares, word_of, mult)
         ptab = _tally_row(cnt1, ptab, pidx, vals, -wt[r], base, pairs)
         if present.shape[0] > 0:
             b2 = obs & ~chosen
@@ -616,11 +507,10 @@ def greedy_probabilistic(
                     present[obs, j, vals[j]] -= wt[r]
                     if (b2 >> j) & 1:
                         present[b2, j, vals[j]] += wt[r]
-        mk, reg, mid2, n_masks = move_row(
-            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid1, chosen, full
+        ht, mk, reg, mid2, n_masks = move_counted(
+            ht, meta, key, mk, td, reg, n_masks, rprev, rmask, vals, r, chosen, n_tables, data
         )
         ptab = _tally_row(cnt1, ptab, pidx, vals, wt[r], base, pairs)
         if mid2 >= morder.shape[0]:
             morder = np.append(morder, mid2)
-        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0.0, shares, word_of, mult)
     return blanked

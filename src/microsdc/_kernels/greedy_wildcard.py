@@ -25,22 +25,17 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from microsdc._kernels.hashtable import add, grow_rows, reserve
+from microsdc._kernels.hashtable import grow_rows, reserve
 from microsdc._kernels.masktables import (
-    MHEAD,
     MROWS,
-    MTHEAD,
     MVAL,
-    TC,
-    TNEXT,
-    agrees,
-    fill_key,
+    begin_row,
+    candidate_blanks,
     init_state,
     mask_lookup,
-    move_row,
-    read_table,
-    register_table,
-    table_id,
+    move_counted,
+    support_from,
+    waiting_rows,
 )
 
 __all__ = ["KIND", "NO_BACKGROUND", "greedy_suppress", "support_many"]
@@ -50,9 +45,6 @@ KIND = {"wildcard": 0, "alpha": 1, "category": 2, "conservative": 3}
 
 #: ``bg`` and ``bg_radix`` of :func:`greedy_suppress` when no record lies outside ``codes``.
 NO_BACKGROUND = (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64))
-
-#: Masks with at most this many records are scanned instead of tabulated.
-SMALL_MASK = 16
 
 
 # --------------------------------------------------------------------------- conservative
@@ -194,64 +186,10 @@ def _conservative_ok(codes, r, newvals, catcount, k, idx, wt):  # pragma: no cov
 
 # --------------------------------------------------------------------------- support
 # The support helpers take the hash table and mask tables (ht, meta, reg, key, mk, td),
-# which grow and are replaced as the greedy runs, and ``data``, the tuple (codes, rnext,
-# pending, wt, word_of, mult) that stays the same objects for a whole run: the rows, the
-# record lists of the masks, the weight of each row still waiting, the records each row
-# stands for and the key layout. The tuple is built once per kernel call, not per
-# candidate.
-
-
-@numba.njit(cache=True, nogil=True)
-def _update_tables(ht, meta, key, mk, td, mid, vals, d0, d1, word_of, mult):  # pragma: no cover
-    """Add (d0, d1) to the key of ``vals`` in every table of mask ``mid``."""
-    t = mk[mid, MTHEAD]
-    while t >= 0:
-        fill_key(key, t + 1, vals, td[t, TC], word_of, mult)
-        add(ht, meta, key, d0, d1)
-        t = td[t, TNEXT]
-
-
-@numba.njit(cache=True, nogil=True)
-def _support_from(
-    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out
-):  # pragma: no cover
-    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, pending weight).
-
-    Row s stands for ``wt[s]`` identical records.
-
-    Builds table number ``n_tables`` when the pair is new and returns True in
-    that case. Capacity (hash slots, ``td`` rows) is reserved by the caller.
-    """
-    codes, rnext, pending, wt, word_of, mult = data
-    tid = table_id(ht, reg, key, mk, mid, cols)
-    m = codes.shape[1]
-    if tid < 0:
-        if mk[mid, MROWS] <= SMALL_MASK:
-            c0 = 0
-            c1 = 0
-            s = mk[mid, MHEAD]
-            while s >= 0:
-                if agrees(codes, s, cols, vals):
-                    c0 += wt[s]
-                    c1 += pending[s]
-                s = rnext[s]
-            out[0] = c0
-            out[1] = c1
-            return False
-        tid = n_tables
-        register_table(ht, meta, reg, key, mk, td, mid, cols, tid)
-        row_vals = np.empty(m, dtype=np.int64)
-        s = mk[mid, MHEAD]
-        while s >= 0:
-            for j in range(m):
-                row_vals[j] = codes[s, j]
-            fill_key(key, tid + 1, row_vals, cols, word_of, mult)
-            add(ht, meta, key, wt[s], pending[s])
-            s = rnext[s]
-        read_table(ht, key, tid, vals, cols, word_of, mult, out)
-        return True
-    read_table(ht, key, tid, vals, cols, word_of, mult, out)
-    return False
+# which grow and are replaced as the greedy runs, and ``data``, the tuple of
+# :func:`~microsdc._kernels.masktables.support_from` (without shares: the waiting weights
+# are integers) that stays the same objects for a whole run. The tuple is built once per
+# kernel call, not per candidate.
 
 
 @numba.njit(cache=True, nogil=True)
@@ -260,7 +198,7 @@ def _support_all(
 ):  # pragma: no cover - numba
     """Wildcard support of (a_set, vals): out3 = (all rows, complete rows, pending rows).
 
-    ``out3`` has 5 slots, the last two are scratch. Returns the new number of tables.
+    ``out3`` has 6 slots, the last three are scratch. Returns the new number of tables.
     """
     out = out3[3:]
     q = 0
@@ -270,8 +208,9 @@ def _support_all(
         if mk[mid, MROWS] == 0:
             continue
         b = mk[mid, MVAL]
-        if _support_from(ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out):
-            n_tables += 1
+        n_tables = support_from(
+            ht, meta, reg, key, mk, td, mid, a_set & b, vals, data, n_tables, out
+        )
         q += out[0]
         p += out[1]
         if b == full:
@@ -286,16 +225,14 @@ def _support_all(
 def _pattern_count(
     ht, meta, reg, key, mk, td, b, cols, vals, data, n_tables, full, out
 ):  # pragma: no cover - numba
-    """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight),
-    (0, 0) when no row has mask ``b``. Returns the new number of tables."""
+    """Rows of mask ``b`` agreeing with ``vals`` on ``cols``: out = (records, pending weight,
+    work), (0, 0) when no row has mask ``b``. Returns the new number of tables."""
     mid = mask_lookup(ht, key, b, full)
     if mid < 0 or mk[mid, MROWS] == 0:
         out[0] = 0
         out[1] = 0
         return n_tables
-    if _support_from(ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out):
-        n_tables += 1
-    return n_tables
+    return support_from(ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out)
 
 
 # --------------------------------------------------------------------------- the greedy
@@ -361,16 +298,12 @@ def greedy_suppress(
     """
     n, m = codes.shape
     full = (1 << m) - 1
-    key = np.zeros(n_words + 1, dtype=np.int64)
     vals = np.empty(m, dtype=np.int64)
-    out = np.zeros(2, dtype=np.int64)
-    out3 = np.zeros(5, dtype=np.int64)
-    pending = np.zeros(n, dtype=np.int64)
-    for oi in range(order.shape[0]):
-        pending[order[oi]] = weight[oi]
-    ht, meta, mk, n_masks, rnext, rprev, rmask, reg = init_state(codes, full, key)
+    out = np.zeros(3, dtype=np.int64)
+    out3 = np.zeros(6, dtype=np.int64)
+    pending = waiting_rows(n, order, weight)
+    ht, meta, key, mk, n_masks, rnext, rprev, rmask, reg, td = init_state(codes, n_words)
     data = (codes, rnext, pending, wt, word_of, mult)
-    td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     max_card = 1
     for j in range(m):
@@ -389,14 +322,7 @@ def greedy_suppress(
             progress[0] = oi
         r = order[oi]
         obs = rmask[r]
-        for j in range(m):
-            vals[j] = codes[r, j]
-        mid1 = mask_lookup(ht, key, obs, full)
-        if pending[r]:
-            w_r = pending[r]
-            pending[r] = 0
-            ht = reserve(ht, meta, n_tables + 1)
-            _update_tables(ht, meta, key, mk, td, mid1, vals, np.int64(0), -w_r, word_of, mult)
+        ht = begin_row(ht, meta, key, mk, td, rmask, vals, r, n_tables, data)
         if obs == 0:
             continue
         chosen = -1
@@ -404,8 +330,8 @@ def greedy_suppress(
         best_size = -1
         p0 = 0
         for ci in range(-1, candidates.shape[0]):
-            s_set = 0 if ci < 0 else candidates[ci]
-            if s_set & ~obs:
+            s_set = candidate_blanks(candidates, ci, obs)
+            if s_set < 0:
                 continue
             if best_size >= 0 and cand_size[ci] > best_size:
                 break
@@ -501,16 +427,13 @@ def greedy_suppress(
             chosen = obs  # no subset reaches k: blank the whole row
         blanked[oi] = chosen
         # move row r from mask obs to mask obs & ~chosen
-        ht = reserve(ht, meta, n_tables + 2)
-        _update_tables(ht, meta, key, mk, td, mid1, vals, -wt[r], np.int64(0), word_of, mult)
         if kind == 3:
             for j in range(m):
                 if (chosen >> j) & 1:
                     catcount[j, codes[r, j]] -= wt[r]
-        mk, reg, mid2, n_masks = move_row(
-            ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid1, chosen, full
+        ht, mk, reg, _, n_masks = move_counted(
+            ht, meta, key, mk, td, reg, n_masks, rprev, rmask, vals, r, chosen, n_tables, data
         )
-        _update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], np.int64(0), word_of, mult)
     return blanked
 
 
@@ -519,12 +442,10 @@ def support_many(codes, targets, word_of, mult, n_words, wt):  # pragma: no cove
     """Wildcard support of each target row among the rows of ``codes`` (row s counts ``wt[s]``)."""
     n, m = codes.shape
     full = (1 << m) - 1
-    key = np.zeros(n_words + 1, dtype=np.int64)
     pending = np.zeros(n, dtype=np.int64)
-    out3 = np.zeros(5, dtype=np.int64)
-    ht, meta, mk, n_masks, rnext, _rprev, _rmask, reg = init_state(codes, full, key)
+    out3 = np.zeros(6, dtype=np.int64)
+    ht, meta, key, mk, n_masks, rnext, _rprev, _rmask, reg, td = init_state(codes, n_words)
     data = (codes, rnext, pending, wt, word_of, mult)
-    td = np.full((64, 3), -1, dtype=np.int64)
     n_tables = np.int64(0)
     res = np.zeros(targets.shape[0], dtype=np.int64)
     vals = np.empty(m, dtype=np.int64)

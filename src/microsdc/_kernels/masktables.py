@@ -33,10 +33,14 @@ __all__ = [
     "MROWS",
     "MTHEAD",
     "MVAL",
+    "SCALE",
+    "SMALL_MASK",
     "TC",
     "TMASK",
     "TNEXT",
     "agrees",
+    "begin_row",
+    "candidate_blanks",
     "enter_mask",
     "fill_key",
     "fill_meta_key",
@@ -45,16 +49,26 @@ __all__ = [
     "link",
     "mask_id",
     "mask_lookup",
+    "move_counted",
     "move_row",
     "read_table",
     "register_table",
     "row_mask",
+    "share_product",
+    "support_from",
     "table_id",
     "unlink",
+    "update_tables",
+    "waiting_rows",
+    "waiting_weight",
 ]
 
 #: Up to this many columns the (mask, column set) -> table registry is a dense array.
 DENSE_BITS = 10
+#: Masks with at most this many records are scanned instead of tabulated.
+SMALL_MASK = 16
+#: Fixed-point scale of the waiting weights stored when shares are given.
+SCALE = float(1 << 20)
 
 # columns of the per-mask array mk
 MVAL, MHEAD, MROWS, MTHEAD = 0, 1, 2, 3
@@ -215,11 +229,14 @@ def move_row(
 
 
 @numba.njit(cache=True, nogil=True)
-def init_state(codes, full, key):  # pragma: no cover - numba
-    """Hash table, masks and record lists of the rows of ``codes``, no count table yet.
+def init_state(codes, n_words):  # pragma: no cover - numba
+    """Hash table, masks and record lists of the rows of ``codes``, no count table yet; keys
+    of ``n_words`` words (see :func:`key_layout`).
 
-    Returns ``ht, meta, mk, n_masks, rnext, rprev, rmask, reg``."""
+    Returns ``ht, meta, key, mk, n_masks, rnext, rprev, rmask, reg, td`` (``key``: scratch)."""
     n, m = codes.shape
+    full = (1 << m) - 1
+    key = np.zeros(n_words + 1, dtype=np.int64)
     cap = 16
     while cap < 4 * (n + 8):
         cap *= 2
@@ -238,7 +255,17 @@ def init_state(codes, full, key):  # pragma: no cover - numba
         mid, n_masks = mask_id(ht, meta, mk, n_masks, b, full, key)
         link(mk, rnext, rprev, mid, i)
     reg = np.full((mk.shape[0], (1 << m) if m <= DENSE_BITS else 0), -1, dtype=np.int64)
-    return ht, meta, mk, n_masks, rnext, rprev, rmask, reg
+    td = np.full((64, 3), -1, dtype=np.int64)
+    return ht, meta, key, mk, n_masks, rnext, rprev, rmask, reg, td
+
+
+@numba.njit(cache=True, nogil=True)
+def waiting_rows(n, order, weight):  # pragma: no cover - numba
+    """The weight each of ``n`` rows waits with: ``weight[i]`` for row ``order[i]``, else 0."""
+    pending = np.zeros(n, dtype=weight.dtype)
+    for oi in range(order.shape[0]):
+        pending[order[oi]] = weight[oi]
+    return pending
 
 
 # --------------------------------------------------------------------------- tables
@@ -274,3 +301,157 @@ def read_table(ht, key, tid, vals, cols, word_of, mult, out):  # pragma: no cove
     """out = the two counts of table ``tid`` under the values ``vals`` on ``cols``."""
     fill_key(key, tid + 1, vals, cols, word_of, mult)
     lookup2(ht, key, out)
+
+
+# --------------------------------------------------------------------------- supports
+#
+# ``data`` is the tuple (codes, rnext, pending, wt, word_of, mult, ...): the rows, the
+# record lists of the masks, the weight of each row still waiting, the records each row
+# stands for and the key layout, the same objects for a whole run (a kernel may append
+# its own). ``shares`` (m x categories, float64), when given, are the shares of the
+# values: each waiting weight is then stored times the shares of the values its table
+# drops, in fixed point (``SCALE``); None (the default) stores the weights as they are.
+
+
+@numba.njit(cache=True, nogil=True)
+def share_product(shares, vals, cols):  # pragma: no cover - numba
+    """Product of ``shares[j, vals[j]]`` over the columns of the bit set ``cols``."""
+    f = 1.0
+    j = 0
+    while cols:
+        if cols & 1:
+            f *= shares[j, vals[j]]
+        cols >>= 1
+        j += 1
+    return f
+
+
+@numba.njit(cache=True, nogil=True)
+def waiting_weight(wait, shares, vals, drop):  # pragma: no cover - numba
+    """What a record waiting with weight ``wait`` and values ``vals`` adds to the second count
+    of a table that drops the columns ``drop`` of its mask: ``wait`` itself without
+    ``shares``, else ``wait`` times the shares of its values on ``drop``, in fixed point."""
+    if shares is None:
+        return wait
+    if wait == 0.0:
+        return 0
+    return np.int64(np.rint(wait * share_product(shares, vals, drop) * SCALE))
+
+
+@numba.njit(cache=True, nogil=True)
+def update_tables(
+    ht, meta, key, mk, td, mid, vals, d0, wait, shares, word_of, mult
+):  # pragma: no cover - numba
+    """Add ``d0`` records and the waiting weight ``wait`` under ``vals`` in every table of
+    mask ``mid`` (see :func:`waiting_weight`)."""
+    b = mk[mid, MVAL]
+    t = mk[mid, MTHEAD]
+    while t >= 0:
+        cols = td[t, TC]
+        fill_key(key, t + 1, vals, cols, word_of, mult)
+        add(ht, meta, key, d0, waiting_weight(wait, shares, vals, b & ~cols))
+        t = td[t, TNEXT]
+
+
+@numba.njit(cache=True, nogil=True)
+def support_from(
+    ht, meta, reg, key, mk, td, mid, cols, vals, data, n_tables, out, shares=None, build_after=0
+):  # pragma: no cover - numba
+    """Rows of mask ``mid`` agreeing with ``vals`` on ``cols``: out = (records, waiting weight,
+    work); the rows read are added to the work.
+
+    Row s stands for ``wt[s]`` identical records. Builds table number
+    ``n_tables`` when the pair is new and returns the new number of tables; with
+    the dense registry, a new pair is scanned the first ``build_after`` times it
+    is asked for (many are never asked again). Capacity (hash slots, ``td``
+    rows) is reserved by the caller.
+    """
+    codes, rnext, pending, wt, word_of, mult = data[0], data[1], data[2], data[3], data[4], data[5]
+    tid = table_id(ht, reg, key, mk, mid, cols)
+    if tid >= 0:
+        read_table(ht, key, tid, vals, cols, word_of, mult, out)
+        return n_tables
+    m = codes.shape[1]
+    drop = mk[mid, MVAL] & ~cols
+    scan = mk[mid, MROWS] <= SMALL_MASK
+    if reg.shape[1] > 0 and not scan and -1 - tid < build_after:
+        reg[mid, cols] = tid - 1
+        scan = True
+    out[2] += mk[mid, MROWS]
+    if scan:
+        if shares is not None:
+            row_vals = np.empty(m, dtype=np.int64)
+        c0 = 0
+        c1 = 0
+        s = mk[mid, MHEAD]
+        while s >= 0:
+            if agrees(codes, s, cols, vals):
+                c0 += wt[s]
+                if shares is None:
+                    c1 += pending[s]
+                else:  # the values of the row weigh it
+                    for j in range(m):
+                        row_vals[j] = codes[s, j]
+                    c1 += waiting_weight(pending[s], shares, row_vals, drop)
+            s = rnext[s]
+        out[0] = c0
+        out[1] = c1
+        return n_tables
+    tid = n_tables
+    register_table(ht, meta, reg, key, mk, td, mid, cols, tid)
+    row_vals = np.empty(m, dtype=np.int64)
+    s = mk[mid, MHEAD]
+    while s >= 0:
+        for j in range(m):
+            row_vals[j] = codes[s, j]
+        fill_key(key, tid + 1, row_vals, cols, word_of, mult)
+        add(ht, meta, key, wt[s], waiting_weight(pending[s], shares, row_vals, drop))
+        s = rnext[s]
+    read_table(ht, key, tid, vals, cols, word_of, mult, out)
+    return n_tables + 1
+
+
+@numba.njit(cache=True, nogil=True)
+def begin_row(
+    ht, meta, key, mk, td, rmask, vals, r, n_tables, data, shares=None
+):  # pragma: no cover - numba
+    """Row r's turn: ``vals`` = its values, and it waits no more (its waiting weight leaves
+    the tables of its mask). Returns ``ht`` (grown when needed)."""
+    codes, pending, word_of, mult = data[0], data[2], data[4], data[5]
+    m = codes.shape[1]
+    for j in range(m):
+        vals[j] = codes[r, j]
+    mid = mask_lookup(ht, key, rmask[r], (1 << m) - 1)
+    if pending[r] != 0:
+        ht = reserve(ht, meta, n_tables + 1)
+        update_tables(ht, meta, key, mk, td, mid, vals, 0, -pending[r], shares, word_of, mult)
+        pending[r] = 0
+    return ht
+
+
+@numba.njit(cache=True, nogil=True)
+def candidate_blanks(candidates, ci, obs):  # pragma: no cover - numba
+    """The cells candidate ``ci`` blanks in a row observing the columns ``obs``: none for
+    ``ci = -1`` (the row as it is), -1 when the candidate blanks a column the row lacks."""
+    s_set = 0 if ci < 0 else candidates[ci]
+    return -1 if s_set & ~obs else s_set
+
+
+@numba.njit(cache=True, nogil=True)
+def move_counted(
+    ht, meta, key, mk, td, reg, n_masks, rprev, rmask, vals, r, chosen, n_tables, data
+):  # pragma: no cover - numba
+    """:func:`move_row` with the count tables: row r, whose turn has come (it waits no more,
+    see :func:`begin_row`), takes its records out of the tables of its mask and into those
+    of the mask of the cells it keeps. Returns ``ht`` (grown when needed), ``mk``, ``reg``,
+    the new mask id and ``n_masks``."""
+    codes, rnext, wt, word_of, mult = data[0], data[1], data[3], data[4], data[5]
+    full = (1 << codes.shape[1]) - 1
+    mid = mask_lookup(ht, key, rmask[r], full)
+    ht = reserve(ht, meta, n_tables + 2)
+    update_tables(ht, meta, key, mk, td, mid, vals, -wt[r], 0, None, word_of, mult)
+    mk, reg, mid2, n_masks = move_row(
+        ht, meta, key, mk, reg, n_masks, rnext, rprev, rmask, codes, vals, r, mid, chosen, full
+    )
+    update_tables(ht, meta, key, mk, td, mid2, vals, wt[r], 0, None, word_of, mult)
+    return ht, mk, reg, mid2, n_masks

@@ -72,42 +72,24 @@ def _refuse(option: str, why: str, value: Any) -> InvalidParameterError:
 
 
 def _check(
-    names: list[str],
-    qi: Any,
-    k: Any,
-    importance: Any,
-    combs: Any,
-    strata: Any,
-    missing: Any,
-    method: Any,
-    subject_id: Any,
-    missing_values: Any,
-    time_limit: Any,
-    linked: Any,
+    names: list[str], missing_values: Any, **options: Any
 ) -> tuple[Policy, list[Hashable], list[tuple[int, int]], Any, Any, list[Hashable]]:
-    """The checks of the pandas route against the schema, in the same order, then the
-    options that need the records. No row is read."""
+    """The checks of the pandas route (:func:`~microsdc.suppression.params.check_call`, given
+    its parameters by name) against the schema, in the same order, then the options that
+    need the records. No row is read."""
     from microsdc.suppression.params import check_call
 
     stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
-    checked = check_call(
-        stand_in,
-        qi,
-        k,
-        importance,
-        combs,
-        strata,
-        missing,
-        method,
-        time_limit,
-        linked,
-        subject_id,
-        values=False,
-    )
+    checked = check_call(stand_in, **options, values=False)
     policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
     check_missing_values_columns(missing_values, names, _FUNC)
     refused = first_refusal(
-        {"method": method, "missing": policy.label, "subject_id": subject_id, "linked": linked}
+        {
+            "method": method,
+            "missing": policy.label,
+            "subject_id": options["subject_id"],
+            "linked": options["linked"],
+        }
     )
     if refused is not None:
         entry, value = refused
@@ -300,8 +282,9 @@ def local_suppression_lazy(
     nwf = nw.from_native(df)
     names = [str(c) for c in _schema(nwf).names()]
     policy, cols, jobs_spec, k_report, imp, strata_cols = _check(
-        names, qi, k, importance, combs, strata, missing, method, subject_id, missing_values,
-        time_limit, linked,
+        names, missing_values, qi=qi, k=k, importance=importance, combs=combs, strata=strata,
+        missing=missing, method=method, time_limit=time_limit, linked=linked,
+        subject_id=subject_id,
     )  # fmt: skip
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     DIS_FRACTION.check(dis_fraction, _FUNC)

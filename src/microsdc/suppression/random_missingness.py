@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -114,23 +116,13 @@ def min_missingness_max_deid(
     >>> round(p, 2), n_at_risk, int(out.isna().sum().sum())
     (6.82, 0, 4)
     """
+    arguments = dict(locals())  # the parameters by name, as given
     if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(min_missingness_max_deid, locals())
+        return call_in_memory(min_missingness_max_deid, arguments)
     from microsdc.data.blank import blank_cells
     from microsdc.risk.linked import warn_recoverable
 
-    search = random_missingness_codes(
-        df,
-        QI,
-        k,
-        maximum_missingness,
-        excluded_features,
-        step,
-        n_random_trials,
-        seed,
-        missing=missing,
-        missing_values=missing_values,
-    )
+    search = random_missingness_codes(**arguments)
     out = blank_cells(df, search.columns, search.blank)
     warn_recoverable(df, out, search.columns, missing_values=missing_values)
     return out, search.percent, search.n_at_risk
@@ -164,33 +156,29 @@ class RandomMissingness:
         return (self.codes < 0) & (self.codes_before >= 0)
 
 
-def random_missingness_codes(
-    df: pd.DataFrame,
-    QI: Sequence[Hashable],
-    k: int,
-    maximum_missingness: float = 25,
-    excluded_features: Sequence[Hashable] | None = None,
-    step: float = 0.001,
-    n_random_trials: int = 25,
-    seed: SeedLike = None,
-    *,
-    missing: MissingPolicy = "wildcard",
-    missing_values: MissingValues = None,
-) -> RandomMissingness:
-    """The search of :func:`min_missingness_max_deid` on codes: same parameters and
-    errors, no frame built and no read-back check (for callers that do both)."""
+def random_missingness_codes(*args: Any, **kwargs: Any) -> RandomMissingness:
+    """The search of :func:`min_missingness_max_deid` on codes: its parameters (bound to its
+    signature, defaults included) and errors, no frame built and no read-back check (for
+    callers that do both)."""
+    call = inspect.signature(min_missingness_max_deid).bind(*args, **kwargs)
+    call.apply_defaults()
+    a = call.arguments
+    df = a["df"]
     check_frame(df, "df", _FUNC)
-    k = check_int(k, "k", _FUNC, min_value=1)
-    maximum = check_number(maximum_missingness, "maximum_missingness", _FUNC, low=0, high=100)
-    step = check_number(step, "step", _FUNC, low=0, low_open=True)
-    trials = check_int(n_random_trials, "n_random_trials", _FUNC, min_value=1)
-    rng = check_random_state(seed, func=_FUNC)
-    policy = parse_policy(missing, _FUNC, suppression=True)
+    k = check_int(a["k"], "k", _FUNC, min_value=1)
+    maximum = check_number(a["maximum_missingness"], "maximum_missingness", _FUNC, low=0, high=100)
+    step = check_number(a["step"], "step", _FUNC, low=0, low_open=True)
+    trials = check_int(a["n_random_trials"], "n_random_trials", _FUNC, min_value=1)
+    rng = check_random_state(a["seed"], func=_FUNC)
+    policy = parse_policy(a["missing"], _FUNC, suppression=True)
     from microsdc.suppression.params import check_guarantee
 
     check_guarantee(policy, _FUNC)
-    cols = check_columns(df, QI, "QI", _FUNC)
-    excluded = check_columns(df, excluded_features, "excluded_features", _FUNC, allow_empty=True)
+    missing_values = a["missing_values"]
+    cols = check_columns(df, a["QI"], "QI", _FUNC)
+    excluded = check_columns(
+        df, a["excluded_features"], "excluded_features", _FUNC, allow_empty=True
+    )
     not_qi = [c for c in excluded if c not in set(cols)]
     if not_qi:
         raise InvalidParameterError(
