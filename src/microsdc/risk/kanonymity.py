@@ -134,23 +134,6 @@ def _aligned_weights(df: pd.DataFrame, weights: pd.Series, func: str) -> pd.Seri
     )
 
 
-def _prepare(
-    df: Any,
-    quasi_identifiers: Any,
-    *,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-    func: str,
-) -> tuple[EncodedQIs, Policy, np.ndarray | None]:
-    check_frame(df, "df", func)
-    policy = parse_policy(missing, func)
-    enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
-    check_weight_apart(weights, enc.columns, func)
-    w = _weights(df, weights, func)
-    return enc, policy, w
-
-
 def prepare_with_k(
     df: Any,
     quasi_identifiers: Any,
@@ -159,19 +142,21 @@ def prepare_with_k(
     weights: Any,
     missing_values: MissingValues,
     func: str,
-) -> tuple[int, EncodedQIs, Policy, np.ndarray | None]:
-    """``k`` checked (an int >= 1), then the frame, policy, encoded QIs and weights as
-    :func:`_prepare` checks them: the start of :func:`check_k_anonymity` and of
-    :func:`~microsdc.risk.safe_combinations.safe_combinations` on pandas."""
-    k = check_int(k, "k", func, min_value=1)
-    enc, policy, w = _prepare(
-        df,
-        quasi_identifiers,
-        missing=missing,
-        weights=weights,
-        missing_values=missing_values,
-        func=func,
-    )
+    *,
+    with_k: bool = True,
+) -> tuple[Any, EncodedQIs, Policy, np.ndarray | None]:
+    """``k`` checked (an int >= 1; not looked at when ``with_k`` is False), then the
+    frame, the policy, the encoded QIs and the weights, the errors naming ``func``: the
+    start of :func:`check_k_anonymity`,
+    :func:`~microsdc.risk.safe_combinations.safe_combinations` and (without k)
+    :func:`frequencies_for` on pandas."""
+    if with_k:
+        k = check_int(k, "k", func, min_value=1)
+    check_frame(df, "df", func)
+    policy = parse_policy(missing, func)
+    enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
+    check_weight_apart(weights, enc.columns, func)
+    w = _weights(df, weights, func)
     return k, enc, policy, w
 
 
@@ -184,13 +169,8 @@ def frequencies_for(
     func: str,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """``fk`` and ``Fk`` (None without weights) per record, the errors naming ``func``."""
-    enc, policy, w = _prepare(
-        df,
-        quasi_identifiers,
-        missing=missing,
-        weights=weights,
-        missing_values=missing_values,
-        func=func,
+    _, enc, policy, w = prepare_with_k(
+        df, quasi_identifiers, None, missing, weights, missing_values, func, with_k=False
     )
     return row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
 
