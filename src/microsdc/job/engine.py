@@ -416,8 +416,8 @@ class EngineInput:
     (:class:`Patterns`); the steps that need the records are refused when the job is
     read (:mod:`microsdc.job.engine_checks`)."""
 
-    #: the binning (the risk as read, measured after it, is not counted)
-    recode_steps = 1
+    #: the binning, and the grouping by the key variables as read
+    recode_steps = 2
 
     def __init__(self, cfg: JobConfig) -> None:
         self.cfg = cfg
