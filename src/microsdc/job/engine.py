@@ -22,7 +22,7 @@ from microsdc.job.audit import sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
-from microsdc.job.measures import hellinger, value_labels
+from microsdc.job.measures import hellinger, value_labels, variable_roles
 from microsdc.job.steps import as_read
 
 if TYPE_CHECKING:
@@ -252,27 +252,26 @@ def describe_engine(
     cfg: JobConfig,
     columns: list[str],
     released: list[str],
-    before: Patterns,
-    after: Patterns,
+    patterns: tuple[Patterns, Patterns, Patterns],
     cells: dict[str, int],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`microsdc.job.measures.describe_variables` from the key combinations before and
-    after; ``cells`` is the cells blanked per key variable (the only change an engine
-    job makes)."""
+    """:func:`microsdc.job.measures.describe_variables` from the key combinations as read,
+    before protection (after recoding) and after (``patterns``); ``cells`` is the cells
+    blanked per key variable (the only change an engine job makes)."""
     import numpy as np
 
+    from microsdc.encode import missing_mask
+
+    read, before, after = patterns
     mv = list(cfg.missing_values)
     roles = column_roles(cfg)
     variables = []
     for name in columns:
-        entry_roles = list(roles.get(name, [])) or ["other"]
         is_released = name in released
-        if not is_released:
-            entry_roles.append("dropped")
         variables.append(
             {
                 "name": name,
-                "roles": entry_roles,
+                "roles": variable_roles(cfg, roles, name, is_released),
                 "released": is_released,
                 "cells_changed": int(cells.get(name, 0)),
             }
@@ -286,12 +285,12 @@ def describe_engine(
         va, miss_a = _value_counts(after.table, col, mv)
         hell = hellinger(vb, va, n)
         observed = int(rec_b[~miss_b].sum())
-        n_cat_b = int(before.table[col][~miss_b].nunique())
+        miss_read = np.asarray(missing_mask(read.table[col], mv), dtype=bool)
         keys.append(
             {
                 "name": col,
-                "categories_input": n_cat_b,
-                "categories_before": n_cat_b,
+                "categories_input": int(read.table[col][~miss_read].nunique()),
+                "categories_before": int(before.table[col][~miss_b].nunique()),
                 "categories_after": int(after.table[col][~miss_a].nunique()),
                 "missing_before": int(rec_b[miss_b].sum()),
                 "missing_after": int(rec_a[miss_a].sum()),
@@ -422,6 +421,7 @@ class EngineInput:
     def __init__(self, cfg: JobConfig) -> None:
         self.cfg = cfg
         self.columns: list[str] = []  # of the input, as read
+        self.read_patterns: Patterns | None = None  # of the input as read (before recoding)
         self.start: Patterns | None = None  # protection starts from them (after recoding)
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
@@ -466,11 +466,17 @@ class EngineInput:
         )
         recoded = measure_risk_engine(start, cfg)
         if not cfg.recode:
+            self.read_patterns = start
             return recoded, None
+
+        def risk_as_read() -> dict[str, Any]:
+            self.read_patterns = Patterns(raw, cfg)
+            return measure_risk_engine(self.read_patterns, cfg)
+
         before = timed(
             "risk_read",
             f"grouping by the key variables as read ({engine})",
-            lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(raw, cfg), cfg)),
+            lambda: as_read(cfg, risk_as_read),
         )
         return before, recoded
 
@@ -510,9 +516,10 @@ class EngineInput:
         self, data: Any, final: Any, origin: np.ndarray | None
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """:func:`describe_engine` from the patterns before and after."""
-        assert self.start is not None and self.end is not None
+        assert self.read_patterns is not None and self.start is not None and self.end is not None
         released = columns_of(final)
-        return describe_engine(self.cfg, self.columns, released, self.start, self.end, self.cells)
+        patterns = (self.read_patterns, self.start, self.end)
+        return describe_engine(self.cfg, self.columns, released, patterns, self.cells)
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
         """The input's SHA-256 (:func:`sha256_input`), records and released columns."""
