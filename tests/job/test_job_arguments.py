@@ -101,3 +101,69 @@ def test_load_job_and_run_job_word_the_same_checks(tmp_path: Path) -> None:
             call()
         assert (info.value.func, info.value.param) == (func, param)
         assert str(info.value).startswith(f"The '{param}' parameter of {func} must be ")
+
+
+RELEASE_WRONG = [
+    # (keyword argument, value, the requirement the message states)
+    ("random_order", 1, "a bool"),
+    ("random_order", "yes", "a bool"),
+    ("title", 5, "a str"),
+    ("name", 5, "a str"),
+    ("risk_threshold", "x", "a real number in the range (0, 1]"),
+    ("risk_threshold", 0, "a real number in the range (0, 1]"),
+    ("risk_threshold", 1.5, "a real number in the range (0, 1]"),
+    ("missing_values", 5, "a list of values"),
+    ("missing_values", "NA", "a list of values"),  # not the codes 'N' and 'A'
+    ("l_diversity", 5, "one of {'distinct', 'entropy', 'recursive'}"),
+    ("l", "x", "an int >= 1"),
+    ("l", 0, "an int >= 1"),
+    ("c", "x", "a real number > 0"),
+    ("c", 0, "a real number > 0"),
+    (
+        "missing",
+        "bogus",
+        "one of 'wildcard', 'category', 'probabilistic', 'conservative' or a real number "
+        "alpha in [0, 1]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("param", "value", "requirement"), RELEASE_WRONG)
+def test_release_checks_its_settings_when_made(param: str, value: Any, requirement: str) -> None:
+    """Before: accepted (``random_order=1``, ``title=5``, ``missing_values="NA"`` read as
+    two codes), a bare TypeError or ValueError, or an error naming risk_summary at the
+    first measure."""
+    import pandas as pd
+
+    from microsdc.job import Release
+
+    df = pd.DataFrame({"sex": ["f", "m", "f", "f"], "age": [30, 40, 30, 30]})
+    with pytest.raises(InvalidParameterError) as info:
+        Release(df, ["sex", "age"], **{param: value})
+    assert (info.value.func, info.value.param) == ("Release", param)
+    assert str(info.value) == (
+        f"The '{param}' parameter of Release must be {requirement}. Got {value!r} instead."
+    )
+
+
+def test_release_takes_valid_settings() -> None:
+    import pandas as pd
+
+    from microsdc.job import Release
+
+    df = pd.DataFrame({"sex": ["f", "m", "f", "f"], "age": [30, -9, 30, 30]})
+    release = Release(
+        df,
+        ["sex", "age"],
+        k=2,
+        missing=0.5,
+        missing_values=np.array([-9]),
+        l_diversity="recursive",
+        l=2,
+        c=np.float64(2.0),
+        risk_threshold=1,
+        title="t",
+        name="n.csv",
+        random_order=np.bool_(True),
+    )
+    assert release.audit()["risk"]["before"]["n_records"] == 4
