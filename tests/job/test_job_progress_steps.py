@@ -124,7 +124,8 @@ def test_engine_job_steps_and_their_count(root: Path, engine: str) -> None:
     ]
     assert log[0] == len(log) - 1
     with_recode = _progress(root, engine, '["risk", "suppression"]', RECODE, True)
-    assert with_recode[1:] == [
+    assert with_recode == [
+        8,
         f"opening survey.parquet ({engine})",
         f"binning age ({engine})",
         f"grouping by the key variables ({engine})",
@@ -134,3 +135,75 @@ def test_engine_job_steps_and_their_count(root: Path, engine: str) -> None:
         "drawing the report",
         f"writing survey_anonymised.parquet ({engine})",
     ]
+    assert with_recode[0] == len(with_recode) - 1  # the grouping as read counted too
+
+
+#: the sections of each step beyond risk, for the combinations below
+SECTIONS = {
+    "suppression": '[suppression]\nimportance = ["sex", "region", "age"]\n',
+    "pram": PRAM,
+    "swapping": '[swapping]\nswaprate = 0.2\nrisk_variables = ["sex"]\nseed = 1\n',
+    "microaggregation": '[microaggregation]\nvariables = ["income"]\nk = 3\n',
+    "noise": '[noise]\nvariables = ["income"]\nseed = 4\n',
+}
+
+COMBINATIONS = [
+    ("risk",),
+    ("risk", "suppression"),
+    ("risk", "pram"),
+    ("risk", "suppression", "pram"),
+    ("risk", "swapping"),
+    ("risk", "swapping", "suppression"),
+    ("risk", "microaggregation"),
+    ("risk", "suppression", "noise"),
+    ("risk", "swapping", "suppression", "pram", "microaggregation", "noise"),
+]
+
+#: what an engine input runs (the others are refused when the job is read)
+ENGINE_STEPS = {"risk", "suppression", "pram"}
+
+
+def _job_text(engine: str, steps: tuple[str, ...], recode: bool) -> str:
+    line = f'engine = "{engine}"' if engine else ""
+    households = 'household_id = "hid"\nhierarchy = ["region"]\n' if "swapping" in steps else ""
+    return (
+        f"steps = {list(steps)!r}\n".replace("'", '"')
+        + f'[input]\npath = "survey.parquet"\n{line}\n'
+        + f'[variables]\nquasi_identifiers = ["region", "sex", "age"]\n{households}\n'
+        + (RECODE if recode else "")
+        + '[risk]\nk = 2\nmissing = "wildcard"\n'
+        + "".join(SECTIONS[s] for s in steps if s in SECTIONS)
+    )
+
+
+RUNS = [
+    pytest.param(engine, steps, id=f"{engine or 'pandas'}-{'+'.join(steps)}")
+    for engine in ("", "duckdb", "polars")
+    for steps in COMBINATIONS
+    if not engine or set(steps) <= ENGINE_STEPS
+]
+
+
+@pytest.mark.parametrize(("recode", "write"), [(False, False), (True, True), (True, False)])
+@pytest.mark.parametrize(("engine", "steps"), RUNS)
+def test_every_step_shown_is_counted_once(
+    root: Path, engine: str, steps: tuple[str, ...], recode: bool, write: bool
+) -> None:
+    """Whatever the steps, the input, the recoding and the writing: the display is told
+    as many steps as it is then shown, each description once."""
+    if engine:
+        pytest.importorskip(engine)
+        pytest.importorskip("narwhals")
+    data = pd.read_parquet(root / "survey.parquet")
+    data["hid"] = np.arange(len(data)) // 3
+    data["region"] = data.groupby("hid")["region"].transform("first")  # one area each
+    data["income"] = np.random.default_rng(2).gamma(2.0, 900.0, len(data)).round(2)
+    data.to_parquet(root / "survey.parquet", index=False)
+    job = root / "job.toml"
+    job.write_text(_job_text(engine, steps, recode), encoding="utf-8")
+    log: list[object] = []
+    run_job(load_job(job), write=write, output_dir=root / "out", progress_display=_display(log))
+    shown = log[1:]
+    assert log[0] == len(shown)
+    assert len(set(shown)) == len(shown)  # no description twice
+    assert ("writing" in str(shown[-1])) is write

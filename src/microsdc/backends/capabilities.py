@@ -123,6 +123,12 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         "microaggregation", None, "microaggregation groups the records themselves in memory"
     ),
     NeedsRecords("noise", None, "noise is drawn record by record in memory"),
+    NeedsRecords(
+        "random_order",
+        None,
+        "the released rows are put in a new order (sorted by a hash of their values) in "
+        "memory; the engine writes them in the input's order",
+    ),
 )
 
 

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from microsdc._validation import check_bool, check_callable, check_path
+from microsdc._validation import check_bool, check_callable, check_instance, check_path
 from microsdc.exceptions import JobFileError
 from microsdc.job.engine_checks import check_engine
 from microsdc.job.recode_spec import RecodeSpec, check_recode
@@ -270,6 +270,9 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
 
     Raises
     ------
+    InvalidParameterError
+        If ``text`` is not a str, ``source`` not a file path (str or os.PathLike)
+        or ``check_files`` not a bool.
     JobFileError
         For invalid TOML, an unknown key, a value of the wrong type, a missing
         required key or section, inconsistent settings, or a missing input
@@ -292,6 +295,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
     ...     print(exc)  # doctest: +ELLIPSIS
     job.toml, line 2: Unknown key 'swaprate'. Keys allowed in the top level: input, ...
     """
+    _check_parse_arguments(text, source, check_files)
     source = Path(source)
     data = _load_toml(text, source)
     lines = key_lines(text)
@@ -368,6 +372,22 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         max_msu=risk.get("max_msu"),
         compare_by=variables.get("compare_by"),
     )
+
+
+def _check_parse_arguments(text: Any, source: Any, check_files: Any) -> None:
+    """The arguments of :func:`parse_job`, checked before the text is read."""
+    from microsdc._validation import param_error
+
+    func = "parse_job"
+    if not isinstance(text, str):
+        if isinstance(text, bytes | bytearray):  # the type only: the value is a whole file
+            requirement = "a str (the TOML text of a job; decode the bytes first)"
+            check_instance(text, str, "text", func, requirement)
+        raise param_error(
+            "text", func, "a str (the TOML text of a job; load_job reads a file)", text
+        )
+    check_path(source, "source", func)
+    check_bool(check_files, "check_files", func)
 
 
 def _check_suda(risk: Mapping[str, Any], inp: Mapping[str, Any], need: _Need) -> None:

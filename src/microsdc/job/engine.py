@@ -22,7 +22,7 @@ from microsdc.job.audit import sha256_file
 from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
-from microsdc.job.measures import hellinger, value_labels
+from microsdc.job.measures import hellinger, value_labels, variable_roles
 from microsdc.job.steps import as_read
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ __all__ = [
     "engine_not_computed",
     "measure_risk_engine",
     "open_input",
+    "pram_cells",
     "sha256_input",
     "suppress_engine",
 ]
@@ -252,29 +253,32 @@ def describe_engine(
     cfg: JobConfig,
     columns: list[str],
     released: list[str],
-    before: Patterns,
-    after: Patterns,
+    patterns: tuple[Patterns, Patterns, Patterns],
     cells: dict[str, int],
+    pram: dict[str, int] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`microsdc.job.measures.describe_variables` from the key combinations before and
-    after; ``cells`` is the cells blanked per key variable (the only change an engine
-    job makes)."""
+    """:func:`microsdc.job.measures.describe_variables` from the key combinations as read,
+    before protection (after recoding) and after (``patterns``); ``cells`` is the cells
+    blanked per key variable, ``pram`` the cells PRAM changed per column
+    (:func:`pram_cells`), the changes an engine job makes."""
+    pram = pram or {}
     import numpy as np
 
+    from microsdc.encode import missing_mask
+
+    read, before, after = patterns
     mv = list(cfg.missing_values)
     roles = column_roles(cfg)
+    changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
     variables = []
     for name in columns:
-        entry_roles = list(roles.get(name, [])) or ["other"]
         is_released = name in released
-        if not is_released:
-            entry_roles.append("dropped")
         variables.append(
             {
                 "name": name,
-                "roles": entry_roles,
+                "roles": variable_roles(cfg, roles, name, is_released),
                 "released": is_released,
-                "cells_changed": int(cells.get(name, 0)),
+                "cells_changed": int(changed.get(name, 0)) if is_released else 0,
             }
         )
     keys = []
@@ -286,21 +290,54 @@ def describe_engine(
         va, miss_a = _value_counts(after.table, col, mv)
         hell = hellinger(vb, va, n)
         observed = int(rec_b[~miss_b].sum())
-        n_cat_b = int(before.table[col][~miss_b].nunique())
+        miss_read = np.asarray(missing_mask(read.table[col], mv), dtype=bool)
         keys.append(
             {
                 "name": col,
-                "categories_input": n_cat_b,
-                "categories_before": n_cat_b,
+                "categories_input": int(read.table[col][~miss_read].nunique()),
+                "categories_before": int(before.table[col][~miss_b].nunique()),
                 "categories_after": int(after.table[col][~miss_a].nunique()),
                 "missing_before": int(rec_b[miss_b].sum()),
                 "missing_after": int(rec_a[miss_a].sum()),
-                "cells_changed": int(cells.get(col, 0)),
+                "cells_changed": int(changed.get(col, 0)),
                 "share_suppressed": cells.get(col, 0) / observed if observed else 0.0,
                 "hellinger": hell,
             }
         )
     return variables, keys
+
+
+def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str, int], list[str]]:
+    """The cells PRAM changed per column, from the records each of its matrices changed
+    (``figures``: the audit's ``pram``, None when PRAM did not run), and one sentence per
+    column whose changed cells cannot be told so: a column PRAMmed together with others
+    (a record counts when any of them changed), or a key variable PRAMmed with its
+    missing values as a state (a blanked cell may be drawn a value again)."""
+    if figures is None:
+        return {}, []
+    from microsdc.job.schema import default_of
+
+    section = cfg.methods["pram"]
+    grouped = {str(c) for group in section.get("together", []) for c in group}
+    state = section.get("missing", default_of("pram.missing")) == "state"
+    counted: dict[str, int] = {}
+    unknown: list[str] = []
+    for col in map(str, section["variables"]):
+        if col in grouped or (state and col in map(str, cfg.quasi_identifiers)):
+            unknown.append(col)
+            continue
+        counted[col] = sum(
+            int(m["n_changed"]) for m in figures["matrices"] if m["variables"] == col
+        )
+    if not unknown:
+        return counted, []
+    note = (
+        f"The cells PRAM changed in {', '.join(unknown)} were not counted (their "
+        "cells_changed leaves PRAM out): the engine counts the records whose PRAMmed "
+        "categories changed, not each cell, and "
+        f"the rows of this input stay in the {cfg.engine} engine."
+    )
+    return counted, [note]
 
 
 def suppress_engine(
@@ -416,15 +453,17 @@ class EngineInput:
     (:class:`Patterns`); the steps that need the records are refused when the job is
     read (:mod:`microsdc.job.engine_checks`)."""
 
-    #: the binning (the risk as read, measured after it, is not counted)
-    recode_steps = 1
+    #: the binning, and the grouping by the key variables as read
+    recode_steps = 2
 
     def __init__(self, cfg: JobConfig) -> None:
         self.cfg = cfg
         self.columns: list[str] = []  # of the input, as read
+        self.read_patterns: Patterns | None = None  # of the input as read (before recoding)
         self.start: Patterns | None = None  # protection starts from them (after recoding)
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
+        self.uncounted: list[str] = []  # the changed cells that cannot be counted
 
     def check(self) -> None:
         """The output data file is not among the input's files."""
@@ -466,11 +505,17 @@ class EngineInput:
         )
         recoded = measure_risk_engine(start, cfg)
         if not cfg.recode:
+            self.read_patterns = start
             return recoded, None
+
+        def risk_as_read() -> dict[str, Any]:
+            self.read_patterns = Patterns(raw, cfg)
+            return measure_risk_engine(self.read_patterns, cfg)
+
         before = timed(
             "risk_read",
             f"grouping by the key variables as read ({engine})",
-            lambda: as_read(cfg, lambda: measure_risk_engine(Patterns(raw, cfg), cfg)),
+            lambda: as_read(cfg, risk_as_read),
         )
         return before, recoded
 
@@ -507,12 +552,15 @@ class EngineInput:
         return _intruder(self.cfg, self.start, suppression)
 
     def describe(
-        self, data: Any, final: Any, origin: np.ndarray | None
+        self, data: Any, final: Any, origin: np.ndarray | None, methods: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """:func:`describe_engine` from the patterns before and after."""
-        assert self.start is not None and self.end is not None
+        """:func:`describe_engine` from the patterns as read, before and after, the cells
+        suppression blanked and those PRAM changed (:func:`pram_cells`)."""
+        assert self.read_patterns is not None and self.start is not None and self.end is not None
         released = columns_of(final)
-        return describe_engine(self.cfg, self.columns, released, self.start, self.end, self.cells)
+        patterns = (self.read_patterns, self.start, self.end)
+        pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
+        return describe_engine(self.cfg, self.columns, released, patterns, self.cells, pram)
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
         """The input's SHA-256 (:func:`sha256_input`), records and released columns."""
@@ -525,7 +573,7 @@ class EngineInput:
 
     def not_computed(self) -> dict[str, Any]:
         """The audit's ``not_computed`` (:func:`engine_not_computed`)."""
-        return {"not_computed": engine_not_computed(self.cfg)}
+        return {"not_computed": engine_not_computed(self.cfg) + self.uncounted}
 
     def write(self, final: Any, path: Path) -> None:
         """The release as Parquet, written by the engine."""

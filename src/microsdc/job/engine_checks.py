@@ -60,6 +60,9 @@ def record_settings(
     for step in ("swapping", "microaggregation", "noise"):  # PRAM runs in the engine
         if step in steps:
             found.append((("steps",), {step: True}))
+    if "pram" in steps:  # households PRAMmed as units are checked in memory
+        hid = data.get("pram", {}).get("household_id")
+        found.append((("pram", "household_id"), {"pram_hid": hid}))
     for col, spec in data.get("recode", {}).items():
         if isinstance(spec, dict) and "breaks" in spec:
             found.append((("recode", col, "breaks"), {"breaks": spec["breaks"]}))
@@ -76,6 +79,8 @@ def record_settings(
         )
         missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
         found.append((("risk", "missing"), {"missing": missing}))
+    random_order = data.get("output", {}).get("random_order", default_of("output.random_order"))
+    found.append((("output", "random_order"), {"random_order": random_order}))
     return found
 
 

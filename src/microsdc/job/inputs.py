@@ -90,9 +90,11 @@ class JobInput(Protocol):
         """``{"intruder": ...}`` of the audit, or nothing when it cannot be told."""
 
     def describe(
-        self, data: Any, final: Any, origin: np.ndarray | None
+        self, data: Any, final: Any, origin: np.ndarray | None, methods: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The audit's ``variables`` and ``key_variables``."""
+        """The audit's ``variables`` and ``key_variables``; ``methods`` holds the audit
+        figures of the release-method steps that ran (an engine counts the cells PRAM
+        changed from them)."""
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
         """The audit's ``sha256``, ``n_records`` and ``n_columns`` of the input."""

@@ -56,8 +56,10 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "the records by the key variables and write the anonymised data as Parquet "
         "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
         '`risk.missing = "wildcard"`) and `[recode]` bands of one `width` (binned in the '
-        "engine); swapping, `[recode]` with `breaks`, `suppression.linked` and "
-        '`suppression.method = "exact"` need the records in memory and are refused. The '
+        "engine); swapping, `[recode]` with `breaks`, `suppression.linked`, "
+        '`suppression.method = "exact"`, `pram.household_id` and `output.random_order` '
+        "need the records in "
+        "memory and are refused (the engine writes the rows in the input's order). The "
         "report leaves out what needs the records: the household risk, l-diversity and the "
         "prosecutor risk.",
     ),
@@ -281,7 +283,7 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "Household id column: PRAM household-level variables (roof, walls) by household, one "
         "draw per household given to every member, matrices from household counts. Each "
         "variable and stratum must hold one value per household. It may be in "
-        "`variables.drop`.",
+        "`variables.drop`. Not with `input.engine` (the households are checked in memory).",
     ),
     "pram.pd": (DERIVED, "Lowest probability of keeping a category before the invariance step."),
     "pram.alpha": (DERIVED, "Weight of the invariant matrix against no change."),
@@ -334,7 +336,8 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "Release the rows in an order drawn from their released values (a hash of each "
         "row), not the input's: an input sorted by a key variable would otherwise let the "
         "records around a blanked cell tell its value. Needs no seed: the order follows "
-        "from what is released and says nothing more.",
+        "from what is released and says nothing more. Not with `input.engine` (the rows "
+        "are reordered in memory).",
     ),
     "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
     "output.data": (

@@ -21,6 +21,7 @@ __all__ = [
     "missing_values_of",
     "pram_risk",
     "value_labels",
+    "variable_roles",
 ]
 
 
@@ -50,6 +51,21 @@ def value_labels(values: pd.Series, missing: np.ndarray) -> pd.Series:
     out = values.astype(object).where(~missing, None).astype(str)
     out[missing] = "\x00missing"
     return out
+
+
+def variable_roles(
+    cfg: JobConfig, roles: dict[str, list[str]], name: str, released: bool
+) -> list[str]:
+    """The audit's ``roles`` of the input's column ``name``: those the job gives it
+    (``roles``, :func:`microsdc.job.columns.column_roles`; "other" when none), then
+    "recoded" when ``[recode]`` grouped it into bands and "dropped" when it is not
+    released."""
+    entry_roles = list(roles.get(name, [])) or ["other"]
+    if any(r.column == name for r in cfg.recode):
+        entry_roles.append("recoded")
+    if not released:
+        entry_roles.append("dropped")
+    return entry_roles
 
 
 def hellinger(before: pd.Series, after: pd.Series, n: int) -> float:
@@ -127,15 +143,10 @@ def describe_variables(
         touched |= {str(c) for c in section.get("variables", [])}
         touched |= {str(c) for c in (section.get("totals") or {})}
     variables = []
-    recoded = {r.column for r in cfg.recode}
     for col in raw.columns:
         name = str(col)
         released = col in final.columns
-        entry_roles = list(roles.get(name, [])) or ["other"]
-        if name in recoded:
-            entry_roles.append("recoded")
-        if not released:
-            entry_roles.append("dropped")
+        entry_roles = variable_roles(cfg, roles, name, released)
         # what protection changed, after recoding: the count of the key variables' table
         base = start[col] if col in start.columns else raw[col]
         changed = _changed_cells(base, final[col]) if released and name in touched else 0

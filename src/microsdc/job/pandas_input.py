@@ -278,9 +278,14 @@ class PandasInput:
         return {"intruder": intruder_of(self.cfg, start, final)}
 
     def describe(
-        self, data: pd.DataFrame, final: pd.DataFrame, origin: np.ndarray | None
+        self,
+        data: pd.DataFrame,
+        final: pd.DataFrame,
+        origin: np.ndarray | None,
+        methods: dict[str, Any],
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """:func:`microsdc.job.measures.describe_variables`."""
+        """:func:`microsdc.job.measures.describe_variables` (cell by cell: ``methods`` is
+        not needed)."""
         assert self.as_read is not None  # read first
         return describe_variables(self.cfg, self.as_read, data, final, origin=origin)
 

@@ -22,7 +22,7 @@ from microsdc.exceptions import InvalidParameterError, SDCWarning
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
 from microsdc.job.methods import KEYS, METHOD_STEPS, method_figures
 from microsdc.job.pipeline_checks import FUNC as _FUNC
-from microsdc.job.pipeline_checks import check_compare_by, check_drop, step_of
+from microsdc.job.pipeline_checks import check_compare_by, check_drop, check_settings, step_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,8 +126,11 @@ class Release:
     ------
     InvalidParameterError
         If ``df`` is not a DataFrame, ``k`` is not an int >= 1, ``compare_by`` is not
-        one column name, or ``drop`` names a column the release uses (a key variable,
-        weights, household id, geography, sensitive variable or ``compare_by``).
+        one column name, ``drop`` names a column the release uses (a key variable,
+        weights, household id, geography, sensitive variable or ``compare_by``), or
+        another setting is not of its type and range (``missing``, ``missing_values``
+        not a list, ``l_diversity``, ``l``, ``c``, ``risk_threshold``, ``title`` or
+        ``name`` not a str, ``random_order`` not a bool).
     ColumnNotFoundError
         If a named column is not in ``df``.
 
@@ -188,6 +191,8 @@ class Release:
         ):
             check_columns(df, list(cols), param, _FUNC, allow_empty=True)
         check_int(k, "k", _FUNC, min_value=1)
+        risk_settings = (missing, missing_values, l_diversity, l, c, risk_threshold)
+        check_settings(*risk_settings, title, name, random_order)
         by = check_compare_by(df, compare_by)
         used = [*qi, *named, *hierarchy, *sensitive] + ([compare_by] if by else [])
         check_drop(used, drop)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from microsdc._validation import check_columns, param_error
+from microsdc._validation import (
+    check_bool,
+    check_columns,
+    check_int,
+    check_number,
+    check_one_of,
+    param_error,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FUNC", "check_compare_by", "check_drop", "step_of"]
+__all__ = ["FUNC", "check_compare_by", "check_drop", "check_settings", "step_of"]
 
 FUNC = "Release"
 
@@ -22,6 +29,38 @@ def check_drop(used: list[Hashable], drop: Sequence[Hashable]) -> None:
         raise param_error(
             "drop", FUNC, "columns the release does not use (it uses these)", dropped_used
         )
+
+
+def check_settings(
+    missing: Any,
+    missing_values: Any,
+    l_diversity: Any,
+    l: Any,  # noqa: E741 - the name used in the literature
+    c: Any,
+    risk_threshold: Any,
+    title: Any,
+    name: Any,
+    random_order: Any,
+) -> None:
+    """The settings of a release, checked when it is made (not when the risk is first
+    measured, under another function's name)."""
+    from collections.abc import Iterable
+
+    from microsdc._core.policy import parse_policy
+    from microsdc.risk.ldiversity import KINDS
+
+    parse_policy(missing, FUNC)
+    if isinstance(missing_values, str | bytes) or not isinstance(missing_values, Iterable):
+        raise param_error("missing_values", FUNC, "a list of values", missing_values)
+    check_one_of(l_diversity, "l_diversity", FUNC, sorted(KINDS))
+    check_int(l, "l", FUNC, min_value=1)
+    if c is not None:
+        check_number(c, "c", FUNC, low=0, low_open=True)
+    check_number(risk_threshold, "risk_threshold", FUNC, low=0, high=1, low_open=True)
+    for key, value in (("title", title), ("name", name)):
+        if not isinstance(value, str):
+            raise param_error(key, FUNC, "a str", value)
+    check_bool(random_order, "random_order", FUNC)
 
 
 def check_compare_by(df: pd.DataFrame, compare_by: Hashable | None) -> str | None:

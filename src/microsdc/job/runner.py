@@ -213,7 +213,7 @@ def _run(
         final, origin = source.release(final, origin)
         # the headline compares each released record with itself before protection
         intruder = source.intruder(data, final, origin, sup_fig)
-        variables, key_variables = source.describe(data, final, origin)
+        variables, key_variables = source.describe(data, final, origin, method_figs)
         audit: dict[str, Any] = {
             **audit_header(cfg, now, source.input_figures(raw, final)),
             "recode": recode_notes,
