@@ -60,6 +60,10 @@ class Outcome:
         What the exact method used, per stratum (``method="exact"``).
     alpha_sources : set of str
         Which solution the alpha policy released per stratum ("greedy", "category").
+    record_cells : int
+        Under ``"category"`` on patterns (``records=``): the cells the per-record
+        solution blanks in the strata where it gave the records of one pattern different
+        cells, so that the greedy on patterns ran instead (0 where it did not).
     """
 
     codes: np.ndarray
@@ -70,6 +74,7 @@ class Outcome:
     true_fk: np.ndarray
     exact: list[dict[str, Any]] = field(default_factory=list)
     alpha_sources: set[str] = field(default_factory=set)
+    record_cells: int = 0
 
 
 def check_reachable(
@@ -228,7 +233,7 @@ def suppress_codes(
                 policy.kind == "category"
                 and single
                 and w is not None
-                and category_on_patterns(sub, ncat, jobs[0][1], costs, w)
+                and category_on_patterns(sub, ncat, jobs[0][1], costs, w, out)
             ):
                 fka = fk_of(sub, ncat, policy, w)
             else:
@@ -308,14 +313,20 @@ MAX_EXPANDED_RECORDS = 5_000_000
 
 
 def category_on_patterns(
-    codes: np.ndarray, ncat: np.ndarray, k: int, costs: Costs, records: np.ndarray
+    codes: np.ndarray,
+    ncat: np.ndarray,
+    k: int,
+    costs: Costs,
+    records: np.ndarray,
+    out: Outcome | None = None,
 ) -> bool:
     """Under ``"category"``: the group-and-mask algorithm the records get
     (:mod:`microsdc.suppression._category`), run on the patterns expanded to their
     records, taken (in place on ``codes``) when every pattern's records came out alike,
     so that the engine can blank them by pattern. False (``codes`` unchanged) when the
     records are too many to expand, the tuples do not fit one key, or a completion
-    split a pattern: the greedy on patterns then runs instead.
+    split a pattern: the greedy on patterns then runs instead, and the cells the split
+    solution blanks are added to ``out.record_cells``.
     """
     from microsdc.suppression._category import category_fits, category_suppress
 
@@ -329,6 +340,9 @@ def category_on_patterns(
     low = np.minimum.reduceat(expanded, starts, axis=0)
     high = np.maximum.reduceat(expanded, starts, axis=0)
     if not np.array_equal(low, high):
+        if out is not None:
+            before = np.repeat(codes >= 0, count, axis=0)
+            out.record_cells += int((before & (expanded < 0)).sum())
         return False
     codes[:] = low
     return True
