@@ -397,8 +397,9 @@ def _split_patterns(
         f"cells, where a solution for the records needs {record_cells:,}: the engine "
         "blanks every record of a key combination alike, and that solution blanks records "
         "of one combination differently. Every record still has k - 1 others with its "
-        "released key values. To suppress the records themselves, with fewer cells, "
-        f"collect the data into memory first ({_COLLECT}).",
+        "released key values. To suppress the records themselves, with fewer cells, hold "
+        f"them in memory: collect the frame ({_COLLECT}); on the command line, --engine "
+        "pandas; in a job, no input.engine.",
         SDCWarning,
     )
     return {"record_solution_cells": record_cells}
