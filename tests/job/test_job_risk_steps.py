@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from microsdc.job import load_job, run_job
-from microsdc.job.runner import _recode, measure_risk
+from microsdc.job.recode import recode
+from microsdc.job.runner import measure_risk
 from microsdc.report import audit_schema, plain_summary
 from microsdc.report.console import print_audit
 
@@ -66,7 +67,7 @@ def test_every_step_is_measured_in_order(write_job: Callable[..., Path], survey_
     cfg = load_job(job)
     raw = pd.read_csv(survey_csv)
     as_read = measure_risk(raw, cfg)
-    recoded = measure_risk(_recode(cfg, raw)[0], cfg)
+    recoded = measure_risk(recode(cfg, raw)[0], cfg)
     assert risk["before"] == as_read
     for stage, want in zip(risk["steps"], (as_read, recoded), strict=False):
         assert {k: stage[k] for k in STAGE_KEYS} == {k: want[k] for k in STAGE_KEYS}

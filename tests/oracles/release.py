@@ -12,7 +12,8 @@ def assert_no_read_back(
     the (key variable, column) pairs ``allowed``."""
     from microsdc.io import read_table
     from microsdc.job import load_job
-    from microsdc.job.runner import _read, _recode
+    from microsdc.job.pandas_input import read_input
+    from microsdc.job.recode import recode
     from microsdc.risk.linked import recoverable_cells
 
     cfg = load_job(job_file)
@@ -21,9 +22,9 @@ def assert_no_read_back(
         # input is known to be a row of the release; the job's own check (on the swapped
         # frame, row by row) is in its audit's warnings
         return
-    original = _read(cfg).drop(columns=list(cfg.drop))
+    original = read_input(cfg).drop(columns=list(cfg.drop))
     if cfg.recode:
-        original, _ = _recode(cfg, original)
+        original, _ = recode(cfg, original)
     after = read_table(released)
     assert list(after.columns) == list(original.columns)
     for col in cfg.drop:

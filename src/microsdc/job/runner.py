@@ -39,8 +39,6 @@ from microsdc.job.inputs import JobInput, Timed
 from microsdc.job.measures import describe_variables, intruder_of, measure_risk, pram_risk
 from microsdc.job.methods import METHOD_STEPS, run_method
 from microsdc.job.pandas_input import in_random_order, warn_row_order
-from microsdc.job.pandas_input import read_input as _read  # noqa: F401  (as before)
-from microsdc.job.recode import recode as _recode  # noqa: F401  (as before)
 from microsdc.job.steps import JobProgress, ProgressDisplay, no_display, risk_stage, step_timer
 from microsdc.risk.summary import RISK_BANDS
 
