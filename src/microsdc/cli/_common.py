@@ -270,10 +270,15 @@ def parse_bins(specs: tuple[str, ...]) -> list[tuple[str, float]]:
 
 
 def apply_bins(df: Any, specs: tuple[str, ...], missing_values: list[Any] | None) -> Any:
-    """``df`` with each ``--bin`` column in bands of its width
+    """``df`` with each ``--bin`` column in bands of its width (:func:`bin_in_memory`).
+    A new frame; ``df`` is never changed."""
+    return bin_in_memory(df, parse_bins(specs), missing_values)
+
+
+def bin_in_memory(df: Any, bands: list[tuple[str, float]], missing_values: list[Any] | None) -> Any:
+    """``df`` with each column of ``bands`` (:func:`parse_bins`) in bands of its width
     (:func:`microsdc.recoding.bin_numeric`; declared missing codes stay as they are).
     A new frame; ``df`` is never changed."""
-    bands = parse_bins(specs)
     if bands:
         from microsdc.recoding import bin_numeric
 

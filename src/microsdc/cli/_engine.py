@@ -20,7 +20,14 @@ from typing import Any
 import click
 
 from microsdc.backends.files import ENGINES as FILE_ENGINES
-from microsdc.cli._common import option_names, parse_sep, progress, read_input, write_output
+from microsdc.cli._common import (
+    bin_in_memory,
+    option_names,
+    parse_sep,
+    progress,
+    read_input,
+    write_output,
+)
 
 #: pandas (in memory), the engines the library opens, and Spark (opened here).
 ENGINES = ("pandas", *FILE_ENGINES, "spark")
@@ -366,11 +373,7 @@ def bin_columns(frame: Any, bands: list[tuple[str, float]], mv: Any, command: st
     if not bands:
         return frame
     if not is_lazy(frame):
-        from microsdc.recoding import bin_numeric
-
-        for name, width in bands:
-            frame = bin_numeric(frame, name, width=width, missing_values=mv or ())
-        return frame
+        return bin_in_memory(frame, bands, mv)
     import math
 
     from microsdc._validation import check_columns, param_error
