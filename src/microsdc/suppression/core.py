@@ -340,9 +340,9 @@ def category_on_patterns(
     low = np.minimum.reduceat(expanded, starts, axis=0)
     high = np.maximum.reduceat(expanded, starts, axis=0)
     if not np.array_equal(low, high):
-        if out is not None:
-            before = np.repeat(codes >= 0, count, axis=0)
-            out.record_cells += int((before & (expanded < 0)).sum())
+        if out is not None:  # blanks after, less those the records had
+            had = int(((codes < 0).sum(axis=1) * count).sum())
+            out.record_cells += int((expanded < 0).sum()) - had
         return False
     codes[:] = low
     return True
