@@ -14,6 +14,7 @@ import pytest
 from microsdc.exceptions import DataValidationError
 from microsdc.job import run_job
 from microsdc.job.config import JobFileError, parse_job
+from nested_close import assert_close
 
 duckdb = pytest.importorskip("duckdb")
 pytest.importorskip("polars")
@@ -124,22 +125,6 @@ def _same_cells(got: pd.DataFrame, want: pd.DataFrame) -> None:
         assert a[observed].astype(object).tolist() == b[observed].astype(object).tolist(), col
 
 
-def _close(got: Any, want: Any) -> None:
-    """Equal, floats to 1e-9 (sums over patterns and over records round differently)."""
-    if isinstance(want, dict):
-        assert got.keys() == want.keys()
-        for key in want:
-            _close(got[key], want[key])
-    elif isinstance(want, list):
-        assert len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            _close(g, w)
-    elif isinstance(want, float):
-        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
-    else:
-        assert got == want
-
-
 @pytest.fixture(scope="module")
 def pandas_job(data: Path) -> Any:
     return run_job(_job(data, "pandas", "whole.parquet"))
@@ -166,13 +151,13 @@ def test_engine_job_releases_the_pandas_cells(
 
     jsonschema.validate(res.audit, audit_schema())
     a, b = res.audit, pandas_job.audit
-    _close(a["risk"], b["risk"])
+    assert_close(a["risk"], b["risk"])
     assert a["risk"]["before"]["n_at_risk"] == 115 and a["risk"]["after"]["n_at_risk"] == 0
     # the prosecutor risk from the patterns is the one from the records
-    _close(a["suppression"], b["suppression"])
-    _close(a["intruder"], b["intruder"])
-    _close(a["key_variables"], b["key_variables"])
-    _close(a["variables"], b["variables"])
+    assert_close(a["suppression"], b["suppression"])
+    assert_close(a["intruder"], b["intruder"])
+    assert_close(a["key_variables"], b["key_variables"])
+    assert_close(a["variables"], b["variables"])
     assert a["input"]["n_records"] == 400 and a["input"]["n_columns"] == b["input"]["n_columns"]
     assert a["parameters"]["engine"] == {"name": engine, "table": "people" if table else None}
     assert "engine" not in b["parameters"] and "not_computed" not in b
@@ -224,7 +209,7 @@ def test_risk_only_job_measures_as_pandas(data: Path, policy: str) -> None:
         g, w = dict(got["risk"][when]), dict(want["risk"][when])
         assert g.pop("household") is None and w.pop("household") is not None
         assert g.pop("l_diversity") == {} and w.pop("l_diversity")
-        _close(g, w)
+        assert_close(g, w)
     assert got["suppression"] is None
     assert [s.split(":")[0] for s in got["not_computed"]] == [
         "The household risk was not computed",
@@ -245,7 +230,7 @@ def test_engine_job_bins_as_the_pandas_job(data: Path, engine: str) -> None:
         == want.audit["recode"]
         == [{"column": "age", "bins": 4, "distinct_before": 12}]
     )
-    _close(got.audit["risk"], want.audit["risk"])
+    assert_close(got.audit["risk"], want.audit["risk"])
 
 
 BAD = [
@@ -444,8 +429,8 @@ def test_engine_job_reads_csv_missing_texts_and_sep_as_pandas(tmp_path: Path, en
     engine_job = _job(tmp_path, engine, path, f'engine = "{engine}"', **kw)
     got = run_job(declared(engine_job), write=False).audit
     assert want["risk"]["before"]["missing_qi_cells"] > 0
-    _close(got["risk"]["before"], want["risk"]["before"])
-    _close(got["key_variables"], want["key_variables"])
+    assert_close(got["risk"]["before"], want["risk"]["before"])
+    assert_close(got["key_variables"], want["key_variables"])
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
@@ -461,8 +446,8 @@ def test_engine_job_reads_latin1_and_utf16_on_duckdb_as_pandas(
     want = run_job(_job(tmp_path, "p", path, **kw), write=False).audit
     got = run_job(_job(tmp_path, "d", path, 'engine = "duckdb"', **kw), write=False).audit
     assert want["key_variables"][1]["categories_input"] == 2
-    _close(got["risk"]["before"], want["risk"]["before"])
-    _close(got["key_variables"], want["key_variables"])
+    assert_close(got["risk"]["before"], want["risk"]["before"])
+    assert_close(got["key_variables"], want["key_variables"])
 
 
 def test_engine_job_refuses_other_encodings_and_outputs_the_glob_reads(

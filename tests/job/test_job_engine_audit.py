@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from microsdc.job import run_job
+from nested_close import assert_close
 
 pytest.importorskip("duckdb")
 pytest.importorskip("polars")
@@ -73,21 +74,6 @@ def _audit(root: Path, engine: str, steps: str, pram: str) -> dict[str, Any]:
     return run_job(job, write=False).audit
 
 
-def _close(got: Any, want: Any) -> None:
-    if isinstance(want, dict):
-        assert got.keys() == want.keys()
-        for key in want:
-            _close(got[key], want[key])
-    elif isinstance(want, list):
-        assert len(got) == len(want)
-        for g, w in zip(got, want, strict=True):
-            _close(g, w)
-    elif isinstance(want, float):
-        assert got == pytest.approx(want, rel=1e-9, abs=1e-12)
-    else:
-        assert got == want
-
-
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("engine_audit")
@@ -116,8 +102,8 @@ def test_recoded_columns_are_described_as_on_pandas(root: Path, engine: str) -> 
     assert age["categories_input"] == data["age"].nunique() > 9  # as read, not the bands
     assert age["categories_before"] == 9  # 0-9, ..., 80-89
     assert age["missing_before"] == int(data["age"].isna().sum())
-    _close(got["variables"], want["variables"])
-    _close(got["key_variables"], want["key_variables"])
+    assert_close(got["variables"], want["variables"])
+    assert_close(got["key_variables"], want["key_variables"])
 
 
 PRAM_CASES = [
@@ -146,10 +132,10 @@ def test_cells_pram_changed_are_counted_as_on_pandas(root: Path, engine: str, pr
         # differs); the cells not PRAMmed are compared, the PRAMmed ones above
         prammed = set(per_matrix)
         keep = [v for v in want["variables"] if v["name"] not in prammed]
-        _close([v for v in got["variables"] if v["name"] not in prammed], keep)
+        assert_close([v for v in got["variables"] if v["name"] not in prammed], keep)
         return
-    _close(got["variables"], want["variables"])
-    _close(got["key_variables"], want["key_variables"])
+    assert_close(got["variables"], want["variables"])
+    assert_close(got["key_variables"], want["key_variables"])
     assert got["not_computed"] == [s for s in got["not_computed"] if "PRAM" not in s]
 
 
