@@ -1,42 +1,31 @@
-"""Functions that need the rows in memory, on polars and pyarrow frames.
+"""The frames of a result computed in pandas, back as the caller's polars or pyarrow kind.
 
 Local suppression, record swapping and the record-level risk measures work on
-a pandas frame. :func:`call_in_memory` lets them take a polars ``DataFrame`` or a
-pyarrow ``Table`` as well: the frame is converted to pandas, the function runs,
-and the frames of the result (a returned frame, frames in a returned tuple, the
-``data`` of a result object) come back as the caller's kind, with the
-caller's column types where the values allow (an integer column with blanked
-cells stays an integer column with nulls).
+a pandas frame; a polars ``DataFrame`` or pyarrow ``Table`` is converted to pandas
+for them (:mod:`microsdc.backends.dispatch`). :func:`as_kind_of` turns the frames of
+the result (a returned frame, frames in a returned tuple, the ``data`` of a result
+object) back into the caller's kind, with the caller's column types where the
+values allow (an integer column with blanked cells stays an integer column with
+nulls).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
-from microsdc.backends import detect_backend, refuse_unreadable_integers
-from microsdc.exceptions import InvalidParameterError
-
-__all__ = ["call_in_memory"]
-
-#: How to bring a lazy frame's rows into memory, by engine.
-_COLLECT = {
-    "polars": "polars: .collect()",
-    "DuckDB": "DuckDB: .pl() or .df()",
-    "PySpark": "Spark: .toPandas(), or .toArrow() for a pyarrow table",
-}
+__all__ = ["as_kind_of"]
 
 
-def _back(value: Any, native: Any, given: pd.DataFrame) -> Any:
+def as_kind_of(value: Any, native: Any, given: pd.DataFrame) -> Any:
     """Convert pandas frames inside ``value`` to the kind of ``native`` (``given`` is
     the pandas form of ``native`` the function was called with)."""
     if isinstance(value, pd.DataFrame):
         return _frame_back(value, native, given)
     if isinstance(value, tuple):
-        return tuple(_back(v, native, given) for v in value)
+        return tuple(as_kind_of(v, native, given) for v in value)
     if (
         dataclasses.is_dataclass(value)
         and not isinstance(value, type)
@@ -99,38 +88,3 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     columns = {name: table.column(name) for name in table.column_names}
     columns.update({c: native.column(c) for c in same})
     return pa.table([columns[c] for c in out.columns], names=list(out.columns))
-
-
-def call_in_memory(func: Callable[..., Any], arguments: dict[str, Any]) -> Any:
-    """Call ``func`` on the pandas form of its first argument, a polars or pyarrow frame.
-
-    ``arguments`` are the parameters of the call by name (``locals()`` on entry
-    to ``func``); the frames of the result come back as the caller's kind. A
-    function starts with ``if not isinstance(df, pd.DataFrame): return
-    call_in_memory(func, locals())``, so that pandas calls go through no extra
-    frame (warnings keep pointing at the caller's line).
-
-    Raises
-    ------
-    InvalidParameterError
-        For a lazy frame (polars ``LazyFrame``, DuckDB relation, Spark DataFrame), with how to
-        collect it, or for anything that is not a data frame.
-    """
-    import inspect
-
-    params = list(inspect.signature(func).parameters)
-    param = params[0]
-    arguments = {name: arguments[name] for name in params if name in arguments}
-    df = arguments[param]
-    backend = detect_backend(df, func.__name__, param)
-    if backend.lazy:
-        raise InvalidParameterError(
-            f"{func.__name__} needs the rows in memory; got a lazy {backend.name} frame. "
-            f"Collect it first ({_COLLECT.get(backend.name, _COLLECT['polars'])})."
-        )
-    import narwhals as nw
-
-    nwf = nw.from_native(df, eager_only=True)
-    refuse_unreadable_integers(nwf, nwf.columns, func.__name__)
-    pdf = nwf.to_pandas()
-    return _back(func(**{**arguments, param: pdf}), df, pdf)

@@ -10,12 +10,14 @@ import pandas
 
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.data.rowkeys import key_uniforms, record_keys
 from microsdc.data.strata import stratum_ids
 from microsdc.postrandomisation.build import unit_matrices
 from microsdc.postrandomisation.draw import draw_codes
 from microsdc.postrandomisation.grouped import warn_grouped
 from microsdc.postrandomisation.households import check_hid, pram_by_household
+from microsdc.postrandomisation.lazy import pram_lazy
 from microsdc.postrandomisation.linked import follow_key
 from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
 from microsdc.postrandomisation.result import (
@@ -29,6 +31,7 @@ from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_
 __all__ = ["pram"]
 
 
+@accepts_frames(lazy=pram_lazy)  # the engine draws and joins
 def pram(
     df: pandas.DataFrame,
     columns: Hashable | Sequence[Hashable],
@@ -210,8 +213,6 @@ def pram(
     >>> round(res.matrices[0].invariance_error, 12)
     0.0
     """
-    if not isinstance(df, pandas.DataFrame):
-        return _other_frame(dict(locals()))
     check_frame(df, "df", FUNC)
     cols = check_columns(df, columns, "columns", FUNC)
     strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
@@ -260,21 +261,6 @@ def pram(
         pramed=pandas.DataFrame(pramed, index=df.index),
         strata=tuple(strata_cols),
     )
-
-
-def _other_frame(args: dict[str, Any]) -> PramResult | LazyPramResult:
-    """:func:`pram` of a frame that is not pandas: in the engine for a lazy frame, in
-    memory for polars and pyarrow."""
-    from microsdc.backends import detect_backend
-
-    if detect_backend(args["df"], FUNC).lazy:
-        from microsdc.postrandomisation.lazy import pram_lazy
-
-        return pram_lazy(**args)
-    from microsdc.backends.eager import call_in_memory
-
-    result: PramResult = call_in_memory(pram, args)
-    return result
 
 
 def _pram_unit(

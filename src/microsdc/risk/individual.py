@@ -19,7 +19,7 @@ import pandas as pd
 
 from microsdc._core.policy import MissingPolicy, parse_policy
 from microsdc._validation import check_columns, check_frame, incomplete_column_error, param_error
-from microsdc.backends.eager import call_in_memory
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import MissingValues, missing_mask
 from microsdc.exceptions import DataValidationError
 from microsdc.risk.kanonymity import frequencies_for
@@ -164,6 +164,7 @@ def _check_counting_policy(missing: Any, func: str) -> None:
         )
 
 
+@accepts_frames()
 def individual_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -228,8 +229,6 @@ def individual_risk(
     >>> individual_risk(df, ["sex"], weights="w").round(4).tolist()
     [0.0827, 0.0827, 0.4621]
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(individual_risk, locals())
     risk = _risk(df, quasi_identifiers, weights, missing, missing_values, "individual_risk")
     return pd.Series(risk, index=df.index, name="risk")
 
@@ -276,6 +275,7 @@ def _household_from_risk(risk: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return np.asarray(np.clip(hh, 0.0, 1.0)[codes], dtype=np.float64)
 
 
+@accepts_frames()
 def household_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -329,8 +329,6 @@ def household_risk(
     >>> household_risk(df, ["sex"], "hh").tolist()
     [1.0, 1.0, 0.5]
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(household_risk, locals())
     func = "household_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func)
@@ -471,6 +469,7 @@ class GlobalRisk:
         return "\n".join(lines)
 
 
+@accepts_frames()
 def global_risk(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -521,8 +520,6 @@ def global_risk(
     >>> g.expected_reidentifications, g.global_risk
     (3.0, 0.75)
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(global_risk, locals())
     func = "global_risk"
     check_frame(df, "df", func)
     codes = _household_codes(df, hid, func) if hid is not None else None

@@ -22,6 +22,7 @@ from microsdc._validation import (
     incomplete_column_error,
     param_error,
 )
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 from microsdc.risk.frequencies import (
@@ -31,6 +32,7 @@ from microsdc.risk.frequencies import (
     row_frequencies,
     share_weighted_support,
 )
+from microsdc.risk.lazy import check_k_anonymity_lazy, sample_frequencies_lazy
 
 __all__ = [
     "DEFAULT_K",
@@ -175,6 +177,49 @@ def frequencies_for(
     return row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
 
 
+def _in_memory(
+    func: Callable[..., Any], df: Any, quasi_identifiers: Any, k: Any, options: dict[str, Any]
+) -> Any:
+    """``func`` (:func:`sample_frequencies` or :func:`check_k_anonymity`) on a polars or
+    pyarrow frame in memory, ``options`` its ``missing``, ``weights`` and
+    ``missing_values``: the QI and weight columns take the pandas route, and the
+    frames of the result come back as the frame's kind."""
+    from microsdc.backends import detect_backend
+    from microsdc.backends.frequencies import eager_input, eager_output
+
+    name = func.__name__
+    backend = detect_backend(df, name)
+    if k is not None or func is check_k_anonymity:  # k is optional to sample_frequencies only
+        k = check_int(k, "k", name, min_value=1)
+    parse_policy(options["missing"], name)
+    pdf, cols, w = eager_input(df, backend, quasi_identifiers, options["weights"], name)
+    out = func(pdf, cols, k=k, **{**options, "weights": w})
+    if isinstance(out, tuple):  # check_k_anonymity: (n_at_risk, summary)
+        return out[0], eager_output(out[1], df)
+    return eager_output(out, df)
+
+
+def _frequencies_in_memory(
+    df: Any, quasi_identifiers: Any, *, k: Any, missing: Any, weights: Any, missing_values: Any
+) -> Any:
+    options = {"missing": missing, "weights": weights, "missing_values": missing_values}
+    return _in_memory(sample_frequencies, df, quasi_identifiers, k, options)
+
+
+def _k_anonymity_in_memory(
+    df: Any,
+    quasi_identifier_cols: Any,
+    k: Any,
+    *,
+    missing: Any,
+    weights: Any,
+    missing_values: Any,
+) -> Any:
+    options = {"missing": missing, "weights": weights, "missing_values": missing_values}
+    return _in_memory(check_k_anonymity, df, quasi_identifier_cols, k, options)
+
+
+@accepts_frames(lazy=sample_frequencies_lazy, eager=_frequencies_in_memory)
 def sample_frequencies(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -279,9 +324,6 @@ default "wildcard"
     >>> sample_frequencies(df, ["A", "B"], missing="probabilistic")["fk"].round(2).tolist()
     [2.96, 2.96, 1.56, 1.24, 2.8, 4.2, 7.0]
     """
-    if not isinstance(df, pd.DataFrame):
-        options = {"missing": missing, "weights": weights, "missing_values": missing_values}
-        return _on_engine(sample_frequencies, df, quasi_identifiers, k, options)
     func = "sample_frequencies"
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
@@ -294,6 +336,7 @@ default "wildcard"
     return out
 
 
+@accepts_frames(lazy=check_k_anonymity_lazy, eager=_k_anonymity_in_memory)
 def check_k_anonymity(
     df: pd.DataFrame,
     quasi_identifier_cols: Sequence[Hashable],
@@ -348,12 +391,6 @@ def check_k_anonymity(
     >>> summary[["sex", "age", "count", "fk"]].values.tolist()
     [['m', '20', 2, 2], ['f', '30', 1, 2], ['f', '40', 1, 2], ['f', nan, 1, 3]]
     """
-    if not isinstance(df, pd.DataFrame):
-        options = {"missing": missing, "weights": weights, "missing_values": missing_values}
-        result: tuple[int, pd.DataFrame] = _on_engine(
-            check_k_anonymity, df, quasi_identifier_cols, k, options
-        )
-        return result
     func = "check_k_anonymity"
     k, enc, policy, w = prepare_with_k(
         df, quasi_identifier_cols, k, missing, weights, missing_values, func
@@ -363,36 +400,3 @@ def check_k_anonymity(
     n_at_risk = int(np.count_nonzero(row_fk < k))
     summary = pattern_summary(enc, res, k, func=func)
     return n_at_risk, summary
-
-
-def _on_engine(
-    func: Callable[..., Any], df: Any, quasi_identifiers: Any, k: Any, options: dict[str, Any]
-) -> Any:
-    """``func`` (:func:`sample_frequencies` or :func:`check_k_anonymity`) on a frame that
-    is not pandas, ``options`` its ``missing``, ``weights`` and ``missing_values``: a
-    lazy engine counts by its own route (:mod:`microsdc.risk.lazy`); an eager polars or
-    pyarrow frame gives its QI and weight columns to the pandas route, and the frames
-    of the result come back as its kind."""
-    from microsdc.backends import detect_backend
-
-    name = func.__name__
-    backend = detect_backend(df, name)
-    if backend.lazy:
-        from microsdc.risk import lazy
-
-        routes: dict[str, Callable[..., Any]] = {
-            "sample_frequencies": lazy.sample_frequencies_lazy,
-            "check_k_anonymity": lazy.check_k_anonymity_lazy,
-        }
-        route = routes[name]
-        return route(df, backend, quasi_identifiers, k=k, **options)
-    from microsdc.backends.frequencies import eager_input, eager_output
-
-    if k is not None or func is check_k_anonymity:  # k is optional to sample_frequencies only
-        k = check_int(k, "k", name, min_value=1)
-    parse_policy(options["missing"], name)
-    pdf, cols, w = eager_input(df, backend, quasi_identifiers, options["weights"], name)
-    out = func(pdf, cols, k=k, **{**options, "weights": w})
-    if isinstance(out, tuple):  # check_k_anonymity: (n_at_risk, summary)
-        return out[0], eager_output(out[1], df)
-    return eager_output(out, df)

@@ -94,7 +94,6 @@ def lazy_patterns(
 
 def sample_frequencies_lazy(
     df: Any,
-    backend: Backend,
     quasi_identifiers: Sequence[Hashable],
     *,
     k: int | None,
@@ -109,6 +108,7 @@ def sample_frequencies_lazy(
     import narwhals as nw
 
     func = "sample_frequencies"
+    backend = detect_backend(df, func)
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
     policy = parse_policy(missing, func)
@@ -157,7 +157,6 @@ def _with_fk(
 
 def check_k_anonymity_lazy(
     df: Any,
-    backend: Backend,
     quasi_identifier_cols: Sequence[Hashable],
     k: int,
     *,
@@ -171,9 +170,10 @@ def check_k_anonymity_lazy(
     ``DataFrame`` for a ``LazyFrame``, a pyarrow ``Table`` for a DuckDB relation):
     it has one row per distinct key combination, so it is small.
     """
+    func = "check_k_anonymity"
     n_at_risk, summary, _ = risk_frame(
-        df, backend, quasi_identifier_cols, k, missing=missing, weights=weights,
-        missing_values=missing_values, func="check_k_anonymity", join=False,
+        df, detect_backend(df, func), quasi_identifier_cols, k, missing=missing,
+        weights=weights, missing_values=missing_values, func=func, join=False,
     )  # fmt: skip
     return n_at_risk, summary
 

@@ -24,7 +24,7 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc.backends.eager import call_in_memory
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import (
     MissingValues,
     combine_codes,
@@ -119,6 +119,7 @@ def _class_value_counts(
 _NA_DTYPES = {"distinct": "Int64", "entropy": "float64", "recursive": "boolean"}
 
 
+@accepts_frames()
 def l_diversity(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -227,8 +228,6 @@ def l_diversity(
     >>> l_diversity(df, ["sex"], "income", kind="recursive", c=2, l=2)["income"].tolist()
     [True, True, True, False, False]
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(l_diversity, locals())
     func = "l_diversity"
     check_frame(df, "df", func)
     check_one_of(kind, "kind", func, KINDS)

@@ -11,11 +11,46 @@ import pandas as pd
 
 from microsdc._core.policy import MissingPolicy, Policy
 from microsdc._validation import check_bool, check_int, param_error
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import EncodedQIs, MissingValues
 
 __all__ = ["safe_combinations"]
 
 
+def _on_engine(
+    df: Any,
+    quasi_identifiers: Sequence[Hashable],
+    k: int,
+    min_combi_size: int,
+    max_combi_size: int | None,
+    *,
+    maximal: bool,
+    missing: MissingPolicy,
+    missing_values: MissingValues,
+) -> list[list[Hashable]]:
+    """:func:`safe_combinations` of a polars, pyarrow, DuckDB or Spark frame: the engine
+    gives the distinct patterns with their record counts, and the search runs on them."""
+    from microsdc.backends import detect_backend
+    from microsdc.risk.lazy import record_patterns
+
+    func = "safe_combinations"
+    k = check_int(k, "k", func, min_value=1)
+    min_size, max_size, maximal = _check_sizes(
+        min_combi_size, max_combi_size, maximal, len(list(quasi_identifiers)), func
+    )
+    backend = detect_backend(df, func)
+    enc, policy, counts = record_patterns(
+        df,
+        backend,
+        quasi_identifiers,
+        missing=missing,
+        missing_values=missing_values,
+        func=func,
+    )
+    return _search(enc, policy, k, min_size, max_size, maximal, counts)
+
+
+@accepts_frames(lazy=_on_engine, eager=_on_engine)
 def safe_combinations(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -82,25 +117,6 @@ def safe_combinations(
     [['a', 'c'], ['b', 'c']]
     """
     func = "safe_combinations"
-    if not isinstance(df, pd.DataFrame):
-        from microsdc.backends import detect_backend
-        from microsdc.risk.lazy import record_patterns
-
-        k = check_int(k, "k", func, min_value=1)
-        min_size, max_size, maximal = _check_sizes(
-            min_combi_size, max_combi_size, maximal, len(list(quasi_identifiers)), func
-        )
-        backend = detect_backend(df, func)
-        enc, policy, counts = record_patterns(
-            df,
-            backend,
-            quasi_identifiers,
-            missing=missing,
-            missing_values=missing_values,
-            func=func,
-        )
-        return _search(enc, policy, k, min_size, max_size, maximal, counts)
-
     from microsdc.risk.kanonymity import prepare_with_k
 
     k, enc, policy, _ = prepare_with_k(

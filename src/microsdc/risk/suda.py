@@ -19,6 +19,7 @@ from microsdc._validation import (
     check_number,
     param_error,
 )
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.risk.suda_core import (
@@ -182,6 +183,7 @@ class SudaResult:
         return self._lookup.listed(_msu_rows(frame, labels, "list_msus", "labels"))
 
 
+@accepts_frames()
 def suda(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -323,11 +325,6 @@ def suda(
     >>> res.variable_contributions["contribution"].round(1).tolist()
     [16.7, 41.7, 41.7]
     """
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory; lazy refused
-        from microsdc.backends.eager import call_in_memory
-
-        result: SudaResult = call_in_memory(suda, locals())
-        return result
     check_frame(df, "df", FUNC)
     rule = _check_missing(missing)
     check_bool(original_scores, "original_scores", FUNC)

@@ -16,12 +16,13 @@ from microsdc._validation import (
     check_frame,
     check_int,
 )
-from microsdc.backends.eager import call_in_memory
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import (
     InvalidParameterError,
 )
 from microsdc.suppression.core import suppress_codes, true_fk_of
+from microsdc.suppression.lazy import local_suppression_lazy
 from microsdc.suppression.params import (
     DIS_FRACTION,
     check_call,
@@ -47,6 +48,7 @@ _FUNC = "local_suppression"
 # --------------------------------------------------------------------------- main
 
 
+@accepts_frames(lazy=local_suppression_lazy)  # the engine groups and joins
 def local_suppression(
     df: pd.DataFrame,
     qi: Sequence[Hashable],
@@ -410,14 +412,12 @@ def local_suppression(
     >>> res.intruder()["after"]["n_above_1_over_k"]  # (m, 40) and (f, 50) hide together
     0
     """
-    if not isinstance(df, pd.DataFrame):
-        return _other_frame(dict(locals()))
     t0 = time.perf_counter()
     check_frame(df, "df", _FUNC)
     checked = check_call(
         df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
     )
-    policy, method, cols, jobs_spec, k_report, imp, strata_cols, ghosts = checked
+    policy, method, cols, _jobs, _k_report, _imp, strata_cols, ghosts = checked
     check_passed_on(subject_rule, seed, progress, _FUNC)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
@@ -471,18 +471,6 @@ def _below_dis_suda(
         return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
 
     return with_dis_suda(df, res, checked, counted, threshold, k_step)
-
-
-def _other_frame(args: dict[str, Any]) -> SuppressionResult:
-    """:func:`local_suppression` of a frame that is not pandas: on patterns in the engine
-    for a lazy frame, in memory for polars and pyarrow."""
-    from microsdc.backends import detect_backend
-
-    if detect_backend(args["df"], _FUNC).lazy:  # the engine groups and joins
-        from microsdc.suppression.lazy import local_suppression_lazy
-
-        return local_suppression_lazy(**args)
-    return call_in_memory(local_suppression, args)  # polars or pyarrow, in memory
 
 
 def _by_subject(

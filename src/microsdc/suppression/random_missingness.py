@@ -13,7 +13,7 @@ import pandas as pd
 from microsdc._core.policy import MissingPolicy, Policy, parse_policy
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns, check_frame, check_int, check_number
-from microsdc.backends.eager import call_in_memory
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
 
@@ -22,6 +22,7 @@ __all__ = ["RandomMissingness", "min_missingness_max_deid", "random_missingness_
 _FUNC = "min_missingness_max_deid"
 
 
+@accepts_frames()
 def min_missingness_max_deid(
     df: pd.DataFrame,
     QI: Sequence[Hashable],
@@ -117,8 +118,6 @@ def min_missingness_max_deid(
     (6.82, 0, 4)
     """
     arguments = dict(locals())  # the parameters by name, as given
-    if not isinstance(df, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(min_missingness_max_deid, arguments)
     from microsdc.data.blank import blank_cells
     from microsdc.risk.linked import warn_recoverable
 

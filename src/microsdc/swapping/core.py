@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_callable
-from microsdc.backends.eager import call_in_memory
+from microsdc.backends.dispatch import accepts_frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -340,6 +340,7 @@ _NOTES_DOC = """
 """
 
 
+@accepts_frames()
 def record_swap_result(
     data: pd.DataFrame,
     hid: Any,
@@ -358,13 +359,9 @@ def record_swap_result(
     checked_columns: Any = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> SwapResult:
-    import pandas as pd
-
     from microsdc.swapping import stages
     from microsdc.swapping._checks import check_swap_params
 
-    if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(record_swap_result, locals())
     p = check_swap_params(
         data,
         hid,
@@ -406,6 +403,7 @@ def record_swap_result(
     )
 
 
+@accepts_frames()
 def record_swap(
     data: pd.DataFrame,
     hid: Any,
@@ -424,12 +422,7 @@ def record_swap(
     checked_columns: Any = None,
     progress: Callable[[int, float], None] | None = None,
 ) -> pd.DataFrame:
-    arguments = dict(locals())  # the parameters by name, as given
-    import pandas as pd
-
-    if not isinstance(data, pd.DataFrame):  # polars or pyarrow, in memory
-        return call_in_memory(record_swap, arguments)
-    return record_swap_result(**arguments).data
+    return record_swap_result(**dict(locals())).data
 
 
 record_swap_result.__doc__ = (

@@ -1,0 +1,142 @@
+"""One way for a public function to take every kind of data frame.
+
+:func:`accepts_frames` decorates a public function whose first parameter is a data
+frame. The frame's adapter (:func:`microsdc.backends.adapters.adapt`) decides the
+route:
+
+- a pandas ``DataFrame`` calls the function;
+- a polars ``DataFrame`` or pyarrow ``Table`` (rows in memory) is converted to
+  pandas, the function runs, and the frames of the result come back as the
+  caller's kind (:func:`microsdc.backends.eager.as_kind_of`), unless the function
+  names its own ``eager`` route;
+- a lazy frame (polars ``LazyFrame``, DuckDB relation, Spark ``DataFrame``) goes to
+  the function's ``lazy`` implementation, or is refused with how to collect it;
+- anything else is refused with what the parameter accepts.
+
+The decorated function keeps its name, docstring and signature
+(:func:`functools.wraps`), and warnings raised under it still point at the
+caller's line (:func:`microsdc._core.warn.warn` skips microsdc's own frames).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+from microsdc.backends.adapters import adapt
+from microsdc.exceptions import InvalidParameterError
+
+__all__ = ["FrameRoutes", "accepts_frames", "lazy_refusal_text"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: How to bring a lazy frame's rows into memory, by engine.
+_COLLECT = {
+    "polars": "polars: .collect()",
+    "DuckDB": "DuckDB: .pl() or .df()",
+    "PySpark": "Spark: .toPandas(), or .toArrow() for a pyarrow table",
+}
+
+
+def lazy_refusal_text(func: str, engine: str) -> str:
+    """The refusal of a lazy ``engine`` frame by ``func``, which needs its rows."""
+    return (
+        f"{func} needs the rows in memory; got a lazy {engine} frame. "
+        f"Collect it first ({_COLLECT.get(engine, _COLLECT['polars'])})."
+    )
+
+
+@dataclass(frozen=True)
+class FrameRoutes:
+    """Where :func:`accepts_frames` sends a decorated function's frames.
+
+    Attributes
+    ----------
+    param : str
+        The data-frame parameter (the function's first).
+    lazy : callable or None
+        The implementation for lazy frames, called with every argument by name;
+        None refuses them.
+    eager : callable or None
+        The route for polars and pyarrow frames in memory, called with every
+        argument by name; None converts them to pandas and back.
+    """
+
+    param: str
+    lazy: Callable[..., Any] | None
+    eager: Callable[..., Any] | None
+
+
+def accepts_frames(
+    *,
+    lazy: Callable[..., Any] | None = None,
+    eager: Callable[..., Any] | None = None,
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Let the decorated function take every data frame microsdc knows.
+
+    Parameters
+    ----------
+    lazy : callable, optional
+        The function's implementation for a lazy frame (polars ``LazyFrame``,
+        DuckDB relation, Spark ``DataFrame``), called with every parameter of the
+        function by name (defaults filled in). Without it a lazy frame is refused
+        with how to collect it.
+    eager : callable, optional
+        A route of its own for a polars ``DataFrame`` or pyarrow ``Table``, called
+        the same way; without it the frame is converted to pandas, the function
+        runs, and the frames of the result come back as the caller's kind.
+
+    Returns
+    -------
+    callable
+        The decorator. The decorated function has the same name, docstring and
+        signature, and its :class:`FrameRoutes` as ``frame_routes``.
+
+    Raises
+    ------
+    InvalidParameterError
+        From the decorated function: for a lazy frame it has no implementation for
+        (no ``func`` or ``param`` field: the message names the function and how to
+        collect), or for an object that is not a data frame microsdc knows
+        (:func:`~microsdc.backends.adapters.adapt`).
+    """
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        signature = inspect.signature(func)
+        parameters = list(signature.parameters.values())
+        keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        if not parameters or any(p.kind not in keyword for p in parameters):
+            raise TypeError(f"{func.__name__}: every parameter must be nameable by keyword")
+        routes = FrameRoutes(parameters[0].name, lazy, eager)
+        name = func.__name__
+        call: Callable[..., R] = func
+
+        @functools.wraps(func)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return func(*args, **kwargs)  # Python's own message for the call
+            frame = adapt(bound.arguments[routes.param], name, routes.param)
+            if frame.name == "pandas":
+                return func(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            if frame.lazy:
+                if routes.lazy is None:
+                    raise InvalidParameterError(lazy_refusal_text(name, frame.name))
+                return routes.lazy(**arguments)
+            if routes.eager is not None:
+                return routes.eager(**arguments)
+            given = frame.to_pandas(name)
+            result = call(**{**arguments, routes.param: given})
+            return frame.from_pandas(result, given)
+
+        wrapper.frame_routes = routes  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
