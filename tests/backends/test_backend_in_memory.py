@@ -78,3 +78,30 @@ def test_risk_measures_and_tuples() -> None:
 def test_lazy_frame_refused_with_how_to_collect() -> None:
     with pytest.raises(InvalidParameterError, match=r"\.collect\(\)"):
         microsdc.min_missingness_max_deid(pl.from_pandas(_frame()).lazy(), ["age"], 2)
+
+
+@pytest.mark.parametrize("kind", ["distinct", "entropy", "recursive"])
+def test_l_diversity_figures_keep_their_own_types(kind: str) -> None:
+    # the figures are named after the sensitive columns they describe; they once took
+    # those columns' types: an entropy l-diversity of 3 (2.9999...) came back from a
+    # polars integer column as 2, and from a text column as the text "2.9999999999999996"
+    df = pd.DataFrame({"sex": list("mmmff"), "count": [1, 2, 3, 1, 1], "word": list("abcaa")})
+    options = {"kind": kind, "c": 2, "l": 2} if kind == "recursive" else {"kind": kind}
+    want = microsdc.l_diversity(df, ["sex"], ["count", "word"], **options)
+    for native in (pl.from_pandas(df), pa.Table.from_pandas(df, preserve_index=False)):
+        got = microsdc.l_diversity(native, ["sex"], ["count", "word"], **options)
+        assert type(got) is type(native)
+        back = got.to_pandas()
+        for column in ("count", "word"):
+            assert back[column].dtype.kind == want[column].dtype.kind, (native, column)
+            assert back[column].tolist() == pytest.approx(want[column].tolist())
+    if kind == "entropy":
+        assert want["count"].round(9).tolist() == [3.0, 3.0, 3.0, 1.0, 1.0]
+
+
+def test_released_data_keep_the_callers_types_beside_figures() -> None:
+    # the same rule from the other side: blanked data keep the input's column types
+    df = _frame()
+    native = pl.from_pandas(df).with_columns(pl.col("age").cast(pl.Int16))
+    frame, _, _ = microsdc.min_missingness_max_deid(native, ["age", "sex"], 2, seed=1)
+    assert frame.schema == native.schema

@@ -51,7 +51,14 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     """``df`` as a frame of the kind of ``native``. A column the function left as it was
     is taken from ``native`` itself, so it comes back untouched: the way through pandas
     would turn a polars or pyarrow NaN into a null and cannot carry every type (lists,
-    structs, large integers) back."""
+    structs, large integers) back.
+
+    A frame that holds every column of the input is the caller's data (cells blanked,
+    swapped or PRAMmed): its other columns take the caller's types where the values
+    allow. Any other frame holds figures about the data (the l-diversity of each
+    sensitive column, under that column's name) and keeps the types of its figures:
+    cast to the described column's type, an entropy of 2.99 would become the integer 2
+    or the text "2.99"."""
     import narwhals as nw
 
     nwf = nw.from_native(native, eager_only=True)
@@ -61,11 +68,12 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     same = [
         c for c in out.columns if c in names and c in given.columns and _unchanged(out[c], given[c])
     ]
+    released = {str(c) for c in given.columns} <= set(out.columns)
     if nwf.implementation is nw.Implementation.POLARS:
         import polars as pl
 
         frame = pl.from_pandas(out.drop(columns=same))
-        schema = native.schema
+        schema = native.schema if released else {}
         casts = {c: schema[c] for c in frame.columns if c in schema and frame[c].dtype != schema[c]}
         if casts:
             try:
@@ -79,7 +87,7 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     table = pa.Table.from_pandas(out.drop(columns=same), preserve_index=False)
     fields = []
     for field in table.schema:
-        idx = native.schema.get_field_index(field.name)
+        idx = native.schema.get_field_index(field.name) if released else -1
         fields.append(native.schema.field(idx) if idx >= 0 else field)
     try:
         table = table.cast(pa.schema(fields))
