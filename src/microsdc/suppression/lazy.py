@@ -360,9 +360,13 @@ def local_suppression_lazy(
     order and the expansion on the patterns, and the algorithm may break ties
     otherwise (in either direction); which records of a combination get which
     blanks may also differ, as the records of a combination are interchangeable to
-    it. The solution for the records is not available when a stratum has more
-    records than :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS` or the key
-    variables have too many categories together for one 62-bit key
+    it. Where the solution splits a combination the greedy on patterns runs too,
+    and its release (every record of a combination blanked alike) is taken instead
+    when it costs less: fewer cells, or, under a ranking (the default), as many
+    cells in less important key variables. The solution for the records is not
+    available when a stratum has more records than
+    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS` or the key variables
+    have too many categories together for one 62-bit key
     (:func:`~microsdc.suppression._category.category_fits`): the hash-table greedy
     then runs on the patterns, blanking every record of a pattern alike, which
     reaches k as well but may cost more cells.
