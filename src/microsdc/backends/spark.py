@@ -16,7 +16,7 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["aggregate", "join_back", "null_counts", "weight_stats"]
+__all__ = ["aggregate", "join_back", "join_back_ranked", "null_counts", "weight_stats"]
 
 
 def _quote(name: str) -> str:
@@ -127,3 +127,29 @@ def join_back(df: Any, cols: Sequence[str], result: Any) -> Any:
         *[F.col(_quote(c)) for c in df.columns],
         *[F.col(o).alias(name) for o, name in zip(outs, outputs, strict=True)],
     )
+
+
+def join_back_ranked(
+    df: Any, cols: Sequence[str], by_pattern: Any | None, by_record: Any, rank: str
+) -> Any:
+    """:func:`join_back` of ``by_pattern`` (or None) on the QIs ``cols``, then of
+    ``by_record`` (pyarrow: ``cols``, ``rank``, then outputs) on the QIs and each
+    record's rank among the records of its tuple (0 first): ``row_number()`` over
+    ``Window.partitionBy(cols)`` ordered by ``monotonically_increasing_id()`` (the
+    order :func:`aggregate_first` numbers the rows in; the window groups nulls
+    together). ``df``'s columns first, then the outputs of both."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    pos = "__microsdc_rank_position"
+    window = Window.partitionBy(*[F.col(_quote(c)) for c in cols]).orderBy(F.col(pos))
+    numbered = df.withColumn(pos, F.monotonically_increasing_id()).withColumn(
+        rank, F.row_number().over(window) - F.lit(1)
+    )
+    outputs: list[str] = []
+    if by_pattern is not None:
+        numbered = join_back(numbered, cols, by_pattern)
+        outputs += [c for c in by_pattern.column_names if c not in cols]
+    joined = join_back(numbered, [*cols, rank], by_record)
+    outputs += [c for c in by_record.column_names if c not in cols and c != rank]
+    return joined.select(*[F.col(_quote(c)) for c in [*df.columns, *outputs]])

@@ -32,6 +32,7 @@ from microsdc.suppression._engine import (
 __all__ = [
     "MAX_EXPANDED_RECORDS",
     "Outcome",
+    "Pieces",
     "category_on_patterns",
     "check_reachable",
     "suppress_codes",
@@ -60,10 +61,16 @@ class Outcome:
         What the exact method used, per stratum (``method="exact"``).
     alpha_sources : set of str
         Which solution the alpha policy released per stratum ("greedy", "category").
-    record_cells : int
-        Under ``"category"`` on patterns (``records=``): the cells the per-record
-        solution blanks in the strata where it gave the records of one pattern different
-        cells, so that the greedy on patterns ran instead (0 where it did not).
+    source : ndarray of shape (n,), int64, or None
+        None when each row is the row of the codes given at its position. Under
+        ``"category"`` on an engine's patterns (``records=``), when the solution for the
+        records blanked the records of one pattern differently, the rows are *pieces*
+        instead: the records of one pattern released alike, ``source[i]`` the row of the
+        codes given that piece ``i`` comes from (ascending; the pieces of one pattern
+        follow each other, fewest blanks first). Every figure above is then that of the
+        piece's records.
+    records : ndarray of shape (n,), float64, or None
+        With ``source``: the records of each piece.
     """
 
     codes: np.ndarray
@@ -74,7 +81,33 @@ class Outcome:
     true_fk: np.ndarray
     exact: list[dict[str, Any]] = field(default_factory=list)
     alpha_sources: set[str] = field(default_factory=set)
-    record_cells: int = 0
+    source: np.ndarray | None = None
+    records: np.ndarray | None = None
+
+
+@dataclass
+class Pieces:
+    """An engine's patterns as released: each piece is ``records`` records of pattern
+    ``source`` (a row of the codes given), all released as ``codes``.
+
+    Attributes
+    ----------
+    source : ndarray of shape (p,), int64
+        The pattern of each piece, ascending; the pieces of one pattern are contiguous.
+    records : ndarray of shape (p,), float64
+        Records of each piece (together, those of its pattern).
+    codes : ndarray of shape (p, m), int64
+        The codes released for the piece's records (-1 = missing).
+    """
+
+    source: np.ndarray
+    records: np.ndarray
+    codes: np.ndarray
+
+    @property
+    def split(self) -> bool:
+        """Whether some pattern's records are released in more than one way."""
+        return len(self.source) > 0 and bool((np.diff(self.source) == 0).any())
 
 
 def check_reachable(
@@ -175,6 +208,10 @@ def suppress_codes(
     Returns
     -------
     Outcome
+        One row per row of ``codes0``; with ``records`` under ``"category"``, one row
+        per piece when the solution for the records blanked the records of one pattern
+        differently (``Outcome.source`` names each piece's pattern,
+        :func:`category_on_patterns`).
 
     Raises
     ------
@@ -205,7 +242,8 @@ def suppress_codes(
         risk_after=np.zeros(n, dtype=bool),
         true_fk=np.zeros(n, dtype=np.int64),
     )
-    for rows in groups:
+    split: dict[int, Pieces] = {}  # strata whose records' solution split patterns
+    for g, rows in enumerate(groups):
         w = None if records is None else records[rows]
         sub = np.ascontiguousarray(out.codes[rows])
         fkb = fk_of(sub, ncat, policy, w)
@@ -214,7 +252,16 @@ def suppress_codes(
         out.risk_before[rows] = rb
         fka = fkb
         if rb.any():
-            if per_record:
+            if policy.kind == "category" and single and w is not None:
+                pieces = _category_on_patterns(
+                    sub, ncat, jobs, costs, policy, fkb, w,
+                    None if first is None else first[rows], progress,
+                )  # fmt: skip
+                if pieces is not None:
+                    split[g] = pieces  # counted on its pieces below
+                    continue
+                fka = fk_of(sub, ncat, policy, w)
+            elif per_record:
                 fka = _per_record(
                     codes0[rows],
                     sub,
@@ -229,13 +276,6 @@ def suppress_codes(
                     progress,
                     out,
                 )
-            elif (
-                policy.kind == "category"
-                and single
-                and w is not None
-                and category_on_patterns(sub, ncat, jobs[0][1], costs, w, out)
-            ):
-                fka = fk_of(sub, ncat, policy, w)
             else:
                 done = reach_k(
                     sub,
@@ -253,7 +293,95 @@ def suppress_codes(
             out.true_fk[rows] = true_fk_of(codes0[rows], sub, ncat, w)
         out.fk_after[rows] = fka
         out.risk_after[rows] = fka < jobs[0][1] if single else risk_mask(sub, ncat, policy, jobs, w)
+    if split:
+        assert records is not None
+        return _over_pieces(out, codes0, ncat, groups, records, split, policy, jobs[0][1])
     return out
+
+
+def _category_on_patterns(
+    sub: np.ndarray,
+    ncat: np.ndarray,
+    jobs: list[tuple[tuple[int, ...], int]],
+    costs: Costs,
+    policy: Policy,
+    fk_start: np.ndarray,
+    records: np.ndarray,
+    first: np.ndarray | None,
+    progress: Callable[[int, int], None] | None,
+) -> Pieces | None:
+    """One stratum of an engine's patterns under ``"category"`` (one job on every key
+    variable): the solution for the records (:func:`category_on_patterns`), in place on
+    ``sub`` when every pattern's records come out alike. When it splits a pattern, the
+    greedy on patterns runs too and the cheaper is released (the solution for the
+    records on a tie): its pieces are returned, or the greedy's codes are put in
+    ``sub`` and None returned. Without the solution for the records, the greedy."""
+    pieces = category_on_patterns(sub, ncat, jobs[0][1], costs, records, first)
+    if pieces is not None and not pieces.split:
+        sub[:] = pieces.codes
+        return None
+    greedy = sub.copy()
+    reach_k(
+        greedy, ncat, jobs, costs, policy, fk_start=fk_start, progress=progress,
+        records=records, first=first,
+    )  # fmt: skip
+    if pieces is not None and _cost(sub[pieces.source], pieces, costs) <= _cost(
+        sub, Pieces(np.arange(len(sub)), records, greedy), costs
+    ):
+        return pieces
+    sub[:] = greedy
+    return None
+
+
+def _cost(original: np.ndarray, released: Pieces, costs: Costs) -> tuple[float, float]:
+    """What a release costs, as the greedy counts it: with ranked costs the cells, then
+    the weighted total; else the weighted total."""
+    blank = ((released.codes < 0) & (original >= 0)) * released.records[:, None]
+    total = float((blank * costs.weight).sum())
+    return (float(blank.sum()), total) if costs.ranked else (total, 0.0)
+
+
+def _over_pieces(
+    out: Outcome,
+    codes0: np.ndarray,
+    ncat: np.ndarray,
+    groups: Sequence[np.ndarray],
+    records: np.ndarray,
+    split: dict[int, Pieces],
+    policy: Policy,
+    k: int,
+) -> Outcome:
+    """``out`` over pieces: the strata of ``split`` as their pieces, with fk after,
+    risk after and ``true_fk`` counted on them (each piece standing for its records),
+    every other pattern one piece; fk and risk before are those of the piece's pattern."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    for g, rows in enumerate(groups):
+        p = split.get(g)
+        if p is None:
+            parts.append(
+                (rows, records[rows], out.codes[rows], out.fk_after[rows],
+                 out.risk_after[rows], out.true_fk[rows])
+            )  # fmt: skip
+            continue
+        src = np.asarray(rows)[p.source]
+        fka = fk_of(p.codes, ncat, policy, p.records)
+        true_fk = true_fk_of(codes0[src], p.codes, ncat, p.records)
+        parts.append((src, p.records, p.codes, fka, fka < k, true_fk))
+    source, n, codes, fka, risk, true_fk = (np.concatenate(c) for c in zip(*parts, strict=True))
+    order = np.argsort(source, kind="stable")  # pattern order; a pattern's pieces in turn
+    source = source[order].astype(np.int64)
+    return Outcome(
+        codes=np.ascontiguousarray(codes[order], dtype=np.int64),
+        fk_before=out.fk_before[source],
+        fk_after=fka[order].astype(out.fk_after.dtype),
+        risk_before=out.risk_before[source],
+        risk_after=risk[order],
+        true_fk=true_fk[order].astype(np.int64),
+        exact=out.exact,
+        alpha_sources=out.alpha_sources,
+        source=source,
+        records=n[order].astype(np.float64),
+    )
 
 
 def _per_record(
@@ -318,34 +446,53 @@ def category_on_patterns(
     k: int,
     costs: Costs,
     records: np.ndarray,
-    out: Outcome | None = None,
-) -> bool:
+    first: np.ndarray | None = None,
+) -> Pieces | None:
     """Under ``"category"``: the group-and-mask algorithm the records get
     (:mod:`microsdc.suppression._category`), run on the patterns expanded to their
-    records, taken (in place on ``codes``) when every pattern's records came out alike,
-    so that the engine can blank them by pattern. False (``codes`` unchanged) when the
-    records are too many to expand, the tuples do not fit one key, or a completion
-    split a pattern: the greedy on patterns then runs instead, and the cells the split
-    solution blanks are added to ``out.record_cells``.
+    records (``codes`` is not changed).
+
+    The patterns are expanded in the order of their first record (``first``, then
+    their codes; the codes alone without ``first``), so that the solution depends on
+    the records and their order only, not on the order an engine lists the patterns
+    in. The records of one pattern are interchangeable to the algorithm (same codes,
+    same stratum), so its solution is given back as pieces: per pattern, its records
+    grouped by the codes released for them, fewest blanked cells first (then by the
+    released codes). When every pattern's records come out alike there is one piece
+    per pattern, in order (``Pieces.split`` is False).
+
+    Returns
+    -------
+    Pieces or None
+        None when the solution for the records is not available: more records than
+        :data:`MAX_EXPANDED_RECORDS`, no pattern, or tuples that do not fit one key
+        (:func:`~microsdc.suppression._category.category_fits`); the greedy on
+        patterns then runs instead.
     """
-    from microsdc.suppression._category import category_fits, category_suppress
+    from microsdc.suppression._category import category_fits, category_radix, category_suppress
 
     count = np.asarray(records, dtype=np.int64)
     total = int(count.sum())
-    if total > MAX_EXPANDED_RECORDS or not len(codes) or not category_fits(ncat):
-        return False
-    expanded = np.ascontiguousarray(np.repeat(codes, count, axis=0), dtype=np.int64)
+    n = len(codes)
+    if total > MAX_EXPANDED_RECORDS or not n or not category_fits(ncat):
+        return None
+    by = [codes[:, j] for j in range(codes.shape[1] - 1, -1, -1)]
+    order = np.lexsort(by if first is None else [*by, np.asarray(first)])
+    expanded = np.ascontiguousarray(np.repeat(codes[order], count[order], axis=0), dtype=np.int64)
     category_suppress(expanded, ncat, k, costs.weight)
-    starts = np.r_[0, np.cumsum(count)[:-1]]
+    starts = np.r_[0, np.cumsum(count[order])[:-1]]
     low = np.minimum.reduceat(expanded, starts, axis=0)
-    high = np.maximum.reduceat(expanded, starts, axis=0)
-    if not np.array_equal(low, high):
-        if out is not None:  # blanks after, less those the records had
-            had = int(((codes < 0).sum(axis=1) * count).sum())
-            out.record_cells += int((expanded < 0).sum()) - had
-        return False
-    codes[:] = low
-    return True
+    if np.array_equal(low, np.maximum.reduceat(expanded, starts, axis=0)):
+        after = np.empty_like(low)
+        after[order] = low
+        return Pieces(np.arange(n, dtype=np.int64), count.astype(np.float64), after)
+    pattern = np.repeat(order.astype(np.int64), count[order])  # of each expanded record
+    key = (expanded + 1) @ category_radix(ncat)  # one int64 per released tuple
+    by_piece = np.lexsort((key, (expanded < 0).sum(axis=1), pattern))
+    pattern, key = pattern[by_piece], key[by_piece]
+    head = np.flatnonzero(np.r_[True, (pattern[1:] != pattern[:-1]) | (key[1:] != key[:-1])])
+    pieces = np.diff(np.r_[head, total]).astype(np.float64)
+    return Pieces(pattern[head], pieces, np.ascontiguousarray(expanded[by_piece[head]]))
 
 
 def _alpha0_improver(

@@ -6,7 +6,10 @@ kept as a group), counts them and notes the position of each pattern's first
 row. microsdc runs the same greedy as on pandas on those patterns, each
 standing for its records, and the engine blanks the cells with a null-safe
 join on the patterns that changed: every record of a pattern gets the
-pattern's released values. Rows never enter Python and the result stays lazy.
+pattern's released values. Under ``missing="category"`` the solution for the
+records may blank the records of one pattern differently; those records are then
+numbered within their pattern in row order and blanked by a join on the pattern
+and that number. Rows never enter Python and the result stays lazy.
 
 The greedy is deterministic given the patterns, their numbers of records and,
 to break ties between patterns at risk with the same fk and as many observed
@@ -20,6 +23,8 @@ the result still reaches k, with possibly other cells.
 
 from __future__ import annotations
 
+import functools
+import operator
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -28,13 +33,12 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
-from microsdc._core.warn import warn
 from microsdc._validation import check_bool, check_missing_values_columns, lazy_refusal
 from microsdc.backends import Backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues, encode_qis
-from microsdc.exceptions import DataValidationError, InvalidParameterError, SDCWarning
+from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import suppress_codes
 from microsdc.suppression.params import (
     DIS_FRACTION,
@@ -53,6 +57,7 @@ _N = "__microsdc_records"
 _ROW = "__microsdc_row"
 _FIRST = "__microsdc_first"
 _BLANK = "__microsdc_blank"
+_RBLANK = "__microsdc_rblank"
 
 
 def _schema(nwf: Any) -> Any:
@@ -137,51 +142,136 @@ def _aggregate_first(df: Any, backend: Backend, keys: list[str]) -> tuple[Any, b
 
 
 def _blank_back(
-    df: Any, backend: Backend, keys: list[str], names: list[str], table: Any, blank: Any
+    df: Any,
+    backend: Backend,
+    keys: list[str],
+    names: list[str],
+    table: Any,
+    blank: pd.DataFrame,
+    released: _Released,
 ) -> Any:
-    """``df`` with the cells of ``blank`` (patterns x QIs) set to null, lazily.
+    """``df`` with the cells of ``blank`` (pieces x QIs) set to null, lazily.
 
-    Only the patterns with a blanked cell travel to the engine; a left join on
-    the keys (missing == missing) flags their records, and each QI becomes
-    ``CASE WHEN flagged THEN NULL ELSE value END``, which keeps its type.
+    Only the pieces with a blanked cell travel to the engine. A pattern released as
+    one piece goes by a left join on the keys (missing == missing), as every record
+    of it is blanked alike. The records of a pattern split into pieces go by a
+    second table, one row per record to blank (keys, its rank among the records of
+    the pattern in row order, flags), joined on the keys and the rank the engine
+    gives each record (:func:`~microsdc.backends.ranked.join_back_ranked`); without
+    such records no rank is computed. Each QI becomes ``CASE WHEN flagged THEN NULL
+    ELSE value END``, which keeps its type.
     """
     import narwhals as nw
-    import pyarrow as pa
 
     from microsdc.backends.frequencies import join_back
 
     qi_names: list[str] = list(blank.columns)
     b = blank.to_numpy(dtype=bool)
-    hit = np.flatnonzero(b.any(axis=1))
-    if not len(hit):
+    hit = b.any(axis=1)
+    if not hit.any():
         return df
     used = [j for j in range(b.shape[1]) if b[hit, j].any()]
-    right = table.select(keys).take(pa.array(hit))
-    flags: dict[str, str] = {}
+    split = released.split_rows()
+    whole = np.flatnonzero(hit & ~split)
+    by_pattern = (
+        _flagged(table.select(keys).take(released.source[whole]), b[whole], used, _BLANK)
+        if len(whole)
+        else None
+    )
+    parts = np.flatnonzero(hit & split)
+    flags: dict[str, list[str]] = {qi_names[j]: [] for j in used}  # per QI, its flags
+    if by_pattern is not None:
+        for i, j in enumerate(used):
+            flags[qi_names[j]].append(f"{_BLANK}{i}")
+    if not len(parts):
+        assert by_pattern is not None
+        joined = join_back(df, backend, list[Hashable](keys), by_pattern)
+    else:
+        from microsdc.backends.ranked import join_back_ranked
+
+        by_record = released.per_record(table.select(keys), parts, b, used, _RBLANK)
+        joined = join_back_ranked(df, backend, keys, by_pattern, by_record)
+        for i, j in enumerate(used):
+            flags[qi_names[j]].append(f"{_RBLANK}{i}")
+
+    def kept(c: str) -> Any:  # no flag of the cell's record set
+        return functools.reduce(operator.and_, [nw.col(f).is_null() for f in flags[c]])
+
+    exprs = [nw.when(kept(c)).then(nw.col(c)).alias(c) if c in flags else nw.col(c) for c in names]
+    return nw.from_native(joined).select(*exprs).to_native()
+
+
+def _flagged(right: Any, b: np.ndarray, used: list[int], prefix: str) -> Any:
+    """``right`` (pyarrow) with a flag column per used QI: True where blanked, null
+    elsewhere, so that unmatched records and kept cells read alike."""
+    import pyarrow as pa
+
     for i, j in enumerate(used):
-        flag = f"{_BLANK}{i}"
-        flags[qi_names[j]] = flag
-        # True where blanked, null elsewhere: unmatched records and kept cells read alike
-        flagged = b[hit, j]
-        right = right.append_column(flag, pa.array(flagged, mask=~flagged, type=pa.bool_()))
-    joined = nw.from_native(join_back(df, backend, list[Hashable](keys), right))
-    exprs = [
-        nw.when(nw.col(flags[c]).is_null()).then(nw.col(c)).alias(c) if c in flags else nw.col(c)
-        for c in names
-    ]
-    return joined.select(*exprs).to_native()
+        flagged = b[:, j]
+        right = right.append_column(
+            f"{prefix}{i}", pa.array(flagged, mask=~flagged, type=pa.bool_())
+        )
+    return right
+
+
+class _Released:
+    """The pieces the core released: ``source[i]``, the pattern (row of the engine's
+    table) of piece ``i``, and ``records[i]``, its records; one piece per pattern when
+    no pattern was split. The pieces of a pattern follow each other; the records of
+    each take the next ranks of the pattern in row order."""
+
+    def __init__(self, source: np.ndarray, records: np.ndarray) -> None:
+        self.source = np.asarray(source, dtype=np.int64)
+        self.records = np.asarray(records, dtype=np.float64)
+
+    def split_rows(self) -> np.ndarray:
+        """Whether each piece's pattern is split into more than one piece."""
+        if not len(self.source):
+            return np.zeros(0, dtype=bool)
+        return np.bincount(self.source)[self.source] > 1
+
+    def first_rank(self) -> np.ndarray:
+        """The rank (0 first) of each piece's first record within its pattern."""
+        n = self.records.astype(np.int64)
+        before = np.cumsum(n) - n  # records of the earlier pieces
+        starts = np.r_[True, self.source[1:] != self.source[:-1]]
+        head = np.maximum.accumulate(np.where(starts, np.arange(len(n)), 0))
+        return before - before[head]
+
+    def per_record(
+        self, keys: Any, parts: np.ndarray, b: np.ndarray, used: list[int], prefix: str
+    ) -> Any:
+        """One row per record of the pieces ``parts``: the pattern's keys (``keys``, a
+        pyarrow table per pattern), its rank and the flags of its piece."""
+        import pyarrow as pa
+
+        from microsdc.backends.ranked import RANK
+
+        n = self.records[parts].astype(np.int64)
+        piece = np.repeat(np.arange(len(parts)), n)
+        offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        rank = np.repeat(self.first_rank()[parts], n) + offset
+        right = keys.take(pa.array(self.source[parts][piece]))
+        right = right.append_column(RANK, pa.array(rank, type=pa.int64()))
+        return _flagged(right, b[parts][piece], used, prefix)
 
 
 def _check_arrived(
-    data: Any, backend: Backend, table: Any, cols: list[Hashable], blank: Any, records: Any
+    data: Any,
+    backend: Backend,
+    table: Any,
+    cols: list[Hashable],
+    blank: np.ndarray,
+    released: _Released,
 ) -> None:
     """Raise unless each key variable of the release has the missing values of the
-    patterns plus the cells blanked in it (:func:`check_blanks_arrived`)."""
+    patterns plus the cells blanked in it, piece by piece (:func:`check_blanks_arrived`)."""
     from microsdc.backends.complete import check_blanks_arrived
 
     expected = {}
+    records = released.records
     for j, c in enumerate(cols):
-        was = table.column(str(c)).is_null().to_numpy(zero_copy_only=False)
+        was = table.column(str(c)).is_null().to_numpy(zero_copy_only=False)[released.source]
         expected[str(c)] = int(records[was | blank[:, j]].sum())
     check_blanks_arrived(data, backend, expected, int(records.sum()), _FUNC)
 
@@ -256,33 +346,41 @@ def local_suppression_lazy(
     options that need the records are refused with an
     :class:`~microsdc.exceptions.InvalidParameterError` naming them:
     ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
-    ``subject_id`` and ``linked``. Under the default ``"category"`` a blank is
-    one more value, so the classes counted on the distinct patterns are those
-    of the records, and every record ends in a class of at least k identical
-    released tuples: the group-and-mask algorithm pandas runs on the records
-    runs on the patterns expanded to their records (up to
-    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS`), and is taken
-    when the records of every pattern come out alike, as the engine blanks
-    by pattern (the same cells as pandas up to ties); otherwise the
-    hash-table greedy runs on the patterns, which may cost more cells (many more:
-    on a 5,000-record sample of Adult with six key variables, 7,961 against 2,133); it
-    then warns (``SDCWarning``) when it did, and ``details["record_solution_cells"]``
-    gives the cells of the solution for the records. Every check on the
-    parameters and columns comes before the engine reads a row; missing values
-    in a strata column and k above the records of a stratum are found from the
-    patterns. The check that other columns give blanked values back
+    ``subject_id`` and ``linked``.
+
+    Under the default ``"category"`` a blank is one more value, so the classes
+    counted on the distinct patterns are those of the records, and every record ends
+    in a class of at least k identical released tuples (within its stratum). The
+    group-and-mask algorithm pandas runs on the records runs on the patterns
+    expanded to their records, and its solution is released: when it blanks the
+    records of one key combination differently, the engine numbers the records of
+    that combination in row order and blanks each by its number, so the release has
+    exactly the cells of that solution. Its cells are those pandas blanks on the
+    same records in most cases, but not always: pandas runs on the records in row
+    order and the expansion on the patterns, and the algorithm may break ties
+    otherwise (in either direction); which records of a combination get which
+    blanks may also differ, as the records of a combination are interchangeable to
+    it. Where the solution splits a combination the greedy on patterns runs too,
+    and its release (every record of a combination blanked alike) is taken instead
+    when it costs less: fewer cells, or, under a ranking (the default), as many
+    cells in less important key variables. The solution for the records is not
+    available when a stratum has more records than
+    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS` or the key variables
+    have too many categories together for one 62-bit key
+    (:func:`~microsdc.suppression._category.category_fits`): the hash-table greedy
+    then runs on the patterns, blanking every record of a pattern alike, which
+    reaches k as well but may cost more cells.
+
+    Every check on the parameters and columns comes before the engine reads a row;
+    missing values in a strata column and k above the records of a stratum are
+    found from the patterns. The check that other columns give blanked values back
     (``DisclosureRiskWarning`` on pandas) needs the records and is not run.
 
     Returns
     -------
     LazySuppressionResult
-
-    Warns
-    -----
-    SDCWarning
-        Under ``"category"``, when the greedy on patterns blanked more cells than the
-        solution for the records, which blanks records of one key combination
-        differently (the engine cannot); with both numbers and how to collect the data.
+        ``patterns`` has one row per pattern as released: a key combination whose
+        records were blanked differently has a row per way they were blanked.
     """
     import narwhals as nw
 
@@ -353,12 +451,19 @@ def _on_patterns(
         codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
         records=records, first=first, progress=progress, accept_rare_values=accept_rare_values,
     )  # fmt: skip
+    if out.source is None:
+        released = _Released(np.arange(len(codes0)), records)
+    else:  # one row per piece: records of a pattern released alike
+        assert out.records is not None
+        released = _Released(out.source, out.records)
+        patterns = patterns.iloc[out.source].reset_index(drop=True)
+        groups = _piece_groups(groups, out.source, len(codes0))
+        codes0 = codes0[out.source]
     blank = (out.codes < 0) & (codes0 >= 0)
-    details = _split_patterns(backend, blank, records, out.record_cells)
     blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
-    data = _blank_back(df, backend, keys, names, table, blank_frame)
+    data = _blank_back(df, backend, keys, names, table, blank_frame, released)
     if blank.any():
-        _check_arrived(data, backend, table, cols, blank, records)
+        _check_arrived(data, backend, table, cols, blank, released)
     return lazy_result(
         data,
         patterns,
@@ -367,7 +472,7 @@ def _on_patterns(
         k_report,
         policy,
         blank,
-        records,
+        released.records,
         out.fk_before,
         out.fk_after,
         out.true_fk,
@@ -375,34 +480,24 @@ def _on_patterns(
         out.risk_after,
         None if combs is None else [s for s, _ in jobs_spec],
         time.perf_counter() - t0,
-        details=details,
+        n_patterns_total=None if out.source is None else len(records),
         prosecutor=_pattern_prosecutor(
-            patterns, cols, codes0, out.codes, groups, records, missing_values
+            patterns, cols, codes0, out.codes, groups, released.records, missing_values
         ),
     )
 
 
-def _split_patterns(
-    backend: Backend, blank: np.ndarray, records: np.ndarray, record_cells: int
-) -> dict[str, Any]:
-    """Under ``"category"``, when the solution for the records blanked the records of one
-    pattern differently (which an engine, blanking by pattern, cannot release) and the
-    greedy on patterns blanked more: a warning saying so, and the result's details
-    ``{"record_solution_cells": ...}`` (else none)."""
-    cells = int((blank * records[:, None]).sum())
-    if not record_cells or cells <= record_cells:
-        return {}
-    warn(
-        f"{_FUNC} on a {backend.name} frame under missing='category' blanked {cells:,} "
-        f"cells, where a solution for the records needs {record_cells:,}: the engine "
-        "blanks every record of a key combination alike, and that solution blanks records "
-        "of one combination differently. Every record still has k - 1 others with its "
-        "released key values. To suppress the records themselves, with fewer cells, hold "
-        f"them in memory: collect the frame ({_COLLECT}); on the command line, --engine "
-        "pandas; in a job, no input.engine.",
-        SDCWarning,
-    )
-    return {"record_solution_cells": record_cells}
+def _piece_groups(
+    groups: list[np.ndarray], source: np.ndarray, n_patterns: int
+) -> list[np.ndarray]:
+    """The strata as pieces: the pieces of the patterns of each stratum, in order."""
+    stratum = np.zeros(n_patterns, dtype=np.int64)
+    for g, rows in enumerate(groups):
+        stratum[rows] = g
+    of_piece = stratum[source]
+    order = np.argsort(of_piece, kind="stable")
+    bounds = np.searchsorted(of_piece[order], np.arange(1, len(groups)))
+    return list(np.split(order, bounds))
 
 
 def _pattern_prosecutor(

@@ -82,12 +82,15 @@ def local_suppression(
     df : pandas.DataFrame of shape (n_rows, n_columns)
         The microdata. Never modified. A polars ``DataFrame`` or pyarrow
         ``Table`` goes through pandas and ``data`` comes back as its kind. A
-        polars ``LazyFrame`` or DuckDB relation stays in its engine: the greedy
-        runs on its distinct patterns, with the same cells as pandas on the
-        same rows in the engine's order, and the result is a
+        polars ``LazyFrame``, DuckDB relation or Spark ``DataFrame`` stays in
+        its engine: the greedy runs on its distinct patterns, with the same
+        cells as pandas on the same rows in the engine's order; under
+        ``"category"`` the solution for the records runs on the patterns
+        expanded to their records, and records of one key combination may get
+        different blanks, as on pandas. The result is a
         :class:`~microsdc.suppression.result.LazySuppressionResult` (see
         :func:`~microsdc.suppression.lazy.local_suppression_lazy` for the
-        options it refuses).
+        options it refuses and where its cells can differ from pandas').
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
         :func:`microsdc.recoding.bin_numeric`).
@@ -339,9 +342,11 @@ def local_suppression(
     move together when their new pattern and the one they leave keep fk >= k
     (at alpha = 0 nothing else changes; a full count checks the result). A
     lazy frame runs the greedy only under alpha; under ``"category"`` it runs
-    the group-and-mask algorithm on its patterns' records when every pattern
-    stays whole, else the greedy on patterns
-    (:func:`~microsdc.suppression.lazy.local_suppression_lazy`).
+    the group-and-mask algorithm on its patterns' records and releases it, the
+    engine blanking the records of one pattern differently where that
+    solution does (the greedy on patterns only where it blanks fewer cells or
+    the records are too many to expand,
+    :func:`~microsdc.suppression.lazy.local_suppression_lazy`).
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.

@@ -248,7 +248,13 @@ class LazySuppressionResult(SuppressionResult):
         One row per distinct (strata and) QI tuple the engine reported: the
         strata and QI values as given, ``records`` (how many records carry
         it), ``fk_before``, ``fk_after`` and ``cells`` (cells blanked in each
-        of its records). On the combined-key route (a DuckDB relation with
+        of its records). Under ``missing="category"`` the records of one tuple
+        may be released differently (some blanked, others not): the tuple then
+        has one row per way its records were released (a *piece*: pattern x
+        released tuple), each with its own ``records``, ``fk_after``,
+        ``cells``, ``true_fk`` and prosecutor risk; its values, ``fk_before``
+        and the prosecutor risk before repeat on each. ``n_patterns`` still
+        counts the distinct tuples. On the combined-key route (a DuckDB relation with
         integer QIs of small range, see :mod:`microsdc.backends.keyed`) only
         the patterns at risk before suppression are listed, a missing value
         shown as missing whatever its code; every other pattern keeps its
@@ -257,12 +263,12 @@ class LazySuppressionResult(SuppressionResult):
         Distinct QI tuples in the input (all of them, also when ``patterns``
         lists only those at risk).
     cells_per_row, fk_before, fk_after : pandas.Series, indexed like ``patterns``
-        Per pattern (each stands for ``patterns["records"]`` records).
-    true_fk : pandas.Series of int, indexed by the suppressed patterns
+        Per row of ``patterns`` (each stands for ``patterns["records"]`` records).
+    true_fk : pandas.Series of int, indexed by the suppressed rows of ``patterns``
     prosecutor_before, prosecutor_after : pandas.Series or None
-        Per pattern, the prosecutor risk of each of its records (every record of
-        a pattern has the same); None on the combined-key route, which does not
-        list every pattern.
+        Per row of ``patterns``, the prosecutor risk of each of its records (every
+        record of a row has the same); None on the combined-key route, which does
+        not list every pattern.
 
     ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
     pattern times its records), as on pandas.
