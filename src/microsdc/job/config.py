@@ -494,6 +494,14 @@ def _check_suppression(
         'entirely blank records satisfy it, so it guarantees nothing. Use "category" '
         '(classes of k identical records) or "probabilistic".',
     )
+    need(
+        "dis_fraction" not in suppression or "dis_suda_threshold" in suppression,
+        ("suppression", "dis_fraction"),
+        "key 'suppression.dis_fraction' goes with 'suppression.dis_suda_threshold': the "
+        "sampling fraction only sets the DIS-SUDA scores that the threshold compares, so "
+        "alone it changes nothing. Add 'suppression.dis_suda_threshold' or remove "
+        "'suppression.dis_fraction'.",
+    )
     if "importance" in suppression:
         ranked = _check_importance(qi, list(suppression["importance"]), need)
         if ranked is not None:  # sdcMicro's vector, as the names it ranks
