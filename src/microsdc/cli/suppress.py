@@ -26,6 +26,7 @@ from microsdc.cli._common import (
     qi_option,
     random_order_option,
     records_callback,
+    refuse_alone,
     release_missing_option,
     report_warnings,
     sep_option,
@@ -309,23 +310,13 @@ def _refuse_alone(
     nothing: ``--dis-fraction`` without ``--dis-suda-threshold``, ``--seed`` without
     ``--method random``, ``--subject-rule`` without ``--subject-id``."""
     DIS_FRACTION.check(dis_fraction, "local_suppression")  # its range first, as the library
-    ctx = click.get_current_context()
-    pairs = (
+    refuse_alone(
         (DIS_FRACTION.name, DIS_SUDA_THRESHOLD.flag, dis_suda_threshold is not None,
          "it only sets the DIS-SUDA scores that the threshold compares"),
         ("seed", "--method random", method == "random", "only the random baseline draws"),
         ("subject_rule", "--subject-id", subject_id is not None,
          "it says how the records of one subject are collapsed"),
     )  # fmt: skip
-    for name, partner, present, why in pairs:
-        source = ctx.get_parameter_source(name)
-        if present or source in (None, click.core.ParameterSource.DEFAULT):
-            continue
-        flag = "--" + name.replace("_", "-")
-        raise click.UsageError(
-            f"{flag} applies only with {partner} ({why}); without it {flag} would change "
-            f"nothing: add {partner} or leave {flag} out."
-        )
 
 
 #: The first step of the progress bar on a lazy engine.

@@ -329,6 +329,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         "l_diversity = \"recursive\" needs key 'risk.c'.",
     )
     _check_suda(risk, data["input"], need)
+    _check_groups(data.get("microaggregation", {}), need)
     recodes = check_recode(data.get("recode", {}), need, data["input"].get("engine"))
     inp = data["input"]
     input_path = (source.resolve().parent / inp["path"]).resolve()
@@ -418,6 +419,18 @@ def _check_suda(risk: Mapping[str, Any], inp: Mapping[str, Any], need: _Need) ->
 _Fail = Callable[[tuple[str, ...], str], JobFileError]
 #: Raises the error about a key unless the condition holds.
 _Need = Callable[[bool, tuple[str, ...], str], None]
+
+
+def _check_groups(aggregation: Mapping[str, Any], need: _Need) -> None:
+    """A number of groups goes with the quantile method, the only one that uses it."""
+    need(
+        "n_groups" not in aggregation
+        or aggregation.get("method", default_of("microaggregation.method")) == "quantile",
+        ("microaggregation", "n_groups"),
+        "key 'microaggregation.n_groups' goes with microaggregation.method = \"quantile\" "
+        "(the only method that forms groups by number), so alone it changes nothing. Set "
+        "the method to \"quantile\" or remove 'microaggregation.n_groups'.",
+    )
 
 
 def _load_toml(text: str, source: Path) -> dict[str, Any]:
