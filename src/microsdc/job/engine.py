@@ -13,6 +13,7 @@ computed, and the report says so.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -164,21 +165,24 @@ def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> An
     """``[recode]`` of bands of one width, in the engine
     (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
     entries, as the pandas job writes them."""
-    from microsdc.exceptions import DataValidationError
+    from microsdc.job.recode import applied, band_keys
     from microsdc.recoding.lazy import bin_width_lazy
 
     for spec in cfg.recode:
         assert spec.width is not None  # breaks are refused when the job is read
-        try:
-            frame, info = bin_width_lazy(
+        frame, info = applied(
+            cfg,
+            f"recode.{spec.column}",
+            band_keys(spec.column),
+            functools.partial(
+                bin_width_lazy,
                 frame,
                 spec.column,
                 spec.width,
                 origin=spec.start or 0.0,
                 missing_values=list(cfg.missing_values),
-            )
-        except DataValidationError as exc:
-            raise cfg.error(f"recode.{spec.column}", f"cannot be applied: {exc}") from None
+            ),
+        )
         notes.append({"column": spec.column, **info})
     return frame
 

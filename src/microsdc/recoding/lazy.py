@@ -68,7 +68,12 @@ def bin_width_lazy(
     Raises
     ------
     DataValidationError
-        If ``column`` is not a numeric column.
+        If ``column`` is not a numeric column, or holds an infinite value.
+    InvalidParameterError
+        For a ``width`` that gives more than
+        :data:`~microsdc.recoding.bands.MAX_BANDS` bands, or too fine for the edges to
+        differ at the size of the values, worded as :func:`~microsdc.bin_numeric`
+        words it (naming ``column``).
     """
     import narwhals as nw
 
@@ -110,7 +115,7 @@ def bin_width_lazy(
     low, high = row["low"], row["high"]
     if low is not None and (math.isnan(low) or math.isnan(high)):  # pragma: no cover - NaN
         raise DataValidationError(f"Column {column!r} cannot be binned: it holds NaN values.")
-    edges = width_edges(low, high, float(width), float(origin))
+    edges = width_edges(low, high, float(width), float(origin), column=column)
     finite_integer = bool(all(float(e).is_integer() for e in edges))
     integer = low is not None and not row["fractions"] and finite_integer
     names = width_labels(edges, integer)
