@@ -398,20 +398,13 @@ def suppress_engine(
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
     """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
     nothing when the route did not list every pattern (the combined-key route)."""
-    import numpy as np
-
-    from microsdc.encode import encode_qis
-    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
+    from microsdc.risk.prosecutor import prosecutor_of_patterns
 
     if sup_fig is not None:
         pros = sup_fig.get("prosecutor_risk")
         return {} if pros is None else {"intruder": {"k": cfg.k, **pros}}
     table = start.table
-    enc = encode_qis(table, list(cfg.quasi_identifiers), warn_cardinality=False)
-    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    records = table["records"].to_numpy(dtype=np.float64)
-    risk = prosecutor_from_codes(codes, codes, enc.n_categories, records)
-    same = prosecutor_figures(risk, cfg.k, records)
+    same = prosecutor_of_patterns(table, cfg.quasi_identifiers, table["records"], cfg.k)
     return {"intruder": {"k": cfg.k, "before": same, "after": same}}
 
 
