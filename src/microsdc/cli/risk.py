@@ -130,7 +130,8 @@ def risk(
         usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
         read = {"columns": usecols, "keys": qis, "missing_values": mv, "options": named}
         df = open_input(file, engine, db_table, out=out, sep=sep, encoding=encoding, **read)
-        df = bin_columns(df, bands, mv, "microsdc risk")
+        categories: dict[str, list[str]] = {}
+        df = bin_columns(df, bands, mv, "microsdc risk", categories)
         step = (bar, task, engine)
         if is_lazy(df):
             counted = _count_patterns(df, qis, k, missing, weight, mv, out, top, step)
@@ -161,7 +162,9 @@ def risk(
                 suda_columns = {"household_risk": household, **suda_columns}
             added = {**added, **suda_columns}
             written = df.assign(**added)
-        write_frame(written, out, engine, "microsdc risk", encoding=encoding, source=file, sep=sep)
+        binned = (categories, len(mv or ()))
+        release = {"encoding": encoding, "source": file, "sep": sep}
+        write_frame(written, out, engine, "microsdc risk", binned=binned, **release)
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
         )

@@ -271,7 +271,8 @@ def suppress(
         )
         df = drop_columns(df, _dropped(drop, qis), "microsdc suppress")
         ghosts = _linked(linked)
-        df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress")
+        categories: dict[str, list[str]] = {}
+        df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress", categories)
         doing = "suppressing" if engine == "pandas" else _GROUPING.format(engine)
         bar.update(task, advance=1, description=doing)
         if method == "random" and (subject_id or strata or importance):
@@ -298,8 +299,9 @@ def suppress(
         )
         _warn_given_back(df, result, qis, mv, random_order)
         bar.update(task, advance=1)
-    release = {"source": file, "sep": sep, "random_order": random_order}
-    write_frame(result.data, out, engine, "microsdc suppress", encoding=encoding, **release)
+    release = {"source": file, "sep": sep, "random_order": random_order, "encoding": encoding}
+    binned = (categories, len(mv or ()))
+    write_frame(result.data, out, engine, "microsdc suppress", binned=binned, **release)
     _print_written(result, method, k, out, engine)
 
 

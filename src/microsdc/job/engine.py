@@ -161,10 +161,16 @@ def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
     return patterns
 
 
-def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> Any:
+def recode_engine(
+    cfg: JobConfig,
+    frame: Any,
+    notes: list[dict[str, Any]],
+    categories: dict[str, list[str]] | None = None,
+) -> Any:
     """``[recode]`` of bands of one width, in the engine
     (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
-    entries, as the pandas job writes them."""
+    entries, as the pandas job writes them; ``categories`` the labels of the bands of
+    each column, in order (what the release is written with)."""
     from microsdc.job.recode import applied, band_keys
     from microsdc.recoding.lazy import bin_width_lazy
 
@@ -183,7 +189,9 @@ def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> An
                 missing_values=list(cfg.missing_values),
             ),
         )
-        notes.append({"column": spec.column, **info})
+        notes.append({"column": spec.column, **{k: info[k] for k in ("bins", "distinct_before")}})
+        if categories is not None:
+            categories[spec.column] = list(info["labels"])
     return frame
 
 
@@ -461,6 +469,7 @@ class EngineInput:
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
         self.uncounted: list[str] = []  # the changed cells that cannot be counted
+        self.categories: dict[str, list[str]] = {}  # the band labels of binned columns
 
     def check(self) -> None:
         """The output data file is not among the input's files."""
@@ -487,7 +496,7 @@ class EngineInput:
     def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
         """:func:`recode_engine`."""
         notes: list[dict[str, Any]] = []
-        return recode_engine(self.cfg, raw, notes), notes
+        return recode_engine(self.cfg, raw, notes, self.categories), notes
 
     def first_risks(
         self, raw: Any, data: Any, timed: Timed
@@ -573,7 +582,8 @@ class EngineInput:
         return {"not_computed": engine_not_computed(self.cfg) + self.uncounted}
 
     def write(self, final: Any, path: Path) -> None:
-        """The release as Parquet, written by the engine."""
+        """The release as Parquet, written by the engine (binned columns with the type
+        pandas writes for them)."""
         from microsdc.io.engines import write_parquet
 
-        write_parquet(final, str(path))
+        write_parquet(final, str(path), self.categories, len(self.cfg.missing_values))

@@ -40,7 +40,7 @@ def bin_width_lazy(
     width: float,
     origin: float = 0.0,
     missing_values: Sequence[Any] = (),
-) -> tuple[Any, dict[str, int]]:
+) -> tuple[Any, dict[str, Any]]:
     """``frame`` with ``column`` recoded into bands of ``width`` (lazily).
 
     Parameters
@@ -63,7 +63,8 @@ def bin_width_lazy(
     info : dict
         ``bins`` (the number of bands) and ``distinct_before`` (distinct values
         of the column before, missing values and codes left out), as a job's
-        audit record gives them.
+        audit record gives them, and ``labels`` (the labels of the bands, in
+        order: the categories :func:`~microsdc.bin_numeric` gives them).
 
     Raises
     ------
@@ -140,5 +141,9 @@ def bin_width_lazy(
     )
     kept = nw.when(code).then(nw.col(column).cast(nw.String)).otherwise(nw.lit(None, nw.String))
     out = nw.when(~value.is_null()).then(label).otherwise(kept)
-    info = {"bins": len(names), "distinct_before": int(row["distinct"]) - bool(row["any_null"])}
+    info = {
+        "bins": len(names),
+        "distinct_before": int(row["distinct"]) - bool(row["any_null"]),
+        "labels": names,
+    }
     return lazy.with_columns(out.alias(column)).to_native(), info
