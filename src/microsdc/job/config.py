@@ -49,7 +49,7 @@ from typing import Any
 
 from microsdc._validation import check_bool, check_callable, check_instance, check_path
 from microsdc.exceptions import JobFileError
-from microsdc.job.engine_checks import check_engine
+from microsdc.job.engine_checks import check_engine, check_text_keys
 from microsdc.job.recode_spec import RecodeSpec, check_recode
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
@@ -637,6 +637,8 @@ def _check_input(
             ("input", "path"),
             f"key 'input.path' names a file that does not exist: {input_path}",
         )
+    else:
+        check_text_keys(inp, input_path, fail)
 
 
 #: What :func:`outputs_apart` asks, as a job file's error says it.
