@@ -91,3 +91,70 @@ def test_pandas_parser_warning_points_at_the_callers_line(tmp_path: Path) -> Non
     parser = [w for w in caught if issubclass(w.category, pd.errors.ParserWarning)]
     assert parser, [str(w.message) for w in caught]
     assert all(w.filename == __file__ for w in parser), [w.filename for w in parser]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "option", "value"),
+    [
+        ("parquet", "sep", ";"),
+        ("parquet", "encoding", "latin-1"),
+        ("dta", "sep", ";"),
+        ("dta", "encoding", "latin-1"),
+    ],
+)
+def test_a_text_option_for_a_file_that_is_not_text_is_refused(
+    tmp_path: Path, suffix: str, option: str, value: str
+) -> None:
+    # each used to be taken and change nothing
+    path = tmp_path / f"d.{suffix}"
+    frame = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    if suffix == "parquet":
+        frame.to_parquet(path)
+    else:
+        frame.to_stata(path, write_index=False)
+    with pytest.raises(InvalidParameterError) as err:
+        read_table(path, **{option: value})
+    assert err.value.param == option and err.value.value == value
+    kind = "a Parquet" if suffix == "parquet" else "a Stata"
+    assert f"is {value!r}, but d.{suffix} is {kind} file, which is read without it" in str(
+        err.value
+    )
+    assert read_table(path)["b"].tolist() == ["x", "y"]
+
+
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+@pytest.mark.parametrize("option", [["--sep", ";"], ["--encoding", "latin-1"]])
+def test_cli_refuses_a_text_option_for_parquet_on_every_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str, option: list[str]
+) -> None:
+    from cli_runner import run_cli
+
+    if engine != "pandas":
+        pytest.importorskip(engine)
+    path = tmp_path / "d.parquet"
+    pd.DataFrame({"a": [1, 2, 2], "b": ["x", "y", "y"]}).to_parquet(path)
+    code, out, err = run_cli(
+        ["risk", str(path), "--qi", "a,b", *option, "--engine", engine], capsys
+    )
+    assert code == 2 and out == ""
+    assert f"{option[0]} is" in err or f"{option[0]} is for a CSV file" in err
+
+
+def test_job_refuses_a_text_key_for_parquet(tmp_path: Path) -> None:
+    from microsdc import JobFileError
+    from microsdc.job import load_job
+
+    pd.DataFrame({"a": [1, 2]}).to_parquet(tmp_path / "d.parquet")
+    for key, value in (("sep", '";"'), ("encoding", '"latin-1"')):
+        job = tmp_path / "job.toml"
+        job.write_text(
+            f'steps = ["risk"]\n[input]\npath = "d.parquet"\n{key} = {value}\n'
+            '[variables]\nquasi_identifiers = ["a"]\n',
+            encoding="utf-8",
+        )
+        with pytest.raises(JobFileError) as err:
+            load_job(job)
+        assert err.value.key == f"input.{key}"
+        assert "d.parquet, a Parquet file, which is read without it (leave the key out)" in str(
+            err.value
+        )

@@ -124,3 +124,23 @@ def test_noise_total_format(
         capsys,
     )
     assert code == 2 and "AGGREGATE=COMPONENT" in err
+
+
+def test_groups_without_the_quantile_method_is_refused(
+    amounts_csv: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --groups sets the groups of --method quantile only: alone it used to be taken and
+    # change nothing
+    out = tmp_path / "out.csv"
+    args = ["microaggregate", str(amounts_csv), "--vars", "wage", "--out", str(out)]
+    for method in ([], ["--method", "mdav"]):
+        code, _, err = run_cli([*args, *method, "--groups", "5"], capsys)
+        message = " ".join(err.split())
+        assert code == 2
+        assert "--groups applies only with --method quantile (" in message
+        assert "add --method quantile or leave --groups out." in message
+        assert not out.exists()
+    code, _, err = run_cli([*args, "--method", "quantile", "--groups", "5"], capsys)
+    assert code == 0, err
+    released = pd.read_csv(out)["wage"]
+    assert released.nunique() == 5  # five groups of 60, each its mean

@@ -248,3 +248,21 @@ def test_groups_smaller_than_k_show_no_figures(job: Path) -> None:
     assert len(tiny_rows) == 3 and all("&ndash;" in line for line in tiny_rows)
     assert amount not in groups
     jsonschema.Draft202012Validator(audit_schema()).validate(res.audit)
+
+
+@pytest.mark.parametrize("method", ["", 'method = "mdav"\n'])
+def test_n_groups_without_the_quantile_method_is_refused(
+    job: Path, tmp_path: Path, method: str
+) -> None:
+    # n_groups sets the groups of the quantile method only: alone it used to be taken
+    # and change nothing
+    text = job.read_text(encoding="utf-8").replace("k = 4\n", f"k = 4\n{method}n_groups = 5\n")
+    job.write_text(text, encoding="utf-8")
+    with pytest.raises(JobFileError) as info:
+        microsdc.job.load_job(job)
+    assert info.value.key == "microaggregation.n_groups"
+    message = str(info.value)
+    assert 'goes with microaggregation.method = "quantile"' in message
+    assert "remove 'microaggregation.n_groups'" in message
+    job.write_text(text.replace(method, "").replace("n_groups", 'method = "quantile"\nn_groups'))
+    assert microsdc.job.load_job(job).methods["microaggregation"]["n_groups"] == 5

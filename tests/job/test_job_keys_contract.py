@@ -88,7 +88,10 @@ CALLS: dict[str, Callable[..., Any]] = {
     "l_diversity": lambda **kw: __import__("microsdc").l_diversity(
         DATA, QI, "income", **{"kind": "recursive", "c": 2.0, "l": 2, **kw}
     ),
-    "local_suppression": lambda **kw: __import__("microsdc").local_suppression(DATA, QI, 2, **kw),
+    # the sampling fraction goes with a DIS-SUDA threshold (refused alone)
+    "local_suppression": lambda **kw: __import__("microsdc").local_suppression(
+        DATA, QI, 2, **({"dis_suda_threshold": 0.5} if "dis_fraction" in kw else {}), **kw
+    ),
     "suda": lambda **kw: __import__("microsdc").suda(DATA, QI, **kw),
     "record_swap_result": lambda **kw: __import__("microsdc").record_swap_result(
         DATA, "hid", ["region"], None, **{"risk_variables": QI, "seed": 1, **kw}

@@ -117,6 +117,22 @@ def test_suppression_sampling_fraction_reaches_the_library(tmp_path: Path) -> No
     assert info.value.key == "suppression.dis_fraction"
 
 
+def test_suppression_sampling_fraction_without_a_threshold_is_refused(tmp_path: Path) -> None:
+    # it used to be taken and change nothing
+    path = _suppression_job(tmp_path, "0.1")
+    text = path.read_text(encoding="utf-8").replace(
+        "dis_suda_threshold = 0.1", "dis_fraction = 0.1"
+    )
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(JobFileError) as info:
+        run_job(path, write=False)
+    assert info.value.key == "suppression.dis_fraction"
+    message = str(info.value)
+    assert "line 11:" in message
+    assert "'suppression.dis_fraction' goes with 'suppression.dis_suda_threshold'" in message
+    assert "Add 'suppression.dis_suda_threshold' or remove 'suppression.dis_fraction'." in message
+
+
 @pytest.mark.parametrize("bad", ["1.5", "1", "-0.1", "true", '"0.1"'])
 def test_suppression_threshold_refused_with_the_range(tmp_path: Path, bad: str) -> None:
     with pytest.raises(JobFileError, match=r"must be a number in \[0, 1\)") as info:

@@ -246,3 +246,48 @@ def test_suppress_to_a_dis_suda_threshold(tmp_path: Path) -> None:
     )
     assert lazy.exit_code != 0
     assert "--dis-suda-threshold needs the records in memory" in lazy.output
+
+
+@pytest.mark.parametrize(
+    ("given", "partner"),
+    [
+        (["--dis-fraction", "0.1"], "--dis-suda-threshold"),
+        (["--seed", "3"], "--method random"),
+        (["--seed", "3", "--method", "greedy"], "--method random"),
+        (["--subject-rule", "missing_if_differs"], "--subject-id"),
+    ],
+    ids=["dis-fraction", "seed", "seed-greedy", "subject-rule"],
+)
+@pytest.mark.parametrize("engine", ["pandas", "duckdb", "polars"])
+def test_an_option_without_the_one_it_works_with_is_refused(
+    tmp_path: Path, given: list[str], partner: str, engine: str
+) -> None:
+    # each used to be taken and change nothing
+    if engine != "pandas":
+        pytest.importorskip(engine)
+    src = _data(tmp_path)
+    out = tmp_path / "out.parquet"
+    args = ["suppress", str(src), "--qi", "sex,region", "-k", "3", "--engine", engine]
+    result = CliRunner().invoke(main, [*args, *given, "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    flag = given[0]
+    message = " ".join(result.output.split())
+    if flag == "--seed" and engine != "pandas":  # the engine's own refusal comes first
+        assert "Error: --seed needs the records in memory" in message
+        return
+    assert f"Error: {flag} applies only with {partner} (" in message
+    assert f"add {partner} or leave {flag} out." in message
+    assert not out.exists()
+
+
+def test_the_options_with_the_one_they_work_with_are_taken(tmp_path: Path) -> None:
+    src = _data(tmp_path)
+    out = tmp_path / "out.csv"
+    args = ["suppress", str(src), "--qi", "sex,region", "-k", "3", "--out", str(out)]
+    for given in (
+        ["--method", "random", "--seed", "3"],
+        ["--subject-id", "pid", "--subject-rule", "missing_if_differs"],
+        ["--dis-suda-threshold", "0.5", "--dis-fraction", "0.1"],
+    ):
+        result = CliRunner().invoke(main, [*args, *given])
+        assert result.exit_code == 0, (given, result.output)

@@ -248,3 +248,37 @@ def test_strata_are_measured_each_on_its_own() -> None:
     assert after.max() == 0.0
     # without strata the two region-b records are a pair: nothing is above 0.5
     assert _run(df, missing="wildcard", dis_suda_threshold=0.5).n_cells == 0
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars", "polars_lazy", "duckdb"])
+def test_a_sampling_fraction_without_a_threshold_is_refused(frame: str) -> None:
+    # it used to be taken and change nothing: the fraction only sets the scores the
+    # threshold compares
+    df: object = _one_region_unique()
+    if frame != "pandas":
+        pl = pytest.importorskip("polars")
+        df = pl.from_pandas(df)
+        if frame == "polars_lazy":
+            df = df.lazy()  # type: ignore[attr-defined]
+        elif frame == "duckdb":
+            duckdb = pytest.importorskip("duckdb")
+            con = duckdb.connect()
+            df = con.from_arrow(df.to_arrow())  # type: ignore[attr-defined]
+    with pytest.raises(InvalidParameterError) as err:
+        microsdc.local_suppression(df, QI, 2, dis_fraction=0.1)
+    assert err.value.param == "dis_fraction"
+    assert err.value.related == ("dis_suda_threshold",)
+    message = str(err.value)
+    assert "'dis_fraction'" in message and "is 0.1" in message
+    assert "Give 'dis_suda_threshold' too, or leave 'dis_fraction' out." in message
+
+
+def test_the_sampling_fraction_left_out_is_the_documented_one() -> None:
+    from microsdc.suppression.params import DIS_FRACTION
+
+    res = _run(_one_region_unique(), missing="wildcard", dis_suda_threshold=0.5)
+    assert DIS_FRACTION.default == 0.01
+    assert res.details["dis_suda"]["dis_fraction"] == DIS_FRACTION.default
+    # the default alone is no longer a value to pass by hand without a threshold
+    plain = _run(_one_region_unique(), k=2)
+    assert "dis_suda" not in plain.details

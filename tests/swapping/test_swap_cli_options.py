@@ -83,3 +83,16 @@ def test_profiles_are_taken(csv: Path) -> None:
     )
     assert code == 0, text
     assert out.exists()
+
+
+def test_missing_values_without_bin_is_refused(csv: Path) -> None:
+    # the codes only keep their cells out of --bin's bands: alone they used to be taken
+    # and change nothing
+    args = ["--risk-variables", "age", "--seed", "1", "--missing-values", "-9"]
+    code, text, out = _run(csv, *args)
+    assert code == 2 and not out.exists()
+    assert "--missing-values applies only with --bin (" in text
+    assert "add --bin or leave --missing-values out." in text
+    code, text, out = _run(csv, *args, "--bin", "age=2")
+    assert code == 0, text
+    assert out.exists()

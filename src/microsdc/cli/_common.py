@@ -42,6 +42,7 @@ __all__ = [
     "random_order_option",
     "read_input",
     "records_callback",
+    "refuse_alone",
     "release_missing_option",
     "report_warnings",
     "seed_option",
@@ -133,6 +134,23 @@ def option_names() -> dict[str, str]:
         if dest in names and lib not in names:
             names[lib] = names[dest]
     return names
+
+
+def refuse_alone(*pairs: tuple[str, str, bool, str]) -> None:
+    """Refuse an option typed without the option it works with, where alone it would
+    change nothing. Each pair: the option's parameter name, the other option as the
+    user would type it (``"--method random"``), whether that one is given, and why the
+    first needs it. A :class:`click.UsageError` names both and the fix."""
+    ctx = click.get_current_context()
+    for name, partner, present, why in pairs:
+        source = ctx.get_parameter_source(name)
+        if present or source in (None, click.core.ParameterSource.DEFAULT):
+            continue
+        flag = option_names()[name].split("/")[-1]
+        raise click.UsageError(
+            f"{flag} applies only with {partner} ({why}); without it {flag} would change "
+            f"nothing: add {partner} or leave {flag} out."
+        )
 
 
 def _typed_names(exc: BaseException) -> str:

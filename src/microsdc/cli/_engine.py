@@ -365,11 +365,18 @@ def drop_columns(frame: Any, dropped: list[str], command: str) -> Any:
     return nw.from_native(frame).drop(*dropped).to_native()
 
 
-def bin_columns(frame: Any, bands: list[tuple[str, float]], mv: Any, command: str) -> Any:
+def bin_columns(
+    frame: Any,
+    bands: list[tuple[str, float]],
+    mv: Any,
+    command: str,
+    categories: dict[str, list[str]] | None = None,
+) -> Any:
     """``frame`` with the ``--bin`` columns (:func:`microsdc.cli._common.parse_bins`) in
     bands of their width: :func:`microsdc.recoding.bin_numeric` in memory,
     :func:`microsdc.recoding.lazy.bin_width_lazy` in the engine (with the checks of
-    ``bin_numeric``, named by ``command``). A new frame; ``frame`` is never changed."""
+    ``bin_numeric``, named by ``command``; ``categories`` gets the labels of each
+    column's bands, for :func:`write_frame`). A new frame; ``frame`` is never changed."""
     if not bands:
         return frame
     if not is_lazy(frame):
@@ -383,16 +390,28 @@ def bin_columns(frame: Any, bands: list[tuple[str, float]], mv: Any, command: st
     for name, width in bands:
         if not (width > 0 and math.isfinite(width)):  # as bin_numeric says it
             raise param_error("width", "bin_numeric", "a real number > 0", width)
-        frame, _ = bin_width_lazy(frame, name, width, missing_values=mv or ())
+        frame, info = bin_width_lazy(frame, name, width, missing_values=mv or ())
+        if categories is not None:
+            categories[name] = list(info["labels"])
     return frame
 
 
-def write_frame(frame: Any, out: str, engine: str, label: str, **release: Any) -> None:
+def write_frame(
+    frame: Any,
+    out: str,
+    engine: str,
+    label: str,
+    *,
+    binned: tuple[dict[str, list[str]], int] | None = None,
+    **release: Any,
+) -> None:
     """Write ``frame`` to ``out`` by the writer of its kind: a pandas frame with
     :func:`microsdc.cli._common.write_output` (``release``: its ``encoding``,
     ``source``, ``sep`` and ``random_order``); a lazy one to Parquet by its own engine,
     streaming (checked by :func:`check_lazy_output` before any work), under a progress
-    bar of ``label`` that names ``engine``."""
+    bar of ``label`` that names ``engine``, its ``binned`` columns (the labels from
+    :func:`bin_columns`, and how many missing codes were declared) with the Parquet
+    type pandas writes for them."""
     if not is_lazy(frame):
         write_output(frame, out, **release)
         return
@@ -400,5 +419,6 @@ def write_frame(frame: Any, out: str, engine: str, label: str, **release: Any) -
 
     with progress(label) as bar:
         task = bar.add_task(f"writing {out} ({engine})", total=None)
-        write_parquet(frame, out)
+        categories, n_codes = binned or ({}, 0)
+        write_parquet(frame, out, categories, n_codes)
         bar.update(task, completed=1)

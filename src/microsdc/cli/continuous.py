@@ -19,6 +19,7 @@ from microsdc.cli._common import (
     parse_list,
     random_order_option,
     read_input,
+    refuse_alone,
     seed_option,
     sep_option,
     stacked,
@@ -133,6 +134,9 @@ def microaggregate(
     Prints the guarantee checked, the information loss and the share of records an
     intruder holding the original values still links to them.
     """
+    refuse_alone(
+        ("n_groups", "--method quantile", method == "quantile", "only it forms groups by number")
+    )
     data = read_input(file, out=out_file, sep=sep, encoding=encoding)
     announce_compile("microaggregation")
     cols, res = on_columns(

@@ -198,7 +198,7 @@ def pram(
         missing=missing,
         seed=seed,
     )
-    release = {"source": file, "sep": sep, "random_order": random_order}
+    release: dict[str, Any] = {"source": file, "sep": sep, "random_order": random_order}
     write_frame(result.data, out_file, engine, "microsdc pram", encoding=encoding, **release)
     if matrices_file:
         write_output(_matrices_frame(result), matrices_file, encoding, source=file, sep=sep)

@@ -130,7 +130,8 @@ def risk(
         usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
         read = {"columns": usecols, "keys": qis, "missing_values": mv, "options": named}
         df = open_input(file, engine, db_table, out=out, sep=sep, encoding=encoding, **read)
-        df = bin_columns(df, bands, mv, "microsdc risk")
+        categories: dict[str, list[str]] = {}
+        df = bin_columns(df, bands, mv, "microsdc risk", categories)
         step = (bar, task, engine)
         if is_lazy(df):
             counted = _count_patterns(df, qis, k, missing, weight, mv, out, top, step)
@@ -152,6 +153,8 @@ def risk(
     if counted.res is not None:  # the records, in memory
         con.print(_intruder_line(df, qis, k, counted.enc if mv is None else None))
         suda_columns = print_suda(con, counted.special, top)
+    elif counted.intruder is not None:  # the engine's distinct key combinations
+        con.print(_intruder_text(counted.intruder, k))
     if out:
         added, written = counted.added, counted.written
         if written is None:
@@ -159,7 +162,9 @@ def risk(
                 suda_columns = {"household_risk": household, **suda_columns}
             added = {**added, **suda_columns}
             written = df.assign(**added)
-        write_frame(written, out, engine, "microsdc risk", encoding=encoding, source=file, sep=sep)
+        binned = (categories, len(mv or ()))
+        release = {"encoding": encoding, "source": file, "sep": sep}
+        write_frame(written, out, engine, "microsdc risk", binned=binned, **release)
         con.print(
             f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
         )
@@ -179,17 +184,18 @@ class _Counts(NamedTuple):
     enc: Any = None  # in memory: the codes, frequencies and special uniques
     res: Any = None
     special: Any = None
+    intruder: dict[str, Any] | None = None  # in the engine: its figures, from the patterns
 
 
 def _header(file: str, engine: str, counted: _Counts, qis: list[str], label: str) -> str:
     """The first line: the file (and engine), its records (and distinct key combinations
-    the engine counted), the key variables (and, in memory, the missing-value policy)."""
+    the engine counted), the key variables and the missing-value policy."""
     from rich.markup import escape
 
     where = "" if engine == "pandas" else f" ({engine})"
     n_pat = counted.n_patterns
     patterns = "" if n_pat is None else f"{count(n_pat, 'distinct key combination')}, "
-    policy = "" if n_pat is not None else f", missing values as [italic]{label}[/italic]"
+    policy = f", missing values as [italic]{label}[/italic]"
     return (
         f"[bold]{escape(str(file))}[/bold]{where}: {count(counted.n, 'record')}, {patterns}"
         f"{len(qis)} quasi-identifier{'' if len(qis) == 1 else 's'} "
@@ -308,13 +314,14 @@ def _count_patterns(
     group-by, joined back to the rows for ``--out``) and the ``top`` riskiest of them;
     ``step``, the progress bar, its task and the engine."""
     from microsdc.backends import detect_backend
-    from microsdc.backends.frequencies import to_pandas
+    from microsdc.backends.frequencies import N_RECORDS, to_pandas
     from microsdc.data.quality import warn_suspect_key_texts
     from microsdc.risk.lazy import risk_frame
+    from microsdc.risk.prosecutor import prosecutor_of_patterns
 
     bar, task, engine = step
     bar.update(task, description=f"grouping by the key variables ({engine})", total=None)
-    _n, summary, with_fk = risk_frame(
+    _n, summary, with_fk, patterns = risk_frame(
         frame,
         detect_backend(frame, "microsdc risk"),
         qis,
@@ -326,6 +333,9 @@ def _count_patterns(
         join=out is not None,
     )
     bar.update(task, completed=1)
+    # the headline of the file as written, from the same group-by as the counts
+    written = to_pandas(patterns)
+    intruder = prosecutor_of_patterns(written, qis, written[N_RECORDS], k)
     s = to_pandas(summary)
     warn_suspect_key_texts(s, list(qis), mv, "--missing-values '{0}'", s["count"])
     counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
@@ -333,7 +343,7 @@ def _count_patterns(
     riskiest = _riskiest(s, top, list(qis), list(qis)) if top and n else None
     Fk = s["Fk"].to_numpy() if "Fk" in s.columns else None
     added = _appended(frame, with_fk) if out else []
-    return _Counts(n, fk, counts, Fk, riskiest, len(s), added, with_fk)
+    return _Counts(n, fk, counts, Fk, riskiest, len(s), added, with_fk, intruder=intruder)
 
 
 def _riskiest(
@@ -361,7 +371,14 @@ def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:
     if enc is None:
         enc = encode_qis(df, qis, func="microsdc risk", warn_cardinality=False)
     codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    fig = prosecutor_figures(prosecutor_from_codes(codes, codes, enc.n_categories), k)
+    return _intruder_text(
+        prosecutor_figures(prosecutor_from_codes(codes, codes, enc.n_categories), k), k
+    )
+
+
+def _intruder_text(fig: dict[str, Any], k: int) -> str:
+    """The intruder's headline of :func:`_intruder_line`, from its figures
+    (:func:`~microsdc.risk.prosecutor.prosecutor_figures`)."""
     n = fig["n_above_1_over_k"]
     colour = "green" if n == 0 else "red"
     return (

@@ -26,6 +26,7 @@ from microsdc.cli._common import (
     qi_option,
     random_order_option,
     records_callback,
+    refuse_alone,
     release_missing_option,
     report_warnings,
     sep_option,
@@ -261,6 +262,7 @@ def suppress(
     settings = {"random_order": random_order, "method": method, "missing": policy}
     settings |= {"subject_id": subject_id, "linked": linked, "seed": seed}
     refuse_on_engine("suppress", engine, file, db_table, settings | {_DIS: dis_suda_threshold})
+    _refuse_alone(dis_fraction, dis_suda_threshold, method, subject_id)
     announce_compile("risk", "suppression")
     with progress("microsdc suppress") as bar, report_warnings():
         task = bar.add_task("reading", total=2)
@@ -269,7 +271,8 @@ def suppress(
         )
         df = drop_columns(df, _dropped(drop, qis), "microsdc suppress")
         ghosts = _linked(linked)
-        df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress")
+        categories: dict[str, list[str]] = {}
+        df = bin_columns(df, parse_bins(bins), mv, "microsdc suppress", categories)
         doing = "suppressing" if engine == "pandas" else _GROUPING.format(engine)
         bar.update(task, advance=1, description=doing)
         if method == "random" and (subject_id or strata or importance):
@@ -292,13 +295,30 @@ def suppress(
             linked=ghosts,
             accept_rare_values=accept_rare_values,
             dis_suda_threshold=dis_suda_threshold,
-            dis_fraction=dis_fraction,
+            dis_fraction=dis_fraction if dis_suda_threshold is not None else None,
         )
         _warn_given_back(df, result, qis, mv, random_order)
         bar.update(task, advance=1)
-    release = {"source": file, "sep": sep, "random_order": random_order}
-    write_frame(result.data, out, engine, "microsdc suppress", encoding=encoding, **release)
+    release = {"source": file, "sep": sep, "random_order": random_order, "encoding": encoding}
+    binned = (categories, len(mv or ()))
+    write_frame(result.data, out, engine, "microsdc suppress", binned=binned, **release)
     _print_written(result, method, k, out, engine)
+
+
+def _refuse_alone(
+    dis_fraction: float, dis_suda_threshold: float | None, method: str, subject_id: str | None
+) -> None:
+    """Refuse an option typed without the option it works with, where it would change
+    nothing: ``--dis-fraction`` without ``--dis-suda-threshold``, ``--seed`` without
+    ``--method random``, ``--subject-rule`` without ``--subject-id``."""
+    DIS_FRACTION.check(dis_fraction, "local_suppression")  # its range first, as the library
+    refuse_alone(
+        (DIS_FRACTION.name, DIS_SUDA_THRESHOLD.flag, dis_suda_threshold is not None,
+         "it only sets the DIS-SUDA scores that the threshold compares"),
+        ("seed", "--method random", method == "random", "only the random baseline draws"),
+        ("subject_rule", "--subject-id", subject_id is not None,
+         "it says how the records of one subject are collapsed"),
+    )  # fmt: skip
 
 
 #: The first step of the progress bar on a lazy engine.

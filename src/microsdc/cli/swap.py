@@ -28,6 +28,7 @@ from microsdc.cli._common import (
     parse_missing_values,
     random_order_option,
     read_input,
+    refuse_alone,
     report_warnings,
     seed_option,
     sep_option,
@@ -310,6 +311,7 @@ def swap(
           --risk-variables age,sex --bin age=10 --renumber-households \\
           --random-order --out swapped.csv
     """
+    refuse_alone(("missing_values", "--bin", bool(bins), "it keeps these codes out of the bands"))
     if log_file is not None:
         _check_log_path(log_file, file, out_file)
     if renumber_households and return_swapped_id:

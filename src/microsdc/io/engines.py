@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -460,9 +461,18 @@ def _sql_text(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def write_parquet(frame: Any, out: str) -> None:
+def write_parquet(
+    frame: Any,
+    out: str,
+    categories: Mapping[str, Sequence[str]] | None = None,
+    n_extra: int = 0,
+) -> None:
     """Write a lazy frame to Parquet by its own engine (streaming), into a private
     folder next to ``out`` and renamed into place.
+
+    The columns of ``categories`` (band labels, in order; up to ``n_extra`` other
+    values such as declared codes) are then given the type pandas writes for a
+    binned column (:func:`microsdc.io.parquet_categories.write_with_categories`).
 
     A failed polars sink can create its file after the error is raised; it then finds
     the private folder removed, so no partial file is left beside ``out``.
@@ -487,6 +497,12 @@ def write_parquet(frame: Any, out: str) -> None:
                 frame.write_parquet(tmp)
             else:
                 _write_spark(frame, tmp)
+            if categories:
+                from microsdc.io.parquet_categories import write_with_categories
+
+                typed = os.path.join(folder, "typed_" + target.name)
+                write_with_categories(tmp, typed, categories, n_extra)
+                tmp = typed
             os.replace(tmp, out)
         except Exception as exc:
             first = _cause(exc)

@@ -74,7 +74,9 @@ def read_table(
         If the extension is not one of the supported formats (the message says
         which are, and how to convert an Excel, SAS or R file), ``sep`` is not
         one character or is the quote or a line break, or ``encoding`` is not a
-        text encoding Python knows (a codec such as ``"rot13"`` is not one).
+        text encoding Python knows (a codec such as ``"rot13"`` is not one); for
+        a ``sep`` given with a file that is not CSV or TSV, or an ``encoding``
+        with a Parquet or Stata file (either would change nothing).
     ColumnNotFoundError
         If ``columns`` names columns that are not in the file (all are listed;
         a CSV read with the wrong separator is pointed out).
@@ -100,6 +102,7 @@ def read_table(
     fmt = _format_of(path)
     if encoding is not None:
         _check_encoding(encoding)
+    _check_text_options(path, fmt, sep, encoding, func)
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
     csv_kwargs = _csv_kwargs(path, fmt, sep, encoding, kwargs)
@@ -127,6 +130,27 @@ def read_table(
             f"Cannot read {path.name} as {_FORMAT_NAMES[fmt]} file: {first}"
         ) from exc
     return _empty_strings_to_missing(df)
+
+
+def _check_text_options(
+    path: Path, fmt: str, sep: str | None, encoding: str | None, func: str
+) -> None:
+    """Refuse a separator for a file that is not text, and an encoding for one that
+    holds its own (Parquet, Stata): either would be taken and change nothing."""
+    for name, value, formats, what in (
+        ("sep", sep, ("csv", "tsv"), "a CSV file"),
+        ("encoding", encoding, ("csv", "tsv", "spss"), "a CSV or SPSS file"),
+    ):
+        if value is not None and fmt not in formats:
+            raise InvalidParameterError(
+                f"The '{name}' parameter of {func} is {value!r}, but {path.name} is "
+                f"{_FORMAT_NAMES[fmt]} file, which is read without it: it would change "
+                f"nothing. Leave it out (it is for {what}).",
+                func=func,
+                param=name,
+                requirement=f"None for a file that is not {what}",
+                value=value,
+            )
 
 
 def _check_encoding(encoding: Any, func: str = "read_table") -> None:

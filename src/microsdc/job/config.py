@@ -49,7 +49,7 @@ from typing import Any
 
 from microsdc._validation import check_bool, check_callable, check_instance, check_path
 from microsdc.exceptions import JobFileError
-from microsdc.job.engine_checks import check_engine
+from microsdc.job.engine_checks import check_engine, check_text_keys
 from microsdc.job.recode_spec import RecodeSpec, check_recode
 from microsdc.job.schema import _SECTION_OF_STEP, SCHEMA, STEPS, check_table, default_of
 
@@ -329,6 +329,7 @@ def parse_job(text: str, source: str | Path = "job.toml", *, check_files: bool =
         "l_diversity = \"recursive\" needs key 'risk.c'.",
     )
     _check_suda(risk, data["input"], need)
+    _check_groups(data.get("microaggregation", {}), need)
     recodes = check_recode(data.get("recode", {}), need, data["input"].get("engine"))
     inp = data["input"]
     input_path = (source.resolve().parent / inp["path"]).resolve()
@@ -420,6 +421,18 @@ _Fail = Callable[[tuple[str, ...], str], JobFileError]
 _Need = Callable[[bool, tuple[str, ...], str], None]
 
 
+def _check_groups(aggregation: Mapping[str, Any], need: _Need) -> None:
+    """A number of groups goes with the quantile method, the only one that uses it."""
+    need(
+        "n_groups" not in aggregation
+        or aggregation.get("method", default_of("microaggregation.method")) == "quantile",
+        ("microaggregation", "n_groups"),
+        "key 'microaggregation.n_groups' goes with microaggregation.method = \"quantile\" "
+        "(the only method that forms groups by number), so alone it changes nothing. Set "
+        "the method to \"quantile\" or remove 'microaggregation.n_groups'.",
+    )
+
+
 def _load_toml(text: str, source: Path) -> dict[str, Any]:
     import tomllib
 
@@ -493,6 +506,14 @@ def _check_suppression(
         "key 'risk.missing' cannot be \"conservative\" with a suppression step: k - 1 "
         'entirely blank records satisfy it, so it guarantees nothing. Use "category" '
         '(classes of k identical records) or "probabilistic".',
+    )
+    need(
+        "dis_fraction" not in suppression or "dis_suda_threshold" in suppression,
+        ("suppression", "dis_fraction"),
+        "key 'suppression.dis_fraction' goes with 'suppression.dis_suda_threshold': the "
+        "sampling fraction only sets the DIS-SUDA scores that the threshold compares, so "
+        "alone it changes nothing. Add 'suppression.dis_suda_threshold' or remove "
+        "'suppression.dis_fraction'.",
     )
     if "importance" in suppression:
         ranked = _check_importance(qi, list(suppression["importance"]), need)
@@ -616,6 +637,8 @@ def _check_input(
             ("input", "path"),
             f"key 'input.path' names a file that does not exist: {input_path}",
         )
+    else:
+        check_text_keys(inp, input_path, fail)
 
 
 #: What :func:`outputs_apart` asks, as a job file's error says it.

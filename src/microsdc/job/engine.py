@@ -13,6 +13,7 @@ computed, and the report says so.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -160,26 +161,37 @@ def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
     return patterns
 
 
-def recode_engine(cfg: JobConfig, frame: Any, notes: list[dict[str, Any]]) -> Any:
+def recode_engine(
+    cfg: JobConfig,
+    frame: Any,
+    notes: list[dict[str, Any]],
+    categories: dict[str, list[str]] | None = None,
+) -> Any:
     """``[recode]`` of bands of one width, in the engine
     (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
-    entries, as the pandas job writes them."""
-    from microsdc.exceptions import DataValidationError
+    entries, as the pandas job writes them; ``categories`` the labels of the bands of
+    each column, in order (what the release is written with)."""
+    from microsdc.job.recode import applied, band_keys
     from microsdc.recoding.lazy import bin_width_lazy
 
     for spec in cfg.recode:
         assert spec.width is not None  # breaks are refused when the job is read
-        try:
-            frame, info = bin_width_lazy(
+        frame, info = applied(
+            cfg,
+            f"recode.{spec.column}",
+            band_keys(spec.column),
+            functools.partial(
+                bin_width_lazy,
                 frame,
                 spec.column,
                 spec.width,
                 origin=spec.start or 0.0,
                 missing_values=list(cfg.missing_values),
-            )
-        except DataValidationError as exc:
-            raise cfg.error(f"recode.{spec.column}", f"cannot be applied: {exc}") from None
-        notes.append({"column": spec.column, **info})
+            ),
+        )
+        notes.append({"column": spec.column, **{k: info[k] for k in ("bins", "distinct_before")}})
+        if categories is not None:
+            categories[spec.column] = list(info["labels"])
     return frame
 
 
@@ -394,20 +406,13 @@ def suppress_engine(
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
     """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
     nothing when the route did not list every pattern (the combined-key route)."""
-    import numpy as np
-
-    from microsdc.encode import encode_qis
-    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
+    from microsdc.risk.prosecutor import prosecutor_of_patterns
 
     if sup_fig is not None:
         pros = sup_fig.get("prosecutor_risk")
         return {} if pros is None else {"intruder": {"k": cfg.k, **pros}}
     table = start.table
-    enc = encode_qis(table, list(cfg.quasi_identifiers), warn_cardinality=False)
-    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    records = table["records"].to_numpy(dtype=np.float64)
-    risk = prosecutor_from_codes(codes, codes, enc.n_categories, records)
-    same = prosecutor_figures(risk, cfg.k, records)
+    same = prosecutor_of_patterns(table, cfg.quasi_identifiers, table["records"], cfg.k)
     return {"intruder": {"k": cfg.k, "before": same, "after": same}}
 
 
@@ -464,6 +469,7 @@ class EngineInput:
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
         self.uncounted: list[str] = []  # the changed cells that cannot be counted
+        self.categories: dict[str, list[str]] = {}  # the band labels of binned columns
 
     def check(self) -> None:
         """The output data file is not among the input's files."""
@@ -490,7 +496,7 @@ class EngineInput:
     def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
         """:func:`recode_engine`."""
         notes: list[dict[str, Any]] = []
-        return recode_engine(self.cfg, raw, notes), notes
+        return recode_engine(self.cfg, raw, notes, self.categories), notes
 
     def first_risks(
         self, raw: Any, data: Any, timed: Timed
@@ -576,7 +582,8 @@ class EngineInput:
         return {"not_computed": engine_not_computed(self.cfg) + self.uncounted}
 
     def write(self, final: Any, path: Path) -> None:
-        """The release as Parquet, written by the engine."""
+        """The release as Parquet, written by the engine (binned columns with the type
+        pandas writes for them)."""
         from microsdc.io.engines import write_parquet
 
-        write_parquet(final, str(path))
+        write_parquet(final, str(path), self.categories, len(self.cfg.missing_values))

@@ -10,7 +10,7 @@ from typing import Any
 from microsdc.exceptions import JobFileError
 from microsdc.job.schema import default_of
 
-__all__ = ["check_engine", "check_engine_input", "record_settings"]
+__all__ = ["check_engine", "check_engine_input", "check_text_keys", "record_settings"]
 
 
 def check_engine(
@@ -152,3 +152,27 @@ def check_engine_input(
             check_csv_options(inp["encoding"], engine, "key 'input.encoding' =")
         except InvalidParameterError as exc:
             raise fail(("input", "encoding"), f"{exc}.") from None
+
+
+def check_text_keys(
+    inp: Mapping[str, Any], input_path: Path, fail: Callable[[tuple[str, ...], str], JobFileError]
+) -> None:
+    """In memory: ``input.sep`` only for a CSV or TSV file, ``input.encoding`` only for
+    one of those or an SPSS file; for another file either would change nothing."""
+    from microsdc.exceptions import SDCError
+    from microsdc.io.formats import _FORMAT_NAMES, _format_of
+
+    try:
+        fmt = _format_of(input_path)
+    except SDCError:  # a format the reader refuses: it says so when it reads
+        return
+    for key, formats, what in (
+        ("sep", ("csv", "tsv"), "CSV files"),
+        ("encoding", ("csv", "tsv", "spss"), "CSV and SPSS files"),
+    ):
+        if key in inp and fmt not in formats:
+            raise fail(
+                ("input", key),
+                f"key 'input.{key}' is for {what}; input.path is {input_path.name}, "
+                f"{_FORMAT_NAMES[fmt]} file, which is read without it (leave the key out).",
+            )

@@ -214,7 +214,10 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         + ' The special uniques are counted as `risk.missing` says (`"category"`: a blank '
         "is a value; the others: a blank matches any value). Not with `input.engine`.",
     ),
-    f"suppression.{DIS_FRACTION.name}": (DERIVED, DIS_FRACTION.meaning),
+    f"suppression.{DIS_FRACTION.name}": (
+        f"{DIS_FRACTION.default:g}",
+        DIS_FRACTION.meaning,
+    ),
     "suppression.linked": (
         "{}",
         "Linked (ghost) variables, `{key variable = [columns]}`: each column is blanked "

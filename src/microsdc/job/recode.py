@@ -20,7 +20,7 @@ from microsdc.exceptions import SDCError
 from microsdc.job.config import JobConfig
 from microsdc.job.recode_spec import RecodeSpec
 
-__all__ = ["recode"]
+__all__ = ["applied", "band_keys", "recode"]
 
 
 def recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
@@ -43,7 +43,7 @@ def recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[st
     return out, notes
 
 
-def _applied(cfg: JobConfig, key: str, names: dict[str, str], call: Callable[[], Any]) -> Any:
+def applied(cfg: JobConfig, key: str, names: dict[str, str], call: Callable[[], Any]) -> Any:
     """``call()``, its error reworded as one about job key ``key`` (``names``: library
     parameter -> the job key that gave it)."""
     try:
@@ -95,7 +95,7 @@ def _coding(cfg: JobConfig, spec: RecodeSpec, bound: str) -> Callable[[pd.Series
     threshold, value = getattr(spec, bound), getattr(spec, f"{bound}_value")
 
     def coded(values: pd.Series) -> Any:
-        return _applied(cfg, key, names, lambda: code(values, threshold=threshold, value=value))
+        return applied(cfg, key, names, lambda: code(values, threshold=threshold, value=value))
 
     return coded
 
@@ -112,16 +112,24 @@ def _bands(cfg: JobConfig, spec: RecodeSpec, col: pd.Series, miss: np.ndarray) -
             kwargs["labels"] = list(spec.labels)
     else:
         kwargs = {"method": "width", "width": spec.width, "origin": spec.start or 0.0}
-    names = {
+    names = band_keys(spec.column)
+    where = f"{key}.breaks" if spec.breaks is not None else key
+    # declared codes stay as they are: apart from the cells blanked later
+    mv = list(cfg.missing_values)
+    return applied(cfg, where, names, lambda: bin_numeric(col, missing_values=mv, **kwargs))
+
+
+def band_keys(column: str) -> dict[str, str]:
+    """The job keys behind the parameters of :func:`~microsdc.recoding.bin_numeric` for
+    ``[recode.<column>]`` (library parameter -> dotted key), for its errors."""
+    key = f"recode.{column}"
+    return {
         "bins": f"{key}.breaks",
         "labels": f"{key}.labels",
         "width": f"{key}.width",
         "origin": f"{key}.start",
+        "missing_values": "input.missing_values",
     }
-    where = f"{key}.breaks" if spec.breaks is not None else key
-    # declared codes stay as they are: apart from the cells blanked later
-    mv = list(cfg.missing_values)
-    return _applied(cfg, where, names, lambda: bin_numeric(col, missing_values=mv, **kwargs))
 
 
 def _merge(
@@ -139,9 +147,7 @@ def _merge(
         new = _on_values(
             new,
             codes,
-            lambda s: _applied(
-                cfg, f"{key}.groups", {}, lambda: group_categories(s, groups=groups)
-            ),
+            lambda s: applied(cfg, f"{key}.groups", {}, lambda: group_categories(s, groups=groups)),
         )
     if spec.min_count is not None:
         n, label = spec.min_count, spec.other_label
@@ -149,7 +155,7 @@ def _merge(
         new = _on_values(
             new,
             codes,
-            lambda s: _applied(
+            lambda s: applied(
                 cfg,
                 f"{key}.min_count",
                 names,

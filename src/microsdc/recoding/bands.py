@@ -6,6 +6,7 @@ bands to the same values."""
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -33,66 +34,107 @@ def edge_decimals(width: float) -> int:
 
 
 def _exact(x: float) -> str:
-    """A number in a message, in full: 100000.1, not 100000."""
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
+    """A number in a message, in full but readable: 100000.1, not 100000; 1e+300, not
+    the 301 digits of the integer it is."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
+
+
+def _holds(column: Hashable | None) -> str:
+    """How a message names the values: ``column 'age' holds`` (the column, when known)."""
+    return "the values" if column is None else f"column {column!r} holds values"
 
 
 def _round_up(x: float) -> float:
-    """``x`` rounded up to two significant digits (1.500015 -> 1.6)."""
+    """``x`` rounded up to two significant digits (1.500015 -> 1.6), as it is written."""
     step = 10.0 ** (math.floor(math.log10(x)) - 1)
-    return float(np.round(math.ceil(x / step) * step, 12))
+    up = math.ceil(x / step)
+    while float(f"{up * step:.2g}") < x:  # the decimal written may fall below it
+        up += 1
+    return float(f"{up * step:.2g}")
 
 
-def _too_many(what: str, func: str, width: float, fix: str) -> InvalidParameterError:
+def _too_many(
+    what: str, func: str, width: float, fix: str, column: Hashable | None
+) -> InvalidParameterError:
     return InvalidParameterError(
         f"The 'width' parameter of {func} is {_exact(width)}: {what}. {fix}",
         func=func,
         param="width",
         requirement=f"a width that gives at most {MAX_BANDS:,} bands",
         value=width,
+        related=() if column is None else ("missing_values",),
     )
 
 
+def _least_width(low: float, high: float, size: float) -> float:
+    """The least width, rounded up to two significant digits, whose edges still differ
+    at values as large as ``size`` and that cuts ``low`` to ``high`` into at most
+    :data:`MAX_BANDS` bands."""
+    fine = max(float(np.spacing(size)) * 1024, 1e-13)
+    return _round_up(max(fine, high / (MAX_BANDS - 2) - low / (MAX_BANDS - 2)))
+
+
 def check_band_count(
-    low: float | None, high: float | None, width: float, origin: float, func: str
+    low: float | None,
+    high: float | None,
+    width: float,
+    origin: float,
+    func: str,
+    column: Hashable | None = None,
 ) -> int:
     """The number of bands of ``width`` from the one holding ``low`` to the one holding
-    ``high``, counted before any is built.
+    ``high``, counted before any is built; ``column`` (when given) is named in the
+    messages.
 
     Raises
     ------
     InvalidParameterError
         If there are more than :data:`MAX_BANDS` (the message gives the count and the
         smallest width that fits), or ``width`` is too fine for the edges to differ at
-        the size of the values (below about 1e-13 of them, or below 1e-13).
+        the size of the values (below about 1e-13 of them, or below 1e-13; the message
+        gives the largest value, the least width and, for a column, the missing-value
+        codes as the other fix).
+    DataValidationError
+        If ``low`` or ``high`` is infinite.
     """
     if low is None or high is None:
         return 1
+    where = "" if column is None else f" of column {column!r}"
     if not (math.isfinite(low) and math.isfinite(high)):
         from microsdc.exceptions import DataValidationError
 
         raise DataValidationError(
-            f"{func} cannot cut bands of {_exact(width)} from {_exact(low)} to {_exact(high)}: "
-            "the values include an infinite one. Set infinite values to missing (or give "
-            "edges with method='edges', whose last one may be inf).",
+            f"{func} cannot cut bands of {_exact(width)} from {_exact(low)} to {_exact(high)}"
+            f"{where}: the values include an infinite one. Set infinite values to missing "
+            "(or give edges with method='edges', whose last one may be inf).",
             func=func,
         )
     size = max(abs(low), abs(high), abs(origin))
     if width * 10.0 ** edge_decimals(width) < 100 or width < float(np.spacing(size)) * 1024:
+        code = (
+            ""
+            if column is None
+            else f", or, if {_exact(high if abs(high) >= abs(low) else low)} stands for a "
+            "missing or unknown value, declare it in 'missing_values'"
+        )
         raise _too_many(
-            f"bands that fine cannot be told apart at values as large as {_exact(size)}",
+            f"{_holds(column)} as large as {_exact(size)}, where bands that fine cannot be "
+            "told apart",
             func,
             width,
-            "Give a wider width.",
+            f"Give a width of at least {_exact(_least_width(low, high, size))}{code}.",
+            column,
         )
     n = math.floor((high - origin) / width) - math.floor((low - origin) / width) + 1
     if n > MAX_BANDS:
         raise _too_many(
-            f"the values from {_exact(low)} to {_exact(high)} would fall in "
+            f"the values{where} from {_exact(low)} to {_exact(high)} would fall in "
             f"{n:,} bands, more than the {MAX_BANDS:,} a recoding builds",
             func,
             width,
             f"Give a width of at least {_exact(_round_up((high - low) / (MAX_BANDS - 2)))}.",
+            None,
         )
     return n
 
@@ -103,17 +145,18 @@ def width_edges(
     width: float,
     origin: float,
     func: str = "bin_numeric",
+    column: Hashable | None = None,
 ) -> np.ndarray:
     """Edges ``origin + i * width`` (rounded to :func:`edge_decimals`) of the bands from
     the one holding ``low`` to the one holding ``high`` (``None``: no value, one band
-    from ``origin``).
+    from ``origin``); ``column`` is named in the errors.
 
     Raises
     ------
     InvalidParameterError
         As :func:`check_band_count`, before any band is built.
     """
-    check_band_count(low, high, width, origin, func)
+    check_band_count(low, high, width, origin, func, column)
     d = edge_decimals(width)
 
     def edge(i: int) -> float:

@@ -40,7 +40,7 @@ def bin_width_lazy(
     width: float,
     origin: float = 0.0,
     missing_values: Sequence[Any] = (),
-) -> tuple[Any, dict[str, int]]:
+) -> tuple[Any, dict[str, Any]]:
     """``frame`` with ``column`` recoded into bands of ``width`` (lazily).
 
     Parameters
@@ -63,12 +63,18 @@ def bin_width_lazy(
     info : dict
         ``bins`` (the number of bands) and ``distinct_before`` (distinct values
         of the column before, missing values and codes left out), as a job's
-        audit record gives them.
+        audit record gives them, and ``labels`` (the labels of the bands, in
+        order: the categories :func:`~microsdc.bin_numeric` gives them).
 
     Raises
     ------
     DataValidationError
-        If ``column`` is not a numeric column.
+        If ``column`` is not a numeric column, or holds an infinite value.
+    InvalidParameterError
+        For a ``width`` that gives more than
+        :data:`~microsdc.recoding.bands.MAX_BANDS` bands, or too fine for the edges to
+        differ at the size of the values, worded as :func:`~microsdc.bin_numeric`
+        words it (naming ``column``).
     """
     import narwhals as nw
 
@@ -110,7 +116,7 @@ def bin_width_lazy(
     low, high = row["low"], row["high"]
     if low is not None and (math.isnan(low) or math.isnan(high)):  # pragma: no cover - NaN
         raise DataValidationError(f"Column {column!r} cannot be binned: it holds NaN values.")
-    edges = width_edges(low, high, float(width), float(origin))
+    edges = width_edges(low, high, float(width), float(origin), column=column)
     finite_integer = bool(all(float(e).is_integer() for e in edges))
     integer = low is not None and not row["fractions"] and finite_integer
     names = width_labels(edges, integer)
@@ -135,5 +141,9 @@ def bin_width_lazy(
     )
     kept = nw.when(code).then(nw.col(column).cast(nw.String)).otherwise(nw.lit(None, nw.String))
     out = nw.when(~value.is_null()).then(label).otherwise(kept)
-    info = {"bins": len(names), "distinct_before": int(row["distinct"]) - bool(row["any_null"])}
+    info = {
+        "bins": len(names),
+        "distinct_before": int(row["distinct"]) - bool(row["any_null"]),
+        "labels": names,
+    }
     return lazy.with_columns(out.alias(column)).to_native(), info

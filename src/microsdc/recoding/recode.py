@@ -167,8 +167,10 @@ def bin_numeric(
         before any is built (``bins`` above it, or a ``width`` that splits the
         values' range into more: the message gives the count and the smallest
         width that fits), or a ``width`` too fine for the edges to differ at the
-        size of the values; for a label (given) that is also the text of a
-        declared missing code kept as written.
+        size of the values (the message names the column, the largest value and
+        the least width, and a missing-value code as the other fix); for a
+        label (given) that is also the text of a declared missing code kept as
+        written.
     ColumnNotFoundError
         If ``column`` is not in the frame.
     DataValidationError
@@ -208,7 +210,7 @@ def bin_numeric(
     ok = ~np.isnan(x)
     vals = x[ok]
     if method == "width":
-        edges, last_open = _width_edges(vals, bins, width, origin, func)
+        edges, last_open = _width_edges(vals, bins, width, origin, func, series.name)
     elif method == "quantile":
         edges, last_open = _quantile_edges(vals, bins, func), False
     else:
@@ -265,10 +267,11 @@ def _bin_values(
 
 
 def _width_edges(
-    vals: np.ndarray, bins: Any, width: Any, origin: Any, func: str
+    vals: np.ndarray, bins: Any, width: Any, origin: Any, func: str, column: Hashable | None
 ) -> tuple[np.ndarray, bool]:
     """The edges of ``method="width"``: bands of ``width`` from ``origin`` (the last one
-    open beyond the maximum), or ``bins`` equal bins from the minimum to the maximum."""
+    open beyond the maximum), or ``bins`` equal bins from the minimum to the maximum;
+    ``column`` is named in the errors."""
     if width is not None:
         if bins is not None:
             raise InvalidParameterError(
@@ -291,6 +294,7 @@ def _width_edges(
             float(width),
             float(origin),
             func,
+            column,
         )
         return edges, True  # the top edge lies beyond the maximum
     n_bins = check_int(bins, "bins", func, min_value=1, max_value=MAX_BANDS)

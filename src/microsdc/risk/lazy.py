@@ -171,7 +171,7 @@ def check_k_anonymity_lazy(
     it has one row per distinct key combination, so it is small.
     """
     func = "check_k_anonymity"
-    n_at_risk, summary, _ = risk_frame(
+    n_at_risk, summary, _, _ = risk_frame(
         df, detect_backend(df, func), quasi_identifier_cols, k, missing=missing,
         weights=weights, missing_values=missing_values, func=func, join=False,
     )  # fmt: skip
@@ -206,10 +206,12 @@ def risk_frame(
     missing_values: MissingValues,
     func: str,
     join: bool,
-) -> tuple[int, Any, Any]:
-    """Records at risk, the summary and (with ``join``) ``df`` with fk appended, from one
-    group-by of a lazy frame: the command line prints the counts and writes the rows
-    without grouping twice. Errors come before any work."""
+) -> tuple[int, Any, Any, Any]:
+    """Records at risk, the summary, (with ``join``) ``df`` with fk appended, and the
+    engine's distinct patterns of the key values as written (with their records in
+    ``N_RECORDS``), from one group-by of a lazy frame: the command line prints the
+    counts and the intruder's headline and writes the rows without grouping twice.
+    Errors come before any work."""
     import narwhals as nw
 
     k = check_int(k, "k", func, min_value=1)
@@ -220,7 +222,8 @@ def risk_frame(
         check_output_names(columns(nwf), func)
     table, freqs = lazy_patterns(nwf, cols, w, policy, missing_values, func)
     n_at_risk, summary = _lazy_summary(freqs, k, backend)
-    return n_at_risk, summary, _with_fk(df, backend, cols, table, freqs, k, func) if join else None
+    joined = _with_fk(df, backend, cols, table, freqs, k, func) if join else None
+    return n_at_risk, summary, joined, table
 
 
 def record_patterns(

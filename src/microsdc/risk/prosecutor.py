@@ -25,6 +25,7 @@ __all__ = [
     "intruder_figures",
     "prosecutor_figures",
     "prosecutor_from_codes",
+    "prosecutor_of_patterns",
     "prosecutor_risk",
     "released_codes",
 ]
@@ -225,6 +226,45 @@ def released_codes(
     n = len(original)
     codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
     return codes[:n], codes[n:], np.asarray(enc.n_categories, dtype=np.int64)
+
+
+def prosecutor_of_patterns(
+    patterns: pd.DataFrame,
+    quasi_identifiers: Sequence[Hashable],
+    records: np.ndarray | pd.Series,
+    k: int,
+) -> dict[str, Any]:
+    """The headline of a file as it is (:func:`prosecutor_figures`), from its distinct
+    key combinations: what ``microsdc risk`` prints for the records, where an engine
+    has grouped them.
+
+    Parameters
+    ----------
+    patterns : pandas.DataFrame
+        One row per distinct combination of the key values as written (an empty cell
+        is missing; a declared code such as ``-7`` is a value, as the file shows it).
+    quasi_identifiers : list of column names
+    records : array of shape (n_patterns,)
+        Records behind each row.
+    k : int >= 1
+
+    Returns
+    -------
+    dict
+        :func:`prosecutor_figures` over the records: the same figures as the
+        prosecutor risk of the records themselves.
+
+    Examples
+    --------
+    >>> p = pd.DataFrame({"a": ["x", "y"]})
+    >>> prosecutor_of_patterns(p, ["a"], np.array([3, 1]), 2)  # 3 x 1/3, then 1
+    {'max': 1.0, 'mean': 0.5, 'n_above_1_over_k': 1}
+    """
+    enc = encode_qis(patterns, list(quasi_identifiers), warn_cardinality=False)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    counts = np.asarray(records, dtype=np.float64)
+    risk = prosecutor_from_codes(codes, codes, enc.n_categories, counts)
+    return prosecutor_figures(risk, k, counts)
 
 
 def intruder_figures(

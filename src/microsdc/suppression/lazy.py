@@ -41,9 +41,9 @@ from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import suppress_codes
 from microsdc.suppression.params import (
-    DIS_FRACTION,
     DIS_SUDA_THRESHOLD,
     counted_missing_values,
+    dis_fraction_of,
     strata_groups,
     warn_declared_all_missing,
     warn_measure_policy,
@@ -336,7 +336,7 @@ def local_suppression_lazy(
     linked: Any,
     accept_rare_values: bool,
     dis_suda_threshold: float | None,
-    dis_fraction: float,
+    dis_fraction: float | None,
 ) -> LazySuppressionResult:
     """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
     relation): the engine groups and joins, microsdc decides on the patterns.
@@ -396,7 +396,7 @@ def local_suppression_lazy(
         subject_id=subject_id,
     )  # fmt: skip
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
-    DIS_FRACTION.check(dis_fraction, _FUNC)
+    dis_fraction_of(dis_suda_threshold, dis_fraction)
     if dis_suda_threshold is not None:
         DIS_SUDA_THRESHOLD.check(dis_suda_threshold, _FUNC)
         entry, value = first_refusal({"dis_suda_threshold": dis_suda_threshold}) or (None, None)

@@ -24,7 +24,6 @@ from microsdc.exceptions import (
 from microsdc.suppression.core import suppress_codes, true_fk_of
 from microsdc.suppression.lazy import local_suppression_lazy
 from microsdc.suppression.params import (
-    DIS_FRACTION,
     check_call,
     check_declared_codes,
     check_dis_suda,
@@ -68,7 +67,7 @@ def local_suppression(
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
     accept_rare_values: bool = False,
     dis_suda_threshold: float | None = None,
-    dis_fraction: float = DIS_FRACTION.default,  # type: ignore[assignment]
+    dis_fraction: float | None = None,
 ) -> SuppressionResult:
     """Blank as few quasi-identifier cells as possible so that no record has fk < k.
 
@@ -191,13 +190,14 @@ def local_suppression(
         :func:`~microsdc.suda`, has no record above it; see the Notes. The
         figures are in ``details["dis_suda"]``. Not with ``subject_id``,
         ``method="random"`` or a lazy frame.
-    dis_fraction : float in (0, 1), default 0.01
+    dis_fraction : float in (0, 1), optional
         Sampling fraction f of the DIS value behind the DIS-SUDA scores the
         threshold compares (the share of the population in the file;
         :func:`microsdc.suda`'s ``dis_fraction``, sdcMicro's ``DisFraction``).
         The scores grow with f: the same threshold blanks more in a file
-        that holds a larger share of the population. Used with
-        ``dis_suda_threshold`` only.
+        that holds a larger share of the population. Default (None): 0.01. Only with
+        ``dis_suda_threshold``: given without it, it is refused, since it would
+        change nothing.
 
     Returns
     -------
@@ -215,7 +215,7 @@ def local_suppression(
         ``dis_suda_threshold`` that is not a number in [0, 1) (the message
         names the value and the range), or given with ``subject_id``,
         ``method="random"`` or a lazy frame; for a ``dis_fraction`` not in
-        (0, 1).
+        (0, 1), or given without ``dis_suda_threshold`` (the message names both).
     SDCError
         With ``dis_suda_threshold``, should a round find records above the
         threshold and no cell left to blank (the guarantee's last check; the

@@ -42,6 +42,7 @@ __all__ = [
     "check_rare_values",
     "costs_of",
     "counted_missing_values",
+    "dis_fraction_of",
     "strata_groups",
     "warn_declared_all_missing",
     "warn_measure_policy",
@@ -347,8 +348,8 @@ def check_dis_suda(
 ) -> tuple[float, float] | None:
     """The DIS-SUDA threshold and sampling fraction of :func:`local_suppression` (None:
     no threshold asked for), the threshold refused with the random baseline and with
-    subjects."""
-    dis_fraction = DIS_FRACTION.check(fraction, _FUNC)
+    subjects (and the fraction refused without a threshold, see :func:`dis_fraction_of`)."""
+    dis_fraction = dis_fraction_of(threshold, fraction)
     if threshold is None:
         return None
     value = DIS_SUDA_THRESHOLD.check(threshold, _FUNC)
@@ -365,6 +366,35 @@ def check_dis_suda(
             value=threshold,
         )
     return value, dis_fraction
+
+
+def dis_fraction_of(threshold: Any, fraction: Any) -> float:
+    """The sampling fraction of :func:`local_suppression`'s DIS-SUDA threshold: ``None``
+    is the documented default (:data:`DIS_FRACTION`); a fraction given is checked for
+    its range and refused without a threshold, where it would change nothing.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``dis_fraction``: out of (0, 1), or given while ``dis_suda_threshold``
+        is None (``related`` names the threshold).
+    """
+    if fraction is None:
+        return float(DIS_FRACTION.default)  # type: ignore[arg-type]
+    value = DIS_FRACTION.check(fraction, _FUNC)
+    if threshold is None:
+        raise InvalidParameterError(
+            f"The 'dis_fraction' parameter of {_FUNC} is {value:g}, but no "
+            "'dis_suda_threshold' is given: the sampling fraction only sets the DIS-SUDA "
+            "scores that the threshold compares, so alone it changes nothing. Give "
+            "'dis_suda_threshold' too, or leave 'dis_fraction' out.",
+            func=_FUNC,
+            param="dis_fraction",
+            requirement="given together with 'dis_suda_threshold'",
+            value=fraction,
+            related=("dis_suda_threshold",),
+        )
+    return value
 
 
 def check_passed_on(subject_rule: Any, seed: Any, progress: Any, func: str) -> None:
