@@ -20,7 +20,9 @@ def _engine_metadata(df: Any) -> dict[str, Any]:
     """The metadata an engine frame carries: a pyarrow table made from a labelled
     pandas frame holds its ``attrs`` in the schema's pandas metadata (which
     ``Table.to_pandas`` restores); polars, DuckDB and Spark frames carry none."""
-    metadata = getattr(getattr(df, "schema", None), "metadata", None)
+    if type(df).__module__.split(".", 1)[0] != "pyarrow":
+        return {}
+    metadata = df.schema.metadata
     raw = metadata.get(b"pandas") if isinstance(metadata, dict) else None
     if raw is None:
         return {}
