@@ -546,3 +546,19 @@ def test_every_frame_parameter_is_served_or_refused_clearly(
     assert f"'{param}' parameter of {info.value.func}" in message
     assert kind.split()[-1] in message  # the kind of frame: polars, pyarrow
     assert (".collect()" if kind == "lazy polars" else ".to_pandas()") in message  # the fix
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow", "lazy polars"])
+@pytest.mark.parametrize("param", ["transition", "allowed"])
+def test_a_pram_matrix_or_mask_of_another_kind_is_refused_naming_it(kind: str, param: str) -> None:
+    """pram's matrices live inside a dict: a polars or pyarrow one (rows without category
+    labels) is refused with its kind and how to convert it, not with its repr."""
+    given = _matrix() if param == "transition" else _matrix() > 0.5
+    with pytest.raises(InvalidParameterError) as info:
+        EVERY["pram"](people(), "dis", **{param: {"dis": _frame_of(kind, given)}}, seed=1)
+    assert (info.value.func, info.value.param) == ("pram", param)
+    names = {"polars": "polars DataFrame", "pyarrow": "pyarrow Table"}
+    kind_name = names.get(kind, "polars LazyFrame")
+    convert = ".collect().to_pandas()" if kind == "lazy polars" else ".to_pandas()"
+    assert f"Got a {kind_name} instead: a " in str(info.value)
+    assert f"convert it with {convert} and set its index to the categories" in str(info.value)
