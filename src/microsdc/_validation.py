@@ -32,6 +32,7 @@ __all__ = [
     "check_weight_apart",
     "incomplete_column_error",
     "lazy_refusal",
+    "not_pandas",
     "param_error",
     "separator_problem",
     "text_encoding_problem",
@@ -292,21 +293,42 @@ def check_one_of(value: Any, name: str, func: str, options: Sequence[Any]) -> An
     raise param_error(name, func, f"one of {{{listed}}}", value)
 
 
+#: How to bring a lazy frame's rows into pandas, by the top-level module of its class.
+_LAZY_TO_PANDAS = {
+    "polars": "collect it and convert it with .collect().to_pandas()",
+    "duckdb": "convert it with .df()",
+    "_duckdb": "convert it with .df()",
+    "pyspark": "convert it with .toPandas()",
+}
+
+
+def not_pandas(
+    df: Any, name: str, func: str, requirement: str = "a pandas DataFrame"
+) -> InvalidParameterError:
+    """The refusal of ``df`` by a parameter that takes pandas only: a polars, pyarrow,
+    DuckDB or Spark frame is named with how to convert it (lazy ones: how to collect)."""
+    kind = type(df)
+    library = kind.__module__.split(".")[0]
+    how = _LAZY_TO_PANDAS.get(library)
+    if library not in ("pandas", "builtins", "numpy") and hasattr(df, "to_pandas"):
+        how = "convert it with .to_pandas()"
+    if how is None:
+        return param_error(name, func, requirement, kind.__name__)
+    shown = "DuckDB" if library == "_duckdb" else library
+    return InvalidParameterError(
+        f"The '{name}' parameter of {func} must be {requirement}. Got a {shown} "
+        f"{kind.__name__} instead; {how}.",
+        func=func,
+        param=name,
+    )
+
+
 def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
     """Raise unless ``df`` is a pandas DataFrame with unique column names."""
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        kind = type(df)
-        library = kind.__module__.split(".")[0]
-        if library not in ("pandas", "builtins", "numpy") and hasattr(df, "to_pandas"):
-            raise InvalidParameterError(
-                f"The '{name}' parameter of {func} must be a pandas DataFrame. Got a {library} "
-                f"{kind.__name__} instead; convert it with .to_pandas().",
-                func=func,
-                param=name,
-            )
-        raise param_error(name, func, "a pandas DataFrame", kind.__name__)
+        raise not_pandas(df, name, func)
     if not df.columns.is_unique:
         dup = list(dict.fromkeys(df.columns[df.columns.duplicated()]))
         raise DataValidationError(

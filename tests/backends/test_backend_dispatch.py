@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,7 +27,7 @@ import pytest
 from microsdc.backends import adapters
 from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import InvalidParameterError
-from test_contracts import CONTRACTS, PUBLIC
+from test_contracts import CONTRACTS, PUBLIC, people
 
 pl = pytest.importorskip("polars")
 pa = pytest.importorskip("pyarrow")
@@ -60,9 +61,33 @@ def _quiet() -> Iterator[None]:
 
 
 def _call(name: str, tmp: Path) -> tuple[dict[str, Any], str]:
-    """The contract's valid call of ``name`` and its frame parameter."""
+    """The contract's valid call of ``name`` and its (first) frame parameter."""
     kwargs = CONTRACTS[name].valid(tmp)
     return kwargs, DISPATCHED[name].frame_routes.param  # type: ignore[attr-defined]
+
+
+def _params(name: str) -> tuple[str, ...]:
+    return DISPATCHED[name].frame_routes.params  # type: ignore[attr-defined, no-any-return]
+
+
+#: (function, the frame parameters given as polars or pyarrow): each frame alone, and
+#: all of them, for a function of several frames
+EAGER = [
+    (name, given)
+    for name in sorted(DISPATCHED)
+    for given in [
+        *([(p,) for p in _params(name)] if len(_params(name)) > 1 else []),
+        _params(name),
+    ]
+]
+#: (function, frame parameter) for every frame parameter of the decorated functions
+FRAME_PARAMS = [(name, p) for name in sorted(DISPATCHED) for p in _params(name)]
+
+
+def _written(kwargs: dict[str, Any]) -> bytes | None:
+    """The file a writing function wrote (its ``path``), else None."""
+    path = kwargs.get("path")
+    return Path(path).read_bytes() if path is not None and Path(path).exists() else None
 
 
 def _plain(value: Any) -> Any:
@@ -113,15 +138,21 @@ def test_the_functions_that_take_every_frame() -> None:
         "household_risk",
         "individual_risk",
         "l_diversity",
+        "level_risk",
         "local_suppression",
         "min_missingness_max_deid",
         "pram",
         "record_swap",
         "record_swap_result",
+        "renumber_households",
         "safe_combinations",
         "sample_frequencies",
         "suda",
+        "swap_utility",
+        "write_table",
     ]
+    several = {name: _params(name) for name in DISPATCHED if len(_params(name)) > 1}
+    assert several == {"swap_utility": ("original", "swapped")}
     routed = [n for n, f in DISPATCHED.items() if f.frame_routes.lazy is not None]  # type: ignore[attr-defined]
     assert sorted(routed) == sorted(LAZY_SAME)
 
@@ -137,18 +168,22 @@ def test_the_decorated_function_keeps_its_signature_and_docstring(name: str) -> 
 
 
 @pytest.mark.parametrize("kind", ["polars", "pyarrow"])
-@pytest.mark.parametrize("name", sorted(DISPATCHED))
+@pytest.mark.parametrize(("name", "given"), EAGER)
 def test_an_eager_frame_gives_the_pandas_result_in_its_kind(
-    name: str, kind: str, tmp_path: Path
+    name: str, given: tuple[str, ...], kind: str, tmp_path: Path
 ) -> None:
     kwargs, param = _call(name, tmp_path)
     want = DISPATCHED[name](**kwargs)
-    native = _eager(kind, kwargs[param])
-    got = DISPATCHED[name](**{**kwargs, param: native})
+    want_file = _written(kwargs)
+    natives = {p: _eager(kind, kwargs[p]) for p in given}
+    got = DISPATCHED[name](**{**kwargs, **natives})
     assert _plain(got) == _plain(want)
+    assert _written(kwargs) == want_file  # a writing function wrote the same bytes
     frames = _released(got)
     assert len(frames) == len(_released(want))
-    assert all(type(f) is type(native) for f in frames), [type(f) for f in frames]
+    # the frames of the result take the kind of the first frame parameter
+    first = type(natives[param]) if param in natives else pd.DataFrame
+    assert all(type(f) is first for f in frames), [type(f) for f in frames]
 
 
 def _lazy(kind: str, df: pd.DataFrame) -> Any:
@@ -174,11 +209,11 @@ def _collected(value: Any) -> Any:
 
 
 @pytest.mark.parametrize("kind", ["polars", "duckdb"])
-@pytest.mark.parametrize("name", sorted(DISPATCHED))
+@pytest.mark.parametrize(("name", "param"), FRAME_PARAMS)
 def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
-    name: str, kind: str, tmp_path: Path
+    name: str, param: str, kind: str, tmp_path: Path
 ) -> None:
-    kwargs, param = _call(name, tmp_path)
+    kwargs, _ = _call(name, tmp_path)
     lazy = _lazy(kind, kwargs[param])
     if name not in LAZY_SAME:
         engine, how = {"polars": ("polars", "polars: .collect()")}.get(
@@ -186,8 +221,10 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
         )
         with pytest.raises(InvalidParameterError) as info:
             DISPATCHED[name](**{**kwargs, param: lazy})
+        which = f" as '{param}'" if len(_params(name)) > 1 else ""  # which of its frames
         assert str(info.value) == (
-            f"{name} needs the rows in memory; got a lazy {engine} frame. Collect it first ({how})."
+            f"{name} needs the rows in memory; got a lazy {engine} frame{which}. "
+            f"Collect it first ({how})."
         )
         assert info.value.func is None and info.value.param is None  # as before the dispatch
         return
@@ -206,9 +243,11 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
 
 
 @pytest.mark.parametrize("what", sorted(UNSUPPORTED))
-@pytest.mark.parametrize("name", sorted(DISPATCHED))
-def test_an_object_that_is_no_frame_is_refused(name: str, what: str, tmp_path: Path) -> None:
-    kwargs, param = _call(name, tmp_path)
+@pytest.mark.parametrize(("name", "param"), FRAME_PARAMS)
+def test_an_object_that_is_no_frame_is_refused(
+    name: str, param: str, what: str, tmp_path: Path
+) -> None:
+    kwargs, _ = _call(name, tmp_path)
     with pytest.raises(InvalidParameterError) as info:
         DISPATCHED[name](**{**kwargs, param: UNSUPPORTED[what]})
     accepted = "a pandas DataFrame (or a polars, pyarrow, DuckDB or Spark frame)"
@@ -329,3 +368,197 @@ def test_a_function_with_positional_only_or_star_parameters_is_refused() -> None
 
     with pytest.raises(TypeError, match="every parameter must be nameable by keyword"):
         accepts_frames()(star)
+
+
+def test_frames_must_name_parameters_and_an_eager_route_serves_one_frame() -> None:
+    def two(original: Any, released: Any) -> None:
+        return None
+
+    with pytest.raises(TypeError, match="frames must name its parameters"):
+        accepts_frames(frames=("original", "swapped"))(two)
+    with pytest.raises(TypeError, match="an eager route serves a function of one frame"):
+        accepts_frames(eager=two, frames=("original", "released"))(two)
+
+
+def test_two_frames_of_different_kinds_give_the_kind_of_the_first() -> None:
+    @accepts_frames(frames=("left", "right"))
+    def stacked(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
+        return pd.concat([left, right], ignore_index=True)
+
+    a, b = pd.DataFrame({"x": [1]}), pd.DataFrame({"x": [2]})
+    got = stacked(pl.from_pandas(a), pa.Table.from_pandas(b))
+    assert isinstance(got, pl.DataFrame) and got["x"].to_list() == [1, 2]
+    got = stacked(a, pl.from_pandas(b))  # a pandas first frame: pandas back
+    assert isinstance(got, pd.DataFrame) and got["x"].tolist() == [1, 2]
+    with pytest.raises(InvalidParameterError, match="got a lazy polars frame as 'right'"):
+        stacked(a, pl.from_pandas(b).lazy())
+
+
+# ---------------------------------------- every public function that takes a frame
+
+
+def _every_public_function() -> dict[str, Callable[..., Any]]:
+    """The functions in ``__all__`` of microsdc and of each of its public modules."""
+    import importlib
+    import pkgutil
+
+    import microsdc
+
+    names = ["microsdc"] + [
+        f"microsdc.{m.name}" for m in pkgutil.iter_modules(microsdc.__path__) if m.name[0] != "_"
+    ]
+    found: dict[str, Callable[..., Any]] = {}
+    for module_name in names:
+        module = importlib.import_module(module_name)
+        for public in getattr(module, "__all__", []):
+            obj = getattr(module, public)
+            if inspect.isfunction(obj):
+                found.setdefault(public, obj)
+    return found
+
+
+EVERY = _every_public_function()
+
+
+def _takes_a_frame(name: str, parameter: inspect.Parameter) -> bool:
+    """Whether the parameter is documented (annotated or in the contract) to take a frame."""
+    frames = CONTRACTS[name].frames if name in CONTRACTS else ()
+    return parameter.name in frames or bool(
+        re.search(r"\bDataFrame\b|\bTable\b", str(parameter.annotation))
+    )
+
+
+TAKES_A_FRAME = sorted(
+    (name, p.name)
+    for name, func in EVERY.items()
+    for p in inspect.signature(func).parameters.values()
+    if _takes_a_frame(name, p)
+)
+
+#: functions served through another function that takes every frame
+SERVED_BY = {"demo_suppression": "local_suppression"}
+
+
+def _matrix() -> pd.DataFrame:
+    categories = ["x", "y", "z"]
+    return pd.DataFrame(
+        np.full((3, 3), 0.1) + np.eye(3) * 0.7, index=categories, columns=categories
+    )
+
+
+#: valid calls of the functions without a contract, and of frames the contract leaves out
+MORE_CALLS: dict[tuple[str, str], Callable[[Path], dict[str, Any]]] = {
+    ("file_metadata", "df"): lambda tmp: {"df": people()},
+    ("number_records", "df"): lambda tmp: {"df": people(), "path": tmp / "in.csv"},
+    ("pram", "transition"): lambda tmp: {"df": people(), "columns": "dis", "transition": _matrix()},
+}
+
+
+def test_the_public_functions_that_take_a_frame() -> None:
+    """A new public function that takes a frame joins this list, and the test below."""
+    assert TAKES_A_FRAME == [
+        ("add_noise", "df"),
+        ("bin_numeric", "data"),
+        ("bottom_code", "data"),
+        ("check_k_anonymity", "df"),
+        ("collapse_subjects", "df"),
+        ("continuous_utility", "original"),
+        ("continuous_utility", "released"),
+        ("demo_suppression", "df"),
+        ("encode_qis", "df"),
+        ("file_metadata", "df"),
+        ("global_risk", "df"),
+        ("group_categories", "data"),
+        ("household_risk", "df"),
+        ("individual_risk", "df"),
+        ("interval_risk", "original"),
+        ("interval_risk", "released"),
+        ("l_diversity", "df"),
+        ("level_risk", "data"),
+        ("linkage_risk", "original"),
+        ("linkage_risk", "released"),
+        ("linked_columns", "df"),
+        ("local_suppression", "df"),
+        ("merge_rare_categories", "data"),
+        ("microaggregate", "df"),
+        ("min_missingness_max_deid", "df"),
+        ("number_records", "df"),
+        ("pram", "df"),
+        ("pram", "transition"),
+        ("pram_estimate", "released"),
+        ("prosecutor_risk", "original"),
+        ("prosecutor_risk", "released"),
+        ("record_swap", "data"),
+        ("record_swap_result", "data"),
+        ("recoverable_cells", "original"),
+        ("recoverable_cells", "released"),
+        ("renumber_households", "data"),
+        ("restore_subjects", "anonymised"),
+        ("restore_subjects", "original_df"),
+        ("risk_summary", "df"),
+        ("safe_combinations", "df"),
+        ("sample_frequencies", "df"),
+        ("suda", "df"),
+        ("suppressed_cells", "anonymised"),
+        ("suppressed_cells", "original"),
+        ("swap_utility", "original"),
+        ("swap_utility", "swapped"),
+        ("top_code", "data"),
+        ("write_table", "df"),
+    ]
+
+
+def _frame_of(kind: str, df: pd.DataFrame) -> Any:
+    if kind == "lazy polars":
+        return pl.from_pandas(df).lazy()
+    return _eager(kind, df)
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow", "lazy polars"])
+@pytest.mark.parametrize(("name", "param"), TAKES_A_FRAME)
+def test_every_frame_parameter_is_served_or_refused_clearly(
+    name: str, param: str, kind: str, tmp_path: Path
+) -> None:
+    """Given a polars DataFrame, pyarrow Table or polars LazyFrame, a public function
+    that takes a frame either serves it (through ``accepts_frames``, or through a
+    function that does) or refuses it with an InvalidParameterError that names the
+    function, the parameter, the kind of frame and the fix. Never a bare Python error."""
+    people().to_csv(tmp_path / "in.csv", index=False)
+    call = MORE_CALLS.get((name, param)) or CONTRACTS[name].valid
+    kwargs = call(tmp_path)
+    kwargs[param] = _frame_of(kind, kwargs[param])
+    func = EVERY[name]
+    served = EVERY[SERVED_BY.get(name, name)]
+    routes = getattr(served, "frame_routes", None)
+    if routes is not None and (param in routes.params or name in SERVED_BY):
+        try:
+            func(**kwargs)
+        except InvalidParameterError as error:  # only a lazy frame, with how to collect it
+            assert kind == "lazy polars" and routes.lazy is None, str(error)
+            assert str(error).endswith("Collect it first (polars: .collect()).")
+        return
+    with pytest.raises(InvalidParameterError) as info:
+        func(**kwargs)
+    contract = CONTRACTS.get(name)
+    assert info.value.func == ((contract and contract.reports_as) or name)
+    assert info.value.param == param
+    message = str(info.value)
+    assert f"'{param}' parameter of {info.value.func}" in message
+    assert kind.split()[-1] in message  # the kind of frame: polars, pyarrow
+    assert (".collect()" if kind == "lazy polars" else ".to_pandas()") in message  # the fix
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow", "lazy polars"])
+@pytest.mark.parametrize("param", ["transition", "allowed"])
+def test_a_pram_matrix_or_mask_of_another_kind_is_refused_naming_it(kind: str, param: str) -> None:
+    """pram's matrices live inside a dict: a polars or pyarrow one (rows without category
+    labels) is refused with its kind and how to convert it, not with its repr."""
+    given = _matrix() if param == "transition" else _matrix() > 0.5
+    with pytest.raises(InvalidParameterError) as info:
+        EVERY["pram"](people(), "dis", **{param: {"dis": _frame_of(kind, given)}}, seed=1)
+    assert (info.value.func, info.value.param) == ("pram", param)
+    names = {"polars": "polars DataFrame", "pyarrow": "pyarrow Table"}
+    kind_name = names.get(kind, "polars LazyFrame")
+    convert = ".collect().to_pandas()" if kind == "lazy polars" else ".to_pandas()"
+    assert f"Got a {kind_name} instead: a " in str(info.value)
+    assert f"convert it with {convert} and set its index to the categories" in str(info.value)

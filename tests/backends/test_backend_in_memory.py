@@ -105,3 +105,58 @@ def test_released_data_keep_the_callers_types_beside_figures() -> None:
     native = pl.from_pandas(df).with_columns(pl.col("age").cast(pl.Int16))
     frame, _, _ = microsdc.min_missingness_max_deid(native, ["age", "sex"], 2, seed=1)
     assert frame.schema == native.schema
+
+
+@pytest.mark.parametrize("kind", ["polars", "pyarrow"])
+def test_new_household_ids_stay_numbers_on_a_text_hid(kind: str) -> None:
+    """renumber_households gives int ids; cast back to a text hid column they would
+    come back as the texts "1", "10", "2" (which sort as texts)."""
+    from microsdc.swapping import renumber_households
+
+    df = pd.DataFrame({"hid": ["a", "a", "b", "c", "c", "c"], "age": [30, 31, 40, 5, 6, 7]})
+    want = renumber_households(df, "hid", seed=2)
+    native = pl.from_pandas(df) if kind == "polars" else pa.Table.from_pandas(df)
+    got = renumber_households(native, "hid", seed=2)
+    assert type(got) is type(native)
+    ids = got["hid"].to_list() if kind == "polars" else got.column("hid").to_pylist()
+    assert ids == want["hid"].tolist() and all(type(i) is int for i in ids)
+    ages = got["age"].to_list() if kind == "polars" else got.column("age").to_pylist()
+    assert ages == want["age"].tolist()  # the rows move with their household
+
+
+@pytest.mark.filterwarnings("ignore::microsdc.exceptions.DisclosureRiskWarning")
+def test_level_risk_of_a_polars_frame_is_a_risk_record_swap_takes() -> None:
+    """level_risk on polars data returns a polars frame; record_swap takes it as
+    ``risk`` (by position, as polars has no row labels) and swaps as with pandas."""
+    from microsdc.swapping import level_risk
+
+    census = microsdc.synthetic_census(60, seed=4)
+    hier = ["nuts1", "nuts2"]
+    kw = {
+        "hid": "hid",
+        "hierarchy": hier,
+        "similar": "hsize",
+        "swaprate": 0.1,
+        "risk_threshold": 0.4,
+        "risk_variables": ["ageGroup"],
+        "carry_along": ["nuts3", "lau2"],
+        "seed": 1,
+    }
+    risk = level_risk(census, "hid", hier, ["ageGroup"])
+    want = microsdc.record_swap(census, risk=risk, **kw)
+    assert not want.equals(census)  # something was swapped
+    for native in (pl.from_pandas(census), pa.Table.from_pandas(census, preserve_index=False)):
+        native_risk = level_risk(native, "hid", hier, ["ageGroup"])
+        assert type(native_risk) is type(native)
+        assert native_risk.to_pandas().equals(risk.reset_index(drop=True))
+        got = microsdc.record_swap(native, risk=native_risk, **kw)
+        assert got.to_pandas().equals(want)
+    # pandas data with a polars risk: by position
+    assert microsdc.record_swap(census, risk=pl.from_pandas(risk), **kw).equals(want)
+    with pytest.raises(InvalidParameterError) as info:
+        microsdc.record_swap(census, risk=pl.from_pandas(risk).lazy(), **kw)
+    assert str(info.value) == (
+        "record_swap needs the rows in memory; got a lazy polars frame as 'risk'. "
+        "Collect it first (polars: .collect())."
+    )
+    assert (info.value.func, info.value.param) == ("record_swap", "risk")

@@ -13,6 +13,10 @@ route:
   the function's ``lazy`` implementation, or is refused with how to collect it;
 - anything else is refused with what the parameter accepts.
 
+A function that takes two frames (the data before and after, the data and a file
+to write them to) names them in ``frames``: each is converted, and the frames of
+the result come back as the kind of the first.
+
 The decorated function keeps its name, docstring and signature
 (:func:`functools.wraps`), and warnings raised under it still point at the
 caller's line (:func:`microsdc._core.warn.warn` skips microsdc's own frames).
@@ -42,10 +46,12 @@ _COLLECT = {
 }
 
 
-def lazy_refusal_text(func: str, engine: str) -> str:
-    """The refusal of a lazy ``engine`` frame by ``func``, which needs its rows."""
+def lazy_refusal_text(func: str, engine: str, param: str | None = None) -> str:
+    """The refusal of a lazy ``engine`` frame by ``func``, which needs its rows
+    (``param`` names the parameter that got it, for a function of several frames)."""
+    given = f" as '{param}'" if param is not None else ""
     return (
-        f"{func} needs the rows in memory; got a lazy {engine} frame. "
+        f"{func} needs the rows in memory; got a lazy {engine} frame{given}. "
         f"Collect it first ({_COLLECT.get(engine, _COLLECT['polars'])})."
     )
 
@@ -56,8 +62,8 @@ class FrameRoutes:
 
     Attributes
     ----------
-    param : str
-        The data-frame parameter (the function's first).
+    params : tuple of str
+        The data-frame parameters: the function's first, or those it names.
     lazy : callable or None
         The implementation for lazy frames, called with every argument by name;
         None refuses them.
@@ -66,15 +72,21 @@ class FrameRoutes:
         argument by name; None converts them to pandas and back.
     """
 
-    param: str
+    params: tuple[str, ...]
     lazy: Callable[..., Any] | None
     eager: Callable[..., Any] | None
+
+    @property
+    def param(self) -> str:
+        """The first data-frame parameter, whose kind the result's frames take."""
+        return self.params[0]
 
 
 def accepts_frames(
     *,
     lazy: Callable[..., Any] | None = None,
     eager: Callable[..., Any] | None = None,
+    frames: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Let the decorated function take every data frame microsdc knows.
 
@@ -88,7 +100,13 @@ def accepts_frames(
     eager : callable, optional
         A route of its own for a polars ``DataFrame`` or pyarrow ``Table``, called
         the same way; without it the frame is converted to pandas, the function
-        runs, and the frames of the result come back as the caller's kind.
+        runs, and the frames of the result come back as the caller's kind. Only
+        for a function of one frame.
+    frames : tuple of str, optional
+        The function's data-frame parameters, when it takes more than its first
+        (``("original", "swapped")``). Each is converted; a lazy one is refused
+        (the message names it) unless ``lazy`` is given; the frames of the result
+        come back as the kind of the first (a pandas first frame: pandas).
 
     Returns
     -------
@@ -111,7 +129,12 @@ def accepts_frames(
         keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         if not parameters or any(p.kind not in keyword for p in parameters):
             raise TypeError(f"{func.__name__}: every parameter must be nameable by keyword")
-        routes = FrameRoutes(parameters[0].name, lazy, eager)
+        names = frames if frames is not None else (parameters[0].name,)
+        if not names or not set(names) <= set(signature.parameters):
+            raise TypeError(f"{func.__name__}: frames must name its parameters, got {names}")
+        if eager is not None and len(names) > 1:
+            raise TypeError(f"{func.__name__}: an eager route serves a function of one frame")
+        routes = FrameRoutes(tuple(names), lazy, eager)
         name = func.__name__
         call: Callable[..., R] = func
 
@@ -121,20 +144,23 @@ def accepts_frames(
                 bound = signature.bind(*args, **kwargs)
             except TypeError:
                 return func(*args, **kwargs)  # Python's own message for the call
-            frame = adapt(bound.arguments[routes.param], name, routes.param)
-            if frame.name == "pandas":
+            given = {p: adapt(bound.arguments[p], name, p) for p in routes.params}
+            if all(frame.name == "pandas" for frame in given.values()):
                 return func(*args, **kwargs)
             bound.apply_defaults()
             arguments = dict(bound.arguments)
-            if frame.lazy:
+            lazy_given = [(p, frame) for p, frame in given.items() if frame.lazy]
+            if lazy_given:
                 if routes.lazy is None:
-                    raise InvalidParameterError(lazy_refusal_text(name, frame.name))
+                    param, frame = lazy_given[0]
+                    many = param if len(given) > 1 else None
+                    raise InvalidParameterError(lazy_refusal_text(name, frame.name, many))
                 return routes.lazy(**arguments)
             if routes.eager is not None:
                 return routes.eager(**arguments)
-            given = frame.to_pandas(name)
-            result = call(**{**arguments, routes.param: given})
-            return frame.from_pandas(result, given)
+            data = {p: frame.to_pandas(name) for p, frame in given.items()}
+            result = call(**{**arguments, **data})
+            return given[routes.param].from_pandas(result, data[routes.param])
 
         wrapper.frame_routes = routes  # type: ignore[attr-defined]
         return wrapper

@@ -55,10 +55,11 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
 
     A frame that holds every column of the input is the caller's data (cells blanked,
     swapped or PRAMmed): its other columns take the caller's types where the values
-    allow. Any other frame holds figures about the data (the l-diversity of each
-    sensitive column, under that column's name) and keeps the types of its figures:
-    cast to the described column's type, an entropy of 2.99 would become the integer 2
-    or the text "2.99"."""
+    allow, except that numbers the function put in place of texts (new household ids)
+    stay numbers: cast to text, they would sort as texts. Any other frame holds
+    figures about the data (the l-diversity of each sensitive column, under that
+    column's name) and keeps the types of its figures: cast to the described column's
+    type, an entropy of 2.99 would become the integer 2 or the text "2.99"."""
     import narwhals as nw
 
     nwf = nw.from_native(native, eager_only=True)
@@ -72,9 +73,16 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     if nwf.implementation is nw.Implementation.POLARS:
         import polars as pl
 
+        text_types = (pl.String, pl.Categorical, pl.Enum)
         frame = pl.from_pandas(out.drop(columns=same))
         schema = native.schema if released else {}
-        casts = {c: schema[c] for c in frame.columns if c in schema and frame[c].dtype != schema[c]}
+        casts = {
+            c: schema[c]
+            for c in frame.columns
+            if c in schema
+            and frame[c].dtype != schema[c]
+            and not (frame[c].dtype.is_numeric() and schema[c] in text_types)
+        }
         if casts:
             try:
                 frame = frame.cast(casts)  # type: ignore[arg-type]
@@ -88,7 +96,8 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     fields = []
     for field in table.schema:
         idx = native.schema.get_field_index(field.name) if released else -1
-        fields.append(native.schema.field(idx) if idx >= 0 else field)
+        kept = idx < 0 or (_numeric(field.type) and _textual(native.schema.field(idx).type))
+        fields.append(field if kept else native.schema.field(idx))
     try:
         table = table.cast(pa.schema(fields))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -96,3 +105,19 @@ def _frame_back(df: pd.DataFrame, native: Any, given: pd.DataFrame) -> Any:
     columns = {name: table.column(name) for name in table.column_names}
     columns.update({c: native.column(c) for c in same})
     return pa.table([columns[c] for c in out.columns], names=list(out.columns))
+
+
+def _numeric(kind: Any) -> bool:
+    """Whether the pyarrow type ``kind`` holds numbers."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_integer(kind) or pa.types.is_floating(kind))
+
+
+def _textual(kind: Any) -> bool:
+    """Whether the pyarrow type ``kind`` holds texts (or text categories)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind))

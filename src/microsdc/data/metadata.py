@@ -21,6 +21,14 @@ METADATA = "microsdc_metadata"
 def file_metadata(df: pd.DataFrame) -> dict[str, Any]:
     """The SPSS/Stata metadata travelling with ``df`` (empty for other sources).
 
+    Parameters
+    ----------
+    df : pandas.DataFrame, or (through :func:`microsdc.io.file_metadata`) a polars,
+        pyarrow, DuckDB or Spark frame
+        A pyarrow ``Table`` made from a labelled pandas frame keeps its metadata
+        (``pyarrow.Table.from_pandas`` stores ``attrs``); polars and lazy frames
+        carry none (an empty dict).
+
     Returns
     -------
     dict
@@ -28,6 +36,11 @@ def file_metadata(df: pd.DataFrame) -> dict[str, Any]:
         ``value_labels`` ({column: {code: label}}), ``missing_ranges`` (SPSS
         user-missing: {column: [value or {"lo", "hi"}]}) and
         ``variable_measure`` (SPSS: nominal, ordinal, scale).
+
+    Raises
+    ------
+    InvalidParameterError
+        From :func:`microsdc.io.file_metadata`, if ``df`` is not a data frame.
 
     Examples
     --------

@@ -3,14 +3,75 @@ into ``df.attrs`` and written back for the columns still present."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
-from microsdc.data.metadata import METADATA, file_metadata
+from microsdc.backends.dispatch import accepts_frames
+from microsdc.data import metadata as _pandas_metadata
+from microsdc.data.metadata import METADATA
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["METADATA", "file_metadata"]
+
+
+def _engine_metadata(df: Any) -> dict[str, Any]:
+    """The metadata an engine frame carries: a pyarrow table made from a labelled
+    pandas frame holds its ``attrs`` in the schema's pandas metadata (which
+    ``Table.to_pandas`` restores); polars, DuckDB and Spark frames carry none."""
+    if type(df).__module__.split(".", 1)[0] != "pyarrow":
+        return {}
+    metadata = df.schema.metadata
+    raw = metadata.get(b"pandas") if isinstance(metadata, dict) else None
+    if raw is None:
+        return {}
+    try:
+        meta = json.loads(raw).get("attributes", {}).get(METADATA)
+    except (ValueError, AttributeError):
+        return {}
+    return _json_keys_back(meta, df.schema) if isinstance(meta, dict) else {}
+
+
+def _json_keys_back(meta: dict[str, Any], schema: Any) -> dict[str, Any]:
+    """``meta`` with the keys JSON turned into texts made numbers again: the codes of
+    the value labels of a numeric column (1 and 1.5, not "1" and "1.5") and the row
+    labels of the Stata extended-missing notes."""
+    import pyarrow as pa
+
+    def number(key: str) -> Any:
+        try:
+            return int(key)
+        except ValueError:
+            try:
+                return float(key)
+            except ValueError:
+                return key
+
+    out = dict(meta)
+    numeric = {
+        field.name
+        for field in schema
+        if pa.types.is_integer(field.type) or pa.types.is_floating(field.type)
+    }
+    labels = meta.get("value_labels")
+    if isinstance(labels, dict):
+        out["value_labels"] = {
+            col: {number(k): v for k, v in codes.items()} if col in numeric else codes
+            for col, codes in labels.items()
+        }
+    notes = meta.get("extended_missing")
+    if isinstance(notes, dict):
+        out["extended_missing"] = {
+            col: {number(k): letter for k, letter in cells.items()} for col, cells in notes.items()
+        }
+    return out
+
+
+#: :func:`microsdc.data.metadata.file_metadata` for every kind of frame.
+file_metadata = accepts_frames(lazy=_engine_metadata, eager=_engine_metadata)(
+    _pandas_metadata.file_metadata
+)
 
 
 def _empty_strings_to_missing(df: pd.DataFrame) -> pd.DataFrame:

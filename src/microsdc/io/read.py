@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc._core.warn import warn
 from microsdc._validation import (
     check_path,
+    not_pandas,
     param_error,
     separator_problem,
     text_encoding_problem,
@@ -275,9 +276,18 @@ def number_records(
     other formats by record number from 1. Messages that name rows then point at the
     file, not at a count from 0 (empty lines, which the reader skips, are counted; a
     record whose quoted cells span lines is one row).
-    Writing drops the labels."""
+    Writing drops the labels.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``df`` is not a pandas DataFrame: row labels are pandas' (a polars or
+        pyarrow frame has none; the message says how to convert it).
+    """
     import pandas as pd
 
+    if not isinstance(df, pd.DataFrame):
+        raise not_pandas(df, "df", "number_records")
     path = Path(path)
     if _format_of(path) not in ("csv", "tsv"):
         from microsdc.io.stata_missing import relabel_rows

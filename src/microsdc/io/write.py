@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from microsdc._validation import check_path, param_error, separator_problem, text_encoding_problem
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.io.formats import _format_of, check_column_names
-from microsdc.io.metadata import _spss_metadata
-from microsdc.io.parquet_nan import write_parquet
+from microsdc.io.metadata import METADATA, _engine_metadata, _spss_metadata
+from microsdc.io.parquet_nan import NAN_CELLS, write_parquet
 from microsdc.io.stata_missing import warn_letters_lost, write_stata
 from microsdc.io.text_types import _as_written
 from microsdc.io.write_errors import write_failure
@@ -59,6 +60,55 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
     return path
 
 
+def _as_pandas(df: Any) -> pd.DataFrame:
+    """An eager polars ``DataFrame`` or pyarrow ``Table`` as the pandas frame
+    :func:`write_table` writes, through Arrow: integer and boolean columns with nulls
+    as pandas' nullable ``Int``/``boolean`` types (not floats, which would write
+    ``3.0``, nor objects), a float column's NaN cells noted apart from its nulls (as
+    :func:`~microsdc.io.read_table` notes them, so Parquet keeps both), and the
+    labels a pyarrow table made from a labelled pandas frame carries."""
+    import narwhals as nw
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from microsdc.backends import refuse_unreadable_integers
+
+    nwf = nw.from_native(df, eager_only=True)
+    refuse_unreadable_integers(nwf, nwf.columns, "write_table")
+    table = nwf.to_arrow()
+    out = table.to_pandas()
+    nullable = {
+        **{getattr(pa, t)(): pd.api.types.pandas_dtype(_INTS[t]) for t in _INTS},
+        pa.bool_(): pd.BooleanDtype(),
+    }
+    nan: dict[str, list[int]] = {}
+    for i, (name, column) in enumerate(zip(table.column_names, table.columns, strict=True)):
+        if column.null_count and column.type in nullable:
+            out.isetitem(i, column.to_pandas(types_mapper=nullable.get))
+        elif pa.types.is_floating(column.type):
+            cells = pc.fill_null(pc.is_nan(column), False).to_numpy(zero_copy_only=False)
+            if cells.any():
+                nan[name] = out.index[cells].tolist()
+    if nan:
+        out.attrs[NAN_CELLS] = nan
+    if meta := _engine_metadata(df):  # the codes as numbers, where JSON made them texts
+        out.attrs[METADATA] = meta
+    return out
+
+
+#: pyarrow's integer types -> pandas' nullable ones.
+_INTS = {
+    f"{sign}int{bits}": f"{sign.upper()}Int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)
+}
+
+
+def _write_engine_frame(df: Any, path: str | Path, **options: str | None) -> None:
+    """Write an eager polars or pyarrow frame (see :func:`_as_pandas`)."""
+    write_table(_as_pandas(df), path, **options)
+
+
+@accepts_frames(eager=_write_engine_frame)
 def write_table(
     df: pd.DataFrame,
     path: str | Path,
@@ -74,7 +124,13 @@ def write_table(
 
     Parameters
     ----------
-    df : pandas.DataFrame
+    df : pandas.DataFrame, polars.DataFrame or pyarrow.Table
+        A polars or pyarrow frame is written as the same rows in pandas would be
+        (an integer column with nulls stays integers; a float NaN stays apart from
+        a null in Parquet). SPSS/Stata labels travel in a pandas frame's ``attrs``
+        (:func:`file_metadata`): a pyarrow table made from a labelled pandas frame
+        keeps them, a polars frame has none (write the labelled pandas frame to keep
+        them). A lazy frame is refused with how to collect it.
     path : str or pathlib.Path
     encoding : str, optional
         Text encoding of a CSV or TSV file (default UTF-8); give the input's, so
@@ -88,7 +144,9 @@ def write_table(
     Raises
     ------
     InvalidParameterError
-        If the extension is not one of the supported formats, ``encoding`` is not
+        If ``df`` is not a data frame or is a lazy one (polars ``LazyFrame``, DuckDB,
+        Spark; the message says how to collect it), the extension is not one of the
+        supported formats, ``encoding`` is not
         a text encoding (``"rot13"`` is a codec, not one), ``sep`` is not one
         character or is the quote or a line break, or ``line_terminator`` is not
         a line break.

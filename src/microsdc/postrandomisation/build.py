@@ -135,6 +135,18 @@ def allowed_mask(unit: Unit, labels: pd.Index, ordered: bool = True) -> np.ndarr
                 param="allowed",
             )
         return mask | given
+    if type(value).__module__.split(".", 1)[0] in ("polars", "pyarrow", "duckdb", "_duckdb"):
+        convert = ".to_pandas()" if hasattr(value, "to_pandas") else ".collect().to_pandas()"
+        raise InvalidParameterError(
+            f"The 'allowed' parameter of {FUNC} for {_name(unit)} must be 'neighbours', a list "
+            f"of category pairs or a boolean pandas DataFrame. Got a "
+            f"{type(value).__module__.split('.', 1)[0]} {type(value).__name__} instead: a "
+            "mask's rows are named by the categories, which only a pandas DataFrame can "
+            f"hold; convert it with {convert} and set its index to the categories "
+            "(.set_index(...)).",
+            func=FUNC,
+            param="allowed",
+        )
     if isinstance(value, Iterable) and not isinstance(value, str | bytes):
         for pair in value:
             a, b = _pair(pair, unit)

@@ -136,13 +136,33 @@ def _linked(
     return out
 
 
+#: What ``transition`` accepts, as its errors say it.
+_TRANSITION = "a dict {column: pandas.DataFrame of probabilities}"
+
+
+def _not_a_matrix(value: Any) -> InvalidParameterError:
+    """The refusal of ``value`` as ``transition`` (or one of its matrices): a polars or
+    pyarrow frame is named by its kind, with why and how to convert it."""
+    kind = type(value)
+    library = kind.__module__.split(".")[0]
+    if library in ("polars", "pyarrow") or (library != "pandas" and hasattr(value, "to_pandas")):
+        convert = ".to_pandas()" if hasattr(value, "to_pandas") else ".collect().to_pandas()"
+        return InvalidParameterError(
+            f"The 'transition' parameter of {FUNC} must be {_TRANSITION}. Got a {library} "
+            f"{kind.__name__} instead: a matrix's rows are named by the categories, which "
+            f"only a pandas DataFrame can hold; convert it with {convert} and set its "
+            "index to the categories (.set_index(...)).",
+            func=FUNC,
+            param="transition",
+        )
+    return param_error("transition", FUNC, _TRANSITION, value)
+
+
 def _transition(value: Any, unit: tuple[Hashable, ...]) -> pd.DataFrame | None:
     if value is None:
         return None
     if not isinstance(value, pd.DataFrame):
-        raise param_error(
-            "transition", FUNC, "a dict {column: pandas.DataFrame of probabilities}", value
-        )
+        raise _not_a_matrix(value)
     return value
 
 
@@ -180,9 +200,7 @@ def plan_units(
     for name, value in (("pd", pd_), ("alpha", alpha), ("allowed", allowed)):
         _check_keys(value, name, units)
     if transition is not None and not isinstance(transition, Mapping):
-        raise param_error(
-            "transition", FUNC, "a dict {column: pandas.DataFrame of probabilities}", transition
-        )
+        raise _not_a_matrix(transition)
     _check_keys(transition, "transition", units)
     links = _linked(df, linked, units, strata)
     plans = []

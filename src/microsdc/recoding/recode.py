@@ -15,7 +15,13 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_columns, check_int, check_one_of, param_error
+from microsdc._validation import (
+    check_columns,
+    check_int,
+    check_one_of,
+    not_pandas,
+    param_error,
+)
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.recoding.bands import (
     MAX_BANDS,
@@ -50,7 +56,7 @@ def _take(data: Any, column: Any, func: str) -> tuple[pd.Series, pd.DataFrame | 
                 param="column",
             )
         return data, None
-    raise param_error("data", func, "a pandas Series or DataFrame", type(data).__name__)
+    raise not_pandas(data, "data", func, "a pandas Series or DataFrame")
 
 
 def _what(name: Any, lower: bool = False) -> str:

@@ -155,6 +155,22 @@ def _parse_profiles(df: pd.DataFrame, similar: Any) -> list[list[Hashable]]:
     return [resolve_columns(df, prof, "similar", allow_empty=True) for prof in raw]
 
 
+def _engine_risk(risk: Any, data: pd.DataFrame) -> pd.DataFrame:
+    """A polars or pyarrow risk frame (as :func:`level_risk` returns for such data) as
+    pandas, its rows in the order of ``data`` (it has no row labels to align by); a lazy
+    one is refused with how to collect it."""
+    from microsdc.backends.adapters import adapt
+    from microsdc.backends.dispatch import lazy_refusal_text
+
+    frame = adapt(risk, FUNC, "risk")
+    if frame.lazy:
+        raise InvalidParameterError(
+            lazy_refusal_text(FUNC, frame.name, "risk"), func=FUNC, param="risk"
+        )
+    out = frame.to_pandas(FUNC)
+    return out.set_axis(data.index) if len(out) == len(data) else out
+
+
 def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
     """A user risk -> float64 array of shape (n_rows, n_levels) in the input's row order."""
     import numpy as np
@@ -162,6 +178,8 @@ def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
 
     n = len(data)
     shape_req = f"of shape (n_rows, n_levels) = ({n}, {n_levels})"
+    if type(risk).__module__.split(".", 1)[0] in ("polars", "pyarrow", "duckdb", "_duckdb"):
+        risk = _engine_risk(risk, data)
     if isinstance(risk, pd.DataFrame):
         frame = risk
         if (

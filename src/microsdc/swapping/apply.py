@@ -9,6 +9,7 @@ import pandas as pd
 
 from microsdc._core.warn import warn
 from microsdc._random import SeedLike
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import DataValidationError, HouseholdLevelWarning
 from microsdc.swapping._checks import FUNC
 from microsdc.swapping._prepare import Households, column_codes
@@ -171,6 +172,7 @@ def renumbering_generator(seed: int | None = None) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1])
 
 
+@accepts_frames()
 def renumber_households(data: pd.DataFrame, hid: Hashable, seed: SeedLike = None) -> pd.DataFrame:
     """Give the households new ids ``1 .. n_households`` in random order.
 

@@ -197,7 +197,8 @@ _PARAMS_DOC = """
     risk : None, DataFrame or ndarray of shape (n_rows, n_levels), or list of column names
         User risk per person and level (finite, >= 0), row-aligned with ``data`` as
         given (a DataFrame whose index is a permutation of ``data.index`` is
-        aligned by label). Each household uses the maximum over its members.
+        aligned by label; a polars or pyarrow frame, as :func:`level_risk` returns for
+        such data, by position). Each household uses the maximum over its members.
         ``None`` (default) computes the k-anonymity risk from ``risk_variables``.
     risk_threshold : float >= 0, optional
         A household is at risk at level ``h`` when its risk there is strictly above

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.swapping._prepare import DENSE_LIMIT, Households, prepare_households, row_codes
 
 __all__ = ["household_min_counts", "level_risk"]
@@ -54,6 +55,7 @@ def household_min_counts(rv_code: np.ndarray, n_rv: int, hh: Households) -> np.n
     return out
 
 
+@accepts_frames()
 def level_risk(
     data: pd.DataFrame,
     hid: Hashable,

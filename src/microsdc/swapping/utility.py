@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import DataValidationError
 
 __all__ = ["SwapUtility", "swap_utility"]
@@ -66,6 +67,7 @@ class SwapUtility:
     hellinger: pd.DataFrame
 
 
+@accepts_frames(frames=("original", "swapped"))
 def swap_utility(
     original: pd.DataFrame,
     swapped: pd.DataFrame,
