@@ -156,7 +156,7 @@ def test_risk_frame_counts_and_joins_from_one_group_by(spark: Any) -> None:
             {"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None], "rid": range(7)}
         )
     )
-    n_at_risk, summary, with_fk = risk_frame(
+    n_at_risk, summary, with_fk, _table = risk_frame(
         sdf,
         detect_backend(sdf, "microsdc risk"),
         ["A", "B"],

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.io.formats import _format_of
+from microsdc.io.formats import format_of
 
 __all__ = [
     "SEPARATORS",
@@ -175,7 +175,7 @@ def release_style(
         InvalidParameterError,
     )
     try:
-        fmt = _format_of(source)
+        fmt = format_of(source)
         with _open_decompressed(Path(source)) as fh:
             raw = fh.read(65536)
         head = raw.decode(encoding or "utf-8", errors="ignore")

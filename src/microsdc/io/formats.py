@@ -8,10 +8,11 @@ from typing import Any
 
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
-__all__ = ["COMPRESSED", "FORMATS", "check_column_names"]
+__all__ = ["COMPRESSED", "FORMATS", "FORMAT_NAMES", "check_column_names", "format_of"]
 
 
-_FORMAT_NAMES = {
+#: Each format's name with its article, as messages say it ("an SPSS file").
+FORMAT_NAMES = {
     "csv": "a CSV",
     "tsv": "a TSV",
     "parquet": "a Parquet",
@@ -51,7 +52,7 @@ FORMATS = {
 COMPRESSED = (".gz", ".bz2", ".xz", ".zip")
 
 
-def _format_of(path: str | Path, writing: bool = False) -> str:
+def format_of(path: str | Path, writing: bool = False) -> str:
     """The format of ``path`` by its extension (``writing``: an output's, for the message).
 
     Raises
@@ -151,7 +152,7 @@ def check_column_names(columns: Any, path: str | Path) -> None:
     DataValidationError
         Listing the names an SPSS or Stata file cannot hold.
     """
-    fmt = _format_of(path, writing=True)
+    fmt = format_of(path, writing=True)
     if fmt not in _NAME_RULES:
         return
     pattern, rule = _NAME_RULES[fmt]
@@ -163,7 +164,7 @@ def check_column_names(columns: Any, path: str | Path) -> None:
     ]
     if bad:
         raise DataValidationError(
-            f"{len(bad)} column name(s) cannot be stored in {_FORMAT_NAMES[fmt]} file "
+            f"{len(bad)} column name(s) cannot be stored in {FORMAT_NAMES[fmt]} file "
             f"({rule}): {', '.join(repr(c) for c in bad[:10])}{' ...' if len(bad) > 10 else ''}"
             ". Rename them, or write .parquet or .csv.",
             failure_cases=bad,

@@ -26,7 +26,7 @@ from microsdc.io.csv import (
     likely_encoding,
     separator_hint,
 )
-from microsdc.io.formats import _FORMAT_NAMES, _format_of
+from microsdc.io.formats import FORMAT_NAMES, format_of
 from microsdc.io.metadata import _empty_strings_to_missing, _with_metadata
 from microsdc.io.text_types import NA_TEXTS, _text_types
 
@@ -100,7 +100,7 @@ def read_table(
         raise param_error("columns", func, "a list of column names", columns)
     if sep is not None and separator_problem(sep) is not None:
         raise param_error("sep", func, "one character other than the quote and a line break", sep)
-    fmt = _format_of(path)
+    fmt = format_of(path)
     if encoding is not None:
         _check_encoding(encoding)
     _check_text_options(path, fmt, sep, encoding, func)
@@ -128,7 +128,7 @@ def read_table(
     except Exception as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise DataValidationError(
-            f"Cannot read {path.name} as {_FORMAT_NAMES[fmt]} file: {first}"
+            f"Cannot read {path.name} as {FORMAT_NAMES[fmt]} file: {first}"
         ) from exc
     return _empty_strings_to_missing(df)
 
@@ -145,7 +145,7 @@ def _check_text_options(
         if value is not None and fmt not in formats:
             raise InvalidParameterError(
                 f"The '{name}' parameter of {func} is {value!r}, but {path.name} is "
-                f"{_FORMAT_NAMES[fmt]} file, which is read without it: it would change "
+                f"{FORMAT_NAMES[fmt]} file, which is read without it: it would change "
                 f"nothing. Leave it out (it is for {what}).",
                 func=func,
                 param=name,
@@ -289,7 +289,7 @@ def number_records(
     if not isinstance(df, pd.DataFrame):
         raise not_pandas(df, "df", "number_records")
     path = Path(path)
-    if _format_of(path) not in ("csv", "tsv"):
+    if format_of(path) not in ("csv", "tsv"):
         from microsdc.io.stata_missing import relabel_rows
 
         return relabel_rows(df, pd.RangeIndex(1, 1 + len(df)))
@@ -318,7 +318,7 @@ def read_columns(path: str | Path, **kwargs: Any) -> list[str]:
     import pandas as pd
 
     path = Path(path)
-    fmt = _format_of(path)
+    fmt = format_of(path)
     if not path.exists():
         raise FileNotFoundError(2, "No such file", str(path))
     if fmt in ("csv", "tsv"):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc._validation import check_path, param_error, separator_problem, text_encoding_problem
 from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.io.formats import _format_of, check_column_names
+from microsdc.io.formats import check_column_names, format_of
 from microsdc.io.metadata import METADATA, _engine_metadata, _spss_metadata
 from microsdc.io.parquet_nan import NAN_CELLS, write_parquet
 from microsdc.io.stata_missing import warn_letters_lost, write_stata
@@ -48,7 +48,7 @@ def check_output_path(path: str | Path, *inputs: str | Path) -> Path:
         If the folder of ``path`` does not exist.
     """
     path = Path(path)
-    _format_of(path, writing=True)
+    format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     for src in inputs:
@@ -175,7 +175,7 @@ def write_table(
         raise param_error("sep", func, "one character other than the quote and a line break", sep)
     if line_terminator is not None and line_terminator not in ("\n", "\r\n", "\r"):
         raise param_error("line_terminator", func, "'\\n', '\\r\\n' or '\\r'", line_terminator)
-    fmt = _format_of(path, writing=True)
+    fmt = format_of(path, writing=True)
     if not path.parent.exists():
         raise FileNotFoundError(2, "No such directory", str(path.parent))
     check_column_names(df.columns, path)

@@ -160,10 +160,10 @@ def check_text_keys(
     """In memory: ``input.sep`` only for a CSV or TSV file, ``input.encoding`` only for
     one of those or an SPSS file; for another file either would change nothing."""
     from microsdc.exceptions import SDCError
-    from microsdc.io.formats import _FORMAT_NAMES, _format_of
+    from microsdc.io.formats import FORMAT_NAMES, format_of
 
     try:
-        fmt = _format_of(input_path)
+        fmt = format_of(input_path)
     except SDCError:  # a format the reader refuses: it says so when it reads
         return
     for key, formats, what in (
@@ -174,5 +174,5 @@ def check_text_keys(
             raise fail(
                 ("input", key),
                 f"key 'input.{key}' is for {what}; input.path is {input_path.name}, "
-                f"{_FORMAT_NAMES[fmt]} file, which is read without it (leave the key out).",
+                f"{FORMAT_NAMES[fmt]} file, which is read without it (leave the key out).",
             )
