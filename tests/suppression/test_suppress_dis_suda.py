@@ -487,6 +487,53 @@ def test_k_per_subset_keeps_its_k_in_the_k2_release() -> None:
     assert microsdc.suda(res.data, qi).scores["dis_suda"].max() <= 0.1
 
 
+def test_the_exact_method_solves_the_k2_release_too() -> None:
+    # the same four records: the solver proves 3 cells optimal for k = 2 (the pairing
+    # by hand above); its figures are those of the release taken
+    df = _four_uniques()
+    qi = list(df.columns)
+    res = microsdc.local_suppression(
+        df, qi, 1, missing="wildcard", method="exact", dis_suda_threshold=0.1
+    )
+    assert res.n_cells == 3
+    assert res.details["dis_suda"]["solution"] == "k2"
+    assert res.details["solution"] == "solver" and res.details["optimal"]
+    assert microsdc.suda(res.data, qi).scores["dis_suda"].max() == 0.0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=_frames(),
+    policy=st.sampled_from(["wildcard", "category", "probabilistic"]),
+    k_small=st.integers(1, 3),
+    threshold=st.sampled_from([0.0, 0.1, 0.5]),
+)
+def test_with_combs_never_costs_more_than_k2_with_the_same_subsets(
+    df: pd.DataFrame, policy: str, k_small: int, threshold: float
+) -> None:
+    from hypothesis import assume
+
+    qi = list(df.columns)
+    assume(len(qi) >= 2 and len(df) >= k_small)
+    m = len(qi)
+    rule = "category" if policy == "category" else "wildcard"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(
+            df, qi, [k_small, 1], combs=[1, m], missing=policy, dis_suda_threshold=threshold
+        )
+        # the k = 2 release: single variables keep their k when it is 2 or more
+        ref = (
+            microsdc.local_suppression(df, qi, [k_small, 2], combs=[1, m], missing=policy)
+            if k_small >= 2
+            else microsdc.local_suppression(df, qi, 2, missing=policy)
+        )
+    assert res.n_cells <= ref.n_cells
+    assert res.n_at_risk_after == 0
+    after = microsdc.suda(res.data, qi, missing=rule).scores["dis_suda"]
+    assert after.max() <= threshold
+
+
 @st.composite
 def _case(draw: st.DrawFn) -> tuple[pd.DataFrame, list[str], dict[str, object]]:
     df = draw(_frames())
