@@ -365,3 +365,42 @@ def test_a_join_that_matches_nothing_raises(spark: Any, monkeypatch: pytest.Monk
         microsdc.sample_frequencies(sdf, ["s", "x"], k=2)
     with pytest.raises(DataValidationError, match="'s': 0 missing where 1 were due"):
         microsdc.local_suppression(sdf, ["s", "x"], 2, missing="wildcard")
+
+
+def test_the_summary_lists_tied_combinations_as_pandas_does(spark: Any) -> None:
+    # hundreds of combinations tie on fk = 1 and count 1: after fk and count the key
+    # values order them, so Spark's group-by order does not show through
+    from microsdc.backends.frequencies import to_pandas
+    from microsdc.risk.pattern_order import tie_rounded
+
+    rng = np.random.default_rng(7)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "a": rng.integers(0, 60, n),
+            "b": rng.integers(0, 60, n),
+            "c": rng.choice(np.array(["p", "q", None], dtype=object), n),
+            "w": rng.choice([1.5, 2.0], n),
+        }
+    )
+    sdf = spark.createDataFrame(pa.Table.from_pandas(df, preserve_index=False))
+    qi = ["a", "b", "c"]
+
+    def rows(summary: pd.DataFrame) -> list[tuple[object, ...]]:
+        big = "Fk" if "Fk" in summary.columns else "Fk_pop"
+        return [
+            (
+                *(None if pd.isna(r[c]) else r[c] for c in qi),
+                int(r["count"]),
+                float(tie_rounded([r["fk"]])[0]),
+                float(tie_rounded([r[big]])[0]),
+            )
+            for r in summary.to_dict("records")
+        ]
+
+    for missing in ("wildcard", "category"):
+        _, want = microsdc.check_k_anonymity(df, qi, 3, missing=missing, weights="w")
+        _, got = microsdc.check_k_anonymity(sdf, qi, 3, missing=missing, weights="w")
+        expected = rows(want)
+        assert sum(r[4] == 1.0 for r in expected) > 100
+        assert rows(to_pandas(got)) == expected

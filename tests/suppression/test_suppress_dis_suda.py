@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -55,6 +56,14 @@ def test_the_cell_of_the_only_msu_goes_whatever_the_importance(importance: objec
         "n_above_before": 1,
         "n_above_after": 0,
         "rounds": 1,
+        # k = 2 blanks the same one cell: a tie, the rounds' release stays; a cell of
+        # rank r among 3 costs 1 + (r + 1) / 7 (region: least important by default,
+        # most important in the list)
+        "solution": "rounds",
+        "cells_rounds": 1,
+        "cost_rounds": 1 + (1 if importance is None else 3) / 7,
+        "cells_k2": 1,
+        "cost_k2": 1 + (1 if importance is None else 3) / 7,
     }
 
 
@@ -282,3 +291,315 @@ def test_the_sampling_fraction_left_out_is_the_documented_one() -> None:
     # the default alone is no longer a value to pass by hand without a threshold
     plain = _run(_one_region_unique(), k=2)
     assert "dis_suda" not in plain.details
+
+
+# --------------------------------------------------------------------------- the k = 2 release
+
+
+def _blanked(before: pd.DataFrame, after: pd.DataFrame, qi: list[str]) -> int:
+    """Key cells known in ``before`` and missing in ``after``, counted on the frames."""
+    return int((before[qi].notna().to_numpy() & after[qi].isna().to_numpy()).sum())
+
+
+def _smallest_class(data: pd.DataFrame, qi: list[str]) -> int:
+    """The fewest records sharing one released key tuple, a blank equal to a blank."""
+    return int(data.groupby(qi, dropna=False).size().min())
+
+
+def _four_uniques() -> pd.DataFrame:
+    return pd.DataFrame({"q0": [2, 1, 1, 0], "q1": [0, 1, 1, 0], "q2": [1, 0, 1, 0]})
+
+
+def test_a_k2_release_cheaper_than_the_rounds_is_released() -> None:
+    # by hand: the four records are distinct, so each is unique on the whole key and has
+    # DIS-SUDA 1 (U = 4, P = 0). One round blanks one cell of each: 4 cells. k = 2 under
+    # the wildcard count needs 3: records 1 and 2 differ only in q2 (one blank makes them
+    # match), records 0 and 3 in q0 and q2 (two blanks); any other pairing differs in two
+    # variables twice. With every record compatible with another, none is a sample unique
+    # on any set of its known values, so every DIS-SUDA score is 0.
+    df = _four_uniques()
+    qi = list(df.columns)
+    res = microsdc.local_suppression(df, qi, 1, missing="wildcard", dis_suda_threshold=0.1)
+    plain = microsdc.local_suppression(df, qi, 2, missing="wildcard")
+    figures = res.details["dis_suda"]
+    assert (figures["solution"], figures["rounds"]) == ("k2", 1)
+    assert (figures["cells_rounds"], figures["cells_k2"]) == (4, 3)
+    assert res.n_cells == 3 == _blanked(df, res.data, qi)
+    assert res.data.equals(plain.data)
+    assert int(res.data.loc[[1, 2], "q2"].isna().sum()) == 1
+    assert int(res.data.loc[[0, 3]].isna().to_numpy().sum()) == 2
+    assert (figures["max_after"], figures["n_above_after"]) == (0.0, 0)
+    assert microsdc.suda(res.data, qi).scores["dis_suda"].max() == 0.0
+    assert res.n_at_risk_after == 0 and res.k == 1
+    assert "released: the k = 2 solution (3 cells; the rounds blanked 4)" in res.summary()
+
+
+def test_on_a_tie_the_rounds_release_stays() -> None:
+    # record 12 alone in region b: under "category" the rounds blank its region and that
+    # of one (m, 20, a) record, which then pair as (m, 20, blank): 2 cells. k = 2 needs
+    # two cells as well (record 12 differs from every other record, so it and a partner
+    # each lose at least one value), so the two cost the same: the rounds' release stays
+    df = _one_region_unique()
+    res = _run(df, missing="category", dis_suda_threshold=0.5)
+    plain = _run(df, k=2, missing="category")
+    figures = res.details["dis_suda"]
+    assert plain.n_cells == 2 == res.n_cells
+    assert figures["cells_rounds"] == figures["cells_k2"] == 2
+    assert figures["cost_rounds"] == figures["cost_k2"]
+    assert figures["solution"] == "rounds"
+
+
+def test_a_cheaper_rounds_release_stays_and_both_figures_are_given() -> None:
+    # by hand, under "category": the four records are distinct, each has DIS-SUDA 1; one
+    # round blanks one cell of each (4 cells) and leaves none above 0.5. k = 2 needs
+    # pairs of identical tuples: (0,0,1)+(0,0,0) lose q2 (2 cells) and (2,1,1)+(2,0,0)
+    # lose q1 and q2 (4 cells), or (0,0,1)+(2,1,1) lose q0, q1 (4) and (2,0,0)+(0,0,0)
+    # q0 (2); the third pairing costs 4 + 6: at least 6 cells, more than the rounds'
+    df = pd.DataFrame({"q0": [0, 2, 2, 0], "q1": [0, 1, 0, 0], "q2": [1, 1, 0, 0]})
+    qi = list(df.columns)
+    res = microsdc.local_suppression(df, qi, 1, dis_suda_threshold=0.5)
+    figures = res.details["dis_suda"]
+    assert (figures["solution"], figures["rounds"]) == ("rounds", 1)
+    assert (figures["cells_rounds"], figures["cells_k2"]) == (4, 6)
+    assert res.n_cells == 4 == _blanked(df, res.data, qi)
+    assert res.cells_per_row.tolist() == [1, 1, 1, 1]
+    assert figures["cost_rounds"] < figures["cost_k2"]
+    assert microsdc.suda(res.data, qi, missing="category").scores["dis_suda"].max() <= 0.5
+
+
+def test_weights_decide_between_the_two_releases() -> None:
+    df = pd.DataFrame({"q0": [0, 2, 2, 0], "q1": [0, 1, 0, 0], "q2": [1, 1, 0, 0]})
+    qi = list(df.columns)
+    weights = {"q0": 1.0, "q1": 2.0, "q2": 5.0}
+    res = microsdc.local_suppression(df, qi, 1, importance=weights, dis_suda_threshold=0.5)
+    figures = res.details["dis_suda"]
+    cost = sum(weights[c] * int(n) for c, n in res.cells_per_qi.items())
+    assert figures[f"cost_{figures['solution']}"] == pytest.approx(cost)
+    assert cost <= min(figures["cost_rounds"], figures["cost_k2"]) + 1e-12
+    plain = microsdc.local_suppression(df, qi, 2, importance=weights)
+    assert figures["cost_k2"] == pytest.approx(
+        sum(weights[c] * int(n) for c, n in plain.cells_per_qi.items())
+    )
+
+
+def test_no_k2_release_where_it_cannot_cost_less_or_is_asked_for() -> None:
+    # the rounds blank nothing (no score above 0.1 at f = 0.01): nothing costs less
+    df = pd.DataFrame(
+        {
+            "A": [1, 1, 1, 2, 2, 1],
+            "B": [1, 1, 1, 1, 2, 2],
+            "C": [1, 1, 2, 2, 1, 2],
+            "D": [1, 1, 2, 1, 2, 1],
+        }
+    )
+    res = microsdc.local_suppression(df, list(df.columns), 1, dis_suda_threshold=0.1)
+    assert res.n_cells == 0
+    assert res.details["dis_suda"]["cells_k2"] is None
+    assert res.details["dis_suda"]["cost_k2"] is None
+    # k = 2 asked for already: the call's own release is the k = 2 one
+    below = _run(_one_region_unique(), missing="category", k=2, dis_suda_threshold=0.5)
+    assert below.details["dis_suda"]["cells_k2"] is None
+    assert below.details["dis_suda"]["solution"] == "rounds"
+
+
+def test_testdata_k1_with_a_threshold_blanks_no_more_than_k2(shared_data: Path) -> None:
+    td = pd.read_csv(shared_data / "testdata.csv")
+    keys = "urbrur,roof,walls,water,electcon,relat,sex".split(",")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(td, keys, k=1, dis_suda_threshold=0.05)
+        plain = microsdc.local_suppression(td, keys, k=2)
+    figures = res.details["dis_suda"]
+    # the rounds alone blanked 261 cells; the k = 2 release 198, counted on the frame
+    assert (figures["cells_rounds"], figures["cells_k2"], figures["solution"]) == (261, 198, "k2")
+    assert res.n_cells == 198 == _blanked(td, res.data, keys) == plain.n_cells
+    assert res.data.equals(plain.data)
+    assert _smallest_class(res.data, keys) >= 2  # no sample unique at all
+    assert microsdc.suda(res.data, keys, missing="category").scores["dis_suda"].max() == 0.0
+
+
+def test_adult_k1_with_a_threshold_blanks_no_more_than_k2(shared_data: Path) -> None:
+    adult = pd.read_csv(shared_data / "adult_missing.csv")
+    adult["age"] = (adult["age"] // 10) * 10
+    keys = ["age", "workclass", "marital-status", "race", "sex", "native-country"]
+    adult = adult[keys]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(adult, keys, k=1, dis_suda_threshold=0.05)
+        plain = microsdc.local_suppression(adult, keys, k=2)
+    figures = res.details["dis_suda"]
+    assert (figures["cells_rounds"], figures["cells_k2"], figures["solution"]) == (
+        1647,
+        1490,
+        "k2",
+    )
+    assert res.n_cells == 1490 == _blanked(adult, res.data, keys) == plain.n_cells
+    assert res.data.equals(plain.data)
+    assert _smallest_class(res.data, keys) >= 2
+    assert microsdc.suda(res.data, keys, missing="category").scores["dis_suda"].max() == 0.0
+
+
+def test_a_lone_record_stratum_under_category_names_the_threshold_and_the_stratum() -> None:
+    df = pd.DataFrame({"a": [1, 1, 2, 1, 2], "b": [1, 2, 2, 1, 1], "s": list("xxxxy")})
+    with pytest.raises(InvalidParameterError) as err:
+        microsdc.local_suppression(df, ["a", "b"], 1, strata="s", dis_suda_threshold=0.1)
+    assert err.value.param == "dis_suda_threshold"
+    assert err.value.related == ("strata",)
+    assert "the stratum 'y' holds a single record" in str(err.value)
+    assert "DIS-SUDA score is 1 whatever is blanked" in str(err.value)
+    # a blank matches any value under the wildcard count: the record, blanked, is no
+    # special unique; k = 2 is out of that stratum's reach, so only the rounds run
+    wild = microsdc.local_suppression(
+        df, ["a", "b"], 1, strata="s", missing="wildcard", dis_suda_threshold=0.1
+    )
+    assert wild.details["dis_suda"]["cells_k2"] is None
+    assert wild.details["dis_suda"]["n_above_after"] == 0
+
+
+@pytest.mark.parametrize("policy", ["category", "wildcard", "probabilistic", 0.5, 0.0])
+def test_every_policy_measures_with_a_rule_under_which_k2_leaves_no_msu(policy: object) -> None:
+    from microsdc._core.policy import parse_policy
+    from microsdc.suppression.dis_suda import suda_rule
+
+    # the threshold never measures with suda's "sdcmicro" rule, under which a blank
+    # matches nothing: there, (x, u) is a special unique although its wildcard fk is 3
+    assert suda_rule(parse_policy(policy, "t")) in ("category", "wildcard")
+    df = pd.DataFrame({"a": ["x", None, "x"], "b": ["u", "u", None]})
+    assert microsdc.suda(df, ["a", "b"], missing="sdcmicro").scores["dis_suda"].iloc[0] == 1.0
+    assert microsdc.suda(df, ["a", "b"], missing="wildcard").scores["dis_suda"].max() == 0.0
+
+
+def test_k_per_subset_keeps_its_k_in_the_k2_release() -> None:
+    from microsdc.suppression.dis_suda import k2_jobs
+
+    assert k2_jobs([(3, 1)], 3) == [(3, 2)]
+    assert k2_jobs([(2, 3), (3, 1)], 3) == [(2, 3), (3, 2)]
+    assert k2_jobs([(1, 1), (2, 2)], 3) == [(2, 2), (3, 2)]
+    assert k2_jobs([(3, 4)], 3) == [(3, 4)]
+    df = _four_uniques()
+    qi = list(df.columns)
+    res = microsdc.local_suppression(
+        df, qi, [2, 1], combs=[1, 3], missing="wildcard", dis_suda_threshold=0.1
+    )
+    ref = microsdc.local_suppression(df, qi, [2, 2], combs=[1, 3], missing="wildcard")
+    assert res.n_cells <= ref.n_cells
+    assert res.n_at_risk_after == 0
+    assert microsdc.suda(res.data, qi).scores["dis_suda"].max() <= 0.1
+
+
+def test_the_exact_method_solves_the_k2_release_too() -> None:
+    # the same four records: the solver proves 3 cells optimal for k = 2 (the pairing
+    # by hand above); its figures are those of the release taken
+    df = _four_uniques()
+    qi = list(df.columns)
+    res = microsdc.local_suppression(
+        df, qi, 1, missing="wildcard", method="exact", dis_suda_threshold=0.1
+    )
+    assert res.n_cells == 3
+    assert res.details["dis_suda"]["solution"] == "k2"
+    assert res.details["solution"] == "solver" and res.details["optimal"]
+    assert microsdc.suda(res.data, qi).scores["dis_suda"].max() == 0.0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    df=_frames(),
+    policy=st.sampled_from(["wildcard", "category", "probabilistic"]),
+    k_small=st.integers(1, 3),
+    threshold=st.sampled_from([0.0, 0.1, 0.5]),
+)
+def test_with_combs_never_costs_more_than_k2_with_the_same_subsets(
+    df: pd.DataFrame, policy: str, k_small: int, threshold: float
+) -> None:
+    from hypothesis import assume
+
+    qi = list(df.columns)
+    assume(len(qi) >= 2 and len(df) >= k_small)
+    m = len(qi)
+    rule = "category" if policy == "category" else "wildcard"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(
+            df, qi, [k_small, 1], combs=[1, m], missing=policy, dis_suda_threshold=threshold
+        )
+        # the k = 2 release: single variables keep their k when it is 2 or more
+        ref = (
+            microsdc.local_suppression(df, qi, [k_small, 2], combs=[1, m], missing=policy)
+            if k_small >= 2
+            else microsdc.local_suppression(df, qi, 2, missing=policy)
+        )
+    assert res.n_cells <= ref.n_cells
+    assert res.n_at_risk_after == 0
+    after = microsdc.suda(res.data, qi, missing=rule).scores["dis_suda"]
+    assert after.max() <= threshold
+
+
+@st.composite
+def _case(draw: st.DrawFn) -> tuple[pd.DataFrame, list[str], dict[str, object]]:
+    df = draw(_frames())
+    qi = list(df.columns)
+    options: dict[str, object] = {}
+    if draw(st.booleans()) and len(df) >= 4:  # two strata of at least two records
+        df = df.assign(zone=["x", "y"] * (len(df) // 2) + ["x"] * (len(df) % 2))
+        options["strata"] = "zone"
+    if draw(st.booleans()):
+        options["importance"] = {c: draw(st.sampled_from([1.0, 2.0, 5.0])) for c in qi}
+    return df, qi, options
+
+
+def _cost(res: microsdc.SuppressionResult, options: dict[str, object]) -> float:
+    weights = options.get("importance")
+    if not isinstance(weights, dict):
+        return float(res.n_cells)
+    return sum(weights[c] * int(n) for c, n in res.cells_per_qi.items())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    case=_case(),
+    policy=st.sampled_from(["wildcard", "category", "probabilistic", 0.5, 0.0]),
+    threshold=st.sampled_from([0.0, 0.01, 0.1, 0.5]),
+)
+def test_k1_with_a_threshold_never_costs_more_than_k2(
+    case: tuple[pd.DataFrame, list[str], dict[str, object]], policy: object, threshold: float
+) -> None:
+    df, qi, options = case
+    rule = "category" if policy == "category" else "wildcard"
+    strata = options.get("strata")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = microsdc.local_suppression(
+            df, qi, 1, missing=policy, dis_suda_threshold=threshold, **options
+        )
+        plain = microsdc.local_suppression(df, qi, 2, missing=policy, **options)
+    # the k = 2 release has no special unique under the rule the threshold measures with
+    two = microsdc.suda(plain.data, qi, missing=rule, strata=strata).scores["dis_suda"]
+    assert two.max() == 0.0
+    after = microsdc.suda(res.data, qi, missing=rule, strata=strata).scores["dis_suda"]
+    assert after.max() <= threshold
+    assert res.n_cells == _blanked(df, res.data, qi)
+    if "importance" in options:
+        assert _cost(res, options) <= _cost(plain, options) + 1e-9
+    else:
+        assert res.n_cells <= plain.n_cells  # a ranking: fewer cells first
+    figures = res.details["dis_suda"]
+    if figures["solution"] == "k2":
+        assert res.data.equals(plain.data)
+        assert figures["cells_k2"] == plain.n_cells < figures["cells_rounds"] or (
+            "importance" in options
+        )
+
+
+def test_the_command_line_says_when_the_k2_release_is_taken(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from microsdc.cli import cli as main
+
+    src = tmp_path / "in.csv"
+    _four_uniques().to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    args = ["suppress", str(src), "--qi", "q0,q1,q2", "-k", "1", "--missing", "wildcard"]
+    result = CliRunner().invoke(main, [*args, "--dis-suda-threshold", "0.1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "released: the k = 2 solution, 3 cells against 4 for the rounds" in result.output
+    assert int(pd.read_csv(out).isna().to_numpy().sum()) == 3

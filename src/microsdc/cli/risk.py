@@ -351,10 +351,18 @@ def _riskiest(
 ) -> tuple[Any, list[Any], list[Any]]:
     """The ``top`` riskiest key combinations of ``summary`` (one row per combination,
     by ascending fk: its key variables ``keys``, shown as ``names``, ``count``, ``fk``
-    and ``Fk`` when weighted), as :func:`_print_counts` takes them."""
+    and ``Fk`` when weighted), as :func:`_print_counts` takes them. The summary's order
+    is the same on every engine; Fk, a sum of weights that an engine adds in another
+    order, is compared rounded (:func:`~microsdc.risk.pattern_order.tie_rounded`)."""
     with_Fk = "Fk" in summary.columns
     if with_Fk:  # among equal fk, the smallest estimated population first
-        summary = summary.sort_values(["fk", "Fk"], kind="stable")
+        import numpy as np
+
+        from microsdc.risk.pattern_order import tie_rounded
+
+        ties = np.arange(len(summary))  # then the summary's own order
+        order = np.lexsort((ties, tie_rounded(summary["Fk"]), tie_rounded(summary["fk"])))
+        summary = summary.iloc[order]
     shown = [*keys, "count", "fk", *(["Fk"] if with_Fk else [])]
     return summary.head(top)[shown], keys, names
 

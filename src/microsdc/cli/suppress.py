@@ -370,6 +370,12 @@ def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> N
             f"{dis['n_above_after']:,}; highest score {dis['max_before']:.4f} -> "
             f"{dis['max_after']:.4f}"
         )
+        if dis.get("solution") == "k2":
+            con.print(
+                f"released: the k = 2 solution, {dis['cells_k2']:,} cells against "
+                f"{dis['cells_rounds']:,} for the rounds to the threshold (it has no special "
+                "unique, so it meets any threshold)"
+            )
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     if engine != "pandas":

@@ -749,8 +749,11 @@ def pattern_summary(
     enc: EncodedQIs, res: PatternFrequencies, k: int, *, func: str = "check_k_anonymity"
 ) -> pd.DataFrame:
     """The summary of :func:`check_k_anonymity`: one row per distinct pattern (the QIs,
-    ``count``, ``fk``, ``Fk`` when weighted, ``at_risk``), by ascending fk then
-    descending count."""
+    ``count``, ``fk``, ``Fk`` when weighted, ``at_risk``), by ascending fk, descending
+    count, then the key values (:func:`~microsdc.risk.pattern_order.summary_order`: the
+    same rows in the same order on every engine)."""
+    from microsdc.risk.pattern_order import summary_order
+
     clash = [c for c in enc.columns if c in SUMMARY_COLUMNS]
     if clash:
         raise InvalidParameterError(
@@ -776,5 +779,5 @@ def pattern_summary(
     if res.Fk is not None:
         summary["Fk"] = res.Fk
     summary["at_risk"] = res.fk < k
-    order = np.lexsort((-res.count, res.fk)) if len(res.fk) else np.zeros(0, dtype=np.int64)
+    order = summary_order(res.codes, enc.categories, res.fk, res.count)
     return summary.iloc[order].reset_index(drop=True)

@@ -368,7 +368,11 @@ def check_k_anonymity(
         One row per distinct key combination present (missing values shown as
         missing), with columns: the QIs, ``count`` (records with exactly this
         combination), ``fk``, ``Fk`` (when weighted) and ``at_risk``; sorted by
-        ascending ``fk`` then descending ``count``.
+        ascending ``fk``, then descending ``count``, then the key values column by
+        column in the order of ``quasi_identifier_cols`` (ascending, a missing value
+        last; a column mixing numbers and texts puts numbers first), so the same
+        data give the same rows in the same order on pandas, polars, DuckDB and
+        Spark (:func:`microsdc.risk.pattern_order.summary_order`).
 
     Raises
     ------

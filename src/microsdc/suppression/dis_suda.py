@@ -8,6 +8,11 @@ record's minimal sample uniques, MSUs, that hold it), per unit of cost (the
 importance). The round ends with the k-anonymity step again, since under some
 policies a blank can break a class of k. Rounds repeat until a measure of the
 released file finds no record above the threshold.
+
+A release with k = 2 on the whole key has no sample unique under the rule the
+threshold measures with (:func:`suda_rule`), so it meets any threshold; where the
+rounds blanked cells, it is computed too and released when it costs less
+(:func:`with_dis_suda`).
 """
 
 from __future__ import annotations
@@ -21,11 +26,18 @@ import pandas as pd
 
 from microsdc._core.policy import Policy
 from microsdc.encode import MissingValues, encode_qis
-from microsdc.exceptions import SDCError
+from microsdc.exceptions import InvalidParameterError, SDCError
 from microsdc.risk.suda import SudaResult, suda
 from microsdc.suppression.result import SuppressionResult
 
-__all__ = ["blank_matrix", "suda_rule", "to_dis_suda_threshold", "with_dis_suda"]
+__all__ = [
+    "blank_matrix",
+    "k2_jobs",
+    "release_cost",
+    "suda_rule",
+    "to_dis_suda_threshold",
+    "with_dis_suda",
+]
 
 _FUNC = "local_suppression"
 
@@ -187,7 +199,8 @@ def with_dis_suda(
 ) -> SuppressionResult:
     """``first`` (the k-anonymity step on ``df``) carried on until no record of the
     released file has a DIS-SUDA score above ``threshold`` (threshold, DIS sampling
-    fraction).
+    fraction); or, when it costs less, the k-anonymity step with k = 2 on the whole key
+    (:func:`k2_jobs`), which has no sample unique and so meets any threshold.
 
     ``checked`` are :func:`~microsdc.suppression.params.check_call`'s values;
     ``k_run(frame, checked)`` runs the k-anonymity step on ``frame``; ``counted`` are
@@ -208,16 +221,25 @@ def with_dis_suda(
         last[0] = k_run(frame, spec)
         return last[0].data
 
+    groups = strata_groups(df, strata_cols)
+    _check_lone_records(df, groups, strata_cols, policy, threshold[0])
     enc = encode_qis(df, cols, missing_values=counted, func=_FUNC, warn_cardinality=False)
     ncat = enc.n_categories
-    cost = costs_of(imp, cols, ncat).weight
+    costs = costs_of(imp, cols, ncat)
     data, figures = to_dis_suda_threshold(
-        df, first.data, cols, strata_cols, threshold, suda_rule(policy), cost, counted, k_step
-    )
+        df, first.data, cols, strata_cols, threshold, suda_rule(policy), costs.weight, counted,
+        k_step,
+    )  # fmt: skip
     blank = blank_matrix(df, data, cols, counted)
+    chosen, details = last[0], first.details
+    alt = _k2_release(df, checked, counted, threshold, k_run, blank, groups)
+    figures.update(_compared(blank, None if alt is None else alt[1], costs))
+    if alt is not None and _cheaper(alt[1], blank, costs) and alt[2][1] == 0:
+        chosen, blank, details = alt[0], alt[1], alt[0].details
+        data = chosen.data
+        figures.update(solution="k2", max_after=alt[2][0], n_above_after=alt[2][1])
     codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
     codes = np.where(blank, -1, codes0)
-    groups = strata_groups(df, strata_cols)
     true_fk = np.zeros(len(df), dtype=np.int64)
     for rows in groups:
         true_fk[rows] = true_fk_of(codes0[rows], codes[rows], ncat, None)
@@ -228,10 +250,129 @@ def with_dis_suda(
         data=data,
         cells_per_qi=per_qi.rename("cells"),
         cells_per_row=pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells"),
-        fk_after=last[0].fk_after.set_axis(df.index),
-        n_at_risk_after=last[0].n_at_risk_after,
+        fk_after=chosen.fk_after.set_axis(df.index),
+        n_at_risk_after=chosen.n_at_risk_after,
         true_fk=true_fk_series(true_fk, blank, df.index),
         prosecutor_after=pros[1],
         seconds=time.perf_counter() - t0,
-        details={**first.details, "dis_suda": figures},
+        details={**details, "dis_suda": figures},
     )
+
+
+def _check_lone_records(
+    df: pd.DataFrame,
+    groups: Sequence[np.ndarray],
+    strata_cols: list[Hashable],
+    policy: Policy,
+    threshold: float,
+) -> None:
+    """Refuse the threshold under ``"category"`` for a stratum (or a file) of one record:
+    it is unique on each of its values, blanks included, so its DIS-SUDA score is 1
+    (U = 1, P = 0) whatever is blanked.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``dis_suda_threshold`` (and ``strata``), the stratum and the fix.
+    """
+    lone = [rows for rows in groups if len(rows) == 1]
+    if policy.kind != "category" or not lone:
+        return
+    if strata_cols:
+        values = tuple(df[strata_cols].iloc[int(lone[0][0])].tolist())
+        label = values[0] if len(values) == 1 else values
+        more = f" (and {len(lone) - 1:,} other strata)" if len(lone) > 1 else ""
+        where = f"the stratum {label!r} holds a single record{more}"
+        fix = "Merge such strata with others, or leave 'strata' out."
+    else:
+        where, fix = "the file holds a single record", "Suppress a file of more records."
+    raise InvalidParameterError(
+        f"The 'dis_suda_threshold' parameter of {_FUNC} cannot be met: {where}, which "
+        "under missing='category' is unique on each of its values, blanks included, so "
+        f"its DIS-SUDA score is 1 whatever is blanked. {fix}",
+        func=_FUNC,
+        param="dis_suda_threshold",
+        requirement="a stratum of at least 2 records under missing='category'",
+        value=threshold,
+        related=("strata",) if strata_cols else (),
+    )
+
+
+def k2_jobs(jobs: Sequence[tuple[int, int]], m: int) -> list[tuple[int, int]]:
+    """The (subset size, k) pairs of the k = 2 release: the call's pairs with k >= 2
+    on the subsets smaller than the key, and k >= 2 on the whole key of ``m`` variables
+    (subsets with k = 1 ask for nothing; with k >= 2 on the whole key, they hold).
+
+    >>> k2_jobs([(3, 1)], 3)
+    [(3, 2)]
+    >>> k2_jobs([(2, 3), (3, 1)], 3)
+    [(2, 3), (3, 2)]
+    >>> k2_jobs([(1, 1), (2, 4)], 3)
+    [(2, 4), (3, 2)]
+    """
+    kept = [(size, kk) for size, kk in jobs if size < m and kk >= 2]
+    whole = max([2, *(kk for size, kk in jobs if size == m)])
+    return [*kept, (m, whole)]
+
+
+def _k2_release(
+    df: pd.DataFrame,
+    checked: tuple[Any, ...],
+    counted: MissingValues,
+    threshold: tuple[float, float],
+    k_run: Callable[[pd.DataFrame, tuple[Any, ...]], SuppressionResult],
+    blank: np.ndarray,
+    groups: Sequence[np.ndarray],
+) -> tuple[SuppressionResult, np.ndarray, tuple[float, int]] | None:
+    """The k-anonymity step on ``df`` with k = 2 on the whole key (and the call's other
+    subsets, :func:`k2_jobs`), its blanks and its (highest DIS-SUDA score, records
+    above the threshold) measured as the rounds measure. None when it cannot cost less
+    than the release with blanks ``blank`` (which blanks nothing), when the call asks
+    k >= 2 on the whole key already (its own release is the k = 2 one), or when a
+    stratum has a single record (k = 2 is out of its reach)."""
+    policy, cols, strata_cols = checked[0], checked[2], checked[6]
+    m = len(cols)
+    if (
+        not blank.any()
+        or any(size == m and kk >= 2 for size, kk in checked[3])
+        or any(len(rows) < 2 for rows in groups)
+    ):
+        return None
+    spec = (*checked[:3], k2_jobs(checked[3], m), *checked[4:])
+    res = k_run(df, spec)
+    measured = _measure(res.data, cols, strata_cols, suda_rule(policy), counted, threshold[1])
+    return res, blank_matrix(df, res.data, cols, counted), _figures(measured, threshold[0])
+
+
+def release_cost(blank: np.ndarray, costs: Any) -> tuple[float, float]:
+    """What a release with blanks ``blank`` costs, as the greedy counts it: with ranked
+    costs (a ranking, the default) the cells, then the weighted total; with weights the
+    weighted total. Summed per variable, so two releases with as many blanks in every
+    variable cost exactly the same."""
+    per_var = blank.sum(axis=0).astype(np.float64)
+    total = float(per_var @ np.asarray(costs.weight, dtype=np.float64))
+    return (float(per_var.sum()), total) if costs.ranked else (total, 0.0)
+
+
+def _cheaper(alt: np.ndarray, blank: np.ndarray, costs: Any) -> bool:
+    """True when the release with blanks ``alt`` costs less than ``blank`` (a tie keeps
+    ``blank``)."""
+    return release_cost(alt, costs) < release_cost(blank, costs)
+
+
+def _compared(blank: np.ndarray, alt: np.ndarray | None, costs: Any) -> dict[str, Any]:
+    """The figures of the two releases for ``details["dis_suda"]``: cells and cost
+    (the weighted cells) of the rounds' release and of the k = 2 one (None when it was
+    not computed), and which is released (``"rounds"`` until the k = 2 one wins)."""
+    w = np.asarray(costs.weight, dtype=np.float64)
+
+    def cost(b: np.ndarray) -> float:
+        return float(b.sum(axis=0).astype(np.float64) @ w)
+
+    return {
+        "solution": "rounds",
+        "cells_rounds": int(blank.sum()),
+        "cost_rounds": cost(blank),
+        "cells_k2": None if alt is None else int(alt.sum()),
+        "cost_k2": None if alt is None else cost(alt),
+    }

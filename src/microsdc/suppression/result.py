@@ -69,8 +69,10 @@ class SuppressionResult:
         when none); per-subject figures with ``subject_id``; ``dis_suda``
         with a ``dis_suda_threshold`` (the threshold, the rule of
         :func:`microsdc.suda` used, the highest DIS-SUDA score and the records
-        above the threshold before and after, the rounds; see
-        :func:`~microsdc.local_suppression`).
+        above the threshold before and after, the rounds, and which release was
+        taken: ``solution``, ``"rounds"`` or ``"k2"`` (the k = 2 release, when it
+        costs less), with ``cells_rounds``, ``cost_rounds``, ``cells_k2`` and
+        ``cost_k2``; see :func:`~microsdc.local_suppression`).
     prosecutor_before, prosecutor_after : pandas.Series of float in [0, 1] or None
         Per record, the probability that an intruder who knows the record's true
         QI values picks its released record, before and after suppression
@@ -172,6 +174,11 @@ class SuppressionResult:
                 f"{dis['n_above_before']:,} before, {dis['n_above_after']:,} after "
                 f"(highest {dis['max_before']:.4f} -> {dis['max_after']:.4f})"
             )
+            if dis.get("solution") == "k2":
+                lines.append(
+                    f"  released: the k = 2 solution ({dis['cells_k2']:,} cells; the rounds "
+                    f"blanked {dis['cells_rounds']:,}), which has no special unique"
+                )
         width = max((len(str(c)) for c in self.cells_per_qi.index), default=0)
         for name, count in self.cells_per_qi.items():
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
