@@ -30,6 +30,7 @@ __all__ = [
     "check_one_of",
     "check_path",
     "check_weight_apart",
+    "given_alone_error",
     "incomplete_column_error",
     "lazy_refusal",
     "not_pandas",
@@ -269,6 +270,38 @@ def incomplete_column_error(
         failure_cases=list(index[bad]),
         func=func,
         param=param,
+    )
+
+
+def given_alone_error(
+    func: str, param: str, value: Any, lacking: str, why: str, partner: tuple[str, str]
+) -> InvalidParameterError:
+    """The error for a parameter given without the one it works with, where alone it
+    would change nothing: "The '<param>' parameter of <func> is <value>, but <lacking>:
+    <why>, so alone it changes nothing. Give <partner> too, or leave '<param>' out.".
+
+    ``partner`` is the other parameter's name (``related``) and how to give it
+    (``"method='random'"``, ``"'dis_suda_threshold'"``).
+
+    >>> err = given_alone_error("f", "seed", 1, "method is 'greedy'", "only 'random' draws",
+    ...                         ("method", "method='random'"))
+    >>> for part in str(err).split(": ")[1].split(". "):
+    ...     print(part)
+    only 'random' draws, so alone it changes nothing
+    Give method='random' too, or leave 'seed' out.
+    >>> err.related
+    ('method',)
+    """
+    name, give = partner
+    shown = f"{value:g}" if isinstance(value, float) else repr(value)
+    return InvalidParameterError(
+        f"The '{param}' parameter of {func} is {shown}, but {lacking}: {why}, so alone it "
+        f"changes nothing. Give {give} too, or leave '{param}' out.",
+        func=func,
+        param=param,
+        requirement=f"given together with {give}",
+        value=value,
+        related=(name,),
     )
 
 

@@ -288,7 +288,7 @@ def suppress(
             missing=policy,
             method=method,
             subject_id=subject_id,
-            subject_rule=subject_rule,
+            subject_rule=subject_rule if subject_id is not None else None,
             missing_values=mv,
             seed=seed,
             progress=records_callback(bar) if bar.live.is_started else None,

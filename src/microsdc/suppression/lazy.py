@@ -42,6 +42,7 @@ from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.suppression.core import suppress_codes
 from microsdc.suppression.params import (
     DIS_SUDA_THRESHOLD,
+    check_passed_on,
     counted_missing_values,
     dis_fraction_of,
     strata_groups,
@@ -328,7 +329,7 @@ def local_suppression_lazy(
     missing: Any,
     method: str,
     subject_id: Hashable | None,
-    subject_rule: str,
+    subject_rule: str | None,
     missing_values: MissingValues,
     time_limit: float,
     seed: Any,
@@ -396,6 +397,7 @@ def local_suppression_lazy(
         subject_id=subject_id,
     )  # fmt: skip
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
+    check_passed_on(subject_rule, seed, progress, method, subject_id)
     dis_fraction_of(dis_suda_threshold, dis_fraction)
     if dis_suda_threshold is not None:
         DIS_SUDA_THRESHOLD.check(dis_suda_threshold, _FUNC)

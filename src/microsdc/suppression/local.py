@@ -59,7 +59,7 @@ def local_suppression(
     missing: MissingPolicy = "category",
     method: str = "greedy",
     subject_id: Hashable | None = None,
-    subject_rule: str = "mode",
+    subject_rule: str | None = None,
     missing_values: MissingValues = None,
     time_limit: float = 60.0,
     seed: SeedLike = None,
@@ -138,9 +138,10 @@ def local_suppression(
         collapsed to one per subject (``subject_rule``), anonymised, and every
         suppression is carried back to all records of the subject (see
         :mod:`microsdc.longitudinal`).
-    subject_rule : {"mode", "missing_if_differs"}, default "mode"
+    subject_rule : {"mode", "missing_if_differs"}, optional
         How a subject's records are collapsed; see
-        :func:`microsdc.longitudinal.collapse_subjects`.
+        :func:`microsdc.longitudinal.collapse_subjects`. Default (None): "mode".
+        Only with ``subject_id``: given without it, it is refused.
     missing_values : sequence or dict, optional
         Values meaning "missing" besides NaN/None/pd.NA/NaT. Such cells are left
         as they are; blanked cells become true missing values. Under
@@ -159,7 +160,8 @@ def local_suppression(
         ``PerformanceWarning``): it never costs more than the greedy, nor than
         (k - 1) entirely blanked records.
     seed : int, numpy.random.Generator or None, default None
-        Randomness of ``method="random"`` (unused by the other methods).
+        Randomness of ``method="random"``. Only with that method: given with
+        another, it is refused, since it would change nothing.
     progress : callable, optional
         ``progress(processed, total)`` is called while the greedy runs
         (about five times a second, from a helper thread, and once at the end
@@ -225,7 +227,9 @@ def local_suppression(
         stratum (or a file) of a single record, whose DIS-SUDA score is 1
         whatever is blanked (the message names the stratum); for a
         ``dis_fraction`` not in
-        (0, 1), or given without ``dis_suda_threshold`` (the message names both).
+        (0, 1), or given without ``dis_suda_threshold`` (the message names both);
+        for a ``subject_rule`` given without ``subject_id``, or a ``seed`` without
+        ``method="random"`` (the message names both).
     SDCError
         With ``dis_suda_threshold``, should a round find records above the
         threshold and no cell left to blank (the guarantee's last check; the
@@ -468,7 +472,7 @@ def local_suppression(
         df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
     )
     policy, method, cols, _jobs, _k_report, _imp, strata_cols, ghosts = checked
-    check_passed_on(subject_rule, seed, progress, _FUNC)
+    rule = check_passed_on(subject_rule, seed, progress, method, subject_id)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
     check_declared_codes(df, missing_values, _FUNC)
@@ -491,7 +495,7 @@ def local_suppression(
             "accept_rare_values": accept_rare_values,
         }
         res = _by_subject(  # the suppression of the subjects warns for them
-            df, cols, k, subject_id, subject_rule, strata_cols, missing_values, time_limit, options
+            df, cols, k, subject_id, rule, strata_cols, missing_values, time_limit, options
         )
     else:
         res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)

@@ -21,6 +21,7 @@ from microsdc._validation import (
     check_missing_values,
     check_missing_values_columns,
     check_one_of,
+    given_alone_error,
     incomplete_column_error,
     param_error,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "counted_missing_values",
     "dis_fraction_of",
     "strata_groups",
+    "subject_rule_default",
     "warn_declared_all_missing",
     "warn_measure_policy",
 ]
@@ -383,29 +385,68 @@ def dis_fraction_of(threshold: Any, fraction: Any) -> float:
         return float(DIS_FRACTION.default)  # type: ignore[arg-type]
     value = DIS_FRACTION.check(fraction, _FUNC)
     if threshold is None:
-        raise InvalidParameterError(
-            f"The 'dis_fraction' parameter of {_FUNC} is {value:g}, but no "
-            "'dis_suda_threshold' is given: the sampling fraction only sets the DIS-SUDA "
-            "scores that the threshold compares, so alone it changes nothing. Give "
-            "'dis_suda_threshold' too, or leave 'dis_fraction' out.",
-            func=_FUNC,
-            param="dis_fraction",
-            requirement="given together with 'dis_suda_threshold'",
-            value=fraction,
-            related=("dis_suda_threshold",),
+        raise given_alone_error(
+            _FUNC,
+            "dis_fraction",
+            value,
+            "no 'dis_suda_threshold' is given",
+            "the sampling fraction only sets the DIS-SUDA scores that the threshold compares",
+            ("dis_suda_threshold", "'dis_suda_threshold'"),
         )
     return value
 
 
-def check_passed_on(subject_rule: Any, seed: Any, progress: Any, func: str) -> None:
-    """The options :func:`local_suppression` hands to other steps, checked up front even
-    when the call does not use them (``seed`` without ``method="random"``)."""
+def subject_rule_default() -> str:
+    """The subject rule :func:`local_suppression` uses when ``subject_rule`` is None:
+    :func:`microsdc.longitudinal.collapse_subjects`' default, ``"mode"``."""
+    import inspect
+
+    from microsdc.longitudinal import collapse_subjects
+
+    return str(inspect.signature(collapse_subjects).parameters["rule"].default)
+
+
+def check_passed_on(
+    subject_rule: Any, seed: Any, progress: Any, method: str, subject_id: Any
+) -> str:
+    """The options :func:`local_suppression` hands to other steps, checked up front:
+    each for its type, then ``subject_rule`` refused without ``subject_id`` and ``seed``
+    without ``method="random"``, where they would change nothing. Returns the subject
+    rule (None: :func:`subject_rule_default`).
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``subject_rule``, ``seed`` or ``progress``: of the wrong type or value, or
+        (``subject_rule``, ``seed``) given alone (``related`` names ``subject_id`` or
+        ``method``).
+    """
     from microsdc._random import check_random_state
     from microsdc.longitudinal import RULES
 
-    check_one_of(subject_rule, "subject_rule", func, RULES)
-    check_random_state(seed, "seed", func)
-    check_callable(progress, "progress", func)
+    if subject_rule is not None:
+        check_one_of(subject_rule, "subject_rule", _FUNC, RULES)
+    check_random_state(seed, "seed", _FUNC)
+    check_callable(progress, "progress", _FUNC)
+    if subject_rule is not None and subject_id is None:
+        raise given_alone_error(
+            _FUNC,
+            "subject_rule",
+            subject_rule,
+            "no 'subject_id' is given",
+            "it says how the records of one subject are collapsed",
+            ("subject_id", "'subject_id'"),
+        )
+    if seed is not None and method != "random":
+        raise given_alone_error(
+            _FUNC,
+            "seed",
+            seed,
+            f"method is {method!r}, not 'random'",
+            "only the random baseline draws its blanks at random",
+            ("method", "method='random'"),
+        )
+    return subject_rule_default() if subject_rule is None else str(subject_rule)
 
 
 def check_guarantee(policy: Policy, func: str) -> None:
