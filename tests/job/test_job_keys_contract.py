@@ -97,8 +97,9 @@ CALLS: dict[str, Callable[..., Any]] = {
         DATA, "hid", ["region"], None, **{"risk_variables": QI, "seed": 1, **kw}
     ),
     "pram": lambda **kw: __import__("microsdc").pram(DATA, ["age"], **{"seed": 1, **kw}),
+    # the number of groups goes with the quantile method (refused with another)
     "microaggregate": lambda **kw: __import__("microsdc").microaggregate(
-        DATA, ["income"], **{"k": 2, **kw}
+        DATA, ["income"], **{"k": 2, **({"method": "quantile"} if "n_groups" in kw else {}), **kw}
     ),
     "group_categories": lambda **kw: __import__("microsdc").group_categories(
         DATA, "age", **{"groups": {"low": [0, 1]}, **kw}

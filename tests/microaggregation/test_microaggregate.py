@@ -93,7 +93,8 @@ def test_every_value_is_a_mean_of_k_or_more(method: str) -> None:
     )
     df.loc[rng.choice(n, 60, replace=False), "income"] = np.nan
     before = df.copy()
-    res = microaggregate(df, ["income", "expend"], k=4, method=method, strata="region", n_groups=5)
+    groups = {"n_groups": 5} if method == "quantile" else {}
+    res = microaggregate(df, ["income", "expend"], k=4, method=method, strata="region", **groups)
     pd.testing.assert_frame_equal(df, before)
     _check_guarantee(df, res, ["income", "expend"], 4, "region")
     assert res.min_group_size >= 4 and 0 < res.sse_sst < 1
@@ -213,3 +214,59 @@ def test_numbers_kept_as_text_are_microaggregated() -> None:
     assert res.data["x"].tolist() == pytest.approx(
         [7.9166667, 3.6166667, 3.6166667, 3.6166667, 7.9166667, 7.9166667]
     )
+
+
+_BY_NUMBER = "only the quantile method forms groups by number"
+_IN_PARTS = "only MDAV groups the records in parts of this size"
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "method", "user", "why"),
+    [
+        ("n_groups", 5, "mdav", "quantile", _BY_NUMBER),
+        ("n_groups", 2, "optimal", "quantile", _BY_NUMBER),
+        ("block_size", 500, "quantile", "mdav", _IN_PARTS),
+        ("block_size", 2, "individual", "mdav", _IN_PARTS),
+    ],
+)
+def test_a_size_without_its_method_is_refused(
+    param: str, value: int, method: str, user: str, why: str
+) -> None:
+    # n_groups acts with method="quantile" only, block_size with "mdav" only: given with
+    # another method they used to be taken and changed nothing (microaggregate takes
+    # pandas frames only)
+    df = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    with pytest.raises(InvalidParameterError) as info:
+        microaggregate(df, "x", k=2, method=method, **{param: value})
+    err = info.value
+    assert (err.func, err.param, err.value) == ("microaggregate", param, value)
+    assert err.related == ("method",)
+    assert err.requirement == f"given together with method='{user}'"
+    assert str(err) == (
+        f"The '{param}' parameter of microaggregate is {value}, but method is '{method}', "
+        f"not '{user}': {why}, so alone it "
+        f"changes nothing. Give method='{user}' too, or leave '{param}' out."
+    )
+
+
+def test_the_sizes_left_out_are_the_documented_ones() -> None:
+    from microsdc.microaggregation.core import BLOCK_SIZE, N_GROUPS
+
+    assert (N_GROUPS, BLOCK_SIZE) == (10, 50_000)
+    doc = microaggregate.__doc__ or ""
+    assert "Default (None): 10" in doc and "50000 (:data:`BLOCK_SIZE`)" in doc
+    # 20 distinct values, no n_groups: 10 groups of 2 (the documented default), as n_groups=10
+    df = pd.DataFrame({"x": np.arange(20.0)})
+    left_out = microaggregate(df, "x", k=2, method="quantile")
+    given = microaggregate(df, "x", k=2, method="quantile", n_groups=10)
+    assert left_out.data["x"].tolist() == [i + 0.5 for i in range(0, 20, 2) for _ in (0, 1)]
+    pd.testing.assert_frame_equal(left_out.data, given.data)
+    # the sizes are still checked for their range before their method
+    with pytest.raises(InvalidParameterError, match="must be an int >= 1"):
+        microaggregate(df, "x", k=2, n_groups=0)
+    # MDAV on more records than block_size runs in parts, as block_size=BLOCK_SIZE
+    rng = np.random.default_rng(1)
+    two = pd.DataFrame(rng.normal(size=(300, 2)), columns=["a", "b"])
+    default = microaggregate(two, ["a", "b"], k=3)
+    explicit = microaggregate(two, ["a", "b"], k=3, block_size=BLOCK_SIZE)
+    pd.testing.assert_frame_equal(default.data, explicit.data)

@@ -27,7 +27,7 @@ from microsdc.cli._common import (
     write_output,
 )
 from microsdc.microaggregation import microaggregate as microaggregate_records
-from microsdc.microaggregation.core import MEASURES
+from microsdc.microaggregation.core import MEASURES, N_GROUPS
 from microsdc.microaggregation.groups import METHODS
 from microsdc.noise import add_noise
 from microsdc.noise.core import NOISE_METHODS
@@ -106,11 +106,12 @@ def _release(
 )
 @click.option("--strata", default=None, help="Strata columns: groups never mix strata.")
 @click.option("--weight", "weights", default=None, help="Weight column: weighted means.")
-@library_option(
-    microaggregate_records,
-    "n_groups",
+@click.option(
     "--groups",
+    "n_groups",
     type=int,
+    default=N_GROUPS,
+    show_default=True,
     help="Number of groups of --method quantile.",
 )
 @_released_file
@@ -148,7 +149,7 @@ def microaggregate(
         measure=measure,
         strata=strata,
         weights=weights,
-        n_groups=n_groups,
+        n_groups=n_groups if method == "quantile" else None,
     )
     _release(data, res.data, cols, res.summary(), (file, out_file, sep, encoding, random_order))
 

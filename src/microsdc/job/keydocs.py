@@ -4,6 +4,7 @@ schema and the defaults."""
 
 from __future__ import annotations
 
+from microsdc.microaggregation.core import N_GROUPS
 from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD
 
 #: The default of this key is shown from :func:`default_of` (the library's, or the job's).
@@ -313,7 +314,10 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
     ),
     "microaggregation.measure": (DERIVED, "What replaces a group's values."),
     "microaggregation.strata": ("[]", "Strata columns: groups never mix strata."),
-    "microaggregation.n_groups": (DERIVED, 'Number of groups of `method = "quantile"`.'),
+    "microaggregation.n_groups": (
+        f"{N_GROUPS}",
+        'Number of groups of `method = "quantile"` (only with that method).',
+    ),
     "noise": (None, "Noise added to numeric variables (`microsdc.add_noise`)."),
     "noise.variables": (None, "The numeric columns to perturb."),
     "noise.method": (

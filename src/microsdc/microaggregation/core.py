@@ -9,7 +9,13 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.warn import warn
-from microsdc._validation import check_columns, check_frame, check_int, check_one_of
+from microsdc._validation import (
+    check_columns,
+    check_frame,
+    check_int,
+    check_one_of,
+    given_alone_error,
+)
 from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import record_keys
 from microsdc.data.strata import stratum_ids
@@ -17,11 +23,15 @@ from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, Inva
 from microsdc.microaggregation.groups import METHODS, multivariate_groups, univariate_groups
 from microsdc.microaggregation.result import MicroaggregationResult, information_loss
 
-__all__ = ["MEASURES", "microaggregate"]
+__all__ = ["BLOCK_SIZE", "MEASURES", "N_GROUPS", "microaggregate"]
 
 _FUNC = "microaggregate"
 #: ``measure=`` options: what replaces a group's values
 MEASURES = ("mean", "median")
+#: Groups of ``method="quantile"`` per stratum when ``n_groups`` is not given ("decile means")
+N_GROUPS = 10
+#: Records MDAV groups in one part when ``block_size`` is not given
+BLOCK_SIZE = 50_000
 
 
 def microaggregate(
@@ -33,8 +43,8 @@ def microaggregate(
     weights: Hashable | None = None,
     strata: Hashable | Sequence[Hashable] | None = None,
     measure: str = "mean",
-    n_groups: int = 10,
-    block_size: int = 50_000,
+    n_groups: int | None = None,
+    block_size: int | None = None,
 ) -> MicroaggregationResult:
     """Replace continuous values by the mean (or median) of a group of at least k records.
 
@@ -66,12 +76,16 @@ def microaggregate(
         Groups never mix strata; each stratum needs k records or more.
     measure : {"mean", "median"}, default "mean"
         What replaces a group's values (``"median"`` needs no weights).
-    n_groups : int >= 1, default 10
-        Number of groups of ``method="quantile"`` per stratum.
-    block_size : int, default 50000
+    n_groups : int >= 1, optional
+        Number of groups of ``method="quantile"`` per stratum. Default (None): 10
+        (:data:`N_GROUPS`). Only with ``method="quantile"``: given with another method,
+        it is refused, since it would change nothing.
+    block_size : int >= 2, optional
         MDAV on more records than this runs in parts split at the median of the most
         spread variable (a group never spans parts), so that a million records take
-        seconds, not hours; every part has far more than k records.
+        seconds, not hours; every part has far more than k records. Default (None):
+        50000 (:data:`BLOCK_SIZE`). Only with ``method="mdav"``: given with another
+        method, it is refused, since it would change nothing.
 
     Returns
     -------
@@ -83,8 +97,9 @@ def microaggregate(
     Raises
     ------
     InvalidParameterError
-        For a parameter of the wrong type or range, naming it, or ``measure="median"``
-        with weights.
+        For a parameter of the wrong type or range, naming it, ``measure="median"``
+        with weights, or ``n_groups`` without ``method="quantile"`` or ``block_size``
+        without ``method="mdav"`` (the message names both).
     ColumnNotFoundError
         For a column of ``columns``, ``weights`` or ``strata`` not in ``df``.
     DataValidationError
@@ -125,8 +140,7 @@ def microaggregate(
     k = check_int(k, "k", _FUNC, min_value=1)
     method = check_one_of(method, "method", _FUNC, METHODS)
     measure = check_one_of(measure, "measure", _FUNC, MEASURES)
-    n_groups = check_int(n_groups, "n_groups", _FUNC, min_value=1)
-    block_size = check_int(block_size, "block_size", _FUNC, min_value=2)
+    n_groups, block_size = _sizes(method, n_groups, block_size)
     strata_cols = check_columns(df, strata, "strata", _FUNC, allow_empty=True)
     # every computation runs in a canonical order of the records (by their values), so
     # that neither the groups nor a rounding of a sum depends on the order of the rows
@@ -169,6 +183,31 @@ def microaggregate(
         information_loss=loss,
         sse_sst=overall,
     )
+
+
+def _sizes(method: str, n_groups: object, block_size: object) -> tuple[int, int]:
+    """``n_groups`` and ``block_size`` checked, None read as :data:`N_GROUPS` and
+    :data:`BLOCK_SIZE`; each refused given with a method that does not use it."""
+    sizes = []
+    for name, value, default, low, user in (
+        ("n_groups", n_groups, N_GROUPS, 1, "quantile"),
+        ("block_size", block_size, BLOCK_SIZE, 2, "mdav"),
+    ):
+        if value is None:
+            sizes.append(default)
+            continue
+        sizes.append(check_int(value, name, _FUNC, min_value=low))
+        if method != user:
+            why = (
+                "only the quantile method forms groups by number"
+                if user == "quantile"
+                else "only MDAV groups the records in parts of this size"
+            )
+            raise given_alone_error(
+                _FUNC, name, value, f"method is {method!r}, not {user!r}", why,
+                ("method", f"method={user!r}"),
+            )  # fmt: skip
+    return sizes[0], sizes[1]
 
 
 @dataclass(frozen=True)
