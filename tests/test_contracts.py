@@ -202,7 +202,7 @@ CONTRACTS: dict[str, Contract] = {
         out_of_range={"k": 0, "min_combi_size": 0, "max_combi_size": 0},
     ),
     "local_suppression": Contract(
-        _kw(df=people, qi=["age", "sex", "region"], k=2, time_limit=10.0),
+        _kw(df=people, qi=["age", "sex", "region"], k=2),
         frames=("df",),
         columns=("qi", "strata", "subject_id"),
         out_of_range={"k": 0, "combs": 0, "time_limit": -1.0},

@@ -1,5 +1,6 @@
 """local_suppression refuses a setting given without the one it works with (seed without
-method="random", subject_rule without subject_id), where alone it would change nothing."""
+method="random", subject_rule without subject_id, time_limit without method="exact"),
+where alone it would change nothing."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ QI = ["sex", "age"]
 _WHY = {
     "seed": "only the random baseline draws its blanks at random",
     "subject_rule": "it says how the records of one subject are collapsed",
+    "time_limit": "only the exact method runs a solver against the clock",
 }
 
 
@@ -95,12 +97,50 @@ def test_a_subject_rule_without_subjects_is_refused(frame: str, rule: str) -> No
     )
 
 
+@pytest.mark.parametrize("frame", FRAMES)
+@pytest.mark.parametrize("method", ["greedy", "random"])
+def test_a_time_limit_without_the_exact_method_is_refused(frame: str, method: str) -> None:
+    # the limit only stops the exact method's solver: with another method it used to be
+    # taken and change nothing
+    kw: dict[str, Any] = {"time_limit": 5.0}
+    if method == "random":
+        if frame in ("polars_lazy", "duckdb"):
+            pytest.skip("a lazy frame refuses method='random' first")
+        kw["method"] = "random"
+    err = _refused(_frame(frame), **kw)
+    assert (err.func, err.param, err.value) == ("local_suppression", "time_limit", 5.0)
+    assert err.related == ("method",)
+    assert err.requirement == "given together with method='exact'"
+    assert str(err) == (
+        f"The 'time_limit' parameter of local_suppression is 5, but method is '{method}', "
+        f"not 'exact': {_WHY['time_limit']}, so alone it changes nothing. Give "
+        "method='exact' too, or leave 'time_limit' out."
+    )
+
+
+def test_the_time_limit_left_out_is_the_documented_one() -> None:
+    from microsdc.suppression.params import TIME_LIMIT
+
+    assert TIME_LIMIT == 60.0
+    assert inspect.signature(microsdc.local_suppression).parameters["time_limit"].default is None
+    doc = microsdc.local_suppression.__doc__ or ""
+    assert "Default (None): 60. Only with that method" in doc
+    df = _people()
+    kw: dict[str, Any] = {"method": "exact", "missing": "wildcard"}
+    left_out = microsdc.local_suppression(df, QI, 2, **kw)
+    given = microsdc.local_suppression(df, QI, 2, time_limit=TIME_LIMIT, **kw)
+    pd.testing.assert_frame_equal(left_out.data, given.data)
+    assert left_out.details["optimal"] and left_out.n_cells == given.n_cells
+
+
 def test_a_bad_value_is_named_before_it_is_refused_alone() -> None:
     df = _people()
     err = _refused(df, subject_rule="median")
     assert err.param == "subject_rule" and "must be one of" in str(err)
     err = _refused(df, seed="seven")
     assert err.param == "seed" and "alone" not in str(err)
+    err = _refused(df, time_limit=-1.0)
+    assert err.param == "time_limit" and "must be a real number > 0" in str(err)
 
 
 def test_the_rule_left_out_is_the_documented_one() -> None:

@@ -31,6 +31,7 @@ from microsdc.suppression.params import (
     check_passed_on,
     counted_missing_values,
     strata_groups,
+    time_limit_of,
     warn_declared_all_missing,
     warn_measure_policy,
 )
@@ -61,7 +62,7 @@ def local_suppression(
     subject_id: Hashable | None = None,
     subject_rule: str | None = None,
     missing_values: MissingValues = None,
-    time_limit: float = 60.0,
+    time_limit: float | None = None,
     seed: SeedLike = None,
     progress: Callable[[int, int], None] | None = None,
     linked: Mapping[Hashable, Sequence[Hashable]] | None = None,
@@ -150,10 +151,12 @@ def local_suppression(
         values: the code is a category of its own there (and may be blanked
         like any value). Under the other policies it matches as a missing
         value does.
-    time_limit : float > 0, default 60
+    time_limit : float > 0, optional
         Wall-clock seconds for ``method="exact"`` (per stratum, model building
-        and solving). The solver runs in its own process, killed 1 s + 10 %
-        after the limit if it has not answered (HiGHS can overrun its own).
+        and solving). Default (None): 60. Only with that method: given with
+        another, it is refused, since it would change nothing. The solver runs
+        in its own process, killed 1 s + 10 % after the limit if it has not
+        answered (HiGHS can overrun its own).
         Without a proof of optimality the result is the cheapest of the
         solver's best solution, the greedy's, and the k - 1 cheapest records
         blanked entirely (``details["solution"]`` says which, with a
@@ -228,8 +231,9 @@ def local_suppression(
         whatever is blanked (the message names the stratum); for a
         ``dis_fraction`` not in
         (0, 1), or given without ``dis_suda_threshold`` (the message names both);
-        for a ``subject_rule`` given without ``subject_id``, or a ``seed`` without
-        ``method="random"`` (the message names both).
+        for a ``subject_rule`` given without ``subject_id``, a ``seed`` without
+        ``method="random"`` or a ``time_limit`` without ``method="exact"`` (the
+        message names both).
     SDCError
         With ``dis_suda_threshold``, should a round find records above the
         threshold and no cell left to blank (the guarantee's last check; the
@@ -472,6 +476,7 @@ def local_suppression(
         df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
     )
     policy, method, cols, _jobs, _k_report, _imp, strata_cols, ghosts = checked
+    limit = time_limit_of(time_limit, method)
     rule = check_passed_on(subject_rule, seed, progress, method, subject_id)
     check_bool(accept_rare_values, "accept_rare_values", _FUNC)
     threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
@@ -498,9 +503,9 @@ def local_suppression(
             df, cols, k, subject_id, rule, strata_cols, missing_values, time_limit, options
         )
     else:
-        res = _on_records(df, checked, combs, counted, time_limit, progress, t0, accept_rare_values)
+        res = _on_records(df, checked, combs, counted, limit, progress, t0, accept_rare_values)
         if threshold is not None:
-            res = _below_dis_suda(df, res, checked, combs, counted, time_limit, t0, threshold)
+            res = _below_dis_suda(df, res, checked, combs, counted, limit, t0, threshold)
     res = _finish(df, res, ghosts, counted)
     warn_measure_policy(res, policy)
     return res
@@ -535,7 +540,7 @@ def _by_subject(
     rule: str,
     strata_cols: list[Hashable],
     missing_values: MissingValues,
-    time_limit: float,
+    time_limit: float | None,
     options: dict[str, Any],
 ) -> SuppressionResult:
     """Suppression of one row per subject (``rule`` where a subject's records differ),

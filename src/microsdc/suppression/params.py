@@ -33,6 +33,7 @@ __all__ = [
     "METHODS",
     "RARE_MAX_SHARE",
     "RARE_MIN_DISTINCT",
+    "TIME_LIMIT",
     "NumberParameter",
     "check_call",
     "check_declared_codes",
@@ -46,6 +47,7 @@ __all__ = [
     "dis_fraction_of",
     "strata_groups",
     "subject_rule_default",
+    "time_limit_of",
     "warn_declared_all_missing",
     "warn_measure_policy",
 ]
@@ -337,8 +339,7 @@ def check_call(
             )
         if values:
             _no_missing(df, c, "stratum", _FUNC)
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
-        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    time_limit_of(time_limit, method)
     if subject_id is not None:
         check_columns(df, [subject_id], "subject_id", _FUNC)
     ghosts = _check_linked(linked, cols, df, [*strata_cols, subject_id], _FUNC)
@@ -394,6 +395,37 @@ def dis_fraction_of(threshold: Any, fraction: Any) -> float:
             ("dis_suda_threshold", "'dis_suda_threshold'"),
         )
     return value
+
+
+#: Wall-clock seconds of ``method="exact"`` when ``time_limit`` is not given
+TIME_LIMIT = 60.0
+
+
+def time_limit_of(time_limit: Any, method: str) -> float:
+    """The time limit of :func:`local_suppression`'s exact method: None is
+    :data:`TIME_LIMIT`; a limit given is checked (a real number > 0) and refused with
+    another method, where it would change nothing.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming ``time_limit``: not a number > 0, or given without ``method="exact"``
+        (``related`` names ``method``).
+    """
+    if time_limit is None:
+        return TIME_LIMIT
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or time_limit <= 0:
+        raise param_error("time_limit", _FUNC, "a real number > 0", time_limit)
+    if method != "exact":
+        raise given_alone_error(
+            _FUNC,
+            "time_limit",
+            time_limit,
+            f"method is {method!r}, not 'exact'",
+            "only the exact method runs a solver against the clock",
+            ("method", "method='exact'"),
+        )
+    return float(time_limit)
 
 
 def subject_rule_default() -> str:
