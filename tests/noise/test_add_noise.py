@@ -174,3 +174,45 @@ def test_bounds_for_columns_not_noised_are_named() -> None:
         "columns noised (['wage', 'pension'])."
     )
     assert info.value.param == "upper"
+
+
+@pytest.mark.parametrize("method", ["additive", "correlated", "multiplicative"])
+def test_an_outlier_threshold_without_the_outliers_method_is_refused(method: str) -> None:
+    # the threshold picks the values of method="outliers" only: with another method it
+    # used to be taken and change nothing (add_noise takes pandas frames only)
+    df = households(50)
+    with pytest.raises(InvalidParameterError) as info:
+        add_noise(df, ["wage"], method=method, outlier_threshold=2.5, seed=1)
+    err = info.value
+    assert (err.func, err.param, err.value, err.related) == (
+        "add_noise",
+        "outlier_threshold",
+        2.5,
+        ("method",),
+    )
+    assert err.requirement == "given together with method='outliers'"
+    assert str(err) == (
+        f"The 'outlier_threshold' parameter of add_noise is 2.5, but method is '{method}', "
+        "not 'outliers': only the outliers method picks values by their robust z-score, so "
+        "alone it changes nothing. Give method='outliers' too, or leave 'outlier_threshold' "
+        "out."
+    )
+    # its range is still checked first
+    with pytest.raises(InvalidParameterError, match="must be a real number > 0"):
+        add_noise(df, ["wage"], method=method, outlier_threshold=0, seed=1)
+
+
+def test_the_outlier_threshold_left_out_is_the_documented_one() -> None:
+    import inspect
+
+    from microsdc.noise.core import OUTLIER_THRESHOLD
+
+    assert OUTLIER_THRESHOLD == 3.0
+    assert inspect.signature(add_noise).parameters["outlier_threshold"].default is None
+    assert "(None): 3 (:data:`OUTLIER_THRESHOLD`)" in (add_noise.__doc__ or "")
+    df = households()
+    left_out = add_noise(df, ["wage"], method="outliers", relative_sd=0.5, seed=4)
+    given = add_noise(df, ["wage"], method="outliers", relative_sd=0.5, seed=4, outlier_threshold=3)
+    pd.testing.assert_frame_equal(left_out.data, given.data)
+    lower = add_noise(df, ["wage"], method="outliers", relative_sd=0.5, seed=4, outlier_threshold=1)
+    assert (lower.data["wage"] != df["wage"]).sum() > (left_out.data["wage"] != df["wage"]).sum()

@@ -17,17 +17,20 @@ from microsdc._validation import (
     check_keys,
     check_number,
     check_one_of,
+    given_alone_error,
 )
 from microsdc.data.numeric import numeric_columns, positive_weights
 from microsdc.data.rowkeys import key_normals, ordered_record_keys
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 from microsdc.noise.result import NoiseResult, key_columns, noise_figures
 
-__all__ = ["NOISE_METHODS", "add_noise"]
+__all__ = ["NOISE_METHODS", "OUTLIER_THRESHOLD", "add_noise"]
 
 _FUNC = "add_noise"
 #: ``method=`` options
 NOISE_METHODS = ("additive", "correlated", "multiplicative", "outliers")
+#: The robust z-score of ``method="outliers"`` when ``outlier_threshold`` is not given
+OUTLIER_THRESHOLD = 3.0
 
 
 def add_noise(
@@ -37,7 +40,7 @@ def add_noise(
     method: str = "additive",
     relative_sd: float = 0.1,
     keep_covariance: bool = False,
-    outlier_threshold: float = 3.0,
+    outlier_threshold: float | None = None,
     lower: float | Mapping[Hashable, float] | None = None,
     upper: float | Mapping[Hashable, float] | None = None,
     totals: Mapping[Hashable, Sequence[Hashable]] | None = None,
@@ -77,8 +80,10 @@ def add_noise(
         Matloff's or RegSDC's exact methods do. Exact over the records complete in every
         column (the others keep their drawn noise); not with ``lower``/``upper``; a
         singular covariance (a constant or collinear column) is warned and left as drawn.
-    outlier_threshold : float > 0, default 3.0
-        Robust z-score above which a value is an outlier (``"outliers"``).
+    outlier_threshold : float > 0, optional
+        Robust z-score above which a value is an outlier (``"outliers"``). Default
+        (None): 3 (:data:`OUTLIER_THRESHOLD`). Only with ``method="outliers"``: given
+        with another method, it is refused, since it would change nothing.
     lower, upper : float or dict {column: float}, optional
         Bounds of the released values (``lower=0`` keeps amounts non-negative): a value
         drawn outside is drawn again, up to 20 times, then set to the bound
@@ -103,7 +108,8 @@ def add_noise(
     ------
     InvalidParameterError
         For a parameter of the wrong type or range, naming it (``keep_covariance``
-        without ``method="correlated"`` or with bounds, ``lower`` above ``upper``, a
+        without ``method="correlated"`` or with bounds, ``outlier_threshold`` without
+        ``method="outliers"`` (the message names both), ``lower`` above ``upper``, a
         bound for a column not noised, an aggregate of ``totals`` that is also noised).
     ColumnNotFoundError
         For a column of ``columns``, ``totals`` or ``weights`` not in ``df``.
@@ -130,9 +136,7 @@ def add_noise(
     method = check_one_of(method, "method", _FUNC, NOISE_METHODS)
     relative_sd = check_number(relative_sd, "relative_sd", _FUNC, low=0.0)
     keep_covariance = check_bool(keep_covariance, "keep_covariance", _FUNC)
-    outlier_threshold = check_number(
-        outlier_threshold, "outlier_threshold", _FUNC, low=0.0, low_open=True
-    )
+    outlier_threshold = _outlier_threshold(outlier_threshold, method)
     if keep_covariance and method != "correlated":
         raise InvalidParameterError(
             f"The 'keep_covariance' parameter of {_FUNC} applies to method='correlated' only; "
@@ -185,6 +189,24 @@ def add_noise(
         n_bounded=pd.Series(clipped, index=pd.Index(cols, dtype=object), name="bounded"),
     )
 
+
+
+def _outlier_threshold(value: Any, method: str) -> float:
+    """``outlier_threshold`` checked (> 0), None read as :data:`OUTLIER_THRESHOLD`, and
+    refused with a method other than ``"outliers"``, which does not use it."""
+    if value is None:
+        return OUTLIER_THRESHOLD
+    threshold = check_number(value, "outlier_threshold", _FUNC, low=0.0, low_open=True)
+    if method != "outliers":
+        raise given_alone_error(
+            _FUNC,
+            "outlier_threshold",
+            value,
+            f"method is {method!r}, not 'outliers'",
+            "only the outliers method picks values by their robust z-score",
+            ("method", "method='outliers'"),
+        )
+    return threshold
 
 def _numeric(df: pd.DataFrame, cols: list[Hashable], method: str) -> np.ndarray:
     out = numeric_columns(df, cols, _FUNC, "noise is added to numbers")
