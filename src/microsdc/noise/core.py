@@ -190,7 +190,6 @@ def add_noise(
     )
 
 
-
 def _outlier_threshold(value: Any, method: str) -> float:
     """``outlier_threshold`` checked (> 0), None read as :data:`OUTLIER_THRESHOLD`, and
     refused with a method other than ``"outliers"``, which does not use it."""
@@ -207,6 +206,7 @@ def _outlier_threshold(value: Any, method: str) -> float:
             ("method", "method='outliers'"),
         )
     return threshold
+
 
 def _numeric(df: pd.DataFrame, cols: list[Hashable], method: str) -> np.ndarray:
     out = numeric_columns(df, cols, _FUNC, "noise is added to numbers")
