@@ -182,3 +182,77 @@ def test_missing_labels_are_refused() -> None:
     # a list, for which pd.isna gives no single answer, is not a missing label: its text
     merged = merge_rare_categories(s, min_count=2, other_label=["x", "y"])
     assert merged.tolist() == ["a", "a", "a", "['x', 'y']", "['x', 'y']"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param", "lacking", "why", "partner"),
+    [
+        (
+            {"bins": 3, "origin": 5},
+            "origin",
+            "no 'width' is given",
+            "it only anchors the bands of a width",
+            ("width", "'width'"),
+        ),
+        (
+            {"bins": 3, "method": "quantile", "origin": 5},
+            "origin",
+            "no 'width' is given",
+            "it only anchors the bands of a width",
+            ("width", "'width'"),
+        ),
+        (
+            {"bins": 3, "width": 5, "method": "quantile"},
+            "width",
+            "method is 'quantile', not 'width'",
+            "only method='width' cuts bands of a width",
+            ("method", "method='width'"),
+        ),
+        (
+            {"bins": [0, 10, 30], "width": 5, "method": "edges"},
+            "width",
+            "method is 'edges', not 'width'",
+            "only method='width' cuts bands of a width",
+            ("method", "method='width'"),
+        ),
+    ],
+)
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_a_band_setting_without_the_width_is_refused(
+    kwargs: dict, param: str, lacking: str, why: str, partner: tuple[str, str], as_frame: bool
+) -> None:
+    # origin anchors bands of a width, and width is read by method='width' only: given
+    # otherwise they used to be taken and change nothing (bin_numeric takes pandas only)
+    x = pd.Series(np.arange(30.0), name="v")
+    data = x.to_frame() if as_frame else x
+    args = {"column": "v"} if as_frame else {}
+    with pytest.raises(InvalidParameterError) as info:
+        bin_numeric(data, **args, **kwargs)
+    err = info.value
+    value = kwargs[param]
+    assert (err.func, err.param, err.value, err.related) == (
+        "bin_numeric",
+        param,
+        value,
+        (partner[0],),
+    )
+    assert err.requirement == f"given together with {partner[1]}"
+    assert str(err) == (
+        f"The '{param}' parameter of bin_numeric is {value}, but {lacking}: {why}, so alone "
+        f"it changes nothing. Give {partner[1]} too, or leave '{param}' out."
+    )
+
+
+def test_the_origin_left_out_is_the_documented_one() -> None:
+    import inspect
+
+    assert inspect.signature(bin_numeric).parameters["origin"].default is None
+    assert "Default (None): 0. Only with ``width``" in (bin_numeric.__doc__ or "")
+    x = pd.Series([3.0, 7, 12, 19])
+    assert bin_numeric(x, width=5).tolist() == ["0-4", "5-9", "10-14", "15-19"]
+    assert bin_numeric(x, width=5).tolist() == bin_numeric(x, width=5, origin=0).tolist()
+    # a bad width or origin is named for its value before anything else
+    with pytest.raises(InvalidParameterError, match="must be a real number > 0"):
+        bin_numeric(x, width=-1, method="quantile", bins=2)
+    with pytest.raises(InvalidParameterError, match="must be a finite real number"):
+        bin_numeric(x, bins=2, origin=float("nan"))

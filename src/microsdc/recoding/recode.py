@@ -19,6 +19,7 @@ from microsdc._validation import (
     check_columns,
     check_int,
     check_one_of,
+    given_alone_error,
     not_pandas,
     param_error,
 )
@@ -118,7 +119,7 @@ def bin_numeric(
     bins: int | Sequence[float] | None = None,
     width: float | None = None,
     method: str = "width",
-    origin: float = 0.0,
+    origin: float | None = None,
     labels: str | Sequence[str] | bool = "auto",
     missing_values: Sequence[Any] = (),
 ) -> Any:
@@ -137,10 +138,12 @@ def bin_numeric(
         edges; ``-inf``/``inf`` make open-ended bins.
     width : float > 0, optional
         ``method="width"``: bins ``[origin + i * width, origin + (i + 1) * width)``,
-        so ``width=5`` gives ``floor(x / 5) * 5`` (ages 20-24, 25-29, ...).
+        so ``width=5`` gives ``floor(x / 5) * 5`` (ages 20-24, 25-29, ...). Only
+        with that method: given with another, it is refused.
     method : {"width", "quantile", "edges"}, default "width"
-    origin : float, default 0
-        Anchor of the bins with ``width``.
+    origin : float, optional
+        Anchor of the bins with ``width``. Default (None): 0. Only with ``width``:
+        given without it, it is refused, since it would change nothing.
     labels : "auto", False or list of str, default "auto"
         ``"auto"``: "20-24" when the values and edges are integers (a bin holds
         the integers from its left edge to one below its right edge), else
@@ -168,6 +171,8 @@ def bin_numeric(
     ------
     InvalidParameterError
         For an unknown ``method``, missing or contradictory ``bins``/``width``,
+        ``width`` with a method other than ``"width"``, ``origin`` without
+        ``width`` (the message names both),
         non-increasing edges, or a wrong number of labels; for more than
         :data:`~microsdc.recoding.bands.MAX_BANDS` (100,000) bins, counted
         before any is built (``bins`` above it, or a ``width`` that splits the
@@ -208,6 +213,7 @@ def bin_numeric(
     func = "bin_numeric"
     series, frame = _take(data, column, func)
     method = check_one_of(method, "method", func, BIN_METHODS)
+    origin = _origin(method, width, origin, func)
     if labels is not False and not isinstance(labels, str | Iterable):
         raise param_error("labels", func, "'auto', False or a list of labels", labels)
     if not isinstance(missing_values, Iterable):
@@ -272,6 +278,36 @@ def _bin_values(
     return x, (declared if declared.any() else None)
 
 
+def _origin(method: str, width: Any, origin: Any, func: str) -> float:
+    """``width`` and ``origin`` checked (``origin`` None: 0); ``width`` refused with a
+    method other than ``"width"``, ``origin`` without ``width``: alone each would
+    change nothing."""
+    if width is not None and (
+        isinstance(width, bool)
+        or not isinstance(width, numbers.Real)
+        or not math.isfinite(width)
+        or width <= 0
+    ):
+        raise param_error("width", func, "a real number > 0", width)
+    if origin is not None and (
+        isinstance(origin, bool)
+        or not isinstance(origin, numbers.Real)
+        or not math.isfinite(origin)
+    ):
+        raise param_error("origin", func, "a finite real number", origin)
+    if width is not None and method != "width":
+        raise given_alone_error(
+            func, "width", width, f"method is {method!r}, not 'width'",
+            "only method='width' cuts bands of a width", ("method", "method='width'"),
+        )  # fmt: skip
+    if origin is not None and width is None:
+        raise given_alone_error(
+            func, "origin", origin, "no 'width' is given",
+            "it only anchors the bands of a width", ("width", "'width'"),
+        )  # fmt: skip
+    return 0.0 if origin is None else float(origin)
+
+
 def _width_edges(
     vals: np.ndarray, bins: Any, width: Any, origin: Any, func: str, column: Hashable | None
 ) -> tuple[np.ndarray, bool]:
@@ -285,15 +321,6 @@ def _width_edges(
                 func=func,
                 param="method",
             )
-        if (
-            isinstance(width, bool)
-            or not isinstance(width, numbers.Real)
-            or not math.isfinite(width)
-            or width <= 0
-        ):
-            raise param_error("width", func, "a real number > 0", width)
-        if not isinstance(origin, numbers.Real) or not math.isfinite(origin):
-            raise param_error("origin", func, "a finite real number", origin)
         edges = width_edges(
             float(vals.min()) if len(vals) else None,
             float(vals.max()) if len(vals) else None,
