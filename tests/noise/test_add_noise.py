@@ -216,3 +216,18 @@ def test_the_outlier_threshold_left_out_is_the_documented_one() -> None:
     pd.testing.assert_frame_equal(left_out.data, given.data)
     lower = add_noise(df, ["wage"], method="outliers", relative_sd=0.5, seed=4, outlier_threshold=1)
     assert (lower.data["wage"] != df["wage"]).sum() > (left_out.data["wage"] != df["wage"]).sum()
+
+
+def test_keep_covariance_without_correlated_noise_is_worded_as_the_others() -> None:
+    # refused before too; now with the same wording and fields as every setting alone
+    with pytest.raises(InvalidParameterError) as info:
+        add_noise(households(50), ["wage"], keep_covariance=True, seed=1)
+    err = info.value
+    assert (err.param, err.value, err.related) == ("keep_covariance", True, ("method",))
+    assert err.requirement == "given together with method='correlated'"
+    assert str(err) == (
+        "The 'keep_covariance' parameter of add_noise is True, but method is 'additive', not "
+        "'correlated': only the correlated noise is transformed to keep the covariance, so "
+        "alone it changes nothing. Give method='correlated' too, or leave 'keep_covariance' "
+        "out."
+    )

@@ -138,12 +138,13 @@ def add_noise(
     keep_covariance = check_bool(keep_covariance, "keep_covariance", _FUNC)
     outlier_threshold = _outlier_threshold(outlier_threshold, method)
     if keep_covariance and method != "correlated":
-        raise InvalidParameterError(
-            f"The 'keep_covariance' parameter of {_FUNC} applies to method='correlated' only; "
-            f"method is {method!r}.",
-            func=_FUNC,
-            param="keep_covariance",
-            related=("method",),
+        raise given_alone_error(
+            _FUNC,
+            "keep_covariance",
+            keep_covariance,
+            f"method is {method!r}, not 'correlated'",
+            "only the correlated noise is transformed to keep the covariance",
+            ("method", "method='correlated'"),
         )
     if keep_covariance and (lower is not None or upper is not None):
         raise InvalidParameterError(
