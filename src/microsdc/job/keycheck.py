@@ -43,7 +43,7 @@ def _show(v: Any) -> str:
 
 
 def _misspelt(value: Any, choices: tuple[str, ...]) -> str:
-    """" Did you mean 'suppression'?" for the first text of the list ``value`` that is
+    """ " Did you mean 'suppression'?" for the first text of the list ``value`` that is
     not among ``choices`` and is close to one of them; else ""."""
     if not choices or not isinstance(value, list):
         return ""
