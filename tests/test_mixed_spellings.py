@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import microsdc
-from microsdc.data.quality import _spelling_groups
+from microsdc.data.spellings import _spelling_groups
 from microsdc.exceptions import SDCWarning
 
 

@@ -28,7 +28,7 @@ from microsdc._validation import (
     check_missing_values_columns,
     param_error,
 )
-from microsdc.data.quality import warn_mixed_spellings
+from microsdc.data.spellings import warn_mixed_spellings
 from microsdc.data.written import split_written
 from microsdc.exceptions import (
     DataValidationError,
