@@ -18,7 +18,7 @@ import pytest
 
 import microsdc
 from microsdc.exceptions import DataValidationError
-from microsdc.io import weights_as_numbers
+from microsdc.io.text_types import weights_as_numbers
 from microsdc.risk.individual import global_risk, household_risk
 from microsdc.risk.summary import risk_summary
 from microsdc.utility.continuous import continuous_utility, lorenz_curve

@@ -321,7 +321,7 @@ def read_input(
     """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`).
 
     The weight column ``weights``, when a CSV file held it as texts that all read as
-    numbers ("12.50"), comes as floats (:func:`microsdc.io.weights_as_numbers`).
+    numbers ("12.50"), comes as floats (:func:`microsdc.io.text_types.weights_as_numbers`).
 
     ``out``, the file the command will write, is checked first (known format,
     existing folder, not the input itself), so that no work is wasted. A file
@@ -330,13 +330,8 @@ def read_input(
     says which option named a column of ``columns`` that the file lacks.
     """
     from microsdc.exceptions import ColumnNotFoundError, DataValidationError
-    from microsdc.io import (
-        check_column_names,
-        check_output_path,
-        number_records,
-        read_table,
-        weights_as_numbers,
-    )
+    from microsdc.io import check_column_names, check_output_path, number_records, read_table
+    from microsdc.io.text_types import weights_as_numbers
 
     if out is not None:
         check_output_path(out, path)

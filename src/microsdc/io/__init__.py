@@ -60,7 +60,7 @@ from microsdc.io.csv import (
 from microsdc.io.formats import COMPRESSED, FORMATS, check_column_names
 from microsdc.io.metadata import METADATA, file_metadata
 from microsdc.io.read import number_records, read_columns, read_table
-from microsdc.io.text_types import NA_TEXTS, WHOLE_AS_INTEGERS, weights_as_numbers
+from microsdc.io.text_types import NA_TEXTS, WHOLE_AS_INTEGERS
 from microsdc.io.write import check_output_path, write_table
 
 __all__ = [
@@ -85,6 +85,5 @@ __all__ = [
     "release_style",
     "separator_hint",
     "utf16_without_bom",
-    "weights_as_numbers",
     "write_table",
 ]

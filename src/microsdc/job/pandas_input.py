@@ -63,7 +63,7 @@ def _read_checked(cfg: JobConfig) -> pd.DataFrame:
         warn_suspect_key_texts,
         warn_user_missing_codes,
     )
-    from microsdc.io import weights_as_numbers
+    from microsdc.io.text_types import weights_as_numbers
 
     df = read_input(cfg)
     check_columns(cfg, df)
