@@ -363,14 +363,25 @@ def check_frame(df: Any, name: str, func: str) -> pd.DataFrame:
     if not isinstance(df, pd.DataFrame):
         raise not_pandas(df, name, func)
     if not df.columns.is_unique:
-        dup = list(dict.fromkeys(df.columns[df.columns.duplicated()]))
-        raise DataValidationError(
-            f"The data frame passed to {func} has duplicate column names: "
-            f"{', '.join(repr(d) for d in dup)}. Rename them so each column can be named.",
-            failure_cases=dup,
-            func=func,
-        )
+        raise duplicate_columns_error(df.columns, func)
     return df
+
+
+def duplicate_columns_error(columns: Iterable[Any], func: str) -> DataValidationError:
+    """The refusal of a data frame whose ``columns`` (all its column names, in order)
+    repeat a name, naming each repeated name once, in order of first repeat."""
+    seen: set[Any] = set()
+    dup: list[Any] = []
+    for name in columns:
+        if name in seen and name not in dup:
+            dup.append(name)
+        seen.add(name)
+    return DataValidationError(
+        f"The data frame passed to {func} has duplicate column names: "
+        f"{', '.join(repr(d) for d in dup)}. Rename them so each column can be named.",
+        failure_cases=dup,
+        func=func,
+    )
 
 
 def check_frame_pair(

@@ -28,6 +28,7 @@ from microsdc._validation import (
     check_missing_values_columns,
     param_error,
 )
+from microsdc.data.spellings import warn_mixed_spellings
 from microsdc.data.written import split_written
 from microsdc.exceptions import (
     DataValidationError,
@@ -283,6 +284,8 @@ def encode_column(
         # values equal to each other but written differently (-0.0 and 0.0; 1, 1.0
         # and True in an object column) are apart in a released file: count them apart
         codes, cats = split_written(series, codes, cats)
+        if series.dtype == object:
+            warn_mixed_spellings(series.name, list(cats))
     if extra:
         drop = np.asarray(missing_mask(pd.Series(cats, dtype=cats.dtype), extra), dtype=bool)
         if drop.any():

@@ -3,6 +3,7 @@ without fk, or blanks that do not arrive, raise instead of being released."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -105,3 +106,79 @@ def test_duckdb_types_the_join_did_not_match(expr: str) -> None:
     res = microsdc.local_suppression(rel, ["q"], 3)
     released = [r[0] for r in res.data.order("rid").fetchall()]
     assert sum(v is None for v in released) == int(res.cells_per_qi.sum())
+
+
+SAMPLED = (
+    "SELECT i % 97 AS a, (i % 13)::VARCHAR AS b, i % 3 AS c, i AS rid FROM range(20000) t(i) "
+    "USING SAMPLE 3000 ROWS"
+)
+MANY = 20000
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: duckdb.sql(SAMPLED),
+        lambda: pl.LazyFrame(
+            {
+                "a": [i % 97 for i in range(MANY)],
+                "b": [str(i % 13) for i in range(MANY)],
+                "c": [i % 3 for i in range(MANY)],
+            }
+        ).select(pl.all().sample(n=3000, shuffle=True)),
+    ],
+    ids=["duckdb using sample", "polars sample"],
+)
+def test_an_input_that_changes_between_evaluations_is_named_as_the_cause(make: Any) -> None:
+    # the types are plain: the advice is to materialise the input, not to cast types
+    with pytest.raises(DataValidationError) as caught:
+        for _ in range(5):  # a sample may, by chance, give the same blanks twice
+            microsdc.local_suppression(make(), ["a", "b", "c"], 3)
+    message = str(caught.value)
+    assert "do not carry the suppression that was computed" in message
+    assert "The types are plain, so the likely cause is that the input gives other rows" in message
+    assert "USING SAMPLE" in message and "materialise it first" in message
+    assert "Cast" not in message and "cast" not in message
+
+
+def test_a_materialised_sample_is_released() -> None:
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE s AS {SAMPLED}")
+    res = microsdc.local_suppression(con.table("s"), ["a", "b", "c"], 3)
+    released = res.data.df()
+    assert len(released) == 3000
+    assert res.n_cells > 0
+    assert int(released[["a", "b", "c"]].isna().sum().sum()) == res.n_cells
+
+
+@pytest.mark.parametrize("kind", ["polars lazy", "duckdb"])
+def test_an_unusual_key_type_gets_both_causes(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    table = pa.Table.from_pandas(DATA.assign(f=DATA["n"] * 0.5), preserve_index=False)
+    frame = pl.from_arrow(table).lazy() if kind == "polars lazy" else duckdb.from_arrow(table)
+    monkeypatch.setattr(suppression_lazy, "_blank_back", lambda df, *args: df)
+    with pytest.raises(DataValidationError) as caught:
+        microsdc.local_suppression(frame, ["s", "f"], 2, missing="wildcard")
+    message = str(caught.value)
+    assert re.search(
+        r"'s' (String|VARCHAR), 'f' (Float64|DOUBLE)\. Either the input gives", message
+    )
+    assert "or the engine compares the values of 'f' in its own way: cast the key" in message
+
+
+def test_plain_types_are_told_apart_from_unusual_ones() -> None:
+    from microsdc.backends import Backend
+    from microsdc.backends.complete import unusual_types
+
+    rel = duckdb.sql(
+        "SELECT 1::BIGINT a, 1::UTINYINT b, 'x' c, true d, 1.5 e, 1.5::DOUBLE f, "
+        "DATE '2020-01-01' h, 1::HUGEINT i"
+    )
+    assert unusual_types(rel, Backend("DuckDB", True, "duckdb"), list("abcdefhi")) == [
+        "e",
+        "f",
+        "h",
+    ]
+    lf = pl.LazyFrame(
+        {"a": [1], "b": ["x"], "c": [True], "d": [1.0], "e": pl.Series([1], dtype=pl.UInt8)}
+    )
+    assert unusual_types(lf, Backend("polars", True, "polars"), list("abcde")) == ["d"]

@@ -52,6 +52,12 @@ def test_demo_writes_both_reports_and_says_where(
     census = json.loads((out / "census_audit.json").read_text())
     assert census["parameters"]["steps"] == ["risk", "swapping"]
     assert census["swapping"]["n_swapped_households"] > 0
+    # a risk figure that goes up after swapping is explained, after the census result
+    said = " ".join(res.stdout.split())
+    assert said.index("Risk measured on the swapped file can be higher than before") > said.index(
+        "census"
+    )
+    assert "not by raising fk." in said
     # the municipality moved with its nuts3 area: it does not give the original area back
     import pandas as pd
 

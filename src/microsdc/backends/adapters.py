@@ -40,6 +40,7 @@ __all__ = [
     "adapt",
     "detect_backend",
     "install_hint",
+    "refuse_duplicate_columns",
     "refuse_unreadable_integers",
     "register_adapter",
 ]
@@ -193,6 +194,7 @@ def _engine(name: str, extra: str) -> AdapterFactory:
                 f"{install_hint(extra)} (or convert it first, e.g. with .to_pandas()).",
                 func=func,
             ) from exc
+        refuse_duplicate_columns(df, func)
         native = nw.from_native(df, pass_through=True)
         if native is df:
             kind = type(df)
@@ -207,6 +209,32 @@ def _engine(name: str, extra: str) -> AdapterFactory:
         return EngineFrame(df, name, isinstance(native, nw.LazyFrame), extra)
 
     return factory
+
+
+def refuse_duplicate_columns(df: Any, func: str) -> None:
+    """Raise if the engine frame ``df`` repeats a column name, as pandas frames are
+    refused: a DuckDB relation or Spark frame may, and a result built on it would
+    drop or rename one of the columns (a pyarrow ``Table`` would meet narwhals'
+    bare error). A polars frame cannot repeat a name, and its lazy schema is not
+    resolved for this.
+
+    Raises
+    ------
+    DataValidationError
+        Naming the repeated names, the function and the fix.
+    """
+    from microsdc._validation import duplicate_columns_error
+
+    if type(df).__module__.split(".", 1)[0] == "polars":
+        return
+    names = getattr(df, "column_names", None)  # pyarrow
+    if names is None:
+        names = getattr(df, "columns", None)  # DuckDB, Spark
+    if names is None:
+        return
+    names = list(names)
+    if len(set(names)) < len(names):
+        raise duplicate_columns_error(names, func)
 
 
 register_adapter("pandas", _pandas)

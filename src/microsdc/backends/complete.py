@@ -8,13 +8,18 @@ reported. So every result of the pattern and key routes is counted once more in 
 engine: as many records as went in, an fk for every record, and exactly the
 blanked cells as new missing values. A result that fails raises
 :class:`~microsdc.exceptions.DataValidationError` naming the key variables and
-their types in the engine; nothing wrong is returned.
+their types in the engine; nothing wrong is returned. The message gives the two
+causes seen: an input that gives other rows at each evaluation (a sample or a
+random order in the plan; materialise it first), and, only when a key variable's
+type is not plain text, integer or boolean, a type the engine compares in its own
+way (cast it).
 
 The check costs one aggregate pass over the result (Spark: one job).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,28 +54,69 @@ def null_counts(native: Any, backend: Backend, names: Sequence[str]) -> tuple[in
     return int(row[0]), [int(v or 0) for v in row[1:]]
 
 
+def _types(native: Any, backend: Backend) -> dict[str, str]:
+    """The engine's type of each column of ``native``, as the engine prints it."""
+    if backend.name == "PySpark":
+        return {f.name: f.dataType.simpleString() for f in native.schema.fields}
+    if backend.name == "DuckDB":
+        return dict(zip(native.columns, (str(t) for t in native.types), strict=True))
+    import narwhals as nw
+
+    nwf = nw.from_native(native)
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    return {c: str(t) for c, t in schema.items()}
+
+
 def engine_types(native: Any, backend: Backend, names: Sequence[str]) -> str:
     """``'a' string, 'b' void``: the engine's types of the columns ``names``."""
-    if backend.name == "PySpark":
-        types = {f.name: f.dataType.simpleString() for f in native.schema.fields}
-    elif backend.name == "DuckDB":
-        types = dict(zip(native.columns, (str(t) for t in native.types), strict=True))
-    else:
-        import narwhals as nw
-
-        nwf = nw.from_native(native)
-        schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-        types = {c: str(t) for c, t in schema.items()}
+    types = _types(native, backend)
     return ", ".join(f"{c!r} {types.get(c, '?')}" for c in names)
 
 
-def _advice(backend: Backend) -> str:
+#: Types every engine compares as Python does: text, integers, booleans
+#: (DuckDB ``VARCHAR``/``BIGINT``/``UTINYINT``, polars ``String``/``Int64``, Spark
+#: ``string``/``bigint``).
+_PLAIN = re.compile(
+    r"(?i)(u?(tiny|small|big|huge)?int(eger)?|u?int(8|16|32|64|128)|varchar|string|str|text"
+    r"|bool(ean)?)"
+)
+
+
+def unusual_types(native: Any, backend: Backend, names: Sequence[str]) -> list[str]:
+    """The columns among ``names`` whose engine type is not plain text, integer or
+    boolean, which an engine may compare in its own way (Spark ``void``, floats,
+    times with a time zone, collations...)."""
+    types = _types(native, backend)
+    return [c for c in names if not _PLAIN.fullmatch(types.get(c, "?").strip())]
+
+
+_COLLECT = (
+    "(polars: .collect(); DuckDB: a table (CREATE TABLE ... AS), .pl() or .df(); "
+    "Spark: .toPandas(), or .toArrow() for a pyarrow table)"
+)
+
+
+def _advice(native: Any, backend: Backend, names: Sequence[str]) -> str:
+    """Why an engine's result may not match what was computed, and what to do: an
+    input that gives other rows at each evaluation, and (only when a key variable's
+    type is unusual) a type the engine compares in its own way."""
+    if not backend.lazy:
+        return "Convert the frame with .to_pandas()."
+    listed = f"Key variables and their types: {engine_types(native, backend, names)}. "
+    changing = (
+        "the input gives other rows at each evaluation (a sample such as DuckDB's "
+        "USING SAMPLE or polars' .sample() in the plan, or a random order such as "
+        "ORDER BY random()): materialise it first and pass that "
+        f"{_COLLECT}"
+    )
+    odd = unusual_types(native, backend, names)
+    if not odd:
+        return f"{listed}The types are plain, so the likely cause is that {changing}."
     return (
-        "Cast the key variables to text or to a plain integer type in the engine, or "
-        "collect the frame and pass it in memory (polars: .collect(); DuckDB: .pl() or "
-        ".df(); Spark: .toPandas(), or .toArrow() for a pyarrow table)."
-        if backend.lazy
-        else "Convert the frame with .to_pandas()."
+        f"{listed}Either {changing}; or the engine compares the values of "
+        f"{', '.join(repr(c) for c in odd)} in its own way: cast the key variables to "
+        "text or to a plain integer type in the engine, or collect the frame and pass it "
+        "in memory."
     )
 
 
@@ -90,9 +136,8 @@ def check_fk_complete(
     raise DataValidationError(
         f"{func} on a {backend.name} frame: joining the frequencies back onto the records "
         f"gave {n} record(s) for {n_records}, {no_fk} of them without fk, so the result is "
-        "not returned (a record without fk would read as safe). The engine did not match "
-        f"the values of a key variable with themselves; key variables and their types: "
-        f"{engine_types(out, backend, keys)}. {_advice(backend)}",
+        "not returned (a record without fk would read as safe). "
+        f"{_advice(out, backend, keys)}",
         func=func,
     )
 
@@ -127,7 +172,6 @@ def check_blanks_arrived(
         f"suppression that was computed ({n} record(s) for {n_records}"
         + (f"; {'; '.join(wrong)}" if wrong else "")
         + "), so the result is not returned (a blank that did not arrive releases a "
-        f"record at risk). Key variables and their types: "
-        f"{engine_types(out, backend, names)}. {_advice(backend)}",
+        f"record at risk). {_advice(out, backend, names)}",
         func=func,
     )

@@ -158,20 +158,18 @@ def _refuse_text_weights(nwf: Any, w: str, func: str) -> None:
     decimal comma in it), with a few of its texts, asked from the engine."""
     import narwhals as nw
 
-    from microsdc.data.quality import decimal_comma_hint
+    from microsdc.data.quality import text_weights_error
 
     schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
     if schema[w].is_numeric():
         return
     text = nw.col(w).cast(nw.String)
     found = sample_texts(nwf, w, text, ~text.str.contains(r"^\s*[-+]?[0-9.eE]+\s*$"))
-    shown = ", ".join(repr(v) for v in found)
-    raise DataValidationError(
-        f"The weight column {w!r} of {func} must be numeric: it is {schema[w]}"
-        + (f", with values such as {shown}." if shown else ".")
-        + decimal_comma_hint(found),
-        func=func,
+    fix = (
+        "Cast it to numbers first (polars: df.with_columns(pl.col("
+        f"{w!r}).cast(pl.Float64)); SQL: CAST({sql_name(w)} AS DOUBLE))."
     )
+    raise text_weights_error(repr(w), func, str(schema[w]), found, fix)
 
 
 def check_weights(nwf: Any, w: str, func: str) -> None:

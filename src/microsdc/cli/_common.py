@@ -315,9 +315,13 @@ def read_input(
     keys: list[str] | None = None,
     missing_values: list[Any] | None = None,
     options: dict[str, list[str]] | None = None,
+    weights: str | None = None,
     **kwargs: Any,
 ) -> Any:
     """Read a CSV, Parquet, SPSS or Stata file (see :func:`microsdc.io.read_table`).
+
+    The weight column ``weights``, when a CSV file held it as texts that all read as
+    numbers ("12.50"), comes as floats (:func:`microsdc.io.text_types.weights_as_numbers`).
 
     ``out``, the file the command will write, is checked first (known format,
     existing folder, not the input itself), so that no work is wasted. A file
@@ -327,12 +331,14 @@ def read_input(
     """
     from microsdc.exceptions import ColumnNotFoundError, DataValidationError
     from microsdc.io import check_column_names, check_output_path, number_records, read_table
+    from microsdc.io.text_types import weights_as_numbers
 
     if out is not None:
         check_output_path(out, path)
     sep_char = parse_sep(sep)
     try:
         df = read_table(path, columns=columns, sep=sep_char, encoding=encoding, **kwargs)
+        df = weights_as_numbers(df, weights)
     except ColumnNotFoundError as exc:
         raise _named_by_options(exc, options or {}) from None
     if columns is None and options:  # every column read: the options' columns checked here

@@ -138,7 +138,7 @@ def microaggregate(
     refuse_alone(
         ("n_groups", "--method quantile", method == "quantile", "only it forms groups by number")
     )
-    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    data = read_input(file, out=out_file, sep=sep, encoding=encoding, weights=weights)
     announce_compile("microaggregation")
     cols, res = on_columns(
         microaggregate_records,
@@ -218,7 +218,7 @@ def noise(
                 f"got {spec!r}"
             )
         aggregates[name] = parse_list(parts, "--total")
-    data = read_input(file, out=out_file, sep=sep, encoding=encoding)
+    data = read_input(file, out=out_file, sep=sep, encoding=encoding, weights=weights)
     cols, res = on_columns(
         add_noise,
         data,

@@ -147,6 +147,14 @@ def _write_job(path: Path, text: str, con: Any) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+#: Why the census job's risk figures may go up after swapping.
+SWAP_RISK_NOTE = (
+    "Risk measured on the swapped file can be higher than before: it counts the swapped "
+    "households in their new places. Swapping protects by making a match uncertain (an "
+    "intruder cannot tell which households moved), not by raising fk."
+)
+
+
 @click.command()
 @k_option("k of k-anonymity.")
 @click.option(
@@ -264,6 +272,7 @@ def demo(
     result = run_job(load_job(folder / "census.toml"), progress_display=display)
     record_written(folder, [p.name for p in result.written.values()])
     print_result(result, con)
+    con.print(SWAP_RISK_NOTE)
     reports.append(result.written["report"])
 
     con.print()

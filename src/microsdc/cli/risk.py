@@ -128,7 +128,8 @@ def risk(
     with progress("microsdc risk") as bar, report_warnings():
         task = bar.add_task("reading", total=3)
         usecols = None if out else list(dict.fromkeys(c for cols in named.values() for c in cols))
-        read = {"columns": usecols, "keys": qis, "missing_values": mv, "options": named}
+        read: dict[str, Any] = {"columns": usecols, "keys": qis, "missing_values": mv}
+        read.update(options=named, weights=weight)
         df = open_input(file, engine, db_table, out=out, sep=sep, encoding=encoding, **read)
         categories: dict[str, list[str]] = {}
         df = bin_columns(df, bands, mv, "microsdc risk", categories)

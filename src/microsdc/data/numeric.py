@@ -78,8 +78,11 @@ def positive_weights(df: pd.DataFrame, col: Hashable, func: str) -> np.ndarray:
     ------
     DataValidationError
         Naming the column and the first row with a missing, non-finite, zero or negative
-        weight.
+        weight, or naming a weight column held as texts that read as numbers.
     """
+    from microsdc.data.quality import refuse_text_weights
+
+    refuse_text_weights(df[col], repr(col), col, func)
     w = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     bad = ~np.isfinite(w) | (w <= 0)
     if bad.any():

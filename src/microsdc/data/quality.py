@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from microsdc._core.warn import warn
+from microsdc.exceptions import DataValidationError, SDCWarning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MISSING_LIKE_TEXTS",
     "decimal_comma_hint",
+    "refuse_text_weights",
+    "text_weights_error",
     "warn_all_missing",
     "warn_suspect_key_texts",
     "warn_user_missing_codes",
@@ -44,6 +47,66 @@ def decimal_comma_hint(texts: Sequence[str]) -> str:
             "spreadsheet does so when saved with '.' as its decimal separator)."
         )
     return ""
+
+
+def text_weights_error(
+    name: str, func: str, kind: str, texts: Sequence[str], fix: str
+) -> DataValidationError:
+    """The refusal of a weight column held as text (``kind``: its type, as the frame
+    names it), with a few of its ``texts`` (the non-numbers first) and how to convert
+    it (``fix``), in the same words on every engine.
+
+    Examples
+    --------
+    >>> str(text_weights_error("'w'", "f", "String", ["2,5"], "Cast it."))[:58]
+    "The weight column 'w' of f must be numeric: it is String, "
+    """
+    shown = ", ".join(repr(str(v)) for v in texts)
+    return DataValidationError(
+        f"The weight column {name} of {func} must be numeric: it is {kind}"
+        + (f", with values such as {shown}." if shown else ".")
+        + decimal_comma_hint([str(v) for v in texts])
+        + f" {fix}",
+        func=func,
+    )
+
+
+def refuse_text_weights(
+    values: pd.Series, name: str, column: Any, func: str, *, words_too: bool = False
+) -> None:
+    """Raise for pandas weights held as text (a string dtype, or an object column with
+    a text in it) that all read as numbers, as the engines refuse a String weight
+    column: converting them silently would take a mistyped column for numbers.
+    Texts that are not numbers are left to the caller's own error, which names their
+    rows, unless ``words_too`` (a caller that would read them as 0 or missing).
+
+    ``name`` is how the message names the weights (``"'w'"`` for a column,
+    ``"weights"`` for an array), ``column`` the column's label (None for an array).
+
+    Raises
+    ------
+    DataValidationError
+        Naming the column, its dtype, a few of its texts and the fix
+        (``df[col].astype(float)``).
+    """
+    import pandas as pd
+
+    dtype = values.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or not pd.api.types.is_string_dtype(dtype):
+        return
+    texts = values[[isinstance(v, str) for v in values.tolist()]]
+    if not len(texts):
+        return  # numbers (or missing values) in an object column
+    words = texts[pd.to_numeric(texts, errors="coerce").isna().to_numpy()]
+    if len(words) and not words_too:
+        return
+    shown = list(dict.fromkeys((words if len(words) else texts).tolist()))[:5]
+    fix = (
+        f"Convert it to numbers first, e.g. df[{column!r}].astype(float)."
+        if column is not None
+        else "Pass numbers, e.g. np.asarray(weights, dtype=float)."
+    )
+    raise text_weights_error(name, func, f"text (dtype {dtype})", shown, fix)
 
 
 def warn_all_missing(df: pd.DataFrame, columns: Sequence[Any], missing_values: Any = None) -> None:
@@ -98,7 +161,6 @@ def warn_user_missing_codes(
 
     from microsdc.data.metadata import file_metadata
     from microsdc.encode import missing_mask, missing_values_for
-    from microsdc.exceptions import SDCWarning
 
     ranges = file_metadata(df).get("missing_ranges", {})
     for col in columns:
@@ -166,7 +228,6 @@ def warn_suspect_key_texts(
     import pandas as pd
 
     from microsdc.encode import missing_values_for
-    from microsdc.exceptions import SDCWarning
 
     weight = None if records is None else np.asarray(records, dtype=np.int64)
     for col in columns:

@@ -7,13 +7,13 @@ whole numbers came as integers are written back so.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["NA_TEXTS", "WHOLE_AS_INTEGERS"]
+__all__ = ["NA_TEXTS", "WHOLE_AS_INTEGERS", "weights_as_numbers"]
 
 
 #: The texts a CSV cell reads as missing: the empty field only. Codes such as "NA",
@@ -159,3 +159,27 @@ def _parsed(s: pd.Series, kind: str, nullable: bool) -> pd.Series:
     missing = parsed.isna().to_numpy()
     values = np.asarray(parsed.to_numpy(dtype=np.int64, na_value=0), dtype=np.int64)
     return pd.Series(pd.arrays.IntegerArray(values, missing), index=s.index, name=s.name)
+
+
+def weights_as_numbers(df: pd.DataFrame, column: Any) -> pd.DataFrame:
+    """``df`` with its weight column ``column`` as floats when the file held it as
+    texts that all read as numbers ("12.50", "0012", ".5": a CSV column stays text
+    unless every value is written as Python writes its number), else ``df`` as it is
+    (the library's check of the weights then names the texts that are not numbers).
+
+    The library refuses weights held as text, since converting them silently would
+    take a mistyped column for numbers; a weight column named by a job or a command
+    is numeric by declaration, and the file was read as text only to keep codes."""
+    import pandas as pd
+
+    if column is None or column not in df.columns:
+        return df
+    s = df[column]
+    if not pd.api.types.is_string_dtype(s.dtype) or isinstance(s.dtype, pd.CategoricalDtype):
+        return df
+    values = pd.to_numeric(s, errors="coerce")
+    if (values.isna() & s.notna()).any():
+        return df
+    out = df.copy(deep=False)
+    out[column] = values.astype("float64")
+    return out

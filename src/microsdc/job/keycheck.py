@@ -42,6 +42,19 @@ def _show(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _misspelt(value: Any, choices: tuple[str, ...]) -> str:
+    """ " Did you mean 'suppression'?" for the first text of the list ``value`` that is
+    not among ``choices`` and is close to one of them; else ""."""
+    if not choices or not isinstance(value, list):
+        return ""
+    for item in value:
+        if isinstance(item, str) and item not in choices:
+            close = difflib.get_close_matches(item, choices, n=1)
+            if close:
+                return f" Did you mean '{close[0]}' for '{item}'?"
+    return ""
+
+
 def check_table(
     data: Mapping[str, Any],
     schema: Mapping[str, Any],
@@ -70,7 +83,8 @@ def check_table(
                 )
             check_table(value, spec, path, fail)
         elif not spec.check(value):
-            raise fail(path, f"key '{dotted}' must be {spec.wanted}, got {_show(value)}.")
+            hint = _misspelt(value, spec.choices)
+            raise fail(path, f"key '{dotted}' must be {spec.wanted}, got {_show(value)}.{hint}")
     for name, spec in schema.items():
         if not isinstance(spec, dict) and spec.required and name not in data:
             path = (*prefix, name)

@@ -63,9 +63,11 @@ def _read_checked(cfg: JobConfig) -> pd.DataFrame:
         warn_suspect_key_texts,
         warn_user_missing_codes,
     )
+    from microsdc.io.text_types import weights_as_numbers
 
     df = read_input(cfg)
     check_columns(cfg, df)
+    df = weights_as_numbers(df, cfg.weights)
     warn_all_missing(df, list(cfg.quasi_identifiers), missing_values_of(cfg))
     for warn in (warn_suspect_key_texts, warn_user_missing_codes):
         warn(

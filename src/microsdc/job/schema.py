@@ -74,6 +74,8 @@ class _Key:
     extra: tuple[Any, ...] = ()
     #: Another key whose value is the default of this one.
     follows: str | None = None
+    #: The names a list value draws from, for a "did you mean" on a misspelt one.
+    choices: tuple[str, ...] = ()
 
     def resolved_default(self) -> Any:
         """The default: the library signature's for a library parameter, else the job's."""
@@ -174,6 +176,7 @@ SCHEMA: dict[str, Any] = {
         lambda v: _str_list(v) and all(s in STEPS for s in v),
         "a non-empty list of distinct steps from " + _listed(STEPS),
         required=True,
+        choices=STEPS,
     ),
     "input": {
         "path": _Key(_is_str, "a file name (string)", required=True),

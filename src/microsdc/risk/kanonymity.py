@@ -23,6 +23,7 @@ from microsdc._validation import (
     param_error,
 )
 from microsdc.backends.dispatch import accepts_frames
+from microsdc.data.quality import refuse_text_weights
 from microsdc.encode import EncodedQIs, MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 from microsdc.risk.frequencies import (
@@ -71,6 +72,7 @@ def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
         check_columns(df, [weights], "weights", func)
         name = repr(weights)
         values = df[weights]
+    refuse_text_weights(values, name, None if name == "weights" else weights, func)
     try:
         numeric = pd.to_numeric(values, errors="raise")
     except (TypeError, ValueError) as exc:

@@ -282,7 +282,7 @@ def _check_arrived(
 
 def _strata_known(table: Any, strata_cols: list[Hashable]) -> pd.DataFrame:
     """The engine's patterns as a pandas frame, refused when a stratum is missing."""
-    from microsdc.backends.frequencies import to_pandas
+    from microsdc.backends.frequencies import sql_name, to_pandas
 
     patterns = to_pandas(table)
     for c in strata_cols:
@@ -291,7 +291,9 @@ def _strata_known(table: Any, strata_cols: list[Hashable]) -> pd.DataFrame:
             raise DataValidationError(
                 f"The stratum column {c!r} of {_FUNC} has "
                 f"{int(patterns[_N].to_numpy()[bad].sum())} missing value(s). "
-                "Every record needs a known stratum.",
+                "Every record needs a known stratum: recode the missing values to a "
+                f"stratum of their own first (polars: pl.col({str(c)!r}).fill_null('unknown'); "
+                f"SQL: coalesce({sql_name(str(c))}, 'unknown')).",
                 func=_FUNC,
             )
     return patterns

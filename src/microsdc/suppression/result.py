@@ -279,6 +279,17 @@ class LazySuppressionResult(SuppressionResult):
 
     ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
     pattern times its records), as on pandas.
+
+    ``data`` is a plan, not rows: the engine computes the release again at each
+    collect (``.collect()``, ``.df()``, ``.fetchall()``, a write). On an input
+    with a fixed row order (a table, a Parquet or CSV file, an Arrow or pandas
+    frame) every collect gives the same cells. On an input without one (a
+    random ``ORDER BY``, a sample in the plan, a Spark frame repartitioned
+    without a key) two collects can blank different records of a key
+    combination, and together they give back what each one hides. Write the
+    release once (``sink_parquet``/``collect().write_parquet`` in polars,
+    ``COPY ... TO`` or ``write_parquet`` in DuckDB, ``write.parquet`` in Spark)
+    and publish that file.
     """
 
     patterns: pd.DataFrame = field(default_factory=pd.DataFrame)

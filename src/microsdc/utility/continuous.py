@@ -17,6 +17,7 @@ import pandas as pd
 
 from microsdc._validation import check_columns, check_frame_pair, check_number
 from microsdc.data.numeric import numeric_columns
+from microsdc.data.quality import refuse_text_weights
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 
 __all__ = [
@@ -229,6 +230,7 @@ def lorenz_curve(values: pd.Series, weights: pd.Series | None = None) -> pd.Data
         w = np.ones(len(x))
     else:
         aligned = pd.Series(weights).reindex(pd.Series(values).index)
+        refuse_text_weights(aligned, "weights", None, func, words_too=True)
         w = pd.to_numeric(aligned, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     ok = ~np.isnan(x)
     v, ww = x[ok], w[ok]
@@ -326,6 +328,7 @@ def continuous_utility(
     w = np.ones(len(x))
     if weights is not None:
         (wc,) = check_columns(original, weights, "weights", func)
+        refuse_text_weights(original[wc], repr(wc), wc, func, words_too=True)
         w = pd.to_numeric(original[wc], errors="coerce").to_numpy(dtype=np.float64, na_value=0.0)
     both = ~(np.isnan(x) | np.isnan(y))
     sd = np.nanstd(x, axis=0, ddof=1) if len(x) > 1 else np.ones(x.shape[1])
