@@ -91,7 +91,8 @@ def test_columns_that_must_be_complete_name_the_count_and_first_rows() -> None:
         (
             lambda: local_suppression(df, ["a"], k=1, strata="s"),
             "The stratum column 's' of local_suppression has 1 missing value(s) "
-            "(first rows: [11]). Every record needs a known stratum.",
+            "(first rows: [11]). Every record needs a known stratum: recode the missing "
+            "values to a stratum of their own first (df['s'].fillna('unknown')).",
             [11],
             None,
         ),

@@ -262,6 +262,11 @@ def _no_missing(df: pd.DataFrame, col: Hashable, what: str, func: str) -> None:
     if bad.any():
         where = f"The {what} column {col!r} of {func}"
         fix = f"Every record needs a known {what}."
+        if what == "stratum":
+            fix = (
+                "Every record needs a known stratum: recode the missing values to a stratum "
+                f"of their own first (df[{col!r}].fillna('unknown'))."
+            )
         raise incomplete_column_error(where, bad, df.index, func, fix)
 
 
