@@ -19,17 +19,18 @@ from microsdc._validation import (
     check_columns,
     check_int,
     check_one_of,
-    given_alone_error,
     not_pandas,
     param_error,
 )
 from microsdc.exceptions import DataValidationError, InvalidParameterError
 from microsdc.recoding.bands import (
-    MAX_BANDS,
-    bin_labels,
     number_text,
-    width_edges,
-    width_labels,
+)
+from microsdc.recoding.bin_edges import (
+    bin_names,
+    checked_origin,
+    quantile_edges,
+    width_method_edges,
 )
 from microsdc.recoding.labels import _text as text_of
 from microsdc.recoding.labels import as_text, default_other_label, fits
@@ -213,7 +214,7 @@ def bin_numeric(
     func = "bin_numeric"
     series, frame = _take(data, column, func)
     method = check_one_of(method, "method", func, BIN_METHODS)
-    origin = _origin(method, width, origin, func)
+    origin = checked_origin(method, width, origin, func)
     if labels is not False and not isinstance(labels, str | Iterable):
         raise param_error("labels", func, "'auto', False or a list of labels", labels)
     if not isinstance(missing_values, Iterable):
@@ -222,9 +223,9 @@ def bin_numeric(
     ok = ~np.isnan(x)
     vals = x[ok]
     if method == "width":
-        edges, last_open = _width_edges(vals, bins, width, origin, func, series.name)
+        edges, last_open = width_method_edges(vals, bins, width, origin, func, series.name)
     elif method == "quantile":
-        edges, last_open = _quantile_edges(vals, bins, func), False
+        edges, last_open = quantile_edges(vals, bins, func), False
     else:
         edges, last_open = _given_edges(series, x, ok, bins, func), False
     code = np.full(len(x), -1, dtype=np.int64)
@@ -239,7 +240,7 @@ def bin_numeric(
         )
         out[code < 0] = pd.NA
         return _put(frame, series.name, out)
-    names = _bin_names(labels, edges, vals, last_open, func)
+    names = bin_names(labels, edges, vals, last_open, func)
     cat = pd.Categorical.from_codes(code, categories=pd.Index(names), ordered=True)
     out = pd.Series(cat, index=series.index, name=series.name)
     if codes_kept is not None:  # the declared codes, as text after the bins (-9 -> "-9")
@@ -278,78 +279,6 @@ def _bin_values(
     return x, (declared if declared.any() else None)
 
 
-def _origin(method: str, width: Any, origin: Any, func: str) -> float:
-    """``width`` and ``origin`` checked (``origin`` None: 0); ``width`` refused with a
-    method other than ``"width"``, ``origin`` without ``width``: alone each would
-    change nothing."""
-    if width is not None and (
-        isinstance(width, bool)
-        or not isinstance(width, numbers.Real)
-        or not math.isfinite(width)
-        or width <= 0
-    ):
-        raise param_error("width", func, "a real number > 0", width)
-    if origin is not None and (
-        isinstance(origin, bool)
-        or not isinstance(origin, numbers.Real)
-        or not math.isfinite(origin)
-    ):
-        raise param_error("origin", func, "a finite real number", origin)
-    if width is not None and method != "width":
-        raise given_alone_error(
-            func, "width", width, f"method is {method!r}, not 'width'",
-            "only method='width' cuts bands of a width", ("method", "method='width'"),
-        )  # fmt: skip
-    if origin is not None and width is None:
-        raise given_alone_error(
-            func, "origin", origin, "no 'width' is given",
-            "it only anchors the bands of a width", ("width", "'width'"),
-        )  # fmt: skip
-    return 0.0 if origin is None else float(origin)
-
-
-def _width_edges(
-    vals: np.ndarray, bins: Any, width: Any, origin: Any, func: str, column: Hashable | None
-) -> tuple[np.ndarray, bool]:
-    """The edges of ``method="width"``: bands of ``width`` from ``origin`` (the last one
-    open beyond the maximum), or ``bins`` equal bins from the minimum to the maximum;
-    ``column`` is named in the errors."""
-    if width is not None:
-        if bins is not None:
-            raise InvalidParameterError(
-                f"Give either 'bins' or 'width' to {func} with method='width', not both.",
-                func=func,
-                param="method",
-            )
-        edges = width_edges(
-            float(vals.min()) if len(vals) else None,
-            float(vals.max()) if len(vals) else None,
-            float(width),
-            float(origin),
-            func,
-            column,
-        )
-        return edges, True  # the top edge lies beyond the maximum
-    n_bins = check_int(bins, "bins", func, min_value=1, max_value=MAX_BANDS)
-    a, b = (float(vals.min()), float(vals.max())) if len(vals) else (0.0, 1.0)
-    if a == b:
-        a, b = a - 0.5, b + 0.5
-    return np.linspace(a, b, n_bins + 1), False
-
-
-def _quantile_edges(vals: np.ndarray, bins: Any, func: str) -> np.ndarray:
-    """The edges of ``method="quantile"`` (coinciding quantiles merged)."""
-    n_bins = check_int(bins, "bins", func, min_value=1, max_value=MAX_BANDS)
-    edges = (
-        np.unique(np.quantile(vals, np.linspace(0, 1, n_bins + 1)))
-        if len(vals)
-        else np.array([0.0, 1.0])
-    )
-    if len(edges) == 1:
-        edges = np.array([edges[0], edges[0] + 1.0])
-    return edges
-
-
 def _given_edges(
     series: pd.Series, x: np.ndarray, ok: np.ndarray, bins: Any, func: str
 ) -> np.ndarray:
@@ -371,37 +300,6 @@ def _given_edges(
             func=func,
         )
     return edges
-
-
-def _bin_names(
-    labels: str | Sequence[str] | bool,
-    edges: np.ndarray,
-    vals: np.ndarray,
-    last_open: bool,
-    func: str,
-) -> list[str]:
-    """One label per bin: the "auto" labels, or the list given (checked)."""
-    if isinstance(labels, str):
-        if labels != "auto":
-            raise param_error("labels", func, "'auto', False or a list of labels", labels)
-        finite = edges[np.isfinite(edges)]
-        integer = (
-            bool(np.all(np.mod(vals, 1) == 0) and np.all(np.mod(finite, 1) == 0)) and len(vals) > 0
-        )
-        if last_open:
-            # width bands: the last band is half-open like the others
-            return width_labels(edges, integer)
-        return bin_labels(edges, integer)
-    names = [str(s) for s in labels]  # type: ignore[union-attr]
-    n_bins_out = len(edges) - 1
-    if len(names) != n_bins_out or len(set(names)) != len(names):
-        raise InvalidParameterError(
-            f"The 'labels' parameter of {func} must give {n_bins_out} distinct labels "
-            f"(one per bin). Got {len(names)}.",
-            func=func,
-            param="labels",
-        )
-    return names
 
 
 def _code(data: Any, column: Any, threshold: Any, value: Any, func: str, above: bool) -> Any:
