@@ -325,20 +325,12 @@ def _category_on_patterns(
         greedy, ncat, jobs, costs, policy, fk_start=fk_start, progress=progress,
         records=records, first=first,
     )  # fmt: skip
-    if pieces is not None and _cost(sub[pieces.source], pieces, costs) <= _cost(
-        sub, Pieces(np.arange(len(sub)), records, greedy), costs
-    ):
+    if pieces is not None and costs.of_release(
+        (pieces.codes < 0) & (sub[pieces.source] >= 0), pieces.records
+    ) <= costs.of_release((greedy < 0) & (sub >= 0), records):
         return pieces
     sub[:] = greedy
     return None
-
-
-def _cost(original: np.ndarray, released: Pieces, costs: Costs) -> tuple[float, float]:
-    """What a release costs, as the greedy counts it: with ranked costs the cells, then
-    the weighted total; else the weighted total."""
-    blank = ((released.codes < 0) & (original >= 0)) * released.records[:, None]
-    total = float((blank * costs.weight).sum())
-    return (float(blank.sum()), total) if costs.ranked else (total, 0.0)
 
 
 def _over_pieces(

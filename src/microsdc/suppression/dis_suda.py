@@ -33,7 +33,6 @@ from microsdc.suppression.result import SuppressionResult
 __all__ = [
     "blank_matrix",
     "k2_jobs",
-    "release_cost",
     "suda_rule",
     "to_dis_suda_threshold",
     "with_dis_suda",
@@ -344,20 +343,10 @@ def _k2_release(
     return res, blank_matrix(df, res.data, cols, counted), _figures(measured, threshold[0])
 
 
-def release_cost(blank: np.ndarray, costs: Any) -> tuple[float, float]:
-    """What a release with blanks ``blank`` costs, as the greedy counts it: with ranked
-    costs (a ranking, the default) the cells, then the weighted total; with weights the
-    weighted total. Summed per variable, so two releases with as many blanks in every
-    variable cost exactly the same."""
-    per_var = blank.sum(axis=0).astype(np.float64)
-    total = float(per_var @ np.asarray(costs.weight, dtype=np.float64))
-    return (float(per_var.sum()), total) if costs.ranked else (total, 0.0)
-
-
 def _cheaper(alt: np.ndarray, blank: np.ndarray, costs: Any) -> bool:
     """True when the release with blanks ``alt`` costs less than ``blank`` (a tie keeps
     ``blank``)."""
-    return release_cost(alt, costs) < release_cost(blank, costs)
+    return bool(costs.of_release(alt) < costs.of_release(blank))
 
 
 def _compared(blank: np.ndarray, alt: np.ndarray | None, costs: Any) -> dict[str, Any]:
