@@ -146,29 +146,23 @@ def test_hand_computed_example(spark: Any) -> None:
     assert sorted(summary.column("count").to_pylist()) == [1, 1, 1, 1, 1, 2]
 
 
-def test_risk_frame_counts_and_joins_from_one_group_by(spark: Any) -> None:
-    # what `microsdc risk --engine ...` prints and writes
-    from microsdc.backends import detect_backend
-    from microsdc.risk.lazy import risk_frame
+def test_one_group_by_counts_summarises_and_joins(spark: Any) -> None:
+    # what `microsdc risk --engine ...` prints and writes, from one group-by
+    from microsdc.backends.adapters import adapt
+    from microsdc.risk.counting import append_fk, key_rows, summary_of
 
     sdf = spark.createDataFrame(
         pa.table(
             {"A": [0, 0, 1, 1, None, 0, None], "B": [1, 1, 2, 1, 2, None, None], "rid": range(7)}
         )
     )
-    n_at_risk, summary, with_fk, _table = risk_frame(
-        sdf,
-        detect_backend(sdf, "microsdc risk"),
-        ["A", "B"],
-        4,
-        missing="wildcard",
-        weights=None,
-        missing_values=None,
-        func="microsdc risk",
-        join=True,
-    )
-    assert n_at_risk == 2  # fk 3 and 2
+    func = "microsdc risk"
+    keys = key_rows(adapt(sdf, func), ["A", "B"], "wildcard", None, None, func, appends=True)
+    res = keys.frequencies()
+    assert int(res.count[res.fk < 4].sum()) == 2  # fk 3 and 2
+    summary = summary_of(keys, res, 4, "check_k_anonymity")
     assert summary.column("count").to_pylist() == [1, 1, 2, 1, 1, 1]  # riskiest first
+    with_fk = append_fk(keys, res.row_fk, res.row_Fk, 4, func)
     assert _rows(with_fk)["fk"].tolist() == [4, 4, 3, 2, 4, 5, 7]
 
 

@@ -124,6 +124,17 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
     ),
     NeedsRecords("noise", None, "noise is drawn record by record in memory"),
     NeedsRecords(
+        "risk_hid",
+        None,
+        "the household risk combines the individual risks of each household's members, "
+        "record by record",
+    ),
+    NeedsRecords(
+        "risk_sensitive",
+        None,
+        "l-diversity counts the sensitive values of the records of each key combination",
+    ),
+    NeedsRecords(
         "random_order",
         None,
         "the released rows are put in a new order (sorted by a hash of their values) in "

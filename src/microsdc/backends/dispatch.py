@@ -33,13 +33,13 @@ from typing import Any, ParamSpec, TypeVar
 from microsdc.backends.adapters import adapt
 from microsdc.exceptions import InvalidParameterError
 
-__all__ = ["FrameRoutes", "accepts_frames", "lazy_refusal_text"]
+__all__ = ["COLLECT", "FrameRoutes", "accepts_frames", "lazy_refusal_text"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 #: How to bring a lazy frame's rows into memory, by engine.
-_COLLECT = {
+COLLECT = {
     "polars": "polars: .collect()",
     "DuckDB": "DuckDB: .pl() or .df()",
     "PySpark": "Spark: .toPandas(), or .toArrow() for a pyarrow table",
@@ -52,7 +52,7 @@ def lazy_refusal_text(func: str, engine: str, param: str | None = None) -> str:
     given = f" as '{param}'" if param is not None else ""
     return (
         f"{func} needs the rows in memory; got a lazy {engine} frame{given}. "
-        f"Collect it first ({_COLLECT.get(engine, _COLLECT['polars'])})."
+        f"Collect it first ({COLLECT.get(engine, COLLECT['polars'])})."
     )
 
 
@@ -84,7 +84,7 @@ class FrameRoutes:
 
 def accepts_frames(
     *,
-    lazy: Callable[..., Any] | None = None,
+    lazy: Callable[..., Any] | bool | None = None,
     eager: Callable[..., Any] | None = None,
     frames: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -92,11 +92,11 @@ def accepts_frames(
 
     Parameters
     ----------
-    lazy : callable, optional
+    lazy : callable or True, optional
         The function's implementation for a lazy frame (polars ``LazyFrame``,
         DuckDB relation, Spark ``DataFrame``), called with every parameter of the
-        function by name (defaults filled in). Without it a lazy frame is refused
-        with how to collect it.
+        function by name (defaults filled in); True when the function serves lazy
+        frames itself. Without it a lazy frame is refused with how to collect it.
     eager : callable, optional
         A route of its own for a polars ``DataFrame`` or pyarrow ``Table``, called
         the same way; without it the frame is converted to pandas, the function
@@ -134,7 +134,8 @@ def accepts_frames(
             raise TypeError(f"{func.__name__}: frames must name its parameters, got {names}")
         if eager is not None and len(names) > 1:
             raise TypeError(f"{func.__name__}: an eager route serves a function of one frame")
-        routes = FrameRoutes(tuple(names), lazy, eager)
+        own = func if lazy is True else None  # the function serves lazy frames itself
+        routes = FrameRoutes(tuple(names), own or (lazy if callable(lazy) else None), eager)
         name = func.__name__
         call: Callable[..., R] = func
 

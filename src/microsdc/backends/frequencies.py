@@ -7,7 +7,7 @@ turns its result back into a frame of the same kind, row-aligned with the input.
 Lazy frames (polars ``LazyFrame``, DuckDB relations, Spark DataFrames): the engine
 groups the rows by the QIs, missing values kept as a group, and counts them (and
 sums the weights) (:func:`aggregate`); :func:`join_back` joins the figures computed
-on those patterns (:mod:`microsdc.risk.lazy`) back with a null-safe join on the QIs.
+on those patterns (:mod:`microsdc.risk.counting`) back with a null-safe join on the QIs.
 """
 
 from __future__ import annotations

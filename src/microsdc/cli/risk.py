@@ -145,9 +145,7 @@ def risk(
     con = console()
     con.print(_header(file, engine, counted, qis, policy.label))
     n = counted.n
-    _print_counts(
-        con, counted.fk, counted.counts, counted.Fk, ks, k, policy.kind, weight, counted.riskiest
-    )
+    _print_counts(con, counted, ks, k, policy.kind, weight)
     if household is not None and hid is not None:
         con.print(_household_line(household, df[hid].nunique(), hid))
     suda_columns: dict[str, Any] = {}
@@ -186,6 +184,7 @@ class _Counts(NamedTuple):
     res: Any = None
     special: Any = None
     intruder: dict[str, Any] | None = None  # in the engine: its figures, from the patterns
+    figures: dict[str, Any] | None = None  # in the engine: risk_summary's, from the patterns
 
 
 def _header(file: str, engine: str, counted: _Counts, qis: list[str], label: str) -> str:
@@ -267,8 +266,8 @@ def _count_records(
     special uniques when asked, and the ``top`` riskiest key combinations; ``step``,
     the progress bar, its task and the engine."""
     from microsdc.encode import encode_qis
+    from microsdc.risk.counting import _weights
     from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
-    from microsdc.risk.kanonymity import _weights
 
     weight, hid = columns
     bar, task, _ = step
@@ -314,28 +313,28 @@ def _count_patterns(
     """The distinct key combinations of a lazy ``frame`` counted by its engine (one
     group-by, joined back to the rows for ``--out``) and the ``top`` riskiest of them;
     ``step``, the progress bar, its task and the engine."""
-    from microsdc.backends import detect_backend
+    from microsdc._core.policy import parse_policy
+    from microsdc.backends.adapters import adapt
     from microsdc.backends.frequencies import N_RECORDS, to_pandas
     from microsdc.data.quality import warn_suspect_key_texts
-    from microsdc.risk.lazy import risk_frame
+    from microsdc.risk.counting import append_fk, key_rows, summary_of
     from microsdc.risk.prosecutor import prosecutor_of_patterns
+    from microsdc.risk.summary import key_figures
 
+    func = "microsdc risk"
     bar, task, engine = step
     bar.update(task, description=f"grouping by the key variables ({engine})", total=None)
-    _n, summary, with_fk, patterns = risk_frame(
-        frame,
-        detect_backend(frame, "microsdc risk"),
-        qis,
-        k,
-        missing=policy_value(missing),
-        weights=weight,
-        missing_values=mv,
-        func="microsdc risk",
-        join=out is not None,
+    # one group-by of the engine serves the counts, the figures and the rows written
+    keys = key_rows(
+        adapt(frame, func), qis, policy_value(missing), weight, mv, func, appends=out is not None
     )
+    res = keys.frequencies()
+    summary = summary_of(keys, res, k, "check_k_anonymity")
+    joined = append_fk(keys, res.row_fk, res.row_Fk, k, func) if out is not None else None
     bar.update(task, completed=1)
     # the headline of the file as written, from the same group-by as the counts
-    written = to_pandas(patterns)
+    written = keys.rows
+    assert written is not None
     intruder = prosecutor_of_patterns(written, qis, written[N_RECORDS], k)
     s = to_pandas(summary)
     warn_suspect_key_texts(s, list(qis), mv, "--missing-values '{0}'", s["count"])
@@ -343,8 +342,14 @@ def _count_patterns(
     n = int(counts.sum())
     riskiest = _riskiest(s, top, list(qis), list(qis)) if top and n else None
     Fk = s["Fk"].to_numpy() if "Fk" in s.columns else None
-    added = _appended(frame, with_fk) if out else []
-    return _Counts(n, fk, counts, Fk, riskiest, len(s), added, with_fk, intruder=intruder)
+    added = _appended(frame, joined) if out else []
+    # the expected re-identifications and risks are risk_summary's (k does not enter them)
+    figures = None
+    if parse_policy(policy_value(missing), func).kind != "alpha":
+        figures = key_figures(keys, 1, 0.1, False, mv, res)[0]
+    return _Counts(
+        n, fk, counts, Fk, riskiest, len(s), added, joined, intruder=intruder, figures=figures
+    )
 
 
 def _riskiest(
@@ -397,22 +402,15 @@ def _intruder_text(fig: dict[str, Any], k: int) -> str:
 
 
 def _print_counts(
-    con: Any,
-    fk: Any,
-    counts: Any,
-    Fk: Any,
-    ks: list[int],
-    k: int,
-    policy_kind: str,
-    weight: str | None,
-    riskiest: tuple[Any, list[Any], list[Any]] | None,
+    con: Any, counted: _Counts, ks: list[int], k: int, policy_kind: str, weight: str | None
 ) -> None:
     """The records at risk for each k, the expected re-identifications and the riskiest
-    key combinations (``riskiest``: the rows to show, their key-variable columns and the
-    names to show for them); ``counts`` records per row (None: one each)."""
+    key combinations (``counted.riskiest``: the rows to show, their key-variable columns
+    and the names to show for them); ``counted.counts`` records per row (None: one each)."""
     import numpy as np
     from rich.table import Table
 
+    fk, counts, Fk, riskiest = counted.fk, counted.counts, counted.Fk, counted.riskiest
     n = len(fk) if counts is None else int(counts.sum())
     table = Table(title="Records at risk (fk < k)", title_justify="left")
     for c in ("k", "records at risk", "share"):
@@ -423,7 +421,7 @@ def _print_counts(
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
     if policy_kind != "alpha" and n:
-        con.print(_expected_line(fk, Fk, counts, weight))
+        con.print(_expected_line(counted.figures or _record_figures(fk, Fk), weight))
     if riskiest is not None:
         rows, cols, names = riskiest
         con.print(riskiest_table(rows, names, Fk is not None, con.width))
@@ -431,19 +429,21 @@ def _print_counts(
             con.print(_missing_legend(policy_kind))  # only when the table shows one
 
 
-def _expected_line(fk: Any, Fk: Any, counts: Any, weight: str | None) -> str:
-    """Expected re-identifications, global and highest individual risk, as one line.
-
-    ``fk`` and ``Fk`` are per record, or per distinct pattern with ``counts``
-    records each.
-    """
+def _record_figures(fk: Any, Fk: Any) -> dict[str, Any]:
+    """The risk figures of records in memory (``fk`` and ``Fk`` per record)."""
     import numpy as np
 
-    from microsdc.report import format_percent
     from microsdc.risk.summary import pattern_risk_summary
 
-    records = np.ones(len(fk), dtype=np.int64) if counts is None else counts
-    figures = pattern_risk_summary(fk, Fk, records, 1)  # k does not enter the three shown
+    records = np.ones(len(fk), dtype=np.int64)
+    return pattern_risk_summary(fk, Fk, records, 1)  # k does not enter the three shown
+
+
+def _expected_line(figures: dict[str, Any], weight: str | None) -> str:
+    """Expected re-identifications, global and highest individual risk, as one line,
+    from the risk figures (:func:`~microsdc.risk.summary.risk_summary`'s)."""
+    from microsdc.report import format_percent
+
     er = figures["expected_reidentifications"]
     how = (
         f"with the weights in {weight} (Benedetti-Franconi, as sdcMicro's measure_risk)"

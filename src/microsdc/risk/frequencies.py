@@ -3,8 +3,8 @@
 :func:`frequencies_from_codes` counts on distinct patterns (each with its number
 of records), :func:`row_frequencies` gives them per record, and
 :func:`pattern_summary` is the summary frame of :func:`~microsdc.risk.check_k_anonymity`.
-The pandas route (:mod:`microsdc.risk.kanonymity`) and the engine route
-(:mod:`microsdc.risk.lazy`) both count here.
+Every frame is counted here, through :mod:`microsdc.risk.counting`: a pandas
+frame's records, or a lazy frame's key combinations with their records.
 """
 
 from __future__ import annotations

@@ -13,27 +13,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._core.policy import MissingPolicy, Policy, parse_policy
-from microsdc._validation import (
-    check_columns,
-    check_frame,
-    check_int,
-    check_weight_apart,
-    incomplete_column_error,
-    param_error,
-)
+from microsdc._core.policy import MissingPolicy, parse_policy
+from microsdc._validation import check_int
+from microsdc.backends.adapters import adapt
 from microsdc.backends.dispatch import accepts_frames
-from microsdc.data.quality import refuse_text_weights
-from microsdc.encode import EncodedQIs, MissingValues, encode_qis
-from microsdc.exceptions import DataValidationError
+from microsdc.encode import MissingValues
+from microsdc.risk.counting import (
+    append_fk,
+    frequencies_for,
+    key_rows,
+    summary_of,
+)
 from microsdc.risk.frequencies import (
     PatternFrequencies,
     frequencies_from_codes,
-    pattern_summary,
     row_frequencies,
     share_weighted_support,
 )
-from microsdc.risk.lazy import check_k_anonymity_lazy, sample_frequencies_lazy
 
 __all__ = [
     "DEFAULT_K",
@@ -50,133 +46,6 @@ __all__ = [
 #: The k that the command line (``-k``) and a job (``risk.k``) protect to when none is
 #: given. The library's functions take k without a default.
 DEFAULT_K = 3
-
-
-def _weights(df: pd.DataFrame, weights: Any, func: str) -> np.ndarray | None:
-    """Validate sampling weights given as a column name or an array of length n_rows."""
-    if weights is None:
-        return None
-    if isinstance(weights, pd.Series | np.ndarray | list):
-        name = "weights"
-        if isinstance(weights, pd.Series) and not weights.index.equals(df.index):
-            weights = _aligned_weights(df, weights, func)
-        values = pd.Series(np.asarray(weights), index=None if len(weights) != len(df) else df.index)
-        if len(values) != len(df):
-            raise param_error(
-                "weights",
-                func,
-                f"a column name or an array of length {len(df)}",
-                f"an array of length {len(values)}",
-            )
-    else:
-        check_columns(df, [weights], "weights", func)
-        name = repr(weights)
-        values = df[weights]
-    refuse_text_weights(values, name, None if name == "weights" else weights, func)
-    try:
-        numeric = pd.to_numeric(values, errors="raise")
-    except (TypeError, ValueError) as exc:
-        # the rows of the text, by label (pandas names a position from 0)
-        parsed = pd.to_numeric(values, errors="coerce")
-        text = np.asarray(pd.Series(parsed).isna().to_numpy() & values.notna().to_numpy())
-        shown = ", ".join(
-            f"{r!r}: {v!r}"
-            for r, v in zip(df.index[text][:5], values[text].iloc[:5].tolist(), strict=True)
-        )
-        from microsdc.data.quality import decimal_comma_hint
-
-        hint = decimal_comma_hint(values[text].astype(str).tolist())
-        raise DataValidationError(
-            f"The weight column {name} of {func} must be numeric: it holds {int(text.sum())} "
-            f"value(s) that are not numbers (first rows: {shown}).{hint}",
-            func=func,
-        ) from exc
-    w = pd.Series(numeric).astype("float64").to_numpy(na_value=np.nan)
-    bad = ~np.isfinite(w)
-    if bad.any():
-        where = f"The weight column {name} of {func}"
-        fix = "Weights must be known for every record."
-        raise incomplete_column_error(where, bad, df.index, func, fix, what="missing or infinite")
-    neg = w < 0
-    if neg.any():
-        shown = ", ".join(
-            f"{r!r}: {v:g}" for r, v in zip(df.index[neg][:5], w[neg][:5], strict=True)
-        )
-        raise DataValidationError(
-            f"The weight column {name} of {func} has {int(neg.sum())} negative value(s) "
-            f"(first rows: {shown}). Sampling weights must be >= 0.",
-            failure_cases=list(df.index[neg]),
-            func=func,
-        )
-    if len(w) and not w.any():
-        raise DataValidationError(
-            f"The weight column {name} of {func} is 0 for every record: Fk would be 0 for every "
-            "key. Sampling weights say how many people a record stands for (usually >= 1).",
-            func=func,
-        )
-    return w
-
-
-def _aligned_weights(df: pd.DataFrame, weights: pd.Series, func: str) -> pd.Series:
-    """A weight Series whose index holds the labels of ``df`` in another order, put in
-    the order of ``df`` (by label, as pandas aligns); any other index is refused, since
-    taking it by position would give records the weights of others."""
-    if (
-        len(weights) == len(df)
-        and weights.index.is_unique
-        and df.index.is_unique
-        and weights.index.isin(df.index).all()
-    ):
-        return weights.reindex(df.index)
-    absent = list(weights.index[~weights.index.isin(df.index)][:5])
-    raise DataValidationError(
-        f"The weights Series of {func} is indexed otherwise than the data"
-        + (f" (labels not in the data: {absent})" if absent else "")
-        + ": give one weight per record with the data's index, or pass "
-        "weights.to_numpy() to take them in the order of the records.",
-        func=func,
-    )
-
-
-def prepare_with_k(
-    df: Any,
-    quasi_identifiers: Any,
-    k: Any,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-    func: str,
-    *,
-    with_k: bool = True,
-) -> tuple[Any, EncodedQIs, Policy, np.ndarray | None]:
-    """``k`` checked (an int >= 1; not looked at when ``with_k`` is False), then the
-    frame, the policy, the encoded QIs and the weights, the errors naming ``func``: the
-    start of :func:`check_k_anonymity`,
-    :func:`~microsdc.risk.safe_combinations.safe_combinations` and (without k)
-    :func:`frequencies_for` on pandas."""
-    if with_k:
-        k = check_int(k, "k", func, min_value=1)
-    check_frame(df, "df", func)
-    policy = parse_policy(missing, func)
-    enc = encode_qis(df, quasi_identifiers, missing_values=missing_values, func=func)
-    check_weight_apart(weights, enc.columns, func)
-    w = _weights(df, weights, func)
-    return k, enc, policy, w
-
-
-def frequencies_for(
-    df: pd.DataFrame,
-    quasi_identifiers: Any,
-    missing: Any,
-    weights: Any,
-    missing_values: MissingValues,
-    func: str,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """``fk`` and ``Fk`` (None without weights) per record, the errors naming ``func``."""
-    _, enc, policy, w = prepare_with_k(
-        df, quasi_identifiers, None, missing, weights, missing_values, func, with_k=False
-    )
-    return row_frequencies(enc.codes, enc.n_categories, policy=policy, weights=w)
 
 
 def _in_memory(
@@ -221,7 +90,7 @@ def _k_anonymity_in_memory(
     return _in_memory(check_k_anonymity, df, quasi_identifier_cols, k, options)
 
 
-@accepts_frames(lazy=sample_frequencies_lazy, eager=_frequencies_in_memory)
+@accepts_frames(lazy=True, eager=_frequencies_in_memory)
 def sample_frequencies(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -327,18 +196,21 @@ default "wildcard"
     [2.96, 2.96, 1.56, 1.24, 2.8, 4.2, 7.0]
     """
     func = "sample_frequencies"
+    frame = adapt(df, func)
     if k is not None:
         k = check_int(k, "k", func, min_value=1)
-    fk, big_fk = frequencies_for(df, quasi_identifiers, missing, weights, missing_values, func)
-    out = pd.DataFrame({"fk": fk}, index=df.index)
-    if big_fk is not None:
-        out["Fk"] = big_fk
-    if k is not None:
-        out["at_risk"] = out["fk"] < k
-    return out
+    keys = key_rows(
+        frame, quasi_identifiers, missing, weights, missing_values, func, appends=True, keyed=True
+    )
+    if keys.plan is not None:  # DuckDB counted on one combined key
+        from microsdc.backends.patterns import keyed_frequencies
+
+        return keyed_frequencies(df, frame.backend, keys.columns, keys.plan, keys.policy, k, func)
+    fk, big_fk = keys.row_frequencies()
+    return append_fk(keys, fk, big_fk, k, func)
 
 
-@accepts_frames(lazy=check_k_anonymity_lazy, eager=_k_anonymity_in_memory)
+@accepts_frames(lazy=True, eager=_k_anonymity_in_memory)
 def check_k_anonymity(
     df: pd.DataFrame,
     quasi_identifier_cols: Sequence[Hashable],
@@ -398,11 +270,9 @@ def check_k_anonymity(
     [['m', '20', 2, 2], ['f', '30', 1, 2], ['f', '40', 1, 2], ['f', nan, 1, 3]]
     """
     func = "check_k_anonymity"
-    k, enc, policy, w = prepare_with_k(
-        df, quasi_identifier_cols, k, missing, weights, missing_values, func
-    )
-    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
-    row_fk = res.row_fk
-    n_at_risk = int(np.count_nonzero(row_fk < k))
-    summary = pattern_summary(enc, res, k, func=func)
-    return n_at_risk, summary
+    frame = adapt(df, func)
+    k = check_int(k, "k", func, min_value=1)
+    keys = key_rows(frame, quasi_identifier_cols, missing, weights, missing_values, func)
+    res = keys.frequencies()
+    n_at_risk = int(res.count[res.fk < k].sum())
+    return n_at_risk, summary_of(keys, res, k, func)

@@ -30,24 +30,16 @@ def _on_engine(
 ) -> list[list[Hashable]]:
     """:func:`safe_combinations` of a polars, pyarrow, DuckDB or Spark frame: the engine
     gives the distinct patterns with their record counts, and the search runs on them."""
-    from microsdc.backends import detect_backend
-    from microsdc.risk.lazy import record_patterns
+    from microsdc.backends.adapters import adapt
+    from microsdc.risk.counting import key_rows
 
     func = "safe_combinations"
     k = check_int(k, "k", func, min_value=1)
     min_size, max_size, maximal = _check_sizes(
         min_combi_size, max_combi_size, maximal, len(list(quasi_identifiers)), func
     )
-    backend = detect_backend(df, func)
-    enc, policy, counts = record_patterns(
-        df,
-        backend,
-        quasi_identifiers,
-        missing=missing,
-        missing_values=missing_values,
-        func=func,
-    )
-    return _search(enc, policy, k, min_size, max_size, maximal, counts)
+    keys = key_rows(adapt(df, func), quasi_identifiers, missing, None, missing_values, func)
+    return _search(keys.enc, keys.policy, k, min_size, max_size, maximal, keys.records)
 
 
 @accepts_frames(lazy=_on_engine, eager=_on_engine)
@@ -117,7 +109,7 @@ def safe_combinations(
     [['a', 'c'], ['b', 'c']]
     """
     func = "safe_combinations"
-    from microsdc.risk.kanonymity import prepare_with_k
+    from microsdc.risk.counting import prepare_with_k
 
     k, enc, policy, _ = prepare_with_k(
         df, quasi_identifiers, k, missing, None, missing_values, func

@@ -1,9 +1,11 @@
 """The risk figures of a file, before and after protection, as a job's audit record,
 its report and ``microsdc run`` show them.
 
-:func:`risk_summary` measures a pandas frame; :func:`pattern_risk_summary` gives the
-same figures from the distinct key combinations of a file and their numbers of
-records, which is all a lazy engine reports.
+:func:`risk_summary` measures a frame: a pandas frame record by record, a lazy frame
+(polars ``LazyFrame``, DuckDB relation, Spark ``DataFrame``) from the distinct key
+combinations its engine reports and their numbers of records, through the same count
+(:mod:`microsdc.risk.counting`). :func:`pattern_risk_summary` gives those figures from
+combinations a caller already holds.
 """
 
 from __future__ import annotations
@@ -24,14 +26,16 @@ from microsdc._validation import (
     check_one_of,
     param_error,
 )
-from microsdc.encode import missing_mask
+from microsdc.backends.adapters import FrameAdapter, adapt
+from microsdc.backends.dispatch import accepts_frames
+from microsdc.risk.counting import KeyRows, key_rows
+from microsdc.risk.frequencies import PatternFrequencies
 from microsdc.risk.individual import (
     _household_codes,
     _household_from_risk,
     risk_from_frequencies,
     whole_matches,
 )
-from microsdc.risk.kanonymity import frequencies_for
 from microsdc.risk.ldiversity import KINDS, l_diversity
 
 __all__ = [
@@ -238,6 +242,23 @@ def pattern_risk_summary(
         fractional = bool(np.any(fk != np.floor(fk)))
     else:
         fractional = _fractional(parse_policy(missing, func))
+    return _pattern_figures(fk, Fk, records, k, risk_threshold, missing_qi_cells, fractional)
+
+
+def _pattern_figures(
+    fk: np.ndarray,
+    Fk: np.ndarray | None,
+    records: np.ndarray,
+    k: int,
+    risk_threshold: float,
+    missing_qi_cells: int,
+    fractional: bool,
+) -> dict[str, Any]:
+    """The figures from distinct key combinations (fk and Fk as floats, records as
+    integers, as :func:`pattern_risk_summary` takes them)."""
+    fk = np.asarray(fk, dtype=np.float64)
+    Fk = None if Fk is None else np.asarray(Fk, dtype=np.float64)
+    records = np.asarray(records, dtype=np.float64).astype(np.int64)
     risk = np.asarray(risk_from_frequencies(whole_matches(fk), Fk), dtype=np.float64)
     return _figures(fk, risk, records, k, risk_threshold, missing_qi_cells, fractional)
 
@@ -259,6 +280,7 @@ def _numbers(value: Any, name: str, func: str, length: int | None) -> np.ndarray
     return arr
 
 
+@accepts_frames(lazy=True)
 def risk_summary(
     df: pd.DataFrame,
     quasi_identifiers: Sequence[Hashable],
@@ -280,7 +302,10 @@ def risk_summary(
     Parameters
     ----------
     df : pandas.DataFrame of shape (n_rows, n_columns)
-        Never modified.
+        Never modified. A polars ``DataFrame`` or pyarrow ``Table`` is measured as
+        pandas; a polars ``LazyFrame``, DuckDB relation or Spark ``DataFrame`` from
+        its distinct key combinations, which its engine counts (no row enters
+        Python): the same figures, without the household risk and l-diversity.
     quasi_identifiers : list of column names
         Key variables.
     k : int >= 1
@@ -288,9 +313,9 @@ def risk_summary(
     weights : column name, optional
         Sampling weights (the individual risk is then estimated for the population).
     hid : column name, optional
-        Household identifier; adds the household risk.
+        Household identifier; adds the household risk. Not on a lazy frame.
     sensitive : list of column names, optional
-        Sensitive variables whose l-diversity is measured.
+        Sensitive variables whose l-diversity is measured. Not on a lazy frame.
     kind : {"distinct", "entropy", "recursive"}, default "distinct"
         Kind of l-diversity (:func:`microsdc.risk.ldiversity.l_diversity`).
     l : int >= 1, default 2
@@ -329,6 +354,17 @@ def risk_summary(
         As :func:`microsdc.risk.kanonymity.sample_frequencies`,
         :func:`microsdc.risk.individual.household_risk` and
         :func:`microsdc.risk.ldiversity.l_diversity`.
+    InvalidParameterError
+        Also when ``hid`` or ``sensitive`` is given with a lazy frame: the household
+        risk and l-diversity need the records (the message names the parameter and
+        how to collect the frame), after the other parameters are checked and before
+        any row is read.
+
+    Notes
+    -----
+    On a lazy frame the figures are summed over the distinct key combinations, each
+    weighing its records: the same numbers as on the records, up to the last bits
+    of the sums of risks.
 
     Examples
     --------
@@ -339,41 +375,106 @@ def risk_summary(
     (1, 2.0)
     """
     func = "risk_summary"
-    check_frame(df, "df", func)
-    qi = check_columns(df, quasi_identifiers, "quasi_identifiers", func)
+    frame = adapt(df, func)
+    names = df if frame.name == "pandas" else _schema_frame(frame)
+    check_frame(names, "df", func)
+    qi = check_columns(names, quasi_identifiers, "quasi_identifiers", func)
     k = check_int(k, "k", func, min_value=1)
     risk_threshold = check_number(
         risk_threshold, "risk_threshold", func, low=0, high=1, low_open=True
     )
     for name, column in (("weights", weights), ("hid", hid)):
         if column is not None:
-            check_columns(df, [column], name, func)
-    sensitive = check_columns(df, sensitive, "sensitive", func, allow_empty=True)
+            check_columns(names, [column], name, func)
+    sensitive = check_columns(names, sensitive, "sensitive", func, allow_empty=True)
     check_one_of(kind, "kind", func, KINDS)
     check_int(l, "l", func, min_value=1)
     if c is not None:
         check_number(c, "c", func, low=0, low_open=True)
     fractional = _fractional(parse_policy(missing, func))
     check_missing_values(missing_values, "missing_values", func)
+    if frame.lazy:
+        _refuse_record_measures(frame, hid, sensitive)
     # the errors of the count name risk_summary, the function called
-    fk, big_fk = frequencies_for(df, qi, missing, weights, missing_values, func)
-    risk = risk_from_frequencies(whole_matches(fk), big_fk)
-    n = len(df)
-    n_missing = sum(int(missing_mask(df[col], missing_values or []).sum()) for col in qi)
-    out = _figures(fk, risk, None, k, risk_threshold, n_missing, fractional)
+    keys = key_rows(frame, qi, missing, weights, missing_values, func)
+    out, risk = key_figures(keys, k, risk_threshold, fractional, missing_values)
     if hid is not None:
-        codes = _household_codes(df, hid, func)
-        hh = _household_from_risk(risk, codes)
-        her = float(hh.sum())
-        out["household"] = {
-            "n_households": int(codes.max()) + 1 if n else 0,
-            "expected_reidentifications": her,
-            "global_risk": her / n if n else 0.0,
-            "max_risk": float(hh.max()) if n else 0.0,
-        }
+        out["household"] = _household(df, hid, risk, func)
     if sensitive:
         out["l_diversity"] = _l_diversity(df, qi, sensitive, kind, l, c, missing, missing_values)
     return out
+
+
+def _schema_frame(frame: FrameAdapter) -> pd.DataFrame:
+    """An empty pandas frame with the columns of the engine frame ``frame`` (from its
+    schema: no row is read), for the column checks."""
+    import narwhals as nw
+
+    from microsdc.backends.frequencies import columns
+
+    names = columns(nw.from_native(frame.native))
+    return pd.DataFrame(columns=pd.Index(names, dtype=object))
+
+
+#: risk_summary's parameters that need the records, by their entry in the table of what
+#: a lazy engine cannot do (:data:`microsdc.backends.capabilities.NEEDS_RECORDS`).
+_RECORD_MEASURES = {"hid": "risk_hid", "sensitive": "risk_sensitive"}
+
+
+def _refuse_record_measures(frame: FrameAdapter, hid: Any, sensitive: Any) -> None:
+    """Refuse the household risk and l-diversity on a lazy frame, with the capability
+    table's reason and how to collect the frame."""
+    from microsdc._validation import lazy_refusal
+    from microsdc.backends.capabilities import first_refusal
+    from microsdc.backends.dispatch import COLLECT
+
+    given = {"hid": hid, "sensitive": sensitive}
+    refused = first_refusal({_RECORD_MEASURES[p]: v for p, v in given.items()})
+    if refused is not None:
+        entry, value = refused
+        param = next(p for p, key in _RECORD_MEASURES.items() if key == entry.param)
+        collect = COLLECT.get(frame.name, COLLECT["polars"])
+        raise lazy_refusal(param, "risk_summary", entry.reason(value), value, collect)
+
+
+def key_figures(
+    keys: KeyRows,
+    k: int,
+    risk_threshold: float,
+    fractional: bool,
+    missing_values: Any,
+    res: PatternFrequencies | None = None,
+) -> tuple[dict[str, Any], np.ndarray | None]:
+    """The figures of :func:`risk_summary` (household risk and l-diversity left empty)
+    from the key rows of a frame (:func:`~microsdc.risk.counting.key_rows`), and the
+    individual risk of each record (None when the rows are an engine's combinations).
+
+    Records in memory are counted one by one; an engine's combinations are counted as
+    distinct patterns with their records (:func:`pattern_risk_summary`'s figures), ``res``
+    their frequencies when already counted (:meth:`KeyRows.frequencies`)."""
+    if keys.records is None:
+        fk, big_fk = keys.row_frequencies()
+        risk = risk_from_frequencies(whole_matches(fk), big_fk)
+        n_missing = keys.missing_cells(missing_values)
+        return _figures(fk, risk, None, k, risk_threshold, n_missing, fractional), risk
+    res = keys.frequencies() if res is None else res
+    n_missing = keys.missing_cells(missing_values)
+    out = _pattern_figures(res.fk, res.Fk, res.count, k, risk_threshold, n_missing, fractional)
+    return out, None
+
+
+def _household(df: pd.DataFrame, hid: Hashable, risk: Any, func: str) -> dict[str, Any]:
+    """The ``household`` entry of :func:`risk_summary`."""
+    n = len(df)
+    codes = _household_codes(df, hid, func)
+    hh = _household_from_risk(risk, codes)
+    her = float(hh.sum())
+    return {
+        "n_households": int(codes.max()) + 1 if n else 0,
+        "expected_reidentifications": her,
+        "global_risk": her / n if n else 0.0,
+        "max_risk": float(hh.max()) if n else 0.0,
+    }
 
 
 def _l_diversity(
