@@ -65,3 +65,40 @@ def test_the_engine_prints_the_pandas_lines_on_adult(
     assert len(pandas_intruder) == 1 and intruder == pandas_intruder
     policy = pandas_text[pandas_text.index("missing values as") :].split()[3]
     assert f"missing values as {policy}" in text
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_engine_prints_the_figures_of_risk_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str, weighted: bool
+) -> None:
+    """The expected re-identifications, global and highest risk of ``--engine`` are the
+    figures risk_summary gives for the lazy frame. By hand: sex x age with (m, 1) twice,
+    (f, 2), (f, missing), (m, 3): fk = 2, 2, 2, 2, 1, so 4 x 1/2 + 1 = 3.0 expected
+    re-identifications without weights, 60 % of the 5 records, highest risk 1."""
+    from microsdc.risk import risk_summary
+
+    src = tmp_path / "in.parquet"
+    df = pd.DataFrame(
+        {"sex": ["m", "m", "f", "f", "m"], "age": [1, 1, 2, None, 3], "w": [3.0, 5, 2, 8, 4]}
+    )
+    df.to_parquet(src)
+    args = ["risk", str(src), "--qi", "sex,age", "-k", "2"]
+    args += ["--weight", "w"] if weighted else []
+    text, _ = _lines(args, engine, capsys)
+    if engine == "polars":
+        import polars as pl
+
+        lazy = pl.scan_parquet(src)
+    else:
+        import duckdb
+
+        lazy = duckdb.connect().read_parquet(str(src))
+    fig = risk_summary(lazy, ["sex", "age"], 2, weights="w" if weighted else None)
+    from microsdc.report import format_percent
+
+    er, share = fig["expected_reidentifications"], format_percent(fig["global_risk"], 2)
+    assert f"Expected re-identifications: {er:,.1f}; global risk {share} of records; " in text
+    assert f"highest individual risk {fig['max_risk']:.2g};" in text
+    if not weighted:
+        assert (er, fig["global_risk"], fig["max_risk"]) == (3.0, 0.6, 1.0)
