@@ -325,7 +325,7 @@ def prepare_with_k(
 ) -> tuple[Any, EncodedQIs, Policy, np.ndarray | None]:
     """``k`` checked (an int >= 1; not looked at when ``with_k`` is False), then the
     frame, the policy, the encoded QIs and the weights, the errors naming ``func``: the
-    start of :func:`check_k_anonymity`,
+    key rows of a pandas frame (:func:`key_rows`), and the start of
     :func:`~microsdc.risk.safe_combinations.safe_combinations` and (without k)
     :func:`frequencies_for` on pandas."""
     if with_k:
