@@ -11,8 +11,8 @@ import pytest
 
 import microsdc
 from microsdc.backends import keyed
+from microsdc.backends import patterns as fk_join
 from microsdc.exceptions import DataValidationError
-from microsdc.risk import lazy as risk_lazy
 from microsdc.suppression import keyed as suppression_keyed
 from microsdc.suppression import lazy as suppression_lazy
 
@@ -47,7 +47,7 @@ def _lossy_join(original: Any) -> Any:
 def test_records_without_fk_raise(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
     ok = _collect(microsdc.sample_frequencies(_frame(kind), ["s"], k=2))
     assert len(ok) == 5
-    monkeypatch.setattr(risk_lazy, "join_back", _lossy_join(risk_lazy.join_back))
+    monkeypatch.setattr(fk_join, "join_back", _lossy_join(fk_join.join_back))
     with pytest.raises(DataValidationError, match=r"5 of them without fk.*'s' (String|VARCHAR)"):
         microsdc.sample_frequencies(_frame(kind), ["s"], k=2)
 
