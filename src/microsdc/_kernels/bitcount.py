@@ -15,7 +15,7 @@ import numpy as np
 
 from microsdc._kernels.conservative import min_completion
 
-__all__ = ["bitset_bytes", "bitset_support", "popcount"]
+__all__ = ["bitset_bytes", "bitset_support", "category_sets", "popcount"]
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -38,14 +38,22 @@ def popcount(x):  # pragma: no cover - numba
 
 
 @numba.njit(cache=True, nogil=True)
-def _build(codes, card):  # pragma: no cover - numba
+def category_sets(codes, card):  # pragma: no cover - numba
+    """The sets ``B[j, v]``: for column j and category v, the rows of ``codes`` whose
+    value in column j is v or missing (-1), as bit rows.
+
+    Returns ``offset`` (row of ``B[j, 0]`` is ``offset[j]``), ``bits`` (one row of
+    uint64 words per set; at least one row) and ``size`` (rows in each set). The
+    suppression bit sets (:mod:`microsdc._kernels.greedy_bitset`) and the support
+    counts here build the same sets.
+    """
     p_total, m = codes.shape
     words = (p_total + 63) // 64
     offset = np.zeros(m + 1, dtype=np.int64)
     for j in range(m):
         offset[j + 1] = offset[j] + card[j]
-    bits = np.zeros((offset[m], words), dtype=np.uint64)
-    size = np.zeros(offset[m], dtype=np.int64)
+    bits = np.zeros((max(offset[m], 1), words), dtype=np.uint64)
+    size = np.zeros(max(offset[m], 1), dtype=np.int64)
     blank = np.zeros(words, dtype=np.uint64)
     for j in range(m):
         blank[:] = 0
@@ -120,7 +128,7 @@ def bitset_support(
     p_total, m = codes.shape
     full = (np.int64(1) << m) - 1
     words = (p_total + 63) // 64
-    offset, bits, size = _build(codes, card)
+    offset, bits, size = category_sets(codes, card)
     n_inc = 0
     for q in range(p_total):
         if mask[q] != full:
@@ -138,7 +146,7 @@ def bitset_support(
             if mask[q] != full:
                 inc_idx[u] = q
                 u += 1
-    _, bits_i, size_i = _build(codes[inc_idx], card)
+    _, bits_i, size_i = category_sets(codes[inc_idx], card)
     words_i = (inc_idx.shape[0] + 63) // 64
     out = np.zeros((p_total, 4), dtype=np.float64)
     n_cons = 0

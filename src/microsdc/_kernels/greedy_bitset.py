@@ -28,7 +28,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from microsdc._kernels.bitcount import popcount
+from microsdc._kernels.bitcount import category_sets, popcount
 
 __all__ = [
     "BITSET_MAX_ROWS",
@@ -123,28 +123,12 @@ def _fill_all(buf, nz, n):  # pragma: no cover - numba
 
 @numba.njit(cache=True, nogil=True)
 def _build(codes, n_categories):  # pragma: no cover - numba
-    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each), their sizes,
-    and a summary of each set (bit w: word w is non-zero)."""
-    n, m = codes.shape
-    words = (n + 63) // 64
-    offset = np.zeros(m + 1, dtype=np.int64)
-    for j in range(m):
-        offset[j + 1] = offset[j] + n_categories[j]
-    bits = np.zeros((max(offset[m], 1), words), dtype=np.uint64)
-    size = np.zeros(max(offset[m], 1), dtype=np.int64)
+    """Offsets of each column's sets, the sets ``B[j, v]`` (one row of words each,
+    :func:`~microsdc._kernels.bitcount.category_sets`), their sizes, and a summary of
+    each set (bit w: word w is non-zero)."""
+    offset, bits, size = category_sets(codes, n_categories)
     one = np.uint64(1)
-    for i in range(n):
-        w = i >> 6
-        b = one << np.uint64(i & 63)
-        for j in range(m):
-            v = codes[i, j]
-            if v >= 0:
-                bits[offset[j] + v, w] |= b
-                size[offset[j] + v] += 1
-            else:
-                for u in range(n_categories[j]):
-                    bits[offset[j] + u, w] |= b
-                    size[offset[j] + u] += 1
+    words = bits.shape[1]
     summ = np.zeros((bits.shape[0], (words + 63) // 64), dtype=np.uint64)
     for s in range(bits.shape[0]):
         for w in range(words):
