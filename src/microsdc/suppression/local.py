@@ -78,7 +78,7 @@ def local_suppression(
         expanded to their records, and records of one key combination may get
         different blanks, as on pandas. The result is a
         :class:`~microsdc.suppression.result.LazySuppressionResult` (see
-        :func:`~microsdc.suppression.lazy.local_suppression_lazy` for the
+        :mod:`microsdc.suppression.lazy` for the
         options it refuses and where its cells can differ from pandas').
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
@@ -353,7 +353,7 @@ def local_suppression(
     engine blanking the records of one pattern differently where that
     solution does (the greedy on patterns only where it blanks fewer cells or
     the records are too many to expand,
-    :func:`~microsdc.suppression.lazy.local_suppression_lazy`).
+    :mod:`microsdc.suppression.lazy`).
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
