@@ -149,20 +149,36 @@ def test_default_on_adult_leaves_no_record_above_one_third(shared_data: Path) ->
 
 def test_every_entry_point_defaults_to_the_guarantee() -> None:
     from microsdc.job.schema import default_of
-    from microsdc.suppression.lazy import local_suppression_lazy
 
     assert inspect.signature(local_suppression).parameters["missing"].default == "category"
-    # the lazy route declares no default of its own: it takes every argument from
-    # local_suppression, so the two cannot drift apart
-    lazy = inspect.signature(local_suppression_lazy).parameters
-    assert lazy.keys() == inspect.signature(local_suppression).parameters.keys()
-    assert all(p.default is inspect.Parameter.empty for p in lazy.values())
     assert default_of("risk.missing") == "category"
     from microsdc.cli.suppress import suppress
 
     opt = next(p for p in suppress.params if p.name == "missing")
     assert opt.default == "category"
     assert (opt.help or "").startswith("Missing-value policy: category")
+
+
+def test_a_lazy_frame_runs_local_suppression_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    # one driver: a lazy frame gets the checks and defaults of local_suppression's own
+    # signature, so no second route can drift from them
+    pl = pytest.importorskip("polars")
+    from microsdc.suppression import local
+
+    seen: list[dict[str, object]] = []
+    real = local.checked_call
+
+    def spy(**arguments: object) -> object:
+        seen.append(arguments)
+        return real(**arguments)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(local, "checked_call", spy)
+    frame = pl.LazyFrame({"a": ["x", "x", "y", "y", "z"]})
+    res = local_suppression(frame, ["a"], 2)
+    assert [call["missing"] for call in seen] == ["category"]
+    assert seen[0]["df"] is frame
+    # under "category" the blank z needs a blank companion, whose own pair then breaks
+    assert res.cells_per_qi.to_dict() == {"a": 3}
 
 
 def test_lazy_frames_run_the_guarantee_on_patterns() -> None:

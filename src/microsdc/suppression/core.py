@@ -2,10 +2,11 @@
 (one row per record) and an engine's distinct patterns (one row per pattern, each
 standing for its records).
 
-:func:`microsdc.local_suppression` encodes the records; the engine route
-(:mod:`microsdc.suppression.lazy`) encodes the patterns the engine grouped.
-Both hand the codes to :func:`suppress_codes`, which runs the strata, counts fk and
-the records at risk before and after, blanks cells, and counts ``true_fk``.
+:func:`microsdc.local_suppression`'s one driver (:mod:`microsdc.suppression.driver`)
+encodes the records of a pandas frame, or the patterns a lazy frame's engine grouped
+(:mod:`microsdc.suppression.lazy`), and hands the codes to :func:`suppress_codes`,
+which runs the strata, counts fk and the records at risk before and after, blanks
+cells, and counts ``true_fk``.
 """
 
 from __future__ import annotations

@@ -1,15 +1,47 @@
-"""Local suppression of polars ``LazyFrame``, DuckDB relations and Spark DataFrames, on
-distinct patterns.
+"""The engine's side of local suppression for polars ``LazyFrame``, DuckDB relations
+and Spark DataFrames: their distinct patterns, and the release joined back.
 
-The engine groups the rows by the strata and quasi-identifiers (missing values
-kept as a group), counts them and notes the position of each pattern's first
-row. microsdc runs the same greedy as on pandas on those patterns, each
-standing for its records, and the engine blanks the cells with a null-safe
-join on the patterns that changed: every record of a pattern gets the
-pattern's released values. Under ``missing="category"`` the solution for the
-records may blank the records of one pattern differently; those records are then
-numbered within their pattern in row order and blanked by a join on the pattern
-and that number. Rows never enter Python and the result stays lazy.
+:func:`microsdc.local_suppression` runs one driver for every frame
+(:mod:`microsdc.suppression.driver`); this module is the lazy frame's part of it. The
+engine groups the rows by the strata and quasi-identifiers (missing values kept as a
+group), counts them and notes the position of each pattern's first row
+(:func:`engine_patterns`). The driver runs the same search as on pandas on those
+patterns, each standing for its records, and the engine blanks the cells with a
+null-safe join on the patterns that changed (:meth:`PatternRows.write_back`): every
+record of a pattern gets the pattern's released values. Rows never enter Python and
+the result stays lazy. On DuckDB, without strata or ``combs``, the wildcard policy
+may run on combined integer keys instead (:mod:`microsdc.suppression.keyed`).
+
+The settings that need the records are refused before a row is read, through
+:func:`microsdc.backends.capabilities.first_refusal`: ``method`` other than
+``"greedy"``, ``missing="probabilistic"``, ``subject_id``, ``linked`` and
+``dis_suda_threshold``. Missing values in a strata column and k above the records of
+a stratum are found from the patterns. The check that other columns give blanked
+values back (``DisclosureRiskWarning`` on pandas) needs the records and is not run.
+
+Under the default ``"category"`` a blank is one more value, so the classes counted
+on the distinct patterns are those of the records, and every record ends in a class
+of at least k identical released tuples (within its stratum). The group-and-mask
+algorithm pandas runs on the records runs on the patterns expanded to their records,
+and its solution is released: when it blanks the records of one key combination
+differently, the engine numbers the records of that combination in row order and
+blanks each by its number, so the release has exactly the cells of that solution.
+Its cells are those pandas blanks on the same records in most cases, but not always:
+pandas runs on the records in row order and the expansion on the patterns, and the
+algorithm may break ties otherwise (in either direction); which records of a
+combination get which blanks may also differ, as the records of a combination are
+interchangeable to it. Where the solution splits a combination the greedy on
+patterns runs too, and its release (every record of a combination blanked alike) is
+taken instead when it costs less: fewer cells, or, under a ranking (the default), as
+many cells in less important key variables. The solution for the records is not
+available when a stratum has more records than
+:data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS` or the key variables have too
+many categories together for one 62-bit key
+(:func:`~microsdc.suppression._category.category_fits`): the hash-table greedy then
+runs on the patterns, blanking every record of a pattern alike, which reaches k as
+well but may cost more cells. The result's ``patterns`` has one row per pattern as
+released: a key combination whose records were blanked differently has a row per way
+they were blanked.
 
 The greedy is deterministic given the patterns, their numbers of records and,
 to break ties between patterns at risk with the same fk and as many observed
@@ -25,33 +57,22 @@ from __future__ import annotations
 
 import functools
 import operator
-import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import Policy
-from microsdc._validation import check_bool, check_missing_values_columns, lazy_refusal
 from microsdc.backends import Backend
-from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import sql_name
-from microsdc.encode import MissingValues, encode_qis
-from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.suppression.core import suppress_codes
-from microsdc.suppression.params import (
-    DIS_SUDA_THRESHOLD,
-    check_passed_on,
-    counted_missing_values,
-    dis_fraction_of,
-    strata_groups,
-    warn_declared_all_missing,
-    warn_measure_policy,
-)
+from microsdc.encode import MissingValues
+from microsdc.exceptions import DataValidationError
+from microsdc.suppression.core import Outcome, check_reachable
+from microsdc.suppression.params import warn_declared_all_missing
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
-__all__ = ["LazySuppressionResult", "local_suppression_lazy"]
+__all__ = ["PatternRows", "engine_patterns"]
 
 _FUNC = "local_suppression"
 _N = "__microsdc_records"
@@ -59,49 +80,6 @@ _ROW = "__microsdc_row"
 _FIRST = "__microsdc_first"
 _BLANK = "__microsdc_blank"
 _RBLANK = "__microsdc_rblank"
-
-
-def _schema(nwf: Any) -> Any:
-    import narwhals as nw
-
-    return nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-
-
-#: How each engine collects a lazy frame into memory, as a refusal says it.
-_COLLECT = (
-    "polars: .collect(); DuckDB: .pl() or .df(); Spark: .toPandas(), or .toArrow() for a "
-    "pyarrow table"
-)
-
-
-def _refuse(option: str, why: str, value: Any) -> InvalidParameterError:
-    return lazy_refusal(option, _FUNC, why, value, _COLLECT)
-
-
-def _check(
-    names: list[str], missing_values: Any, **options: Any
-) -> tuple[Policy, list[Hashable], list[tuple[int, int]], Any, Any, list[Hashable]]:
-    """The checks of the pandas route (:func:`~microsdc.suppression.params.check_call`, given
-    its parameters by name) against the schema, in the same order, then the options that
-    need the records. No row is read."""
-    from microsdc.suppression.params import check_call
-
-    stand_in = pd.DataFrame(columns=pd.Index(names, dtype=object))
-    checked = check_call(stand_in, **options, values=False)
-    policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
-    check_missing_values_columns(missing_values, names, _FUNC)
-    refused = first_refusal(
-        {
-            "method": method,
-            "missing": policy.label,
-            "subject_id": options["subject_id"],
-            "linked": options["linked"],
-        }
-    )
-    if refused is not None:
-        entry, value = refused
-        raise _refuse(entry.param, entry.reason(value), value)
-    return policy, cols, jobs_spec, k_report, imp, strata_cols
 
 
 # --------------------------------------------------------------------------- engine side
@@ -299,231 +277,100 @@ def _strata_known(table: Any, strata_cols: list[Hashable]) -> pd.DataFrame:
     return patterns
 
 
-def _pattern_codes(
-    patterns: pd.DataFrame, cols: list[Hashable], missing_values: MissingValues, ordered: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The patterns' codes, categories per key variable, records per pattern and the
-    position of each pattern's first record (0 when the engine gives no order)."""
-    mv = (
-        {c: v for c, v in missing_values.items() if c in set(cols)}
-        if isinstance(missing_values, Mapping)
-        else missing_values
-    )
-    enc = encode_qis(patterns, cols, missing_values=mv, func=_FUNC)
-    codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    first = (
-        patterns[_FIRST].to_numpy(dtype=np.int64)
-        if ordered
-        else np.zeros(len(codes0), dtype=np.int64)
-    )
-    records = patterns[_N].to_numpy(dtype=np.float64)
-    return codes0, np.asarray(enc.n_categories, dtype=np.int64), records, first
-
-
-def local_suppression_lazy(
+def engine_patterns(
     df: Any,
-    qi: Sequence[Hashable],
-    k: int | Sequence[int],
-    *,
-    importance: Any,
+    names: list[str],
+    checked: tuple[Any, ...],
     combs: Any,
-    strata: Any,
-    missing: Any,
-    method: str,
-    subject_id: Hashable | None,
-    subject_rule: str | None,
     missing_values: MissingValues,
-    time_limit: float,
-    seed: Any,
+    counted: MissingValues,
     progress: Callable[[int, int], None] | None,
-    linked: Any,
-    accept_rare_values: bool,
-    dis_suda_threshold: float | None,
-    dis_fraction: float | None,
-) -> LazySuppressionResult:
-    """:func:`microsdc.local_suppression` on a lazy frame (polars ``LazyFrame``, DuckDB
-    relation): the engine groups and joins, microsdc decides on the patterns.
+    t0: float,
+) -> PatternRows | LazySuppressionResult:
+    """The distinct patterns of the lazy frame ``df`` (columns ``names``) for the driver,
+    or, where DuckDB's combined-key route applies, its whole suppression.
 
-    Parameters and errors are those of :func:`microsdc.local_suppression` (every
-    argument comes from it, whose signature holds the defaults); the
-    options that need the records are refused with an
-    :class:`~microsdc.exceptions.InvalidParameterError` naming them:
-    ``method`` other than ``"greedy"``, ``missing="probabilistic"``,
-    ``subject_id`` and ``linked``.
-
-    Under the default ``"category"`` a blank is one more value, so the classes
-    counted on the distinct patterns are those of the records, and every record ends
-    in a class of at least k identical released tuples (within its stratum). The
-    group-and-mask algorithm pandas runs on the records runs on the patterns
-    expanded to their records, and its solution is released: when it blanks the
-    records of one key combination differently, the engine numbers the records of
-    that combination in row order and blanks each by its number, so the release has
-    exactly the cells of that solution. Its cells are those pandas blanks on the
-    same records in most cases, but not always: pandas runs on the records in row
-    order and the expansion on the patterns, and the algorithm may break ties
-    otherwise (in either direction); which records of a combination get which
-    blanks may also differ, as the records of a combination are interchangeable to
-    it. Where the solution splits a combination the greedy on patterns runs too,
-    and its release (every record of a combination blanked alike) is taken instead
-    when it costs less: fewer cells, or, under a ranking (the default), as many
-    cells in less important key variables. The solution for the records is not
-    available when a stratum has more records than
-    :data:`~microsdc.suppression.core.MAX_EXPANDED_RECORDS` or the key variables
-    have too many categories together for one 62-bit key
-    (:func:`~microsdc.suppression._category.category_fits`): the hash-table greedy
-    then runs on the patterns, blanking every record of a pattern alike, which
-    reaches k as well but may cost more cells.
-
-    Every check on the parameters and columns comes before the engine reads a row;
-    missing values in a strata column and k above the records of a stratum are
-    found from the patterns. The check that other columns give blanked values back
-    (``DisclosureRiskWarning`` on pandas) needs the records and is not run.
-
-    Returns
-    -------
-    LazySuppressionResult
-        ``patterns`` has one row per pattern as released: a key combination whose
-        records were blanked differently has a row per way they were blanked.
-    """
+    ``checked`` are :func:`~microsdc.suppression.params.check_call`'s values;
+    ``missing_values`` those declared and ``counted`` those the policy counts."""
     import narwhals as nw
 
-    from microsdc.backends import detect_backend
+    from microsdc.backends import detect_backend, refuse_unreadable_integers
+    from microsdc.backends.zeros import refuse_signed_zeros
 
-    t0 = time.perf_counter()
+    policy, _, cols, _, k_report, imp, strata_cols, _ = checked
     backend = detect_backend(df, _FUNC)
-    nwf = nw.from_native(df)
-    names = [str(c) for c in _schema(nwf).names()]
-    policy, cols, jobs_spec, k_report, imp, strata_cols = _check(
-        names, missing_values, qi=qi, k=k, importance=importance, combs=combs, strata=strata,
-        missing=missing, method=method, time_limit=time_limit, linked=linked,
-        subject_id=subject_id,
-    )  # fmt: skip
-    check_bool(accept_rare_values, "accept_rare_values", _FUNC)
-    check_passed_on(subject_rule, seed, progress, method, subject_id)
-    dis_fraction_of(dis_suda_threshold, dis_fraction)
-    if dis_suda_threshold is not None:
-        DIS_SUDA_THRESHOLD.check(dis_suda_threshold, _FUNC)
-        entry, value = first_refusal({"dis_suda_threshold": dis_suda_threshold}) or (None, None)
-        assert entry is not None
-        raise _refuse(entry.param, entry.reason(value), value)
-    result = _on_patterns(
-        df, backend, names, cols, jobs_spec, k_report, imp, strata_cols, policy, combs,
-        missing_values, progress, accept_rare_values, t0,
-    )  # fmt: skip
-    warn_measure_policy(result, policy)
-    return result
-
-
-def _on_patterns(
-    df: Any,
-    backend: Backend,
-    names: list[str],
-    cols: list[Hashable],
-    jobs_spec: list[tuple[int, int]],
-    k_report: Any,
-    imp: Any,
-    strata_cols: list[Hashable],
-    policy: Policy,
-    combs: Any,
-    missing_values: MissingValues,
-    progress: Callable[[int, int], None] | None,
-    accept_rare_values: bool,
-    t0: float,
-) -> LazySuppressionResult:
-    """The suppression of the engine's distinct patterns, blanked back lazily
-    (``declared``: the missing values the user gave)."""
-    declared, missing_values = missing_values, counted_missing_values(policy, missing_values)
     if backend.name == "DuckDB" and not strata_cols and combs is None:
-        keyed = _keyed(df, names, cols, missing_values, policy, k_report, imp, progress, t0)
+        keyed = _keyed(df, names, cols, counted, policy, k_report, imp, progress, t0)
         if keyed is not None:
             return keyed
     keys = [str(c) for c in [*strata_cols, *cols]]
-    import narwhals as nw
-
-    from microsdc.backends import refuse_unreadable_integers
-    from microsdc.backends.zeros import refuse_signed_zeros
-
     refuse_unreadable_integers(nw.from_native(df), keys, _FUNC)
     refuse_signed_zeros(df, backend, cols, _FUNC)
     table, ordered = _aggregate_first(df, backend, keys)
     patterns = _strata_known(table, strata_cols)
-    warn_declared_all_missing(patterns, cols, declared, policy)
-    codes0, ncat, records, first = _pattern_codes(patterns, cols, missing_values, ordered)
-    groups = strata_groups(patterns, strata_cols)
-    groups.sort(key=lambda rows: int(first[rows].min()) if len(rows) else 0)  # pandas' order
-    out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
-        records=records, first=first, progress=progress, accept_rare_values=accept_rare_values,
-    )  # fmt: skip
-    if out.source is None:
-        released = _Released(np.arange(len(codes0)), records)
-    else:  # one row per piece: records of a pattern released alike
-        assert out.records is not None
-        released = _Released(out.source, out.records)
-        patterns = patterns.iloc[out.source].reset_index(drop=True)
-        groups = _piece_groups(groups, out.source, len(codes0))
-        codes0 = codes0[out.source]
-    blank = (out.codes < 0) & (codes0 >= 0)
-    blank_frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
-    data = _blank_back(df, backend, keys, names, table, blank_frame, released)
-    if blank.any():
-        _check_arrived(data, backend, table, cols, blank, released)
-    return lazy_result(
-        data,
-        patterns,
-        keys,
-        cols,
-        k_report,
-        policy,
-        blank,
-        released.records,
-        out.fk_before,
-        out.fk_after,
-        out.true_fk,
-        out.risk_before,
-        out.risk_after,
-        None if combs is None else [s for s, _ in jobs_spec],
-        time.perf_counter() - t0,
-        n_patterns_total=None if out.source is None else len(records),
-        prosecutor=_pattern_prosecutor(
-            patterns, cols, codes0, out.codes, groups, released.records, missing_values
-        ),
-    )
+    warn_declared_all_missing(patterns, cols, missing_values, policy)
+    return PatternRows(df, backend, names, keys, table, patterns, ordered)
 
 
-def _piece_groups(
-    groups: list[np.ndarray], source: np.ndarray, n_patterns: int
-) -> list[np.ndarray]:
-    """The strata as pieces: the pieces of the patterns of each stratum, in order."""
-    stratum = np.zeros(n_patterns, dtype=np.int64)
-    for g, rows in enumerate(groups):
-        stratum[rows] = g
-    of_piece = stratum[source]
-    order = np.argsort(of_piece, kind="stable")
-    bounds = np.searchsorted(of_piece[order], np.arange(1, len(groups)))
-    return list(np.split(order, bounds))
+class PatternRows:
+    """A lazy frame's distinct patterns as the driver's rows: ``rows`` (the patterns, a
+    pandas frame of the strata and key variables), ``records`` behind each and the
+    position of its ``first`` record (0 each when the engine gives no order); the
+    release goes back by a join in the engine."""
 
+    def __init__(
+        self,
+        df: Any,
+        backend: Backend,
+        names: list[str],
+        keys: list[str],
+        table: Any,
+        patterns: pd.DataFrame,
+        ordered: bool,
+    ) -> None:
+        self.df, self.backend, self.names, self.keys, self.table = df, backend, names, keys, table
+        self.rows = patterns
+        self.records: np.ndarray | None = patterns[_N].to_numpy(dtype=np.float64)
+        n = len(patterns)
+        first = patterns[_FIRST].to_numpy(dtype=np.int64) if ordered else np.zeros(n, np.int64)
+        self.first: np.ndarray | None = first
 
-def _pattern_prosecutor(
-    patterns: pd.DataFrame,
-    cols: list[Hashable],
-    codes0: np.ndarray,
-    codes: np.ndarray,
-    groups: list[np.ndarray],
-    records: np.ndarray,
-    missing_values: MissingValues,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Prosecutor risk of each pattern's records, before and after, per stratum, on the
-    values as released (a declared missing code stays a value)."""
-    from microsdc.suppression.released import prosecutor_per_stratum
+    def write_back(
+        self, cols: list[Hashable], blank: np.ndarray, source: np.ndarray | None, records: Any
+    ) -> Any:
+        """The frame with the cells of ``blank`` (one row per pattern, or per piece of
+        the patterns ``source``, with ``records`` each) set to null, checked to arrive."""
+        source = np.arange(len(self.rows)) if source is None else source
+        released = _Released(source, records)
+        frame = pd.DataFrame(blank, columns=pd.Index([str(c) for c in cols], dtype=object))
+        data = _blank_back(
+            self.df, self.backend, self.keys, self.names, self.table, frame, released
+        )
+        if blank.any():
+            _check_arrived(data, self.backend, self.table, cols, blank, released)
+        return data
 
-    blank = (codes < 0) & (codes0 >= 0)
-    if missing_values is not None:
-        lit = encode_qis(patterns, cols, func=_FUNC, warn_cardinality=False)
-        codes0 = np.ascontiguousarray(lit.codes, dtype=np.int64)
-    codes = np.where(blank, -1, codes0)
-    ncat = np.asarray(codes0.max(axis=0, initial=-1) + 1, dtype=np.int64)
-    return prosecutor_per_stratum(codes0, codes, groups, ncat, True, records)
+    def result(
+        self,
+        data: Any,
+        rows: pd.DataFrame,
+        blank: np.ndarray,
+        out: Outcome,
+        records: np.ndarray | None,
+        checked: tuple[Any, ...],
+        combs: list[int] | None,
+        seconds: float,
+        prosecutor: tuple[pd.Series, pd.Series],
+    ) -> LazySuppressionResult:
+        """The result, one row per pattern as released (``rows``, with ``records``)."""
+        policy, _, cols, _, k_report = checked[:5]
+        assert records is not None
+        return lazy_result(
+            data, rows, self.keys, cols, k_report, policy, blank, records, out.fk_before,
+            out.fk_after, out.true_fk, out.risk_before, out.risk_after, combs, seconds,
+            n_patterns_total=None if out.source is None else len(self.rows),
+            prosecutor=(prosecutor[0].to_numpy(), prosecutor[1].to_numpy()),
+        )  # fmt: skip
 
 
 def _keyed(
@@ -548,13 +395,7 @@ def _keyed(
     plan = plan_keys(rel, cols, missing_values, policy, False)
     if plan is None or bitset_fits(plan.n_rows, plan.base - 1):
         return None  # no key route, or few enough patterns for the bit-set greedy
-    if plan.n_rows < k:
-        raise InvalidParameterError(
-            f"The 'k' parameter of {_FUNC} must be at most the number of records: "
-            f"the data have {plan.n_rows} record(s) and k={k}; no suppression can reach it.",
-            func=_FUNC,
-            param="k",
-        )
+    check_reachable([np.zeros(1, dtype=np.int64)], np.array([plan.n_rows]), k, False)
     from microsdc.backends.keyed import warn_unobserved
 
     warn_unobserved(plan, cols)

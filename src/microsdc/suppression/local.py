@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -9,46 +10,34 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._core.policy import MissingPolicy, Policy
+from microsdc._core.policy import MissingPolicy
 from microsdc._random import SeedLike
-from microsdc._validation import (
-    check_bool,
-    check_frame,
-    check_int,
-)
+from microsdc._validation import check_int
 from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import MissingValues, encode_qis
-from microsdc.exceptions import (
-    InvalidParameterError,
-)
-from microsdc.suppression.core import suppress_codes, true_fk_of
-from microsdc.suppression.lazy import local_suppression_lazy
-from microsdc.suppression.params import (
-    check_call,
-    check_declared_codes,
-    check_dis_suda,
-    check_exact,
-    check_passed_on,
-    counted_missing_values,
-    strata_groups,
-    time_limit_of,
-    warn_declared_all_missing,
-    warn_measure_policy,
-)
+from microsdc.exceptions import InvalidParameterError
+from microsdc.suppression.core import true_fk_of
+from microsdc.suppression.driver import Call, Records, checked_call, suppress_frame, suppress_rows
+from microsdc.suppression.params import check_exact, warn_measure_policy
 from microsdc.suppression.released import prosecutor_per_stratum as _prosecutor
-from microsdc.suppression.released import prosecutor_released as _released_prosecutor
 from microsdc.suppression.released import true_fk_series as _true_fk_series
-from microsdc.suppression.result import SuppressionResult
+from microsdc.suppression.result import SuppressionResult, record_result
 
 __all__ = ["SuppressionResult", "local_suppression"]
 
 _FUNC = "local_suppression"
 
 
+def _lazy(**arguments: Any) -> Any:
+    """A lazy frame runs the same driver as a pandas frame: :func:`local_suppression`
+    itself, given every argument by name (see :func:`accepts_frames`)."""
+    return inspect.unwrap(local_suppression)(**arguments)
+
+
 # --------------------------------------------------------------------------- main
 
 
-@accepts_frames(lazy=local_suppression_lazy)  # the engine groups and joins
+@accepts_frames(lazy=_lazy)  # the engine groups and joins
 def local_suppression(
     df: pd.DataFrame,
     qi: Sequence[Hashable],
@@ -89,7 +78,7 @@ def local_suppression(
         expanded to their records, and records of one key combination may get
         different blanks, as on pandas. The result is a
         :class:`~microsdc.suppression.result.LazySuppressionResult` (see
-        :func:`~microsdc.suppression.lazy.local_suppression_lazy` for the
+        :mod:`microsdc.suppression.lazy` for the
         options it refuses and where its cells can differ from pandas').
     qi : list of column names
         The quasi-identifiers (categorical; bin numeric ones first, see
@@ -364,7 +353,7 @@ def local_suppression(
     engine blanking the records of one pattern differently where that
     solution does (the greedy on patterns only where it blanks fewer cells or
     the records are too many to expand,
-    :func:`~microsdc.suppression.lazy.local_suppression_lazy`).
+    :mod:`microsdc.suppression.lazy`).
 
     sdcMicro's ``localSuppression`` instead blanks one cell per record at risk
     per pass and recounts after each pass; it needs up to twice as many cells.
@@ -471,18 +460,8 @@ def local_suppression(
     0
     """
     t0 = time.perf_counter()
-    check_frame(df, "df", _FUNC)
-    checked = check_call(
-        df, qi, k, importance, combs, strata, missing, method, time_limit, linked, subject_id
-    )
-    policy, method, cols, _jobs, _k_report, _imp, strata_cols, ghosts = checked
-    limit = time_limit_of(time_limit, method)
-    rule = check_passed_on(subject_rule, seed, progress, method, subject_id)
-    check_bool(accept_rare_values, "accept_rare_values", _FUNC)
-    threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
-    check_declared_codes(df, missing_values, _FUNC)
-    counted = counted_missing_values(policy, missing_values)
-    warn_declared_all_missing(df, cols, missing_values, policy)
+    call = checked_call(**locals())  # every frame: the same checks, then what an engine refuses
+    policy, method, cols, *_, strata_cols, ghosts = call.checked
     if method == "random":
         res = _random_baseline(
             df, cols, k, importance, combs, strata, subject_id, missing, missing_values, seed, t0
@@ -500,13 +479,14 @@ def local_suppression(
             "accept_rare_values": accept_rare_values,
         }
         res = _by_subject(  # the suppression of the subjects warns for them
-            df, cols, k, subject_id, rule, strata_cols, missing_values, time_limit, options
+            df, cols, k, subject_id, call.rule, strata_cols, missing_values, time_limit, options
         )
-    else:
-        res = _on_records(df, checked, combs, counted, limit, progress, t0, accept_rare_values)
-        if threshold is not None:
-            res = _below_dis_suda(df, res, checked, combs, counted, limit, t0, threshold)
-    res = _finish(df, res, ghosts, counted)
+    else:  # one path: the records of a pandas frame, or a lazy frame's patterns
+        res = suppress_frame(df, call, combs, progress, accept_rare_values)
+        if call.threshold is not None:
+            res = _below_dis_suda(df, res, call, combs, call.threshold)
+    if not call.frame.lazy:  # linked columns and the read-back check need the records
+        res = _finish(df, res, ghosts, call.counted)
     warn_measure_policy(res, policy)
     return res
 
@@ -514,11 +494,8 @@ def local_suppression(
 def _below_dis_suda(
     df: pd.DataFrame,
     res: SuppressionResult,
-    checked: tuple[Any, ...],
+    call: Call,
     combs: Any,
-    counted: Any,
-    time_limit: float,
-    t0: float,
     threshold: tuple[float, float],
 ) -> SuppressionResult:
     """``res`` (k reached on ``df``) suppressed further until no released record has a
@@ -527,9 +504,11 @@ def _below_dis_suda(
     from microsdc.suppression.dis_suda import with_dis_suda
 
     def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
-        return _on_records(frame, spec, combs, counted, time_limit, None, t0, True)
+        return suppress_rows(
+            Records(frame), spec, combs, call.counted, call.limit, None, call.t0, True
+        )
 
-    return with_dis_suda(df, res, checked, counted, threshold, k_step)
+    return with_dis_suda(df, res, call.checked, call.counted, threshold, k_step)
 
 
 def _by_subject(
@@ -558,55 +537,6 @@ def _by_subject(
     )  # fmt: skip
     return subjects_result(
         df, cols, col, inner, subject_id=subject_id, rule=rule, missing_values=missing_values
-    )
-
-
-def _on_records(
-    df: pd.DataFrame,
-    checked: tuple[Any, ...],
-    combs: Any,
-    missing_values: MissingValues,
-    time_limit: float,
-    progress: Callable[[int, int], None] | None,
-    t0: float,
-    accept_rare_values: bool = False,
-) -> SuppressionResult:
-    """The greedy or the exact method on one row per record, through
-    :func:`~microsdc.suppression.core.suppress_codes`.
-
-    ``missing_values`` are those the policy counts as missing
-    (:func:`~microsdc.suppression.params.counted_missing_values`)."""
-    policy, method, cols, jobs_spec, k_report, imp, strata_cols, _ = checked
-    enc = encode_qis(df, cols, missing_values=missing_values, func=_FUNC)
-    ncat = enc.n_categories
-    codes0 = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    groups = strata_groups(df, strata_cols)
-    out = suppress_codes(
-        codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
-        method=method, time_limit=time_limit, progress=progress,
-        accept_rare_values=accept_rare_values,
-    )  # fmt: skip
-    blank = (out.codes < 0) & (codes0 >= 0)
-    pros = _released_prosecutor(
-        df, cols, codes0, out.codes, ncat, groups, missing_values, bool(out.risk_before.any())
-    )
-    return _result(
-        df,
-        _blank_frame(df, cols, blank),
-        cols,
-        k_report,
-        policy,
-        method,
-        blank,
-        out.fk_before,
-        out.fk_after,
-        _true_fk_series(out.true_fk, blank, df.index),
-        int(out.risk_before.sum()),
-        int(out.risk_after.sum()),
-        None if combs is None else [s for s, _ in jobs_spec],
-        time.perf_counter() - t0,
-        _exact_details(out.exact) if method == "exact" else _alpha_details(out.alpha_sources),
-        pros,
     )
 
 
@@ -657,6 +587,7 @@ def _random_baseline(
     t0: float,
 ) -> SuppressionResult:
     """``method="random"``: the kanonymity baseline wrapped as a :class:`SuppressionResult`."""
+    from microsdc.data.blank import blank_cells
     from microsdc.suppression._engine import fk_of
     from microsdc.suppression.random_missingness import random_missingness_codes
 
@@ -689,10 +620,10 @@ def _random_baseline(
         search.policy,
     )
     blank = search.blank
-    data = _blank_frame(df, cols, blank)
+    data = blank_cells(df, cols, blank)
     fk_before = fk_of(codes0, ncat, policy)
     fk_after = fk_of(codes, ncat, policy)
-    result = _result(
+    result = record_result(
         df,
         data,
         cols,
@@ -726,70 +657,4 @@ def _shown_prosecutor(
     return (
         pd.Series(before, index=df.index, name="prosecutor_risk"),
         pd.Series(after, index=df.index, name="prosecutor_risk"),
-    )
-
-
-def _exact_details(infos: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the exact method used, over the strata: ``solution`` and per-stratum figures."""
-    sources = {i["source"] for i in infos}
-    return {
-        "solution": sources.pop() if len(sources) == 1 else ("mixed" if sources else "solver"),
-        "optimal": all(i["optimal"] for i in infos),
-        "strata": infos,
-    }
-
-
-def _alpha_details(sources: set[str]) -> dict[str, Any]:
-    """Which solution the alpha greedy released: ``greedy``, ``category`` or ``mixed``."""
-    if not sources:
-        return {}
-    return {"solution": sources.pop() if len(sources) == 1 else "mixed"}
-
-
-def _blank_frame(df: pd.DataFrame, cols: list[Hashable], blank: np.ndarray) -> pd.DataFrame:
-    from microsdc.data.blank import blank_cells
-
-    return blank_cells(df, cols, blank)
-
-
-def _result(
-    df: pd.DataFrame,
-    data: pd.DataFrame,
-    cols: list[Hashable],
-    k: Any,
-    policy: Policy,
-    method: str,
-    blank: np.ndarray,
-    fk_before: np.ndarray,
-    fk_after: np.ndarray,
-    true_fk: pd.Series,
-    n_before: int,
-    n_after: int,
-    combs: list[int] | None,
-    seconds: float,
-    details: dict[str, Any] | None = None,
-    prosecutor: tuple[pd.Series, pd.Series] | None = None,
-) -> SuppressionResult:
-    per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(cols, dtype=object))
-    per_qi.name = "cells"
-    per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
-    dtype: Any = "float64" if policy.fractional else "int64"
-    return SuppressionResult(
-        data=data,
-        qi=list(cols),
-        k=k,
-        missing=policy.label,
-        method=method,
-        cells_per_qi=per_qi,
-        cells_per_row=per_row,
-        fk_before=pd.Series(fk_before, index=df.index, name="fk").astype(dtype),
-        fk_after=pd.Series(fk_after, index=df.index, name="fk").astype(dtype),
-        true_fk=true_fk,
-        n_at_risk_before=n_before,
-        n_at_risk_after=n_after,
-        combs=combs,
-        seconds=seconds,
-        details=details or {},
-        prosecutor_before=None if prosecutor is None else prosecutor[0],
-        prosecutor_after=None if prosecutor is None else prosecutor[1],
     )

@@ -53,10 +53,12 @@ def prosecutor_released(
     groups: list[np.ndarray],
     missing_values: MissingValues,
     changed: bool,
+    records: np.ndarray | None = None,
 ) -> tuple[pd.Series, pd.Series]:
     """Prosecutor risk before and after, counted on the values as released (a declared
     missing code stays a value there); ``codes0`` and ``codes`` are encoded with
-    ``missing_values``, -1 = missing."""
+    ``missing_values``, -1 = missing. ``df`` holds the records, or an engine's
+    distinct patterns with ``records`` behind each."""
     if missing_values is None:
         shown, shown_after, shown_ncat = codes0, codes, ncat
     else:
@@ -64,7 +66,7 @@ def prosecutor_released(
         shown = np.ascontiguousarray(lit.codes, dtype=np.int64)
         shown_after = np.where((codes < 0) & (codes0 >= 0), -1, shown)
         shown_ncat = lit.n_categories
-    pros = prosecutor_per_stratum(shown, shown_after, groups, shown_ncat, changed)
+    pros = prosecutor_per_stratum(shown, shown_after, groups, shown_ncat, changed, records)
     return (
         pd.Series(pros[0], index=df.index, name="prosecutor_risk"),
         pd.Series(pros[1], index=df.index, name="prosecutor_risk"),

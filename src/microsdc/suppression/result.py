@@ -12,7 +12,13 @@ import pandas as pd
 
 from microsdc._core.policy import Policy
 
-__all__ = ["LazySuppressionResult", "SuppressionResult", "intruder_lines", "lazy_result"]
+__all__ = [
+    "LazySuppressionResult",
+    "SuppressionResult",
+    "intruder_lines",
+    "lazy_result",
+    "record_result",
+]
 
 
 @dataclass(frozen=True)
@@ -328,6 +334,51 @@ class LazySuppressionResult(SuppressionResult):
 
 
 # --------------------------------------------------------------------------- checks
+
+
+def record_result(
+    df: pd.DataFrame,
+    data: pd.DataFrame,
+    cols: list[Hashable],
+    k: Any,
+    policy: Policy,
+    method: str,
+    blank: np.ndarray,
+    fk_before: np.ndarray,
+    fk_after: np.ndarray,
+    true_fk: pd.Series,
+    n_before: int,
+    n_after: int,
+    combs: list[int] | None,
+    seconds: float,
+    details: dict[str, Any] | None = None,
+    prosecutor: tuple[pd.Series, pd.Series] | None = None,
+) -> SuppressionResult:
+    """The :class:`SuppressionResult` of the records of ``df`` (one row each, in row
+    order), released as ``data`` with the cells of ``blank`` blanked."""
+    per_qi = pd.Series(blank.sum(axis=0).astype(np.int64), index=pd.Index(cols, dtype=object))
+    per_qi.name = "cells"
+    per_row = pd.Series(blank.sum(axis=1).astype(np.int64), index=df.index, name="cells")
+    dtype: Any = "float64" if policy.fractional else "int64"
+    return SuppressionResult(
+        data=data,
+        qi=list(cols),
+        k=k,
+        missing=policy.label,
+        method=method,
+        cells_per_qi=per_qi,
+        cells_per_row=per_row,
+        fk_before=pd.Series(fk_before, index=df.index, name="fk").astype(dtype),
+        fk_after=pd.Series(fk_after, index=df.index, name="fk").astype(dtype),
+        true_fk=true_fk,
+        n_at_risk_before=n_before,
+        n_at_risk_after=n_after,
+        combs=combs,
+        seconds=seconds,
+        details=details or {},
+        prosecutor_before=None if prosecutor is None else prosecutor[0],
+        prosecutor_after=None if prosecutor is None else prosecutor[1],
+    )
 
 
 def lazy_result(
