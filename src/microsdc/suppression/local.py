@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
@@ -28,16 +27,10 @@ __all__ = ["SuppressionResult", "local_suppression"]
 _FUNC = "local_suppression"
 
 
-def _lazy(**arguments: Any) -> Any:
-    """A lazy frame runs the same driver as a pandas frame: :func:`local_suppression`
-    itself, given every argument by name (see :func:`accepts_frames`)."""
-    return inspect.unwrap(local_suppression)(**arguments)
-
-
 # --------------------------------------------------------------------------- main
 
 
-@accepts_frames(lazy=_lazy)  # the engine groups and joins
+@accepts_frames(lazy=True)  # one driver: the engine groups and joins
 def local_suppression(
     df: pd.DataFrame,
     qi: Sequence[Hashable],
