@@ -24,7 +24,9 @@ from microsdc.job.columns import check_columns, column_roles
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import hellinger, value_labels, variable_roles
+from microsdc.job.stepfigures import observed_cells, suppression_figures
 from microsdc.job.steps import as_read
+from microsdc.job.suppress import run_suppression
 
 if TYPE_CHECKING:
     import numpy as np
@@ -358,49 +360,20 @@ def suppress_engine(
     before: Patterns,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Any, dict[str, Any], dict[str, int]]:
-    """Local suppression on the engine: the lazy released frame, the audit figures and the
-    cells blanked per key variable."""
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-    from microsdc.suppression import local_suppression
+    """Local suppression on the engine (:func:`microsdc.job.suppress.run_suppression`):
+    the lazy released frame, the audit figures
+    (:func:`microsdc.job.stepfigures.suppression_figures`, the cells observed before
+    counted on the patterns ``before``) and the cells blanked per key variable."""
     from microsdc.suppression.result import LazySuppressionResult
 
-    s = cfg.suppression
-    kwargs: dict[str, Any] = {
-        "missing": cfg.missing,
-        "missing_values": list(cfg.missing_values) or None,
-    }
-    for key in ("importance", "combs", "strata", "accept_rare_values"):
-        if key in s:
-            kwargs[key] = s[key]
-    res = local_suppression(frame, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    res = run_suppression(cfg, frame, progress)
     assert isinstance(res, LazySuppressionResult)
-    per_variable = {str(c): int(v) for c, v in res.cells_per_qi.items()}
-    records = before.table["records"].to_numpy(dtype=np.int64)
-    mv = list(cfg.missing_values)
-    observed = {
-        str(c): int(records[~np.asarray(missing_mask(before.table[c], mv), dtype=bool)].sum())
-        for c in cfg.quasi_identifiers
-    }
-    total = sum(per_variable.values())
-    hit = res.patterns[res.patterns["cells"] > 0]
-    by_count = hit.groupby("cells")["records"].sum()
-    by_count[0] = res.n_rows - res.n_rows_suppressed
-    by_count = by_count[by_count > 0].sort_index()
-    figures: dict[str, Any] = {
-        "total": total,
-        "share": total / sum(observed.values()) if sum(observed.values()) else 0.0,
-        "records_with_suppression": res.n_rows_suppressed,
-        "per_variable": per_variable,
-        "observed_before": observed,
-        "records_by_count": {str(c): int(v) for c, v in by_count.items()},
-        "method": "greedy",
-        "true_fk_below_k": res.n_true_fk_below(cfg.k),
-        "guarantee": cfg.missing,
-        "prosecutor_risk": res.intruder(),
-    }
-    return res.data, figures, per_variable
+    records = before.table["records"].to_numpy()
+    codes = list(cfg.missing_values)
+    figures = suppression_figures(
+        cfg, res, observed_cells(before.table, cfg.quasi_identifiers, codes, records)
+    )
+    return res.data, figures, figures["per_variable"]
 
 
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:

@@ -20,8 +20,14 @@ from microsdc.job.measures import (
 )
 from microsdc.job.recode import recode
 from microsdc.job.schema import default_of
-from microsdc.job.stepfigures import suppression_figures, swap_figures
+from microsdc.job.stepfigures import (
+    counted_codes,
+    observed_cells,
+    suppression_figures,
+    swap_figures,
+)
 from microsdc.job.steps import as_read
+from microsdc.job.suppress import run_suppression
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,27 +88,14 @@ def _read_checked(cfg: JobConfig) -> pd.DataFrame:
 def _suppress(
     cfg: JobConfig, df: pd.DataFrame, progress: Callable[[int, int], None] | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    try:
-        from microsdc.suppression import local_suppression
-    except ImportError as exc:  # the suppression module is not installed in this build
-        raise cfg.error(
-            "steps", f"asks for suppression, which this installation lacks ({exc})."
-        ) from None
-    from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD
-
-    s = cfg.suppression
-    kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": missing_values_of(cfg)}
-    keys = ("importance", "combs", "strata", "method", "linked", "accept_rare_values")
-    for key in (*keys, DIS_SUDA_THRESHOLD.name, DIS_FRACTION.name):
-        if key in s:
-            kwargs[key] = s[key]
     # a household id that is not released cannot give a blanked cell back: left out
     kept = [c for c in cfg.dropped_at_output if c in df.columns]
     full, df = df, df.drop(columns=kept)
-    res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    res = run_suppression(cfg, df, progress)
     if not cfg.output.random_order:  # else the rows leave their order as read
         warn_row_order(cfg, df, res.data)
-    figures = suppression_figures(cfg, df, res)
+    observed = observed_cells(df, cfg.quasi_identifiers, counted_codes(cfg))
+    figures = suppression_figures(cfg, res, observed)
     released = res.data
     if kept:
         released = full.copy()
