@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from microsdc.job.audit import sha256_file
-from microsdc.job.columns import check_columns, column_roles
+from microsdc.job.columns import check_columns
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
-from microsdc.job.measures import hellinger, value_labels, variable_roles
+from microsdc.job.measures import KeyCounts, key_variable, variable_entries
 from microsdc.job.stepfigures import observed_cells, suppression_figures
 from microsdc.job.steps import as_read
 from microsdc.job.suppress import run_suppression
@@ -146,6 +146,10 @@ class Patterns:
         """Number of records of the frame."""
         return int(self.count.sum())
 
+    def counts(self, col: str, codes: list[Any]) -> KeyCounts:
+        """The values of ``col`` with their records, ``codes`` declared missing."""
+        return KeyCounts.of(self.table[col], codes, self.table["records"].to_numpy(dtype="int64"))
+
 
 def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
     """The input's patterns, with the pandas job's warning about key variables holding
@@ -252,17 +256,6 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
     return out
 
 
-def _value_counts(table: pd.DataFrame, col: str, mv: list[Any]) -> tuple[pd.Series, Any]:
-    """Records per value of ``col`` (missing as one category) and the missing mask."""
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-
-    miss = np.asarray(missing_mask(table[col], mv), dtype=bool)
-    values = value_labels(table[col], miss)
-    return table["records"].groupby(values.to_numpy()).sum(), miss
-
-
 def describe_engine(
     cfg: JobConfig,
     columns: list[str],
@@ -276,49 +269,18 @@ def describe_engine(
     blanked per key variable, ``pram`` the cells PRAM changed per column
     (:func:`pram_cells`), the changes an engine job makes."""
     pram = pram or {}
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-
-    read, before, after = patterns
-    mv = list(cfg.missing_values)
-    roles = column_roles(cfg)
     changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
-    variables = []
-    for name in columns:
-        is_released = name in released
-        variables.append(
-            {
-                "name": name,
-                "roles": variable_roles(cfg, roles, name, is_released),
-                "released": is_released,
-                "cells_changed": int(changed.get(name, 0)) if is_released else 0,
-            }
+    mv = list(cfg.missing_values)
+    keys = [
+        key_variable(
+            col,
+            (patterns[0].counts(col, mv), patterns[1].counts(col, mv), patterns[2].counts(col, mv)),
+            changed.get(col, 0),
+            cells.get(col, 0),
         )
-    keys = []
-    n = before.n_records
-    rec_b = before.table["records"].to_numpy(dtype=np.int64)
-    rec_a = after.table["records"].to_numpy(dtype=np.int64)
-    for col in map(str, cfg.quasi_identifiers):
-        vb, miss_b = _value_counts(before.table, col, mv)
-        va, miss_a = _value_counts(after.table, col, mv)
-        hell = hellinger(vb, va, n)
-        observed = int(rec_b[~miss_b].sum())
-        miss_read = np.asarray(missing_mask(read.table[col], mv), dtype=bool)
-        keys.append(
-            {
-                "name": col,
-                "categories_input": int(read.table[col][~miss_read].nunique()),
-                "categories_before": int(before.table[col][~miss_b].nunique()),
-                "categories_after": int(after.table[col][~miss_a].nunique()),
-                "missing_before": int(rec_b[miss_b].sum()),
-                "missing_after": int(rec_a[miss_a].sum()),
-                "cells_changed": int(changed.get(col, 0)),
-                "share_suppressed": cells.get(col, 0) / observed if observed else 0.0,
-                "hellinger": hell,
-            }
-        )
-    return variables, keys
+        for col in map(str, cfg.quasi_identifiers)
+    ]
+    return variable_entries(cfg, [(c, c in released) for c in columns], changed), keys
 
 
 def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str, int], list[str]]:
@@ -368,7 +330,7 @@ def suppress_engine(
 
     res = run_suppression(cfg, frame, progress)
     assert isinstance(res, LazySuppressionResult)
-    records = before.table["records"].to_numpy()
+    records = before.table["records"].to_numpy(dtype="int64")
     codes = list(cfg.missing_values)
     figures = suppression_figures(
         cfg, res, observed_cells(before.table, cfg.quasi_identifiers, codes, records)
