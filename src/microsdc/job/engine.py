@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from microsdc.job.audit import sha256_file
-from microsdc.job.columns import check_columns
+from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import KeyCounts, key_variable, variable_entries
@@ -111,7 +111,9 @@ def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
 
 class Patterns:
     """The distinct key combinations of a lazy frame with their records (and weight sums),
-    and their frequencies under the job's missing-value policy.
+    and their frequencies under the job's missing-value policy; with ``warn``, the
+    key-variable texts that often mean missing are warned about
+    (:func:`microsdc.job.columns.warn_suspect_keys`), as the pandas job does.
 
     Attributes
     ----------
@@ -123,7 +125,7 @@ class Patterns:
     Fk : ndarray or None, the weighted population frequency per distinct pattern
     """
 
-    def __init__(self, frame: Any, cfg: JobConfig) -> None:
+    def __init__(self, frame: Any, cfg: JobConfig, *, warn: bool = False) -> None:
         import narwhals as nw
 
         from microsdc._core.policy import parse_policy
@@ -134,12 +136,13 @@ class Patterns:
         mv = list(cfg.missing_values) or None
         policy = parse_policy(cfg.missing, "run_job")
         table, freqs = lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
-        _enc, count, fk, big, inverse = freqs
+        _enc, count, fk, big, _inverse = freqs
         self.table: pd.DataFrame = to_pandas(table).rename(columns={_N: "records"})
         self.count: np.ndarray = count
         self.fk: np.ndarray = fk
         self.Fk: np.ndarray | None = big
-        self.inverse: np.ndarray = inverse
+        if warn:  # as the pandas job warns on the records
+            warn_suspect_keys(cfg, self.table, self.table["records"])
 
     @property
     def n_records(self) -> int:
@@ -149,22 +152,6 @@ class Patterns:
     def counts(self, col: str, codes: list[Any]) -> KeyCounts:
         """The values of ``col`` with their records, ``codes`` declared missing."""
         return KeyCounts.of(self.table[col], codes, self.table["records"].to_numpy(dtype="int64"))
-
-
-def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
-    """The input's patterns, with the pandas job's warning about key variables holding
-    texts that often mean missing ("NA", "?")."""
-    from microsdc.data.quality import warn_suspect_key_texts
-
-    patterns = Patterns(frame, cfg)
-    warn_suspect_key_texts(
-        patterns.table,
-        list(cfg.quasi_identifiers),
-        list(cfg.missing_values),
-        "missing_values = [{1}] in [input]",
-        patterns.table["records"],
-    )
-    return patterns
 
 
 def recode_engine(
@@ -442,7 +429,7 @@ class EngineInput:
         self.start = start = timed(
             "risk_before",
             f"grouping by the key variables ({engine})",
-            lambda: _checked_patterns(data, cfg),
+            lambda: Patterns(data, cfg, warn=True),
         )
         recoded = measure_risk_engine(start, cfg)
         if not cfg.recode:

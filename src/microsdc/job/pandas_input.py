@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from microsdc.job.audit import sha256_file
-from microsdc.job.columns import check_columns
+from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import (
@@ -64,24 +64,17 @@ def read_input(cfg: JobConfig) -> pd.DataFrame:
 
 def _read_checked(cfg: JobConfig) -> pd.DataFrame:
     """Read the input, check that the job's columns exist, warn about empty key variables."""
-    from microsdc.data.quality import (
-        warn_all_missing,
-        warn_suspect_key_texts,
-        warn_user_missing_codes,
-    )
+    from microsdc.data.quality import warn_all_missing, warn_user_missing_codes
     from microsdc.io.text_types import weights_as_numbers
 
     df = read_input(cfg)
     check_columns(cfg, df)
     df = weights_as_numbers(df, cfg.weights)
     warn_all_missing(df, list(cfg.quasi_identifiers), missing_values_of(cfg))
-    for warn in (warn_suspect_key_texts, warn_user_missing_codes):
-        warn(
-            df,
-            list(cfg.quasi_identifiers),
-            missing_values_of(cfg),
-            "missing_values = [{1}] in [input]",
-        )
+    warn_suspect_keys(cfg, df)
+    warn_user_missing_codes(
+        df, list(cfg.quasi_identifiers), missing_values_of(cfg), "missing_values = [{1}] in [input]"
+    )
     return df
 
 
