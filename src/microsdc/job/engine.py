@@ -23,7 +23,7 @@ from microsdc.job.audit import sha256_file
 from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
-from microsdc.job.measures import KeyCounts, key_variable, variable_entries
+from microsdc.job.measures import KeyCounts, describe
 from microsdc.job.stepfigures import observed_cells, suppression_figures
 from microsdc.job.steps import as_read
 from microsdc.job.suppress import run_suppression
@@ -36,7 +36,6 @@ __all__ = [
     "EngineInput",
     "Patterns",
     "columns_of",
-    "describe_engine",
     "engine_not_computed",
     "measure_risk_engine",
     "open_input",
@@ -241,33 +240,6 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
             f"records, and {why}."
         )
     return out
-
-
-def describe_engine(
-    cfg: JobConfig,
-    columns: list[str],
-    released: list[str],
-    patterns: tuple[Patterns, Patterns, Patterns],
-    cells: dict[str, int],
-    pram: dict[str, int] | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`microsdc.job.measures.describe_variables` from the key combinations as read,
-    before protection (after recoding) and after (``patterns``); ``cells`` is the cells
-    blanked per key variable, ``pram`` the cells PRAM changed per column
-    (:func:`pram_cells`), the changes an engine job makes."""
-    pram = pram or {}
-    changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
-    mv = list(cfg.missing_values)
-    keys = [
-        key_variable(
-            col,
-            (patterns[0].counts(col, mv), patterns[1].counts(col, mv), patterns[2].counts(col, mv)),
-            changed.get(col, 0),
-            cells.get(col, 0),
-        )
-        for col in map(str, cfg.quasi_identifiers)
-    ]
-    return variable_entries(cfg, [(c, c in released) for c in columns], changed), keys
 
 
 def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str, int], list[str]]:
@@ -482,13 +454,27 @@ class EngineInput:
     def describe(
         self, data: Any, final: Any, origin: np.ndarray | None, methods: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """:func:`describe_engine` from the patterns as read, before and after, the cells
-        suppression blanked and those PRAM changed (:func:`pram_cells`)."""
+        """:func:`microsdc.job.measures.describe` from the patterns as read, before and
+        after; the cells changed are those suppression blanked and those PRAM changed
+        (:func:`pram_cells`), the cells made missing those suppression blanked."""
         assert self.read_patterns is not None and self.start is not None and self.end is not None
-        released = columns_of(final)
-        patterns = (self.read_patterns, self.start, self.end)
+        read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
-        return describe_engine(self.cfg, self.columns, released, patterns, self.cells, pram)
+        cells = self.cells
+        changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
+        released = columns_of(final)
+        mv = list(self.cfg.missing_values)
+        return describe(
+            self.cfg,
+            [(c, c in released) for c in self.columns],
+            lambda col: (
+                read.counts(str(col), mv),
+                start.counts(str(col), mv),
+                end.counts(str(col), mv),
+            ),
+            changed,
+            lambda col, before, after: cells.get(str(col), 0),
+        )
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
         """The input's SHA-256 (:func:`sha256_input`), records and released columns."""

@@ -4,7 +4,7 @@ after protection."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,15 +17,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KeyCounts",
+    "describe",
     "describe_variables",
     "hellinger",
     "intruder_of",
-    "key_variable",
     "measure_risk",
     "missing_values_of",
     "pram_risk",
     "value_labels",
-    "variable_entries",
     "variable_roles",
 ]
 
@@ -140,39 +139,32 @@ class KeyCounts:
         return pd.Series(self.records).groupby(labels.to_numpy()).sum()
 
 
-def key_variable(
-    name: str,
-    counts: tuple[KeyCounts, KeyCounts, KeyCounts],
-    cells_changed: int,
-    suppressed: int,
-) -> dict[str, Any]:
-    """The audit's ``key_variables`` entry of ``name`` (see :func:`describe_variables`)
-    from its counts as read, before protection (after recoding) and after
-    (``counts``), the cells protection changed and those it made missing
-    (``suppressed``: held a value before, missing after)."""
-    read, before, after = counts
-    observed = before.n_observed
-    return {
-        "name": name,
-        "categories_input": read.n_categories,
-        "categories_before": before.n_categories,
-        "categories_after": after.n_categories,
-        "missing_before": before.n_missing,
-        "missing_after": after.n_missing,
-        "cells_changed": int(cells_changed),
-        "share_suppressed": suppressed / observed if observed else 0.0,
-        "hellinger": hellinger(before.per_value(), after.per_value(), before.n_records),
-    }
+def describe(
+    cfg: JobConfig,
+    columns: Sequence[tuple[str, bool]],
+    counts: Callable[[Hashable], tuple[KeyCounts, KeyCounts, KeyCounts]],
+    changed: Mapping[str, int],
+    suppressed: Callable[[Hashable, KeyCounts, KeyCounts], int],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The audit's ``variables`` and ``key_variables`` (see :func:`describe_variables`),
+    however the input holds its rows.
 
-
-def variable_entries(
-    cfg: JobConfig, columns: Sequence[tuple[str, bool]], changed: Mapping[str, int]
-) -> list[dict[str, Any]]:
-    """The audit's ``variables`` (see :func:`describe_variables`) of the input's
-    ``columns`` (name, whether released), with the cells protection changed in each
-    (``changed``; none in a column not released)."""
+    Parameters
+    ----------
+    cfg : JobConfig
+    columns : list of (str, bool)
+        The input's columns: name, and whether released.
+    counts : callable
+        ``counts(key_variable)``: its :class:`KeyCounts` as read, before protection
+        (after recoding) and after.
+    changed : dict
+        The cells protection changed per column (after recoding).
+    suppressed : callable
+        ``suppressed(key_variable, before, after)``: its cells that held a value
+        before and are missing after.
+    """
     roles = column_roles(cfg)
-    return [
+    variables = [
         {
             "name": name,
             "roles": variable_roles(cfg, roles, name, released),
@@ -181,6 +173,25 @@ def variable_entries(
         }
         for name, released in columns
     ]
+    keys = []
+    for col in cfg.quasi_identifiers:
+        read, before, after = counts(col)
+        observed = before.n_observed
+        share = suppressed(col, before, after) / observed if observed else 0.0
+        keys.append(
+            {
+                "name": str(col),
+                "categories_input": read.n_categories,
+                "categories_before": before.n_categories,
+                "categories_after": after.n_categories,
+                "missing_before": before.n_missing,
+                "missing_after": after.n_missing,
+                "cells_changed": int(changed.get(str(col), 0)),
+                "share_suppressed": share,
+                "hellinger": hellinger(before.per_value(), after.per_value(), before.n_records),
+            }
+        )
+    return variables, keys
 
 
 def describe_variables(
@@ -247,18 +258,17 @@ def describe_variables(
             # what protection changed, after recoding: the count of the key variables' table
             base = start[col] if col in start.columns else raw[col]
             changed[str(col)] = _changed_cells(base, final[col])
-    keys = []
-    for col in cfg.quasi_identifiers:
-        read, before, after = (KeyCounts.of(f[col], mv) for f in (raw, start, final))
-        keys.append(
-            key_variable(
-                str(col),
-                (read, before, after),
-                _changed_cells(start[col], final[col]),
-                int((~before.missing & after.missing).sum()),
-            )
-        )
-    return variable_entries(cfg, columns, changed), keys
+    return describe(
+        cfg,
+        columns,
+        lambda col: (
+            KeyCounts.of(raw[col], mv),
+            KeyCounts.of(start[col], mv),
+            KeyCounts.of(final[col], mv),
+        ),
+        changed,
+        lambda col, before, after: int((~before.missing & after.missing).sum()),
+    )
 
 
 def measure_risk(
