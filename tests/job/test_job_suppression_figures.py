@@ -7,12 +7,14 @@ columns included."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from microsdc import Release
+from microsdc.job import run_job
 from microsdc.utility import suppressed_cells
 
 
@@ -64,3 +66,37 @@ def test_suppression_figures_are_the_cells_blanked_cell_by_cell(
         assert codes.sum() > 0
         assert figures["total"] > codes.sum()
         assert figures["observed_before"]["a"] == int(df["a"].notna().sum())
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("missing", ["category", "wildcard"])
+def test_engine_counts_the_cells_observed_before_as_pandas(
+    tmp_path: Path, engine: str, missing: str
+) -> None:
+    """Under "category" a declared code is a value suppression may blank (and counts
+    among the cells blanked): it counts among the cells that held a value before, on an
+    engine as on pandas; under the other policies it is a missing value."""
+    pytest.importorskip(engine)
+    pytest.importorskip("narwhals")
+    df = _frame(4, n=300).drop(columns=["st"])
+    df["a"] = pd.to_numeric(df["a"]).astype("Int64")
+    df["c"] = pd.to_numeric(df["c"]).astype("Int64")
+    df.to_parquet(tmp_path / "in.parquet", index=False)
+    audits = {}
+    for name, line in (("pandas", ""), (engine, f'engine = "{engine}"')):
+        job = tmp_path / f"{name}.toml"
+        job.write_text(
+            f'steps = ["risk", "suppression"]\n[input]\npath = "in.parquet"\n{line}\n'
+            'missing_values = [-7, "?"]\n[variables]\nquasi_identifiers = ["a", "b", "c"]\n'
+            f'[risk]\nk = 3\nmissing = "{missing}"\n',
+            encoding="utf-8",
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            audits[name] = run_job(job, write=False).audit["suppression"]
+    got, want = audits[engine], audits["pandas"]
+    assert got["observed_before"] == want["observed_before"]
+    coded = df[["a", "b", "c"]].isin([-7, "?"]).sum()
+    observed = df[["a", "b", "c"]].notna().sum() - (0 if missing == "category" else coded)
+    assert got["observed_before"] == {c: int(observed[c]) for c in ["a", "b", "c"]}
+    assert got["share"] == got["total"] / sum(got["observed_before"].values())

@@ -24,7 +24,7 @@ from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import KeyCounts, describe
-from microsdc.job.stepfigures import observed_cells, suppression_figures
+from microsdc.job.stepfigures import counted_codes, observed_cells, suppression_figures
 from microsdc.job.steps import as_read
 from microsdc.job.suppress import run_suppression
 
@@ -290,7 +290,7 @@ def suppress_engine(
     res = run_suppression(cfg, frame, progress)
     assert isinstance(res, LazySuppressionResult)
     records = before.table["records"].to_numpy(dtype="int64")
-    codes = list(cfg.missing_values)
+    codes = counted_codes(cfg)  # under "category" a declared code can be blanked
     figures = suppression_figures(
         cfg, res, observed_cells(before.table, cfg.quasi_identifiers, codes, records)
     )
