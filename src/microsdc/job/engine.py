@@ -24,9 +24,8 @@ from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import KeyCounts, describe
-from microsdc.job.stepfigures import counted_codes, observed_cells, suppression_figures
 from microsdc.job.steps import as_read
-from microsdc.job.suppress import run_suppression
+from microsdc.job.suppress import suppression_step
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +40,6 @@ __all__ = [
     "open_input",
     "pram_cells",
     "sha256_input",
-    "suppress_engine",
 ]
 
 _N = "__microsdc_records"
@@ -275,28 +273,6 @@ def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str
     return counted, [note]
 
 
-def suppress_engine(
-    cfg: JobConfig,
-    frame: Any,
-    before: Patterns,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[Any, dict[str, Any], dict[str, int]]:
-    """Local suppression on the engine (:func:`microsdc.job.suppress.run_suppression`):
-    the lazy released frame, the audit figures
-    (:func:`microsdc.job.stepfigures.suppression_figures`, the cells observed before
-    counted on the patterns ``before``) and the cells blanked per key variable."""
-    from microsdc.suppression.result import LazySuppressionResult
-
-    res = run_suppression(cfg, frame, progress)
-    assert isinstance(res, LazySuppressionResult)
-    records = before.table["records"].to_numpy(dtype="int64")
-    codes = counted_codes(cfg)  # under "category" a declared code can be blanked
-    figures = suppression_figures(
-        cfg, res, observed_cells(before.table, cfg.quasi_identifiers, codes, records)
-    )
-    return res.data, figures, figures["per_variable"]
-
-
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
     """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
     nothing when the route did not list every pattern (the combined-key route)."""
@@ -431,10 +407,15 @@ class EngineInput:
     def suppress(
         self, data: Any, progress: Callable[[int, int], None] | None
     ) -> tuple[Any, dict[str, Any]]:
-        """:func:`suppress_engine`; the cells blanked per key variable kept."""
+        """:func:`microsdc.job.suppress.suppression_step`, the cells observed before
+        counted on the patterns protection starts from; the cells blanked per key
+        variable kept."""
         assert self.start is not None  # measured first
-        released, figures, self.cells = suppress_engine(self.cfg, data, self.start, progress)
-        return released, figures
+        table = self.start.table
+        records = table["records"].to_numpy(dtype="int64")
+        res, figures = suppression_step(self.cfg, data, progress, table, records)
+        self.cells = figures["per_variable"]
+        return res.data, figures
 
     def pram_risk(self, before: Any, after: Any) -> None:
         """Not measured: it needs the records."""

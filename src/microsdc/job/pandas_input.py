@@ -20,14 +20,9 @@ from microsdc.job.measures import (
 )
 from microsdc.job.recode import recode
 from microsdc.job.schema import default_of
-from microsdc.job.stepfigures import (
-    counted_codes,
-    observed_cells,
-    suppression_figures,
-    swap_figures,
-)
+from microsdc.job.stepfigures import swap_figures
 from microsdc.job.steps import as_read
-from microsdc.job.suppress import run_suppression
+from microsdc.job.suppress import suppression_step
 
 if TYPE_CHECKING:
     import numpy as np
@@ -84,11 +79,9 @@ def _suppress(
     # a household id that is not released cannot give a blanked cell back: left out
     kept = [c for c in cfg.dropped_at_output if c in df.columns]
     full, df = df, df.drop(columns=kept)
-    res = run_suppression(cfg, df, progress)
+    res, figures = suppression_step(cfg, df, progress)
     if not cfg.output.random_order:  # else the rows leave their order as read
         warn_row_order(cfg, df, res.data)
-    observed = observed_cells(df, cfg.quasi_identifiers, counted_codes(cfg))
-    figures = suppression_figures(cfg, res, observed)
     released = res.data
     if kept:
         released = full.copy()

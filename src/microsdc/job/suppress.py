@@ -9,8 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from microsdc.job.config import JobConfig
+from microsdc.job.stepfigures import counted_codes, observed_cells, suppression_figures
 
-__all__ = ["run_suppression"]
+__all__ = ["run_suppression", "suppression_step"]
 
 
 def run_suppression(
@@ -42,3 +43,20 @@ def run_suppression(
         if key in s:
             kwargs[key] = s[key]
     return local_suppression(data, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+
+
+def suppression_step(
+    cfg: JobConfig,
+    data: Any,
+    progress: Callable[[int, int], None] | None = None,
+    table: Any = None,
+    records: Any = None,
+) -> tuple[Any, dict[str, Any]]:
+    """:func:`run_suppression` of ``data`` and its audit figures
+    (:func:`~microsdc.job.stepfigures.suppression_figures`), the cells observed before
+    counted on the records of ``data``, or, for an engine, on its distinct key
+    combinations ``table`` with the ``records`` behind each."""
+    res = run_suppression(cfg, data, progress)
+    before = data if table is None else table
+    observed = observed_cells(before, cfg.quasi_identifiers, counted_codes(cfg), records)
+    return res, suppression_figures(cfg, res, observed)
