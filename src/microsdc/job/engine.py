@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from microsdc.job.recode_spec import RecodeSpec
+
 __all__ = [
     "EngineInput",
     "Patterns",
@@ -152,37 +154,26 @@ class Patterns:
 
 
 def recode_engine(
-    cfg: JobConfig,
-    frame: Any,
-    notes: list[dict[str, Any]],
-    categories: dict[str, list[str]] | None = None,
-) -> Any:
+    cfg: JobConfig, frame: Any, categories: dict[str, list[str]]
+) -> tuple[Any, list[dict[str, Any]]]:
     """``[recode]`` of bands of one width, in the engine
-    (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
-    entries, as the pandas job writes them; ``categories`` the labels of the bands of
-    each column, in order (what the release is written with)."""
-    from microsdc.job.recode import applied, band_keys
+    (:func:`microsdc.recoding.lazy.bin_width_lazy`), and the audit's notes
+    (:func:`microsdc.job.recode.recode_columns`); ``categories`` gets the labels of the
+    bands of each column, in order (what the release is written with)."""
+    from microsdc.job.recode import applied, band_keys, recode_columns
     from microsdc.recoding.lazy import bin_width_lazy
 
-    for spec in cfg.recode:
+    def column(frame: Any, spec: RecodeSpec) -> tuple[Any, dict[str, Any]]:
         assert spec.width is not None  # breaks are refused when the job is read
-        frame, info = applied(
-            cfg,
-            f"recode.{spec.column}",
-            band_keys(spec.column),
-            functools.partial(
-                bin_width_lazy,
-                frame,
-                spec.column,
-                spec.width,
-                origin=spec.start or 0.0,
-                missing_values=list(cfg.missing_values),
-            ),
+        mv, start = list(cfg.missing_values), spec.start or 0.0
+        bands = functools.partial(
+            bin_width_lazy, frame, spec.column, spec.width, origin=start, missing_values=mv
         )
-        notes.append({"column": spec.column, **{k: info[k] for k in ("bins", "distinct_before")}})
-        if categories is not None:
-            categories[spec.column] = list(info["labels"])
-    return frame
+        frame, info = applied(cfg, f"recode.{spec.column}", band_keys(spec.column), bands)
+        categories[spec.column] = list(info["labels"])
+        return frame, {k: info[k] for k in ("bins", "distinct_before")}
+
+    return recode_columns(cfg, frame, column)
 
 
 def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
@@ -365,8 +356,7 @@ class EngineInput:
 
     def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
         """:func:`recode_engine`."""
-        notes: list[dict[str, Any]] = []
-        return recode_engine(self.cfg, raw, notes, self.categories), notes
+        return recode_engine(self.cfg, raw, self.categories)
 
     def first_risks(
         self, raw: Any, data: Any, timed: Timed
