@@ -10,7 +10,7 @@ from microsdc.job.config import JobConfig
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["check_columns", "column_roles", "similar_columns"]
+__all__ = ["check_columns", "column_roles", "similar_columns", "warn_suspect_keys"]
 
 
 def similar_columns(cfg: JobConfig) -> list[Any]:
@@ -98,3 +98,16 @@ def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
                 f"Columns of {cfg.input_path.name}: {shown}."
                 + (separator_hint(columns) or close_matches_hint(unknown, columns)),
             )
+
+
+def warn_suspect_keys(cfg: JobConfig, table: pd.DataFrame, records: Any = None) -> None:
+    """Warn about key-variable texts that often mean missing ("NA", "?") and are not
+    declared so, or that have spaces around them
+    (:func:`microsdc.data.quality.warn_suspect_key_texts`), naming the job key that
+    declares them: in the records of ``table``, or, with ``records``, in an engine's
+    distinct key combinations and the records behind each."""
+    from microsdc.data.quality import warn_suspect_key_texts
+
+    codes = list(cfg.missing_values) or None
+    option = "missing_values = [{1}] in [input]"
+    warn_suspect_key_texts(table, list(cfg.quasi_identifiers), codes, option, records)

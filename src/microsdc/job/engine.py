@@ -20,27 +20,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from microsdc.job.audit import sha256_file
-from microsdc.job.columns import check_columns, column_roles
+from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
-from microsdc.job.measures import hellinger, value_labels, variable_roles
+from microsdc.job.measures import KeyCounts, describe
 from microsdc.job.steps import as_read
+from microsdc.job.suppress import suppression_step
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
+    from microsdc.job.recode_spec import RecodeSpec
+
 __all__ = [
     "EngineInput",
     "Patterns",
     "columns_of",
-    "describe_engine",
     "engine_not_computed",
     "measure_risk_engine",
     "open_input",
     "pram_cells",
     "sha256_input",
-    "suppress_engine",
 ]
 
 _N = "__microsdc_records"
@@ -109,7 +110,9 @@ def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
 
 class Patterns:
     """The distinct key combinations of a lazy frame with their records (and weight sums),
-    and their frequencies under the job's missing-value policy.
+    and their frequencies under the job's missing-value policy; with ``warn``, the
+    key-variable texts that often mean missing are warned about
+    (:func:`microsdc.job.columns.warn_suspect_keys`), as the pandas job does.
 
     Attributes
     ----------
@@ -121,7 +124,7 @@ class Patterns:
     Fk : ndarray or None, the weighted population frequency per distinct pattern
     """
 
-    def __init__(self, frame: Any, cfg: JobConfig) -> None:
+    def __init__(self, frame: Any, cfg: JobConfig, *, warn: bool = False) -> None:
         import narwhals as nw
 
         from microsdc._core.policy import parse_policy
@@ -132,67 +135,45 @@ class Patterns:
         mv = list(cfg.missing_values) or None
         policy = parse_policy(cfg.missing, "run_job")
         table, freqs = lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
-        _enc, count, fk, big, inverse = freqs
+        _enc, count, fk, big, _inverse = freqs
         self.table: pd.DataFrame = to_pandas(table).rename(columns={_N: "records"})
         self.count: np.ndarray = count
         self.fk: np.ndarray = fk
         self.Fk: np.ndarray | None = big
-        self.inverse: np.ndarray = inverse
+        if warn:  # as the pandas job warns on the records
+            warn_suspect_keys(cfg, self.table, self.table["records"])
 
     @property
     def n_records(self) -> int:
         """Number of records of the frame."""
         return int(self.count.sum())
 
-
-def _checked_patterns(frame: Any, cfg: JobConfig) -> Patterns:
-    """The input's patterns, with the pandas job's warning about key variables holding
-    texts that often mean missing ("NA", "?")."""
-    from microsdc.data.quality import warn_suspect_key_texts
-
-    patterns = Patterns(frame, cfg)
-    warn_suspect_key_texts(
-        patterns.table,
-        list(cfg.quasi_identifiers),
-        list(cfg.missing_values),
-        "missing_values = [{1}] in [input]",
-        patterns.table["records"],
-    )
-    return patterns
+    def counts(self, col: str, codes: list[Any]) -> KeyCounts:
+        """The values of ``col`` with their records, ``codes`` declared missing."""
+        return KeyCounts.of(self.table[col], codes, self.table["records"].to_numpy(dtype="int64"))
 
 
 def recode_engine(
-    cfg: JobConfig,
-    frame: Any,
-    notes: list[dict[str, Any]],
-    categories: dict[str, list[str]] | None = None,
-) -> Any:
+    cfg: JobConfig, frame: Any, categories: dict[str, list[str]]
+) -> tuple[Any, list[dict[str, Any]]]:
     """``[recode]`` of bands of one width, in the engine
-    (:func:`microsdc.backends.recoding.bin_width_lazy`); ``notes`` gets the audit's
-    entries, as the pandas job writes them; ``categories`` the labels of the bands of
-    each column, in order (what the release is written with)."""
-    from microsdc.job.recode import applied, band_keys
+    (:func:`microsdc.recoding.lazy.bin_width_lazy`), and the audit's notes
+    (:func:`microsdc.job.recode.recode_columns`); ``categories`` gets the labels of the
+    bands of each column, in order (what the release is written with)."""
+    from microsdc.job.recode import applied, band_keys, recode_columns
     from microsdc.recoding.lazy import bin_width_lazy
 
-    for spec in cfg.recode:
+    def column(frame: Any, spec: RecodeSpec) -> tuple[Any, dict[str, Any]]:
         assert spec.width is not None  # breaks are refused when the job is read
-        frame, info = applied(
-            cfg,
-            f"recode.{spec.column}",
-            band_keys(spec.column),
-            functools.partial(
-                bin_width_lazy,
-                frame,
-                spec.column,
-                spec.width,
-                origin=spec.start or 0.0,
-                missing_values=list(cfg.missing_values),
-            ),
+        mv, start = list(cfg.missing_values), spec.start or 0.0
+        bands = functools.partial(
+            bin_width_lazy, frame, spec.column, spec.width, origin=start, missing_values=mv
         )
-        notes.append({"column": spec.column, **{k: info[k] for k in ("bins", "distinct_before")}})
-        if categories is not None:
-            categories[spec.column] = list(info["labels"])
-    return frame
+        frame, info = applied(cfg, f"recode.{spec.column}", band_keys(spec.column), bands)
+        categories[spec.column] = list(info["labels"])
+        return frame, {k: info[k] for k in ("bins", "distinct_before")}
+
+    return recode_columns(cfg, frame, column)
 
 
 def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
@@ -250,75 +231,6 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
     return out
 
 
-def _value_counts(table: pd.DataFrame, col: str, mv: list[Any]) -> tuple[pd.Series, Any]:
-    """Records per value of ``col`` (missing as one category) and the missing mask."""
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-
-    miss = np.asarray(missing_mask(table[col], mv), dtype=bool)
-    values = value_labels(table[col], miss)
-    return table["records"].groupby(values.to_numpy()).sum(), miss
-
-
-def describe_engine(
-    cfg: JobConfig,
-    columns: list[str],
-    released: list[str],
-    patterns: tuple[Patterns, Patterns, Patterns],
-    cells: dict[str, int],
-    pram: dict[str, int] | None = None,
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """:func:`microsdc.job.measures.describe_variables` from the key combinations as read,
-    before protection (after recoding) and after (``patterns``); ``cells`` is the cells
-    blanked per key variable, ``pram`` the cells PRAM changed per column
-    (:func:`pram_cells`), the changes an engine job makes."""
-    pram = pram or {}
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-
-    read, before, after = patterns
-    mv = list(cfg.missing_values)
-    roles = column_roles(cfg)
-    changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
-    variables = []
-    for name in columns:
-        is_released = name in released
-        variables.append(
-            {
-                "name": name,
-                "roles": variable_roles(cfg, roles, name, is_released),
-                "released": is_released,
-                "cells_changed": int(changed.get(name, 0)) if is_released else 0,
-            }
-        )
-    keys = []
-    n = before.n_records
-    rec_b = before.table["records"].to_numpy(dtype=np.int64)
-    rec_a = after.table["records"].to_numpy(dtype=np.int64)
-    for col in map(str, cfg.quasi_identifiers):
-        vb, miss_b = _value_counts(before.table, col, mv)
-        va, miss_a = _value_counts(after.table, col, mv)
-        hell = hellinger(vb, va, n)
-        observed = int(rec_b[~miss_b].sum())
-        miss_read = np.asarray(missing_mask(read.table[col], mv), dtype=bool)
-        keys.append(
-            {
-                "name": col,
-                "categories_input": int(read.table[col][~miss_read].nunique()),
-                "categories_before": int(before.table[col][~miss_b].nunique()),
-                "categories_after": int(after.table[col][~miss_a].nunique()),
-                "missing_before": int(rec_b[miss_b].sum()),
-                "missing_after": int(rec_a[miss_a].sum()),
-                "cells_changed": int(changed.get(col, 0)),
-                "share_suppressed": cells.get(col, 0) / observed if observed else 0.0,
-                "hellinger": hell,
-            }
-        )
-    return variables, keys
-
-
 def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str, int], list[str]]:
     """The cells PRAM changed per column, from the records each of its matrices changed
     (``figures``: the audit's ``pram``, None when PRAM did not run), and one sentence per
@@ -350,57 +262,6 @@ def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str
         f"the rows of this input stay in the {cfg.engine} engine."
     )
     return counted, [note]
-
-
-def suppress_engine(
-    cfg: JobConfig,
-    frame: Any,
-    before: Patterns,
-    progress: Callable[[int, int], None] | None = None,
-) -> tuple[Any, dict[str, Any], dict[str, int]]:
-    """Local suppression on the engine: the lazy released frame, the audit figures and the
-    cells blanked per key variable."""
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-    from microsdc.suppression import local_suppression
-    from microsdc.suppression.result import LazySuppressionResult
-
-    s = cfg.suppression
-    kwargs: dict[str, Any] = {
-        "missing": cfg.missing,
-        "missing_values": list(cfg.missing_values) or None,
-    }
-    for key in ("importance", "combs", "strata", "accept_rare_values"):
-        if key in s:
-            kwargs[key] = s[key]
-    res = local_suppression(frame, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
-    assert isinstance(res, LazySuppressionResult)
-    per_variable = {str(c): int(v) for c, v in res.cells_per_qi.items()}
-    records = before.table["records"].to_numpy(dtype=np.int64)
-    mv = list(cfg.missing_values)
-    observed = {
-        str(c): int(records[~np.asarray(missing_mask(before.table[c], mv), dtype=bool)].sum())
-        for c in cfg.quasi_identifiers
-    }
-    total = sum(per_variable.values())
-    hit = res.patterns[res.patterns["cells"] > 0]
-    by_count = hit.groupby("cells")["records"].sum()
-    by_count[0] = res.n_rows - res.n_rows_suppressed
-    by_count = by_count[by_count > 0].sort_index()
-    figures: dict[str, Any] = {
-        "total": total,
-        "share": total / sum(observed.values()) if sum(observed.values()) else 0.0,
-        "records_with_suppression": res.n_rows_suppressed,
-        "per_variable": per_variable,
-        "observed_before": observed,
-        "records_by_count": {str(c): int(v) for c, v in by_count.items()},
-        "method": "greedy",
-        "true_fk_below_k": res.n_true_fk_below(cfg.k),
-        "guarantee": cfg.missing,
-        "prosecutor_risk": res.intruder(),
-    }
-    return res.data, figures, per_variable
 
 
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
@@ -495,8 +356,7 @@ class EngineInput:
 
     def recode(self, raw: Any) -> tuple[Any, list[dict[str, Any]]]:
         """:func:`recode_engine`."""
-        notes: list[dict[str, Any]] = []
-        return recode_engine(self.cfg, raw, notes, self.categories), notes
+        return recode_engine(self.cfg, raw, self.categories)
 
     def first_risks(
         self, raw: Any, data: Any, timed: Timed
@@ -507,7 +367,7 @@ class EngineInput:
         self.start = start = timed(
             "risk_before",
             f"grouping by the key variables ({engine})",
-            lambda: _checked_patterns(data, cfg),
+            lambda: Patterns(data, cfg, warn=True),
         )
         recoded = measure_risk_engine(start, cfg)
         if not cfg.recode:
@@ -537,10 +397,15 @@ class EngineInput:
     def suppress(
         self, data: Any, progress: Callable[[int, int], None] | None
     ) -> tuple[Any, dict[str, Any]]:
-        """:func:`suppress_engine`; the cells blanked per key variable kept."""
+        """:func:`microsdc.job.suppress.suppression_step`, the cells observed before
+        counted on the patterns protection starts from; the cells blanked per key
+        variable kept."""
         assert self.start is not None  # measured first
-        released, figures, self.cells = suppress_engine(self.cfg, data, self.start, progress)
-        return released, figures
+        table = self.start.table
+        records = table["records"].to_numpy(dtype="int64")
+        res, figures = suppression_step(self.cfg, data, progress, table, records)
+        self.cells = figures["per_variable"]
+        return res.data, figures
 
     def pram_risk(self, before: Any, after: Any) -> None:
         """Not measured: it needs the records."""
@@ -560,13 +425,27 @@ class EngineInput:
     def describe(
         self, data: Any, final: Any, origin: np.ndarray | None, methods: dict[str, Any]
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """:func:`describe_engine` from the patterns as read, before and after, the cells
-        suppression blanked and those PRAM changed (:func:`pram_cells`)."""
+        """:func:`microsdc.job.measures.describe` from the patterns as read, before and
+        after; the cells changed are those suppression blanked and those PRAM changed
+        (:func:`pram_cells`), the cells made missing those suppression blanked."""
         assert self.read_patterns is not None and self.start is not None and self.end is not None
-        released = columns_of(final)
-        patterns = (self.read_patterns, self.start, self.end)
+        read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
-        return describe_engine(self.cfg, self.columns, released, patterns, self.cells, pram)
+        cells = self.cells
+        changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
+        released = columns_of(final)
+        mv = list(self.cfg.missing_values)
+        return describe(
+            self.cfg,
+            [(c, c in released) for c in self.columns],
+            lambda col: (
+                read.counts(str(col), mv),
+                start.counts(str(col), mv),
+                end.counts(str(col), mv),
+            ),
+            changed,
+            lambda col, before, after: cells.get(str(col), 0),
+        )
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
         """The input's SHA-256 (:func:`sha256_input`), records and released columns."""

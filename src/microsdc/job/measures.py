@@ -4,6 +4,8 @@ after protection."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from microsdc.job.columns import column_roles
@@ -14,6 +16,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "KeyCounts",
+    "describe",
     "describe_variables",
     "hellinger",
     "intruder_of",
@@ -82,6 +86,114 @@ def hellinger(before: pd.Series, after: pd.Series, n: int) -> float:
     return float(np.sqrt(0.5 * np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)))
 
 
+@dataclass(frozen=True)
+class KeyCounts:
+    """One key variable's values with the records behind each: one row per record
+    (``records`` None), or one per distinct key combination of an engine with its
+    records (``records``); ``missing`` marks the missing values (declared codes
+    included)."""
+
+    values: pd.Series
+    missing: np.ndarray
+    records: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, values: pd.Series, codes: Sequence[Any], records: Any = None) -> KeyCounts:
+        """The counts of ``values``, ``codes`` being the declared missing codes."""
+        import numpy as np
+
+        from microsdc.encode import missing_mask
+
+        return cls(values, np.asarray(missing_mask(values, list(codes)), dtype=bool), records)
+
+    def _sum(self, mask: np.ndarray) -> int:
+        return int(mask.sum() if self.records is None else self.records[mask].sum())
+
+    @property
+    def n_records(self) -> int:
+        """The records."""
+        return len(self.values) if self.records is None else int(self.records.sum())
+
+    @property
+    def n_missing(self) -> int:
+        """The records whose value is missing."""
+        return self._sum(self.missing)
+
+    @property
+    def n_observed(self) -> int:
+        """The records that hold a value."""
+        return self._sum(~self.missing)
+
+    @property
+    def n_categories(self) -> int:
+        """Distinct values held (the missing ones left out)."""
+        return int(self.values[~self.missing].nunique())
+
+    def per_value(self) -> pd.Series:
+        """Records per value, the missing ones as one category (:func:`value_labels`)."""
+        import pandas as pd
+
+        labels = value_labels(self.values, self.missing)
+        if self.records is None:
+            return labels.value_counts()
+        return pd.Series(self.records).groupby(labels.to_numpy()).sum()
+
+
+def describe(
+    cfg: JobConfig,
+    columns: Sequence[tuple[str, bool]],
+    counts: Callable[[Hashable], tuple[KeyCounts, KeyCounts, KeyCounts]],
+    changed: Mapping[str, int],
+    suppressed: Callable[[Hashable, KeyCounts, KeyCounts], int],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The audit's ``variables`` and ``key_variables`` (see :func:`describe_variables`),
+    however the input holds its rows.
+
+    Parameters
+    ----------
+    cfg : JobConfig
+    columns : list of (str, bool)
+        The input's columns: name, and whether released.
+    counts : callable
+        ``counts(key_variable)``: its :class:`KeyCounts` as read, before protection
+        (after recoding) and after.
+    changed : dict
+        The cells protection changed per column (after recoding).
+    suppressed : callable
+        ``suppressed(key_variable, before, after)``: its cells that held a value
+        before and are missing after.
+    """
+    roles = column_roles(cfg)
+    variables = [
+        {
+            "name": name,
+            "roles": variable_roles(cfg, roles, name, released),
+            "released": released,
+            "cells_changed": int(changed.get(name, 0)) if released else 0,
+        }
+        for name, released in columns
+    ]
+    keys = []
+    for col in cfg.quasi_identifiers:
+        read, before, after = counts(col)
+        observed = before.n_observed
+        share = suppressed(col, before, after) / observed if observed else 0.0
+        keys.append(
+            {
+                "name": str(col),
+                "categories_input": read.n_categories,
+                "categories_before": before.n_categories,
+                "categories_after": after.n_categories,
+                "missing_before": before.n_missing,
+                "missing_after": after.n_missing,
+                "cells_changed": int(changed.get(str(col), 0)),
+                "share_suppressed": share,
+                "hellinger": hellinger(before.per_value(), after.per_value(), before.n_records),
+            }
+        )
+    return variables, keys
+
+
 def describe_variables(
     cfg: JobConfig,
     raw: pd.DataFrame,
@@ -127,14 +239,11 @@ def describe_variables(
         ``sqrt(sum((sqrt(p) - sqrt(q)) ** 2) / 2)``, 0 for no change, 1 for
         disjoint distributions.
     """
-    from microsdc.encode import missing_mask
-
     mv = list(cfg.missing_values)
     if origin is not None:  # each released record beside itself as read
         raw = raw.iloc[origin].reset_index(drop=True)
         start = start.iloc[origin].reset_index(drop=True)
         final = final.reset_index(drop=True)
-    roles = column_roles(cfg)
     touched = {*map(str, cfg.quasi_identifiers), *map(str, cfg.hierarchy)}
     touched |= {str(c) for c in cfg.swapping.get("carry_along", [])}
     touched |= {r.column for r in cfg.recode}
@@ -142,43 +251,24 @@ def describe_variables(
     for section in cfg.methods.values():
         touched |= {str(c) for c in section.get("variables", [])}
         touched |= {str(c) for c in (section.get("totals") or {})}
-    variables = []
+    columns = [(str(col), col in final.columns) for col in raw.columns]
+    changed = {}
     for col in raw.columns:
-        name = str(col)
-        released = col in final.columns
-        entry_roles = variable_roles(cfg, roles, name, released)
-        # what protection changed, after recoding: the count of the key variables' table
-        base = start[col] if col in start.columns else raw[col]
-        changed = _changed_cells(base, final[col]) if released and name in touched else 0
-        variables.append(
-            {"name": name, "roles": entry_roles, "released": released, "cells_changed": changed}
-        )
-    keys = []
-    for col in cfg.quasi_identifiers:
-        miss_raw = missing_mask(raw[col], mv)
-        miss_b = missing_mask(start[col], mv)
-        miss_a = missing_mask(final[col], mv)
-        hell = hellinger(
-            value_labels(start[col], miss_b).value_counts(),
-            value_labels(final[col], miss_a).value_counts(),
-            len(start),
-        )
-        observed = int((~miss_b).sum())
-        suppressed = int((~miss_b & miss_a).sum())
-        keys.append(
-            {
-                "name": str(col),
-                "categories_input": int(raw[col][~miss_raw].nunique()),
-                "categories_before": int(start[col][~miss_b].nunique()),
-                "categories_after": int(final[col][~miss_a].nunique()),
-                "missing_before": int(miss_b.sum()),
-                "missing_after": int(miss_a.sum()),
-                "cells_changed": _changed_cells(start[col], final[col]),
-                "share_suppressed": suppressed / observed if observed else 0.0,
-                "hellinger": hell,
-            }
-        )
-    return variables, keys
+        if col in final.columns and str(col) in touched:
+            # what protection changed, after recoding: the count of the key variables' table
+            base = start[col] if col in start.columns else raw[col]
+            changed[str(col)] = _changed_cells(base, final[col])
+    return describe(
+        cfg,
+        columns,
+        lambda col: (
+            KeyCounts.of(raw[col], mv),
+            KeyCounts.of(start[col], mv),
+            KeyCounts.of(final[col], mv),
+        ),
+        changed,
+        lambda col, before, after: int((~before.missing & after.missing).sum()),
+    )
 
 
 def measure_risk(

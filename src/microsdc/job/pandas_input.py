@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from microsdc.job.audit import sha256_file
-from microsdc.job.columns import check_columns
+from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import (
@@ -20,8 +20,9 @@ from microsdc.job.measures import (
 )
 from microsdc.job.recode import recode
 from microsdc.job.schema import default_of
-from microsdc.job.stepfigures import suppression_figures, swap_figures
+from microsdc.job.stepfigures import swap_figures
 from microsdc.job.steps import as_read
+from microsdc.job.suppress import suppression_step
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,51 +59,29 @@ def read_input(cfg: JobConfig) -> pd.DataFrame:
 
 def _read_checked(cfg: JobConfig) -> pd.DataFrame:
     """Read the input, check that the job's columns exist, warn about empty key variables."""
-    from microsdc.data.quality import (
-        warn_all_missing,
-        warn_suspect_key_texts,
-        warn_user_missing_codes,
-    )
+    from microsdc.data.quality import warn_all_missing, warn_user_missing_codes
     from microsdc.io.text_types import weights_as_numbers
 
     df = read_input(cfg)
     check_columns(cfg, df)
     df = weights_as_numbers(df, cfg.weights)
     warn_all_missing(df, list(cfg.quasi_identifiers), missing_values_of(cfg))
-    for warn in (warn_suspect_key_texts, warn_user_missing_codes):
-        warn(
-            df,
-            list(cfg.quasi_identifiers),
-            missing_values_of(cfg),
-            "missing_values = [{1}] in [input]",
-        )
+    warn_suspect_keys(cfg, df)
+    warn_user_missing_codes(
+        df, list(cfg.quasi_identifiers), missing_values_of(cfg), "missing_values = [{1}] in [input]"
+    )
     return df
 
 
 def _suppress(
     cfg: JobConfig, df: pd.DataFrame, progress: Callable[[int, int], None] | None = None
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    try:
-        from microsdc.suppression import local_suppression
-    except ImportError as exc:  # the suppression module is not installed in this build
-        raise cfg.error(
-            "steps", f"asks for suppression, which this installation lacks ({exc})."
-        ) from None
-    from microsdc.suppression.params import DIS_FRACTION, DIS_SUDA_THRESHOLD
-
-    s = cfg.suppression
-    kwargs: dict[str, Any] = {"missing": cfg.missing, "missing_values": missing_values_of(cfg)}
-    keys = ("importance", "combs", "strata", "method", "linked", "accept_rare_values")
-    for key in (*keys, DIS_SUDA_THRESHOLD.name, DIS_FRACTION.name):
-        if key in s:
-            kwargs[key] = s[key]
     # a household id that is not released cannot give a blanked cell back: left out
     kept = [c for c in cfg.dropped_at_output if c in df.columns]
     full, df = df, df.drop(columns=kept)
-    res = local_suppression(df, list(cfg.quasi_identifiers), cfg.k, progress=progress, **kwargs)
+    res, figures = suppression_step(cfg, df, progress)
     if not cfg.output.random_order:  # else the rows leave their order as read
         warn_row_order(cfg, df, res.data)
-    figures = suppression_figures(cfg, df, res)
     released = res.data
     if kept:
         released = full.copy()

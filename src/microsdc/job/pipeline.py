@@ -426,7 +426,7 @@ class Release:
 
     def _record(self, step: str, result: Any, parameters: Mapping[str, Any]) -> None:
         from microsdc.job.measures import pram_risk
-        from microsdc.job.stepfigures import suppression_figures
+        from microsdc.job.stepfigures import counted_codes, observed_cells, suppression_figures
 
         self._started()
         before = self._data
@@ -441,7 +441,8 @@ class Release:
 
             if not cfg.output.random_order:  # else the rows leave their order
                 warn_row_order(cfg, before, result.data)
-            figures = suppression_figures(cfg, before, result)
+            observed = observed_cells(before, cfg.quasi_identifiers, counted_codes(cfg))
+            figures = suppression_figures(cfg, result, observed)
         else:
             reference = self._reference()
             figures = method_figures(step, result, before, reference)

@@ -20,7 +20,7 @@ from microsdc.exceptions import SDCError
 from microsdc.job.config import JobConfig
 from microsdc.job.recode_spec import RecodeSpec
 
-__all__ = ["applied", "band_keys", "recode"]
+__all__ = ["applied", "band_keys", "recode", "recode_columns"]
 
 
 def recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
@@ -29,9 +29,7 @@ def recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[st
     ``top_coded``, ``bottom_coded``, ``categories_merged``, ``categories_after``)."""
     from microsdc.encode import missing_mask
 
-    out = df.copy()
-    notes = []
-    for spec in cfg.recode:
+    def column(out: pd.DataFrame, spec: RecodeSpec) -> tuple[pd.DataFrame, dict[str, Any]]:
         col = df[spec.column]
         miss = np.asarray(missing_mask(col, list(cfg.missing_values)), dtype=bool)
         if spec.groups is not None or spec.min_count is not None:
@@ -39,8 +37,22 @@ def recode(cfg: JobConfig, df: pd.DataFrame) -> tuple[pd.DataFrame, list[dict[st
         else:
             new, note = _numbers(cfg, spec, col, miss)
         out[spec.column] = new
+        return out, note
+
+    return recode_columns(cfg, df.copy(), column)
+
+
+def recode_columns(
+    cfg: JobConfig, data: Any, column: Callable[[Any, RecodeSpec], tuple[Any, dict[str, Any]]]
+) -> tuple[Any, list[dict[str, Any]]]:
+    """Every ``[recode.<column>]`` applied in turn, ``column(data, spec)`` giving the data
+    with one column recoded and what was done; the data and one audit note per column
+    (``column`` first). However the input holds its rows."""
+    notes = []
+    for spec in cfg.recode:
+        data, note = column(data, spec)
         notes.append({"column": spec.column, **note})
-    return out, notes
+    return data, notes
 
 
 def applied(cfg: JobConfig, key: str, names: dict[str, str], call: Callable[[], Any]) -> Any:

@@ -6,6 +6,7 @@ show the same figures for the same steps.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from microsdc.job.config import JobConfig
@@ -13,28 +14,70 @@ from microsdc.job.config import JobConfig
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["suppression_figures", "swap_figures"]
+__all__ = ["counted_codes", "observed_cells", "suppression_figures", "swap_figures"]
 
 
-def suppression_figures(cfg: JobConfig, before: pd.DataFrame, res: Any) -> dict[str, Any]:
-    """The audit's ``suppression`` entry: cells blanked (per key variable, per record),
-    the method, records whose true frequency is below k, the guarantee and the
-    prosecutor risk, from the :class:`~microsdc.SuppressionResult` ``res`` of a run on
-    ``before``."""
+def observed_cells(
+    table: pd.DataFrame, qi: Sequence[Hashable], codes: Sequence[Any], records: Any = None
+) -> dict[str, int]:
+    """Cells of each key variable that hold a value (neither missing nor one of ``codes``):
+    of the records of ``table`` (a frame), or, with ``records``, of the distinct key
+    combinations of ``table`` and the records behind each (an engine's patterns)."""
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+
+    out = {}
+    for col in qi:
+        seen = ~np.asarray(missing_mask(table[col], list(codes)), dtype=bool)
+        out[str(col)] = int(seen.sum() if records is None else records[seen].sum())
+    return out
+
+
+def counted_codes(cfg: JobConfig) -> list[Any]:
+    """The declared codes a suppressed cell cannot come from: under ``"category"`` a
+    declared code is a value that may be blanked, so none (see
+    :func:`microsdc.suppression.params.counted_missing_values`)."""
     from microsdc._core.policy import parse_policy
     from microsdc.suppression.params import counted_missing_values
-    from microsdc.utility import suppressed_cells
 
-    missing_values = list(cfg.missing_values) or None
-    # a declared code blanked under "category" is a suppressed cell too
-    counted = counted_missing_values(parse_policy(cfg.missing, "run_job"), missing_values)
-    cells = suppressed_cells(before, res.data, list(cfg.quasi_identifiers), missing_values=counted)
-    figures = cells.to_dict()
-    figures["method"] = res.method
-    true_fk = res.true_fk.to_numpy()
-    figures["true_fk_below_k"] = int((true_fk < cfg.k).sum())
-    figures["guarantee"] = cfg.missing
-    figures["prosecutor_risk"] = res.to_dict()["prosecutor_risk"]
+    counted = counted_missing_values(parse_policy(cfg.missing, "run_job"), cfg.missing_values)
+    return [] if counted is None else list(counted)
+
+
+def suppression_figures(cfg: JobConfig, res: Any, observed: Mapping[str, int]) -> dict[str, Any]:
+    """The audit's ``suppression`` entry: cells blanked (per key variable, per record),
+    the method, records whose true frequency is below k, the guarantee and the
+    prosecutor risk, from what local suppression returned (a
+    :class:`~microsdc.SuppressionResult`, or a ``LazySuppressionResult`` whose
+    per-record figures stand for the records of each distinct pattern), and the cells
+    of each key variable that held a value before (``observed``,
+    :func:`observed_cells`)."""
+    import numpy as np
+    import pandas as pd
+
+    per_variable = {str(c): int(v) for c, v in res.cells_per_qi.items()}
+    total = sum(per_variable.values())
+    n_observed = sum(observed.values())
+    cells = res.cells_per_row.to_numpy(dtype=np.int64)
+    weights = res.record_weights()
+    records = np.ones(len(cells)) if weights is None else weights
+    hit = cells > 0
+    by_count = pd.Series(records[hit]).groupby(cells[hit]).sum()
+    by_count[0] = res.n_rows - res.n_rows_suppressed  # every record the method left whole
+    by_count = by_count[by_count > 0].sort_index()
+    figures: dict[str, Any] = {
+        "total": total,
+        "share": total / n_observed if n_observed else 0.0,
+        "records_with_suppression": res.n_rows_suppressed,
+        "per_variable": per_variable,
+        "observed_before": dict(observed),
+        "records_by_count": {str(c): int(v) for c, v in by_count.items()},
+        "method": res.method,
+        "true_fk_below_k": res.n_true_fk_below(cfg.k),
+        "guarantee": cfg.missing,
+        "prosecutor_risk": res.intruder(),
+    }
     if "linked" in cfg.suppression:
         figures["linked_cells"] = res.details.get("linked_cells", {})
     if "dis_suda" in res.details:
