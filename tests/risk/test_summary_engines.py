@@ -100,11 +100,11 @@ def test_risk_summary_of_a_lazy_frame_is_the_engine_jobs_risk(
     codes: bool,
     threshold: float,
 ) -> None:
-    """The dict the engine job's risk step returns (job.engine.measure_risk_engine), key
+    """The dict the engine job's risk step returns (job.engine.Patterns.risk), key
     for key and bit for bit (from the same group-by), including missing_qi_cells with
     declared missing codes."""
     from microsdc.job.config import parse_job
-    from microsdc.job.engine import Patterns, measure_risk_engine
+    from microsdc.job.engine import Patterns
 
     df = _frame()
     path = tmp_path / "people.parquet"
@@ -118,7 +118,7 @@ def test_risk_summary_of_a_lazy_frame_is_the_engine_jobs_risk(
         threshold=threshold,
     )
     cfg = parse_job(text, tmp_path / "job.toml")
-    want = measure_risk_engine(Patterns(_lazy(engine, path), cfg), cfg)
+    want = Patterns(_lazy(engine, path), cfg).risk()
     policy: Any = float(missing) if missing[0].isdigit() else missing.strip('"')
     got = risk_summary(
         _lazy(engine, path),

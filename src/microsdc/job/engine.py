@@ -38,7 +38,6 @@ __all__ = [
     "Patterns",
     "columns_of",
     "engine_not_computed",
-    "measure_risk_engine",
     "open_input",
     "pram_cells",
     "sha256_input",
@@ -110,47 +109,52 @@ def _check_columns_named(cfg: JobConfig, columns: list[str]) -> None:
 
 class Patterns:
     """The distinct key combinations of a lazy frame with their records (and weight sums),
-    and their frequencies under the job's missing-value policy; with ``warn``, the
-    key-variable texts that often mean missing are warned about
+    counted by its engine (:func:`microsdc.risk.counting.key_rows`, as
+    :func:`microsdc.risk_summary` counts them); with ``warn``, the key-variable texts
+    that often mean missing are warned about
     (:func:`microsdc.job.columns.warn_suspect_keys`), as the pandas job does.
 
     Attributes
     ----------
+    keys : KeyRows
+        The combinations, encoded under the job's missing-value policy.
     table : pandas.DataFrame
         One row per combination the engine reported: the key variables,
         ``records``.
-    count : ndarray of int64, records per distinct pattern (missing codes merged)
-    fk : ndarray, fk per distinct pattern
-    Fk : ndarray or None, the weighted population frequency per distinct pattern
     """
 
     def __init__(self, frame: Any, cfg: JobConfig, *, warn: bool = False) -> None:
-        import narwhals as nw
+        from microsdc.backends.adapters import adapt
+        from microsdc.risk.counting import key_rows
 
-        from microsdc._core.policy import parse_policy
-        from microsdc.backends.frequencies import to_pandas
-        from microsdc.risk.lazy import lazy_patterns
-
+        self.cfg = cfg
         qi: list[Any] = list(cfg.quasi_identifiers)
         mv = list(cfg.missing_values) or None
-        policy = parse_policy(cfg.missing, "run_job")
-        table, freqs = lazy_patterns(nw.from_native(frame), qi, cfg.weights, policy, mv, "run_job")
-        _enc, count, fk, big, _inverse = freqs
-        self.table: pd.DataFrame = to_pandas(table).rename(columns={_N: "records"})
-        self.count: np.ndarray = count
-        self.fk: np.ndarray = fk
-        self.Fk: np.ndarray | None = big
+        self.keys = key_rows(adapt(frame, "run_job"), qi, cfg.missing, cfg.weights, mv, "run_job")
+        assert self.keys.rows is not None and self.keys.records is not None
+        self.table: pd.DataFrame = self.keys.rows.rename(columns={_N: "records"})
         if warn:  # as the pandas job warns on the records
             warn_suspect_keys(cfg, self.table, self.table["records"])
 
     @property
     def n_records(self) -> int:
         """Number of records of the frame."""
-        return int(self.count.sum())
+        assert self.keys.records is not None
+        return int(self.keys.records.sum())
 
     def counts(self, col: str, codes: list[Any]) -> KeyCounts:
         """The values of ``col`` with their records, ``codes`` declared missing."""
         return KeyCounts.of(self.table[col], codes, self.table["records"].to_numpy(dtype="int64"))
+
+    def risk(self) -> dict[str, Any]:
+        """:func:`microsdc.job.measures.measure_risk` from these combinations: the figures
+        of :func:`microsdc.risk_summary` on the lazy frame, without the household risk
+        and l-diversity, which need the records (None and ``{}``)."""
+        from microsdc.risk.summary import engine_risk_figures
+
+        cfg = self.cfg
+        mv = list(cfg.missing_values) or None
+        return engine_risk_figures(self.keys, cfg.k, cfg.risk_threshold, mv)
 
 
 def recode_engine(
@@ -174,37 +178,6 @@ def recode_engine(
         return frame, {k: info[k] for k in ("bins", "distinct_before")}
 
     return recode_columns(cfg, frame, column)
-
-
-def measure_risk_engine(patterns: Patterns, cfg: JobConfig) -> dict[str, Any]:
-    """:func:`microsdc.job.measures.measure_risk` from the distinct key combinations.
-
-    Every figure that depends on a record only through its key combination
-    (and the weight sum of the combination) is the same as on pandas; the
-    household risk (``household``) and ``l_diversity`` need the records and
-    are left empty (None and ``{}``).
-    """
-    import numpy as np
-
-    from microsdc.encode import missing_mask
-    from microsdc.risk.summary import pattern_risk_summary
-
-    records = patterns.table["records"].to_numpy(dtype=np.int64)
-    missing: Any = cfg.missing  # a policy name or an alpha, checked when the job was read
-    mv = list(cfg.missing_values)
-    n_missing = sum(
-        int(records[np.asarray(missing_mask(patterns.table[c], mv), dtype=bool)].sum())
-        for c in cfg.quasi_identifiers
-    )
-    return pattern_risk_summary(
-        patterns.fk,
-        patterns.Fk,
-        patterns.count,
-        cfg.k,
-        risk_threshold=cfg.risk_threshold,
-        missing_qi_cells=n_missing,
-        missing=missing,
-    )
 
 
 def engine_not_computed(cfg: JobConfig) -> list[str]:
@@ -369,14 +342,14 @@ class EngineInput:
             f"grouping by the key variables ({engine})",
             lambda: Patterns(data, cfg, warn=True),
         )
-        recoded = measure_risk_engine(start, cfg)
+        recoded = start.risk()
         if not cfg.recode:
             self.read_patterns = start
             return recoded, None
 
         def risk_as_read() -> dict[str, Any]:
             self.read_patterns = Patterns(raw, cfg)
-            return measure_risk_engine(self.read_patterns, cfg)
+            return self.read_patterns.risk()
 
         before = timed(
             "risk_read",
@@ -386,9 +359,9 @@ class EngineInput:
         return before, recoded
 
     def measure(self, data: Any) -> dict[str, Any]:
-        """:func:`measure_risk_engine` of the patterns of ``data`` (kept for the end)."""
+        """The risk figures (:meth:`Patterns.risk`) of ``data``'s patterns (kept for the end)."""
         self.end = Patterns(data, self.cfg)
-        return measure_risk_engine(self.end, self.cfg)
+        return self.end.risk()
 
     def swap(self, data: Any, on_progress: Any) -> NoReturn:
         """Never: swapping is refused when the job is read."""

@@ -42,6 +42,7 @@ __all__ = [
     "FK_BARS",
     "RISK_BANDS",
     "count_bands",
+    "engine_risk_figures",
     "fk_bands",
     "pattern_risk_summary",
     "risk_summary",
@@ -461,6 +462,17 @@ def key_figures(
     n_missing = keys.missing_cells(missing_values)
     out = _pattern_figures(res.fk, res.Fk, res.count, k, risk_threshold, n_missing, fractional)
     return out, None
+
+
+def engine_risk_figures(
+    keys: KeyRows, k: int, risk_threshold: float, missing_values: Any
+) -> dict[str, Any]:
+    """The figures of :func:`risk_summary` from key rows already counted
+    (:func:`~microsdc.risk.counting.key_rows`, under their policy), the
+    parameters already checked: what a job on an engine input measures, without a
+    second group-by (household risk and l-diversity left empty)."""
+    fractional = _fractional(keys.policy)
+    return key_figures(keys, k, risk_threshold, fractional, missing_values)[0]
 
 
 def _household(df: pd.DataFrame, hid: Hashable, risk: Any, func: str) -> dict[str, Any]:
