@@ -401,6 +401,26 @@ def test_frames_must_name_parameters_and_an_eager_route_serves_one_frame() -> No
         accepts_frames(eager=two, frames=("original", "released"))(two)
 
 
+def test_lazy_true_sends_a_lazy_frame_to_the_function_itself() -> None:
+    """One driver for every frame: the function gets the lazy frame itself (defaults
+    filled in), a pandas frame as given, and an eager polars frame as pandas."""
+    seen: list[tuple[str, int]] = []
+
+    @accepts_frames(lazy=True)
+    def height(df: Any, *, plus: int = 1) -> int:
+        seen.append((f"{type(df).__module__.split('.')[0]} {type(df).__name__}", plus))
+        if isinstance(df, pl.LazyFrame):
+            return int(df.select(pl.len()).collect().item()) + plus
+        return len(df) + plus
+
+    frame = pd.DataFrame({"a": [1, 2, 3]})
+    assert height(pl.from_pandas(frame).lazy()) == 4
+    assert height(frame, plus=2) == 5
+    assert height(pl.from_pandas(frame)) == 4
+    assert seen == [("polars LazyFrame", 1), ("pandas DataFrame", 2), ("pandas DataFrame", 1)]
+    assert height.frame_routes.lazy is height.__wrapped__  # type: ignore[attr-defined]
+
+
 def test_two_frames_of_different_kinds_give_the_kind_of_the_first() -> None:
     @accepts_frames(frames=("left", "right"))
     def stacked(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:

@@ -10,7 +10,8 @@ route:
   caller's kind (:func:`microsdc.backends.eager.as_kind_of`), unless the function
   names its own ``eager`` route;
 - a lazy frame (polars ``LazyFrame``, DuckDB relation, Spark ``DataFrame``) goes to
-  the function's ``lazy`` implementation, or is refused with how to collect it;
+  the function's ``lazy`` implementation (the function itself when it serves every
+  frame, ``lazy=True``), or is refused with how to collect it;
 - anything else is refused with what the parameter accepts.
 
 A function that takes two frames (the data before and after, the data and a file
@@ -28,7 +29,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from microsdc.backends.adapters import adapt
 from microsdc.exceptions import InvalidParameterError
@@ -84,7 +85,7 @@ class FrameRoutes:
 
 def accepts_frames(
     *,
-    lazy: Callable[..., Any] | bool | None = None,
+    lazy: Callable[..., Any] | Literal[True] | None = None,
     eager: Callable[..., Any] | None = None,
     frames: tuple[str, ...] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -95,8 +96,9 @@ def accepts_frames(
     lazy : callable or True, optional
         The function's implementation for a lazy frame (polars ``LazyFrame``,
         DuckDB relation, Spark ``DataFrame``), called with every parameter of the
-        function by name (defaults filled in); True when the function serves lazy
-        frames itself. Without it a lazy frame is refused with how to collect it.
+        function by name (defaults filled in); True when the function itself takes
+        the lazy frame (one driver whose frame adapter works in the engine). Without
+        it a lazy frame is refused with how to collect it.
     eager : callable, optional
         A route of its own for a polars ``DataFrame`` or pyarrow ``Table``, called
         the same way; without it the frame is converted to pandas, the function
@@ -134,8 +136,7 @@ def accepts_frames(
             raise TypeError(f"{func.__name__}: frames must name its parameters, got {names}")
         if eager is not None and len(names) > 1:
             raise TypeError(f"{func.__name__}: an eager route serves a function of one frame")
-        own = func if lazy is True else None  # the function serves lazy frames itself
-        routes = FrameRoutes(tuple(names), own or (lazy if callable(lazy) else None), eager)
+        routes = FrameRoutes(tuple(names), func if lazy is True else lazy, eager)
         name = func.__name__
         call: Callable[..., R] = func
 

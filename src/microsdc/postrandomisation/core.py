@@ -5,33 +5,23 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas
 
 from microsdc._random import SeedLike, check_random_state
-from microsdc._validation import check_columns, check_frame
+from microsdc._validation import check_columns
+from microsdc.backends.adapters import adapt
 from microsdc.backends.dispatch import accepts_frames
-from microsdc.data.rowkeys import key_uniforms, record_keys
-from microsdc.data.strata import stratum_ids
-from microsdc.postrandomisation.build import unit_matrices
-from microsdc.postrandomisation.draw import draw_codes
-from microsdc.postrandomisation.grouped import warn_grouped
 from microsdc.postrandomisation.households import check_hid, pram_by_household
-from microsdc.postrandomisation.lazy import pram_lazy
-from microsdc.postrandomisation.linked import follow_key
-from microsdc.postrandomisation.params import FUNC, Unit, check_missing, check_where, plan_units
-from microsdc.postrandomisation.result import (
-    LazyPramResult,
-    PramResult,
-    TransitionMatrix,
-    stratum_matrices,
-)
-from microsdc.postrandomisation.units import EncodedUnit, decode_column, encode_unit, is_ordered
+from microsdc.postrandomisation.lazy import EnginePram
+from microsdc.postrandomisation.params import FUNC, check_missing, plan_units
+from microsdc.postrandomisation.plan import PramFrame, plan_unit, unit_transitions
+from microsdc.postrandomisation.records import PandasPram
+from microsdc.postrandomisation.result import LazyPramResult, PramResult
 
 __all__ = ["pram"]
 
 
-@accepts_frames(lazy=pram_lazy)  # the engine draws and joins
+@accepts_frames(lazy=True)  # one driver: the frame's adapter groups, draws and joins
 def pram(
     df: pandas.DataFrame,
     columns: Hashable | Sequence[Hashable],
@@ -213,9 +203,9 @@ def pram(
     >>> round(res.matrices[0].invariance_error, 12)
     0.0
     """
-    check_frame(df, "df", FUNC)
-    cols = check_columns(df, columns, "columns", FUNC)
-    strata_cols = check_columns(df, strata, "strata", FUNC, allow_empty=True)
+    frame = _frame(df, hid)  # on a lazy frame, hid is refused before anything is read
+    cols = check_columns(frame.schema, columns, "columns", FUNC)
+    strata_cols = check_columns(frame.schema, strata, "strata", FUNC, allow_empty=True)
     if hid is not None:  # each household one unit: PRAM the household file
         name = check_hid(df, hid, cols, strata_cols)
         kwargs: dict[str, Any] = dict(pd=pd, alpha=alpha, transition=transition)
@@ -226,7 +216,7 @@ def pram(
         )
     state = check_missing(missing) == "state"
     units = plan_units(
-        df,
+        frame.schema,
         cols,
         pd_=pd,
         alpha=alpha,
@@ -236,79 +226,21 @@ def pram(
         together=together,
         linked=linked,
     )
-    chosen = check_where(df, where)
+    frame.check_where(where)
     rng = check_random_state(seed, func=FUNC)
-    sid, stratum_values = stratum_ids(df, strata_cols)
-    keys = record_keys(df, chosen)
-    out: dict[Hashable, pandas.Series] = {c: df[c] for c in df.columns}
-    matrices: list[TransitionMatrix] = []
-    changed: dict[Hashable, np.ndarray] = {}
-    pramed: dict[Hashable, np.ndarray] = {}
-    for unit in units:
-        enc = encode_unit(df, unit.columns, state)
-        selected = chosen & (enc.codes >= 0)
-        ordered = is_ordered(df[unit.columns[0]])
-        new = _pram_unit(unit, enc, sid, stratum_values, selected, keys, rng, matrices, ordered)
-        _write_back(df, unit, enc, new, out, changed)
-        pramed[unit.name] = selected
-    data = pandas.DataFrame(out, index=df.index, copy=False)  # copy-on-write shares the rest
-    data.columns = df.columns
-    warn_grouped(df, data, [c for unit in units for c in unit.columns])
-    return PramResult(
-        data=data,
-        matrices=tuple(matrices),
-        changed=pandas.DataFrame(changed, index=df.index),
-        pramed=pandas.DataFrame(pramed, index=df.index),
-        strata=tuple(strata_cols),
-    )
+    frame.start(strata_cols)
+    plans = []
+    for index, unit in enumerate(units):  # the Generator: each unit's matrices, then salt
+        plan = plan_unit(frame.rows(unit, index), unit, strata_cols, state, rng)
+        frame.draw(plan, rng, index)
+        plans.append(plan)
+    tallies = frame.released(len(units))
+    matrices = [m for p, t in zip(plans, tallies, strict=True) for m in unit_transitions(p, *t)]
+    return frame.result(tuple(matrices), strata_cols)
 
 
-def _pram_unit(
-    unit: Unit,
-    enc: EncodedUnit,
-    sid: np.ndarray,
-    stratum_values: list[tuple],
-    selected: np.ndarray,
-    keys: np.ndarray,
-    rng: np.random.Generator,
-    matrices: list[TransitionMatrix],
-    ordered: bool,
-) -> np.ndarray:
-    """Draw the unit's released codes; append its matrices to ``matrices``."""
-    n_cat, n_strata = len(enc.labels), len(stratum_values)
-    flat = sid[selected] * n_cat + enc.codes[selected]
-    counts = np.bincount(flat, minlength=n_strata * n_cat).reshape(n_strata, n_cat)
-    mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
-    uniform = key_uniforms(keys, rng)
-    new = draw_codes(enc.codes, sid, selected, uniform, mats) if n_cat else enc.codes.copy()
-    moved = selected & (new != enc.codes)
-    released = np.bincount(sid[selected] * n_cat + new[selected], minlength=n_strata * n_cat)
-    released = released.reshape(n_strata, n_cat)
-    n_changed = np.bincount(sid[moved], minlength=n_strata)
-    matrices.extend(
-        stratum_matrices(
-            unit.columns, enc.labels, stratum_values, mats, counts, released, n_changed, kind
-        )
-    )
-    return new
-
-
-def _write_back(
-    df: pandas.DataFrame,
-    unit: Unit,
-    enc: EncodedUnit,
-    new: np.ndarray,
-    out: dict[Hashable, pandas.Series],
-    changed: dict[Hashable, np.ndarray],
-) -> None:
-    """Set the unit's columns (and its linked columns) to the released categories."""
-    moved = new != enc.codes
-    for j, c in enumerate(unit.columns):
-        own = enc.column_codes[j]
-        released = own.copy()
-        released[moved] = enc.members[new[moved], j]
-        out[c] = decode_column(df[c], own, released, enc.column_categories[j])
-        changed[c] = own != released
-        for key, link in unit.linked:
-            if key == c:
-                out[link], changed[link] = follow_key(df, c, own, released, link)
+def _frame(df: Any, hid: Hashable | None) -> PramFrame:
+    """The adapter of ``df``: the engine's for a lazy frame, pandas' otherwise."""
+    if adapt(df, FUNC).lazy:
+        return EnginePram(df, hid)
+    return PandasPram(df)

@@ -1,9 +1,12 @@
 """:func:`microsdc.pram` on polars ``LazyFrame``, DuckDB relations and Spark DataFrames.
 
-The matrices depend only on the category frequencies of each stratum, which the engine
-counts with a group-by; microsdc builds them in Python with the same draws from the
-seed's Generator as on pandas. Each record's draw is computed in the engine: the
-record's 64-bit key and uniform number of :mod:`microsdc.data.rowkeys`
+The frame adapter :class:`EnginePram`: :func:`microsdc.pram` runs the same checks and
+the same per-unit plan (:mod:`~microsdc.postrandomisation.plan`) as on pandas, and
+this module gives it the engine's rows and makes the draws there. The matrices depend
+only on the category frequencies of each stratum, which the engine counts with a
+group-by; microsdc builds them in Python with the same draws from the seed's
+Generator as on pandas. Each record's draw is computed in the engine: the record's
+64-bit key and uniform number of :mod:`microsdc.data.rowkeys`
 (:mod:`~microsdc.postrandomisation.enginekeys`), then a join with the small table of
 cumulative transition rows (one interval per stratum, category and released
 category) picks the released category whose interval holds the number. Rows never
@@ -12,29 +15,25 @@ enter Python and the release stays lazy.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 import pandas
 
-from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import lazy_refusal
 from microsdc.backends import Backend, detect_backend
 from microsdc.backends.capabilities import first_refusal
 from microsdc.data.rowkeys import key_salt
-from microsdc.data.strata import stratum_ids
 from microsdc.exceptions import DataValidationError, InvalidParameterError
-from microsdc.postrandomisation.build import unit_matrices
-from microsdc.postrandomisation.enginekeys import KEY, column_plan
+from microsdc.postrandomisation.enginekeys import column_plan
 from microsdc.postrandomisation.engineops import ROW, keys_for
 from microsdc.postrandomisation.matrices import cumulative_rows
-from microsdc.postrandomisation.params import FUNC, Unit, check_missing, plan_units
-from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix, stratum_matrices
-from microsdc.postrandomisation.units import EncodedUnit, encode_unit, is_ordered
+from microsdc.postrandomisation.params import FUNC, Unit
+from microsdc.postrandomisation.plan import Tally, UnitPlan, UnitRows
+from microsdc.postrandomisation.result import LazyPramResult, TransitionMatrix
 
-__all__ = ["pram_lazy"]
+__all__ = ["EnginePram"]
 
 _U = "__microsdc_u"
 _CUM = "__microsdc_cum"
@@ -98,90 +97,86 @@ def _check_where(where: Any, names: list[str], types: dict[str, Any]) -> str | N
     raise _refuse("where", refused[0].reason(where), type(where).__name__)
 
 
-def pram_lazy(
-    df: Any,
-    columns: Hashable | Sequence[Hashable],
-    *,
-    pd: float | Mapping[Any, float],
-    alpha: float | Mapping[Any, float],
-    strata: Hashable | Sequence[Hashable] | None,
-    hid: Hashable | None,
-    transition: Mapping[Any, pandas.DataFrame] | None,
-    allowed: Mapping[Any, Any] | None,
-    where: Any,
-    together: Sequence[Sequence[Hashable]] | None,
-    linked: Mapping[Hashable, Sequence[Hashable]] | None,
-    missing: str,
-    seed: SeedLike,
-) -> LazyPramResult:
-    """:func:`microsdc.pram` on a lazy frame; parameters, errors and draws are its own
-    (every argument comes from :func:`~microsdc.pram`, whose signature holds the defaults).
+class EnginePram:
+    """:func:`microsdc.pram`'s adapter for a lazy frame (polars ``LazyFrame``, DuckDB
+    relation, Spark DataFrame): the engine groups, joins and draws; the release stays lazy.
 
-    ``where=`` must be a boolean column of the frame (a Series or array has no rows to
-    align with), refused otherwise with an
-    :class:`~microsdc.exceptions.InvalidParameterError` naming it, before any row is
-    read. A ``linked`` column takes the value that goes with its key's new category,
-    from the engine's distinct (key, linked value) pairs.
+    ``hid=`` is refused first, before the schema is read. ``where=`` must be a boolean
+    column of the frame (a Series or array has no rows to align with), refused otherwise
+    with an :class:`~microsdc.exceptions.InvalidParameterError` naming it, before any
+    row is read. A ``linked`` column takes the value that goes with its key's new
+    category, from the engine's distinct (key, linked value) pairs.
     """
-    import narwhals as nw
 
-    from microsdc._validation import check_columns
+    def __init__(self, df: Any, hid: Hashable | None) -> None:
+        import narwhals as nw
 
-    refused = first_refusal({"pram_hid": hid})
-    if refused is not None:
-        raise _refuse("hid", refused[0].reason(hid), hid)
-    backend = detect_backend(df, FUNC)
-    nwf = nw.from_native(df)
-    types = _schema(nwf)
-    names = [str(c) for c in types]
-    stand_in = pandas.DataFrame(columns=pandas.Index(names, dtype=object))
-    cols = check_columns(stand_in, columns, "columns", FUNC)
-    strata_cols = check_columns(stand_in, strata, "strata", FUNC, allow_empty=True)
-    state = check_missing(missing) == "state"
-    units = plan_units(
-        stand_in, cols, pd_=pd, alpha=alpha, strata=strata_cols, transition=transition,
-        allowed=allowed, together=together, linked=linked,
-    )  # fmt: skip
-    where_col = _check_where(where, names, types)
-    rng = check_random_state(seed, func=FUNC)
-    return _run(df, backend, names, units, strata_cols, where_col, state, rng)
+        refused = first_refusal({"pram_hid": hid})
+        if refused is not None:
+            raise _refuse("hid", refused[0].reason(hid), hid)
+        self.df = df
+        self.backend = detect_backend(df, FUNC)
+        self.types = _schema(nw.from_native(df))
+        self.names = [str(c) for c in self.types]
 
+    @property
+    def schema(self) -> pandas.DataFrame:
+        """An empty frame with the engine's column names (no row is read)."""
+        return pandas.DataFrame(columns=pandas.Index(self.names, dtype=object))
 
-def _run(
-    df: Any,
-    backend: Backend,
-    names: list[str],
-    units: list[Unit],
-    strata_cols: list[Hashable],
-    where_col: str | None,
-    state: bool,
-    rng: np.random.Generator,
-) -> LazyPramResult:
-    """The engine's counts, the matrices, the draws in the engine, the released counts."""
-    nulls = _null_counts(df, backend, names)
-    if where_col is not None and nulls[where_col]:
-        raise DataValidationError(
-            f"The 'where' parameter of {FUNC} must hold True or False for every record; "
-            f"column {where_col!r} holds {nulls[where_col]} missing value(s).",
-            func=FUNC,
-            param="where",
-        )
-    keys, distinct = keys_for(backend.name, df)
-    keys.record_keys(column_plan(_native_types(df, backend), nulls, distinct), where_col)
-    matrices: list[TransitionMatrix] = []
-    pending = []
-    for i, unit in enumerate(units):
-        drawn = _unit(df, backend, keys, unit, strata_cols, where_col, state, rng, i)
-        pending.append(drawn)
-    counted = _released_counts(keys.frame, backend, len(units))
-    for drawn, released in zip(pending, counted, strict=True):
-        matrices.extend(_matrices(drawn, released))
-    data = _final(keys.frame, backend, names, len(units))
-    return LazyPramResult(data=data, matrices=tuple(matrices), strata=tuple(strata_cols))
+    def check_where(self, where: Any) -> None:
+        self.where_col = _check_where(where, self.names, self.types)
+
+    def start(self, strata: list[Hashable]) -> None:
+        """Refuse a ``where`` column with missing values; plan the records' keys."""
+        df, backend, where_col = self.df, self.backend, self.where_col
+        nulls = _null_counts(df, backend, self.names)
+        if where_col is not None and nulls[where_col]:
+            raise DataValidationError(
+                f"The 'where' parameter of {FUNC} must hold True or False for every record; "
+                f"column {where_col!r} holds {nulls[where_col]} missing value(s).",
+                func=FUNC,
+                param="where",
+            )
+        self.strata = strata
+        self.keys, distinct = keys_for(backend.name, df)
+        self.keys.record_keys(column_plan(_native_types(df, backend), nulls, distinct), where_col)
+
+    def rows(self, unit: Unit, index: int) -> UnitRows:
+        """The engine's distinct patterns of ``where``, the strata and the unit's columns,
+        each with its number of records."""
+        from microsdc.backends.frequencies import N_RECORDS
+
+        where_col = self.where_col
+        self.table, patterns, self.key_cols = _patterns(self.df, self.strata, unit, where_col)
+        chosen = patterns[where_col].to_numpy(dtype=bool) if where_col else True
+        return UnitRows(patterns, chosen, patterns[N_RECORDS].to_numpy(dtype=np.int64))
+
+    def draw(self, plan: UnitPlan, rng: np.random.Generator, index: int) -> None:
+        """Each record's uniform number and released code in the engine (columns
+        ``..._<index>``): a join with the unit's cumulative transition rows, the draw,
+        then a join with the released categories' values."""
+        self.keys.key_uniform(int(key_salt(rng)), _U)
+        thresholds = _thresholds(self.table, self.key_cols, plan, index)
+        joined = _join(self.keys.frame, self.backend, self.key_cols, thresholds)
+        values = _with_links(self.df, plan.unit, _values(self.table, plan, index), index)
+        self.keys.frame = _draw(joined, self.backend, plan, values, index)
+
+    def released(self, n_units: int) -> list[Tally]:
+        """Per unit, the engine's count of its PRAMmed records by stratum, original and
+        released code, every unit counted in one pass where the engine can."""
+        counted = _released_counts(self.keys.frame, self.backend, n_units)
+        return [(r[:, 0], r[:, 1], r[:, 2], r[:, 3]) for r in counted]
+
+    def result(
+        self, matrices: tuple[TransitionMatrix, ...], strata: list[Hashable]
+    ) -> LazyPramResult:
+        data = _final(self.keys.frame, self.backend, self.names)
+        return LazyPramResult(data=data, matrices=matrices, strata=tuple(strata))
 
 
 def _patterns(
-    df: Any, backend: Backend, unit: Unit, strata_cols: list[Hashable], where_col: str | None
+    df: Any, strata: list[Hashable], unit: Unit, where_col: str | None
 ) -> tuple[Any, pandas.DataFrame, list[str]]:
     """The engine's group-by of where, strata and the unit's columns (missing kept), as
     pyarrow and pandas, with the key columns."""
@@ -189,75 +184,21 @@ def _patterns(
 
     from microsdc.backends.frequencies import N_RECORDS, aggregate, to_pandas
 
-    keys = [str(c) for c in (*([where_col] if where_col else []), *strata_cols, *unit.columns)]
+    keys = [str(c) for c in (*([where_col] if where_col else []), *strata, *unit.columns)]
     table = aggregate(nw.from_native(df), list(keys), None)
     frame = to_pandas(table)
     frame[N_RECORDS] = frame[N_RECORDS].astype(np.int64)
     return table, frame, keys
 
 
-@dataclass(frozen=True)
-class _Drawn:
-    """One unit's codes, counts and matrices, waiting for its released counts."""
-
-    unit: Unit
-    enc: EncodedUnit
-    counts: np.ndarray
-    mats: list[np.ndarray]
-    kind: str
-    stratum_values: list[tuple]
-
-
-def _unit(
-    df: Any,
-    backend: Backend,
-    keys: Any,
-    unit: Unit,
-    strata_cols: list[Hashable],
-    where_col: str | None,
-    state: bool,
-    rng: np.random.Generator,
-    index: int,
-) -> _Drawn:
-    """Draw the unit's released categories in the engine (columns ``..._<index>``)."""
-    from microsdc.backends.frequencies import N_RECORDS
-
-    table, patterns, key_cols = _patterns(df, backend, unit, strata_cols, where_col)
-    enc = encode_unit(patterns, unit.columns, state)
-    sid, stratum_values = stratum_ids(patterns, strata_cols)
-    chosen = patterns[where_col].to_numpy(dtype=bool) if where_col else True
-    selected = chosen & (enc.codes >= 0)
-    n_cat, n_strata = len(enc.labels), len(stratum_values)
-    weights = patterns[N_RECORDS].to_numpy(dtype=np.int64)
-    flat = sid[selected] * n_cat + enc.codes[selected]
-    counts = np.bincount(flat, weights=weights[selected], minlength=n_strata * n_cat)
-    counts = counts.astype(np.int64).reshape(n_strata, n_cat)
-    ordered = is_ordered(patterns[unit.columns[0]])
-    mats, kind = unit_matrices(unit, enc.labels, counts, rng, ordered)
-    keys.key_uniform(int(key_salt(rng)), _U)
-    thresholds = _thresholds(table, key_cols, enc, sid, selected, mats, index)
-    joined = _join(keys.frame, backend, key_cols, thresholds)
-    values = _with_links(df, unit, _values(table, unit, enc, index), index)
-    keys.frame = _draw(joined, backend, unit, n_cat, values, index)
-    return _Drawn(unit=unit, enc=enc, counts=counts, mats=mats, kind=kind,
-                  stratum_values=stratum_values)  # fmt: skip
-
-
-def _thresholds(
-    table: Any,
-    key_cols: list[str],
-    enc: EncodedUnit,
-    sid: np.ndarray,
-    selected: np.ndarray,
-    mats: list[np.ndarray],
-    index: int,
-) -> Any:
+def _thresholds(table: Any, key_cols: list[str], plan: UnitPlan, index: int) -> Any:
     """The table joined onto the records: per selected pattern, the first ``L - 1``
     values of its cumulative transition row, its stratum and its code."""
     import pyarrow as pa
 
-    rows = np.flatnonzero(selected)
-    cums = [cumulative_rows(m) for m in mats]
+    enc, sid = plan.enc, plan.sid
+    rows = np.flatnonzero(plan.selected)
+    cums = [cumulative_rows(m) for m in plan.mats]
     n_cat = len(enc.labels)
     cum = np.array([cums[sid[r]][enc.codes[r]] for r in rows]).reshape(len(rows), n_cat)
     out = table.select(key_cols).take(pa.array(rows, type=pa.int64()))
@@ -296,10 +237,11 @@ def _duckdb_join(rel: Any, keys: list[str], table: Any) -> Any:
     )
 
 
-def _values(table: Any, unit: Unit, enc: EncodedUnit, index: int) -> Any:
+def _values(table: Any, plan: UnitPlan, index: int) -> Any:
     """Each category's code and values of the unit's columns (as the engine holds them)."""
     import pyarrow as pa
 
+    enc, unit = plan.enc, plan.unit
     n_cat = len(enc.labels)
     first = np.zeros(n_cat, dtype=np.int64)
     rows_with = np.flatnonzero(enc.codes >= 0)
@@ -355,13 +297,14 @@ def _with_links(df: Any, unit: Unit, values: Any, index: int) -> Any:
     return values
 
 
-def _draw(frame: Any, backend: Backend, unit: Unit, n_cat: int, values: Any, index: int) -> Any:
+def _draw(frame: Any, backend: Backend, plan: UnitPlan, values: Any, index: int) -> Any:
     """The released code of each PRAMmed record: the number of thresholds of its row at
     or below its uniform number, which is the first category whose cumulative
     probability exceeds it (the last at most), as on pandas; then the values of that
     category by a join on the code, and the unit's columns set to them."""
     import narwhals as nw
 
+    unit, n_cat = plan.unit, len(plan.enc.labels)
     u = nw.col(_U)
     cums = [f"{_CUM}{k}_{index}" for k in range(n_cat - 1)]
     code = nw.col(f"{_CODE}_{index}")
@@ -437,28 +380,7 @@ def _duckdb_counts(rel: Any, groups: list[list[str]]) -> list[np.ndarray]:
     return [allrows.reshape(-1, 4)[unit == i] for i in range(len(groups))]
 
 
-def _matrices(drawn: _Drawn, released_rows: np.ndarray) -> list[TransitionMatrix]:
-    enc = drawn.enc
-    n_strata, n_cat = drawn.counts.shape
-    released = np.zeros((n_strata, n_cat), dtype=np.int64)
-    n_changed = np.zeros(n_strata, dtype=np.int64)
-    for s, c, j, n in released_rows:
-        released[s, j] += n
-        if c != j:
-            n_changed[s] += n
-    return stratum_matrices(
-        drawn.unit.columns,
-        enc.labels,
-        drawn.stratum_values,
-        drawn.mats,
-        drawn.counts,
-        released,
-        n_changed,
-        drawn.kind,
-    )
-
-
-def _final(frame: Any, backend: Backend, names: list[str], n_units: int) -> Any:
+def _final(frame: Any, backend: Backend, names: list[str]) -> Any:
     """The release: the input's columns in its order (DuckDB: rows in the input's order)."""
     if backend.name == "DuckDB":
         from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
@@ -468,6 +390,3 @@ def _final(frame: Any, backend: Backend, names: list[str], n_units: int) -> Any:
     import narwhals as nw
 
     return nw.from_native(frame).select(*names).to_native()
-
-
-__all__ += ["KEY"]
