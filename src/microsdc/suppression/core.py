@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,10 +30,14 @@ from microsdc.suppression._engine import (
     wildcard_support_of,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "MAX_EXPANDED_RECORDS",
     "Outcome",
     "Pieces",
+    "Solved",
     "category_on_patterns",
     "check_reachable",
     "suppress_codes",
@@ -84,6 +88,26 @@ class Outcome:
     alpha_sources: set[str] = field(default_factory=set)
     source: np.ndarray | None = None
     records: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What the one path solved, for a :class:`~microsdc.suppression.driver.Rows` to
+    build its result from: the released ``data``, the ``rows`` as released (pieces
+    when a pattern was split) with their ``records`` (None: one record each), the
+    ``blank`` cells (rows x key variables), the core's ``out``, the checked parameters
+    (``checked``), the ``combs`` listed, the ``seconds`` taken and the ``prosecutor``
+    risk before and after."""
+
+    data: Any
+    rows: pd.DataFrame
+    blank: np.ndarray
+    out: Outcome
+    records: np.ndarray | None
+    checked: tuple[Any, ...]
+    combs: list[int] | None
+    seconds: float
+    prosecutor: tuple[pd.Series, pd.Series]
 
 
 @dataclass

@@ -27,7 +27,7 @@ from microsdc._validation import check_bool, check_frame, lazy_refusal
 from microsdc.backends.adapters import FrameAdapter, adapt
 from microsdc.backends.capabilities import first_refusal
 from microsdc.encode import MissingValues, encode_qis
-from microsdc.suppression.core import Outcome, suppress_codes
+from microsdc.suppression.core import Solved, suppress_codes
 from microsdc.suppression.params import (
     check_call,
     check_declared_codes,
@@ -173,18 +173,7 @@ class Rows(Protocol):
         self, cols: list[Hashable], blank: np.ndarray, source: np.ndarray | None, records: Any
     ) -> Any: ...
 
-    def result(
-        self,
-        data: Any,
-        rows: pd.DataFrame,
-        blank: np.ndarray,
-        out: Outcome,
-        records: np.ndarray | None,
-        checked: tuple[Any, ...],
-        combs: list[int] | None,
-        seconds: float,
-        prosecutor: tuple[pd.Series, pd.Series],
-    ) -> SuppressionResult: ...
+    def result(self, solved: Solved) -> SuppressionResult: ...
 
 
 class Records:
@@ -204,25 +193,16 @@ class Records:
 
         return blank_cells(self.rows, cols, blank)
 
-    def result(
-        self,
-        data: Any,
-        rows: pd.DataFrame,
-        blank: np.ndarray,
-        out: Outcome,
-        records: np.ndarray | None,
-        checked: tuple[Any, ...],
-        combs: list[int] | None,
-        seconds: float,
-        prosecutor: tuple[pd.Series, pd.Series],
-    ) -> SuppressionResult:
-        policy, method, cols, _, k_report = checked[:5]
+    def result(self, solved: Solved) -> SuppressionResult:
+        out, rows, blank = solved.out, solved.rows, solved.blank
+        policy, method, cols, _, k_report = solved.checked[:5]
         exact = method == "exact"
         details = exact_details(out.exact) if exact else alpha_details(out.alpha_sources)
         return record_result(
-            rows, data, cols, k_report, policy, method, blank, out.fk_before, out.fk_after,
-            true_fk_series(out.true_fk, blank, rows.index), int(out.risk_before.sum()),
-            int(out.risk_after.sum()), combs, seconds, details, prosecutor,
+            rows, solved.data, cols, k_report, policy, method, blank, out.fk_before,
+            out.fk_after, true_fk_series(out.true_fk, blank, rows.index),
+            int(out.risk_before.sum()), int(out.risk_after.sum()), solved.combs,
+            solved.seconds, details, solved.prosecutor,
         )  # fmt: skip
 
 
@@ -293,7 +273,7 @@ def suppress_rows(
     )
     listed = None if combs is None else [s for s, _ in jobs_spec]
     seconds = time.perf_counter() - t0
-    return source.result(data, rows, blank, out, records, checked, listed, seconds, pros)
+    return source.result(Solved(data, rows, blank, out, records, checked, listed, seconds, pros))
 
 
 def _of_columns(missing_values: MissingValues, cols: list[Hashable]) -> MissingValues:

@@ -68,7 +68,7 @@ from microsdc.backends import Backend
 from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues
 from microsdc.exceptions import DataValidationError
-from microsdc.suppression.core import Outcome, check_reachable
+from microsdc.suppression.core import Solved, check_reachable
 from microsdc.suppression.params import warn_declared_all_missing
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
@@ -350,26 +350,18 @@ class PatternRows:
             _check_arrived(data, self.backend, self.table, cols, blank, released)
         return data
 
-    def result(
-        self,
-        data: Any,
-        rows: pd.DataFrame,
-        blank: np.ndarray,
-        out: Outcome,
-        records: np.ndarray | None,
-        checked: tuple[Any, ...],
-        combs: list[int] | None,
-        seconds: float,
-        prosecutor: tuple[pd.Series, pd.Series],
-    ) -> LazySuppressionResult:
-        """The result, one row per pattern as released (``rows``, with ``records``)."""
-        policy, _, cols, _, k_report = checked[:5]
+    def result(self, solved: Solved) -> LazySuppressionResult:
+        """The result, one row per pattern as released (``solved.rows``, with their
+        ``records``)."""
+        policy, _, cols, _, k_report = solved.checked[:5]
+        out, records = solved.out, solved.records
         assert records is not None
         return lazy_result(
-            data, rows, self.keys, cols, k_report, policy, blank, records, out.fk_before,
-            out.fk_after, out.true_fk, out.risk_before, out.risk_after, combs, seconds,
+            solved.data, solved.rows, self.keys, cols, k_report, policy, solved.blank, records,
+            out.fk_before, out.fk_after, out.true_fk, out.risk_before, out.risk_after,
+            solved.combs, solved.seconds,
             n_patterns_total=None if out.source is None else len(self.rows),
-            prosecutor=(prosecutor[0].to_numpy(), prosecutor[1].to_numpy()),
+            prosecutor=(solved.prosecutor[0].to_numpy(), solved.prosecutor[1].to_numpy()),
         )  # fmt: skip
 
 
