@@ -273,7 +273,7 @@ def _count(
     frame = adapt(df, func)
     lazy = frame.name != "pandas"
     if out and not lazy:  # an engine refuses its own column names in key_rows
-        _refuse_clash(df, ["fk", *(["Fk"] if weight else []), "at_risk"], hid)
+        _refuse_clash(df, weight, hid)
     bar.update(task, **_stage(engine, "encoding"))
     keys = key_rows(frame, qis, policy_value(missing), weight, mv, func, appends=bool(out) and lazy)
     bar.update(task, **_stage(engine, "counting"))
@@ -307,9 +307,9 @@ def _stage(engine: str, stage: str) -> dict[str, Any]:
     return {"completed": 1} if stage == "counted" else {}
 
 
-def _refuse_clash(df: Any, names: list[str], hid: str | None) -> None:
+def _refuse_clash(df: Any, weight: str | None, hid: str | None) -> None:
     """``--out`` refused when the records already hold a column it appends."""
-    names += ["household_risk"] if hid else []
+    names = ["fk", *(["Fk"] if weight else []), "at_risk", *(["household_risk"] if hid else [])]
     clash = [c for c in names if c in df.columns]
     if clash:
         raise click.UsageError(
