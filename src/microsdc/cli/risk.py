@@ -30,7 +30,6 @@ from microsdc.cli._common import (
 from microsdc.cli._engine import (
     bin_columns,
     engine_option,
-    is_lazy,
     open_input,
     refuse_on_engine,
     table_option,
@@ -134,29 +133,21 @@ def risk(
         categories: dict[str, list[str]] = {}
         df = bin_columns(df, bands, mv, "microsdc risk", categories)
         step = (bar, task, engine)
-        if is_lazy(df):
-            counted = _count_patterns(df, qis, k, missing, weight, mv, out, top, step)
-        else:
-            counted = _count_records(df, qis, k, policy, (weight, hid), mv, suda, out, top, step)
+        counted = _count(df, qis, k, missing, (weight, hid), mv, (suda, out, top), step)
     from rich.markup import escape
 
     # before anything is printed: a household id with a missing value stops the command
     household = None if hid is None else _household_risk(counted.res, df[hid])
     con = console()
     con.print(_header(file, engine, counted, qis, policy.label))
-    n = counted.n
     _print_counts(con, counted, ks, k, policy.kind, weight)
     if household is not None and hid is not None:
         con.print(_household_line(household, df[hid].nunique(), hid))
-    suda_columns: dict[str, Any] = {}
-    if counted.res is not None:  # the records, in memory
-        con.print(_intruder_line(df, qis, k, counted.enc if mv is None else None))
-        suda_columns = print_suda(con, counted.special, top)
-    elif counted.intruder is not None:  # the engine's distinct key combinations
-        con.print(_intruder_text(counted.intruder, k))
+    con.print(_intruder_text(counted.intruder, k))
+    suda_columns = print_suda(con, counted.special, top)
     if out:
         added, written = counted.added, counted.written
-        if written is None:
+        if written is None:  # the records in memory: with their household risk and SUDA
             if household is not None:
                 suda_columns = {"household_risk": household, **suda_columns}
             added = {**added, **suda_columns}
@@ -165,26 +156,32 @@ def risk(
         release = {"encoding": encoding, "source": file, "sep": sep}
         write_frame(written, out, engine, "microsdc risk", binned=binned, **release)
         con.print(
-            f"Wrote {escape(str(out))} ({count(n, 'row')}, columns {', '.join(added)} appended)."
+            f"Wrote {escape(str(out))} ({count(counted.n, 'row')}, "
+            f"columns {', '.join(added)} appended)."
         )
 
 
 class _Counts(NamedTuple):
-    """What the risk command shows and writes, counted in memory or in the engine."""
+    """What the risk command shows and writes, counted the same way for every frame."""
 
-    n: int  # records
-    fk: Any  # per record, or per distinct key combination with ``counts`` records each
-    counts: Any
-    Fk: Any
+    keys: Any  # the key rows counted (risk.counting.key_rows): records, or an engine's patterns
+    res: Any  # their frequencies: fk, Fk and records per distinct key combination
     riskiest: tuple[Any, list[Any], list[Any]] | None  # see _print_counts
-    n_patterns: int | None  # distinct key combinations counted by the engine
+    figures: dict[str, Any] | None  # risk_summary's figures (None under an alpha)
+    intruder: dict[str, Any]  # the prosecutor figures of the file as written
     added: Any  # the columns --out appends (arrays in memory; names in the engine)
     written: Any  # the engine's frame with them appended (None: appended in memory)
-    enc: Any = None  # in memory: the codes, frequencies and special uniques
-    res: Any = None
-    special: Any = None
-    intruder: dict[str, Any] | None = None  # in the engine: its figures, from the patterns
-    figures: dict[str, Any] | None = None  # in the engine: risk_summary's, from the patterns
+    special: Any = None  # the special uniques (--suda, records in memory)
+
+    @property
+    def n(self) -> int:
+        """The records."""
+        return int(self.res.count.sum())
+
+    @property
+    def n_patterns(self) -> int | None:
+        """The distinct key combinations an engine counted (None: records in memory)."""
+        return None if self.keys.records is None else len(self.res.fk)
 
 
 def _header(file: str, engine: str, counted: _Counts, qis: list[str], label: str) -> str:
@@ -249,107 +246,109 @@ def _household_line(household: Any, n_households: int, hid: str) -> str:
     )
 
 
-def _count_records(
+def _count(
     df: Any,
     qis: list[str],
     k: int,
-    policy: Any,
+    missing: str,
     columns: tuple[str | None, str | None],
     mv: list[Any] | None,
-    suda: SudaRequest | None,
-    out: str | None,
-    top: int,
+    asked: tuple[SudaRequest | None, str | None, int],
     step: tuple[Any, Any, str],
 ) -> _Counts:
-    """The records of ``df`` (in memory) counted: their key variables encoded and their
-    frequencies (with the weight of ``columns``, the weight and household id), the
-    special uniques when asked, and the ``top`` riskiest key combinations; ``step``,
-    the progress bar, its task and the engine."""
-    from microsdc.encode import encode_qis
-    from microsdc.risk.counting import _weights
-    from microsdc.risk.frequencies import frequencies_from_codes, pattern_summary
-
-    weight, hid = columns
-    bar, task, _ = step
-    if out:
-        names = ["fk", *(["Fk"] if weight else []), "at_risk"]
-        names += ["household_risk"] if hid else []
-        clash = [c for c in names if c in df.columns]
-        if clash:
-            raise click.UsageError(
-                f"the input already has column(s) {', '.join(clash)}; rename them before --out"
-            )
-    bar.update(task, advance=1, description="encoding")
-    enc = encode_qis(df, qis, missing_values=mv, func="microsdc risk")
-    w = _weights(df, weight, "microsdc risk") if weight else None
-    bar.update(task, advance=1, description="counting")
-    res = frequencies_from_codes(enc.codes, enc.n_categories, policy=policy, weights=w)
-    bar.update(task, advance=1)
-    special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out else ())
-    fk = res.row_fk
-    riskiest = None
-    if top and len(fk):
-        # positions as column names: a QI called "fk" or "count" cannot clash with the counts
-        positions: list[Hashable] = list(range(len(enc.columns)))
-        summary = pattern_summary(replace(enc, columns=positions), res, k)
-        riskiest = _riskiest(summary, top, positions, list(enc.columns))
-    added = {"fk": fk, "at_risk": fk < k}
-    if res.row_Fk is not None:
-        added = {"fk": fk, "Fk": res.row_Fk, "at_risk": fk < k}
-    return _Counts(len(fk), fk, None, res.row_Fk, riskiest, None, added, None, enc, res, special)
-
-
-def _count_patterns(
-    frame: Any,
-    qis: list[str],
-    k: int,
-    missing: str,
-    weight: str | None,
-    mv: list[Any] | None,
-    out: str | None,
-    top: int,
-    step: tuple[Any, Any, str],
-) -> _Counts:
-    """The distinct key combinations of a lazy ``frame`` counted by its engine (one
-    group-by, joined back to the rows for ``--out``) and the ``top`` riskiest of them;
-    ``step``, the progress bar, its task and the engine."""
-    from microsdc._core.policy import parse_policy
+    """The key combinations of ``df`` counted (:func:`~microsdc.risk.counting.key_rows`:
+    the records in memory, or one group-by of a lazy frame's engine, joined back to the
+    rows for ``--out``), with the weight and household id of ``columns``; the figures,
+    the ``top`` riskiest combinations and (in memory, when asked) the special uniques
+    of ``asked`` (``--suda``, ``--out``, ``--top``); ``step``, the progress bar, its
+    task and the engine."""
     from microsdc.backends.adapters import adapt
-    from microsdc.backends.frequencies import N_RECORDS, to_pandas
-    from microsdc.data.quality import warn_suspect_key_texts
-    from microsdc.risk.counting import append_fk, key_rows, summary_of
-    from microsdc.risk.prosecutor import prosecutor_of_patterns
+    from microsdc.risk.counting import append_fk, key_rows
     from microsdc.risk.summary import key_figures
 
     func = "microsdc risk"
+    weight, hid = columns
+    suda, out, top = asked
     bar, task, engine = step
-    bar.update(task, description=f"grouping by the key variables ({engine})", total=None)
-    # one group-by of the engine serves the counts, the figures and the rows written
-    keys = key_rows(
-        adapt(frame, func), qis, policy_value(missing), weight, mv, func, appends=out is not None
-    )
-    res = keys.frequencies()
-    summary = summary_of(keys, res, k, "check_k_anonymity")
-    joined = append_fk(keys, res.row_fk, res.row_Fk, k, func) if out is not None else None
-    bar.update(task, completed=1)
-    # the headline of the file as written, from the same group-by as the counts
-    written = keys.rows
-    assert written is not None
-    intruder = prosecutor_of_patterns(written, qis, written[N_RECORDS], k)
-    s = to_pandas(summary)
-    warn_suspect_key_texts(s, list(qis), mv, "--missing-values '{0}'", s["count"])
-    counts, fk = s["count"].to_numpy(), s["fk"].to_numpy()
-    n = int(counts.sum())
-    riskiest = _riskiest(s, top, list(qis), list(qis)) if top and n else None
-    Fk = s["Fk"].to_numpy() if "Fk" in s.columns else None
-    added = _appended(frame, joined) if out else []
+    frame = adapt(df, func)
+    lazy = frame.name != "pandas"
+    if out and not lazy:  # an engine refuses its own column names in key_rows
+        _refuse_clash(df, weight, hid)
+    bar.update(task, **_stage(engine, "encoding"))
+    keys = key_rows(frame, qis, policy_value(missing), weight, mv, func, appends=bool(out) and lazy)
+    bar.update(task, **_stage(engine, "counting"))
+    res, policy = keys.frequencies(), keys.policy
+    positions: list[Hashable] = list(range(len(qis)))
+    summary = _summary(keys, res, k, positions, mv)
+    special = run_suda(df, qis, suda, policy.kind, mv, df.columns if out and suda else ())
+    riskiest = _riskiest(summary, top, positions, list(qis)) if top and len(summary) else None
     # the expected re-identifications and risks are risk_summary's (k does not enter them)
-    figures = None
-    if parse_policy(policy_value(missing), func).kind != "alpha":
-        figures = key_figures(keys, 1, 0.1, False, mv, res)[0]
-    return _Counts(
-        n, fk, counts, Fk, riskiest, len(s), added, joined, intruder=intruder, figures=figures
-    )
+    figures = None if policy.kind == "alpha" else key_figures(keys, 1, 0.1, False, mv, res)[0]
+    written = None
+    added: Any = {}
+    if out:
+        written = append_fk(keys, res.row_fk, res.row_Fk, k, func)
+        if lazy:
+            added = _appended(df, written)
+        else:
+            added, written = {str(c): written[c] for c in written.columns}, None
+    bar.update(task, **_stage(engine, "counted"))
+    intruder = _intruder(keys, k, mv)
+    return _Counts(keys, res, riskiest, figures, intruder, added, written, special)
+
+
+def _stage(engine: str, stage: str) -> dict[str, Any]:
+    """The progress bar's update at ``stage`` of the count ("encoding", "counting",
+    "counted"): three steps in memory; one group-by of the engine otherwise."""
+    if engine == "pandas":
+        return {"advance": 1, **({} if stage == "counted" else {"description": stage})}
+    if stage == "encoding":
+        return {"description": f"grouping by the key variables ({engine})", "total": None}
+    return {"completed": 1} if stage == "counted" else {}
+
+
+def _refuse_clash(df: Any, weight: str | None, hid: str | None) -> None:
+    """``--out`` refused when the records already hold a column it appends."""
+    names = ["fk", *(["Fk"] if weight else []), "at_risk", *(["household_risk"] if hid else [])]
+    clash = [c for c in names if c in df.columns]
+    if clash:
+        raise click.UsageError(
+            f"the input already has column(s) {', '.join(clash)}; rename them before --out"
+        )
+
+
+def _summary(keys: Any, res: Any, k: int, positions: list[Hashable], mv: Any) -> Any:
+    """One row per key combination (:func:`~microsdc.risk.frequencies.pattern_summary`),
+    its key variables named by position: a key variable called "fk" or "count" cannot
+    clash with the counts. An engine's key texts that look like a missing code are
+    warned about here (records in memory: when the file is read)."""
+    from microsdc.risk.frequencies import pattern_summary
+
+    summary = pattern_summary(replace(keys.enc, columns=positions), res, k)
+    if keys.records is not None:
+        from microsdc.data.quality import warn_suspect_key_texts
+
+        values = summary[positions].set_axis(keys.columns, axis=1)
+        warn_suspect_key_texts(values, keys.columns, mv, "--missing-values '{0}'", summary["count"])
+    return summary
+
+
+def _intruder(keys: Any, k: int, mv: Any) -> dict[str, Any]:
+    """The prosecutor figures of the file as it is: records an intruder who knows their
+    key values picks with probability above 1/k (on the values as written: a declared
+    missing code is a value there), and the highest probability; each key row weighs
+    its records."""
+    import numpy as np
+
+    from microsdc.encode import encode_qis
+    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
+
+    enc = keys.enc
+    if mv is not None:
+        enc = encode_qis(keys.rows, keys.columns, func="microsdc risk", warn_cardinality=False)
+    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
+    risk = prosecutor_from_codes(codes, codes, enc.n_categories, keys.records)
+    return prosecutor_figures(risk, k, keys.records)
 
 
 def _riskiest(
@@ -373,25 +372,8 @@ def _riskiest(
     return summary.head(top)[shown], keys, names
 
 
-def _intruder_line(df: Any, qis: list[str], k: int, enc: Any) -> str:
-    """The headline of the file as it is: records an intruder who knows their key values
-    picks with probability above 1/k (prosecutor risk, on the values as written: a
-    declared missing code is a value there), and the highest probability."""
-    import numpy as np
-
-    from microsdc.encode import encode_qis
-    from microsdc.risk.prosecutor import prosecutor_figures, prosecutor_from_codes
-
-    if enc is None:
-        enc = encode_qis(df, qis, func="microsdc risk", warn_cardinality=False)
-    codes = np.ascontiguousarray(enc.codes, dtype=np.int64)
-    return _intruder_text(
-        prosecutor_figures(prosecutor_from_codes(codes, codes, enc.n_categories), k), k
-    )
-
-
 def _intruder_text(fig: dict[str, Any], k: int) -> str:
-    """The intruder's headline of :func:`_intruder_line`, from its figures
+    """The intruder's headline of :func:`_intruder`, from its figures
     (:func:`~microsdc.risk.prosecutor.prosecutor_figures`)."""
     n = fig["n_above_1_over_k"]
     colour = "green" if n == 0 else "red"
@@ -406,37 +388,26 @@ def _print_counts(
 ) -> None:
     """The records at risk for each k, the expected re-identifications and the riskiest
     key combinations (``counted.riskiest``: the rows to show, their key-variable columns
-    and the names to show for them); ``counted.counts`` records per row (None: one each)."""
-    import numpy as np
+    and the names to show for them), from the distinct key combinations and their records."""
     from rich.table import Table
 
-    fk, counts, Fk, riskiest = counted.fk, counted.counts, counted.Fk, counted.riskiest
-    n = len(fk) if counts is None else int(counts.sum())
+    fk, counts, riskiest = counted.res.fk, counted.res.count, counted.riskiest
+    n = counted.n
     table = Table(title="Records at risk (fk < k)", title_justify="left")
     for c in ("k", "records at risk", "share"):
         table.add_column(c, justify="right")
     for kk in ks:
-        at = int(np.count_nonzero(fk < kk)) if counts is None else int(counts[fk < kk].sum())
+        at = int(counts[fk < kk].sum())
         style = "bold" if kk == k else None
         table.add_row(str(kk), f"{at:,}", f"{(at / n if n else 0):.2%}", style=style)
     con.print(table)
-    if policy_kind != "alpha" and n:
-        con.print(_expected_line(counted.figures or _record_figures(fk, Fk), weight))
+    if counted.figures is not None and n:
+        con.print(_expected_line(counted.figures, weight))
     if riskiest is not None:
         rows, cols, names = riskiest
-        con.print(riskiest_table(rows, names, Fk is not None, con.width))
+        con.print(riskiest_table(rows, names, counted.res.Fk is not None, con.width))
         if bool(rows[cols].isna().to_numpy().any()):
             con.print(_missing_legend(policy_kind))  # only when the table shows one
-
-
-def _record_figures(fk: Any, Fk: Any) -> dict[str, Any]:
-    """The risk figures of records in memory (``fk`` and ``Fk`` per record)."""
-    import numpy as np
-
-    from microsdc.risk.summary import pattern_risk_summary
-
-    records = np.ones(len(fk), dtype=np.int64)
-    return pattern_risk_summary(fk, Fk, records, 1)  # k does not enter the three shown
 
 
 def _expected_line(figures: dict[str, Any], weight: str | None) -> str:

@@ -452,9 +452,10 @@ def key_figures(
 
     Records in memory are counted one by one; an engine's combinations are counted as
     distinct patterns with their records (:func:`pattern_risk_summary`'s figures), ``res``
-    their frequencies when already counted (:meth:`KeyRows.frequencies`)."""
+    their frequencies (and the records' fk and Fk) when already counted
+    (:meth:`KeyRows.frequencies`)."""
     if keys.records is None:
-        fk, big_fk = keys.row_frequencies()
+        fk, big_fk = keys.row_frequencies() if res is None else (res.row_fk, res.row_Fk)
         risk = risk_from_frequencies(whole_matches(fk), big_fk)
         n_missing = keys.missing_cells(missing_values)
         return _figures(fk, risk, None, k, risk_threshold, n_missing, fractional), risk
