@@ -251,6 +251,7 @@ def describe_variables(
     for section in cfg.methods.values():
         touched |= {str(c) for c in section.get("variables", [])}
         touched |= {str(c) for c in (section.get("totals") or {})}
+        touched |= {str(c) for cols in (section.get("linked") or {}).values() for c in cols}
     columns = [(str(col), col in final.columns) for col in raw.columns]
     changed = {}
     for col in raw.columns:
