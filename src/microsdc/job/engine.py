@@ -24,6 +24,7 @@ from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import KeyCounts, describe
+from microsdc.job.stepfigures import values_blanked
 from microsdc.job.steps import as_read
 from microsdc.job.suppress import suppression_step
 
@@ -302,6 +303,7 @@ class EngineInput:
         self.start: Patterns | None = None  # protection starts from them (after recoding)
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
+        self.made_missing: dict[str, int] = {}  # of those, the cells that held a value
         self.uncounted: list[str] = []  # the changed cells that cannot be counted
         self.categories: dict[str, list[str]] = {}  # the band labels of binned columns
 
@@ -378,6 +380,7 @@ class EngineInput:
         records = table["records"].to_numpy(dtype="int64")
         res, figures = suppression_step(self.cfg, data, progress, table, records)
         self.cells = figures["per_variable"]
+        self.made_missing = values_blanked(res, list(self.cfg.missing_values))
         return res.data, figures
 
     def pram_risk(self, before: Any, after: Any) -> None:
@@ -400,7 +403,9 @@ class EngineInput:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """:func:`microsdc.job.measures.describe` from the patterns as read, before and
         after; the cells changed are those suppression blanked and those PRAM changed
-        (:func:`pram_cells`), the cells made missing those suppression blanked."""
+        (:func:`pram_cells`), the cells made missing those suppression blanked that
+        held a value (:func:`~microsdc.job.stepfigures.values_blanked`: a declared
+        code blanked under ``"category"`` was missing already)."""
         assert self.read_patterns is not None and self.start is not None and self.end is not None
         read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
@@ -417,7 +422,7 @@ class EngineInput:
                 end.counts(str(col), mv),
             ),
             changed,
-            lambda col, before, after: cells.get(str(col), 0),
+            lambda col, before, after: self.made_missing.get(str(col), 0),
         )
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
