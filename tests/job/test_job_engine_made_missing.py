@@ -118,3 +118,79 @@ def test_engine_share_suppressed_is_the_cells_of_its_own_release(
         col = kv["name"]
         assert kv["share_suppressed"] == pytest.approx(made[col].sum() / valued[col].sum())
         assert kv["missing_after"] - kv["missing_before"] == made[col].sum()
+
+
+def _pram_frame(tmp_path: Path) -> pd.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    n = 400
+    df = pd.DataFrame(
+        {
+            "a": pd.array(rng.integers(0, 5, n), dtype="Int64"),
+            "b": rng.choice(["x", "y", "z", "?"], n, p=[0.4, 0.3, 0.2, 0.1]).astype(object),
+            "roof": rng.choice(["tin", "tile", "?"], n).astype(object),
+        }
+    )
+    df.loc[rng.random(n) < 0.05, "b"] = None
+    df.to_parquet(tmp_path / "in.parquet", index=False)
+    return df
+
+
+def _pram_job(tmp_path: Path, engine: str, variables: list[str], missing: str) -> dict[str, Any]:
+    job = tmp_path / f"pram_{engine}.toml"
+    job.write_text(
+        f'steps = ["risk", "suppression", "pram"]\n[input]\npath = "in.parquet"\n'
+        f'engine = "{engine}"\nmissing_values = [-7, "?"]\n'
+        '[variables]\nquasi_identifiers = ["a", "b"]\n[risk]\nk = 3\nmissing = "category"\n'
+        f"[pram]\nvariables = {variables!r}\n".replace("'", '"')
+        + f'missing = "{missing}"\npd = 0.5\nseed = 4\n[output]\ndirectory = "out_{engine}"\n',
+        encoding="utf-8",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return run_job(job).audit
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+@pytest.mark.parametrize("missing", ["keep", "state"])
+def test_engine_leaves_out_the_share_of_a_key_variable_pram_changed(
+    tmp_path: Path, engine: str, missing: str
+) -> None:
+    """PRAM of a key variable after suppression can draw a declared code (or, with its
+    missing values as a state, a missing value) for a value and a value for a blanked
+    cell: the engine, which does not see the cells, leaves that share out and says so,
+    and the report says "not computed"."""
+    pytest.importorskip(engine)
+    pytest.importorskip("narwhals")
+    jsonschema = pytest.importorskip("jsonschema")
+    from microsdc.report import audit_schema, render_report
+
+    df = _pram_frame(tmp_path)
+    audit = _pram_job(tmp_path, engine, ["b"], missing)
+    jsonschema.Draft202012Validator(audit_schema()).validate(audit)
+    keys = {kv["name"]: kv for kv in audit["key_variables"]}
+    assert keys["b"]["share_suppressed"] is None
+    assert any("share of cells suppressed in b" in s for s in audit["not_computed"])
+    assert "not computed" in render_report(audit)
+    released = pd.read_parquet(tmp_path / f"out_{engine}" / "in_anonymised.parquet")
+    valued = df["a"].notna() & ~df["a"].isin(CODES)
+    made = valued & released["a"].isna()
+    assert keys["a"]["share_suppressed"] == pytest.approx(made.sum() / valued.sum())
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "polars"])
+def test_engine_counts_every_share_when_pram_leaves_the_key_variables(
+    tmp_path: Path, engine: str
+) -> None:
+    pytest.importorskip(engine)
+    pytest.importorskip("narwhals")
+    df = _pram_frame(tmp_path)
+    audit = _pram_job(tmp_path, engine, ["roof"], "keep")
+    released = pd.read_parquet(tmp_path / f"out_{engine}" / "in_anonymised.parquet")
+    assert not any("share of cells suppressed" in s for s in audit["not_computed"])
+    for kv in audit["key_variables"]:
+        col = kv["name"]
+        valued = df[col].notna() & ~df[col].isin(CODES)
+        made = valued & released[col].isna()
+        assert kv["share_suppressed"] == pytest.approx(made.sum() / valued.sum())

@@ -41,6 +41,7 @@ __all__ = [
     "engine_not_computed",
     "open_input",
     "pram_cells",
+    "pram_moved_missing",
     "sha256_input",
 ]
 
@@ -238,6 +239,33 @@ def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str
     return counted, [note]
 
 
+def pram_moved_missing(cfg: JobConfig) -> tuple[list[str], list[str]]:
+    """The key variables PRAM may have moved into or out of the missing values (its
+    missing values drawn as a state, or declared codes it draws as categories), whose
+    cells made missing the engine cannot count, and one sentence saying so (none when
+    PRAM did not run)."""
+    if "pram" not in cfg.steps:
+        return [], []
+    from microsdc.job.schema import default_of
+
+    section = cfg.methods["pram"]
+    state = section.get("missing", default_of("pram.missing")) == "state"
+    if not (state or cfg.missing_values):
+        return [], []
+    keys = set(map(str, cfg.quasi_identifiers))
+    moved = [c for c in map(str, section["variables"]) if c in keys]
+    if not moved:
+        return [], []
+    why = "draws the missing values as a category" if state else "draws the declared codes"
+    note = (
+        f"The share of cells suppressed in {', '.join(moved)} was not computed (left out): "
+        f"PRAM {why} and may move a cell into or out of the missing values after "
+        "suppression; the engine counts the records whose PRAMmed categories changed, not "
+        f"each cell, and the rows of this input stay in the {cfg.engine} engine."
+    )
+    return moved, [note]
+
+
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
     """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
     nothing when the route did not list every pattern (the combined-key route)."""
@@ -405,10 +433,14 @@ class EngineInput:
         after; the cells changed are those suppression blanked and those PRAM changed
         (:func:`pram_cells`), the cells made missing those suppression blanked that
         held a value (:func:`~microsdc.job.stepfigures.values_blanked`: a declared
-        code blanked under ``"category"`` was missing already)."""
+        code blanked under ``"category"`` was missing already); their share is left
+        out for a key variable PRAM may have moved into or out of the missing values
+        (:func:`pram_moved_missing`)."""
         assert self.read_patterns is not None and self.start is not None and self.end is not None
         read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
+        moved, note = pram_moved_missing(self.cfg)
+        self.uncounted += note
         cells = self.cells
         changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
         released = columns_of(final)
@@ -422,7 +454,9 @@ class EngineInput:
                 end.counts(str(col), mv),
             ),
             changed,
-            lambda col, before, after: self.made_missing.get(str(col), 0),
+            lambda col, before, after: (
+                None if str(col) in moved else self.made_missing.get(str(col), 0)
+            ),
         )
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:
