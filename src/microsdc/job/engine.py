@@ -239,21 +239,30 @@ def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str
     return counted, [note]
 
 
-def pram_moved_missing(cfg: JobConfig) -> tuple[list[str], list[str]]:
+def pram_moved_missing(cfg: JobConfig, start: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The key variables PRAM may have moved into or out of the missing values (its
-    missing values drawn as a state, or declared codes it draws as categories), whose
-    cells made missing the engine cannot count, and one sentence saying so (none when
-    PRAM did not run)."""
+    missing values drawn as a state, or a declared code among the values of the key
+    variable in ``start``, the patterns protection starts from), whose cells made
+    missing the engine cannot count, and one sentence saying so (none when there are
+    none)."""
     if "pram" not in cfg.steps:
         return [], []
+    import numpy as np
+
+    from microsdc.encode import missing_mask
     from microsdc.job.schema import default_of
 
     section = cfg.methods["pram"]
     state = section.get("missing", default_of("pram.missing")) == "state"
-    if not (state or cfg.missing_values):
-        return [], []
+    codes = list(cfg.missing_values)
+
+    def coded(col: str) -> bool:
+        values = start[col]
+        declared = np.asarray(missing_mask(values, codes), dtype=bool) & values.notna().to_numpy()
+        return bool(codes) and bool(declared.any())
+
     keys = set(map(str, cfg.quasi_identifiers))
-    moved = [c for c in map(str, section["variables"]) if c in keys]
+    moved = [c for c in map(str, section["variables"]) if c in keys and (state or coded(c))]
     if not moved:
         return [], []
     why = "draws the missing values as a category" if state else "draws the declared codes"
@@ -439,7 +448,7 @@ class EngineInput:
         assert self.read_patterns is not None and self.start is not None and self.end is not None
         read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
-        moved, note = pram_moved_missing(self.cfg)
+        moved, note = pram_moved_missing(self.cfg, start.table)
         self.uncounted += note
         cells = self.cells
         changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
