@@ -165,7 +165,13 @@ def test_cells_pram_changed_that_cannot_be_counted_are_said_so(
         assert {c: changed[c] for c in zero} == zero
     else:  # the blanks of suppression alone
         assert changed["sex"] == got["suppression"]["per_variable"]["sex"]
-    said = [s for s in got["not_computed"] if "PRAM" in s]
+        # nor the share suppressed: PRAM may have drawn a value for a blanked cell
+        share = {k["name"]: k["share_suppressed"] for k in got["key_variables"]}
+        assert share["sex"] is None
+        assert any(
+            s.startswith("The share of cells suppressed in sex") for s in got["not_computed"]
+        )
+    said = [s for s in got["not_computed"] if "cells PRAM changed" in s]
     assert said == [
         f"The cells PRAM changed in {named} were not counted (their cells_changed leaves "
         "PRAM out): the engine counts the records whose PRAMmed categories changed, not "

@@ -52,6 +52,7 @@ def column_roles(cfg: JobConfig) -> dict[str, list[str]]:
         add(section.get("variables", []), role)
         add(section.get("strata", []), "stratum")
         add([c for c in (section.get("totals") or {})], "recomputed total")
+        add([c for cols in (section.get("linked") or {}).values() for c in cols], "linked")
     return roles
 
 

@@ -24,6 +24,7 @@ from microsdc.job.columns import check_columns, warn_suspect_keys
 from microsdc.job.config import JobConfig
 from microsdc.job.inputs import METHOD_LABELS, Timed
 from microsdc.job.measures import KeyCounts, describe
+from microsdc.job.stepfigures import values_blanked
 from microsdc.job.steps import as_read
 from microsdc.job.suppress import suppression_step
 
@@ -40,6 +41,7 @@ __all__ = [
     "engine_not_computed",
     "open_input",
     "pram_cells",
+    "pram_moved_missing",
     "sha256_input",
 ]
 
@@ -237,6 +239,42 @@ def pram_cells(cfg: JobConfig, figures: dict[str, Any] | None) -> tuple[dict[str
     return counted, [note]
 
 
+def pram_moved_missing(cfg: JobConfig, start: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """The key variables PRAM may have moved into or out of the missing values (its
+    missing values drawn as a state, or a declared code among the values of the key
+    variable in ``start``, the patterns protection starts from), whose cells made
+    missing the engine cannot count, and one sentence saying so (none when there are
+    none)."""
+    if "pram" not in cfg.steps:
+        return [], []
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+    from microsdc.job.schema import default_of
+
+    section = cfg.methods["pram"]
+    state = section.get("missing", default_of("pram.missing")) == "state"
+    codes = list(cfg.missing_values)
+
+    def coded(col: str) -> bool:
+        values = start[col]
+        declared = np.asarray(missing_mask(values, codes), dtype=bool) & values.notna().to_numpy()
+        return bool(codes) and bool(declared.any())
+
+    keys = set(map(str, cfg.quasi_identifiers))
+    moved = [c for c in map(str, section["variables"]) if c in keys and (state or coded(c))]
+    if not moved:
+        return [], []
+    why = "draws the missing values as a category" if state else "draws the declared codes"
+    note = (
+        f"The share of cells suppressed in {', '.join(moved)} was not computed (left out): "
+        f"PRAM {why} and may move a cell into or out of the missing values after "
+        "suppression; the engine counts the records whose PRAMmed categories changed, not "
+        f"each cell, and the rows of this input stay in the {cfg.engine} engine."
+    )
+    return moved, [note]
+
+
 def _intruder(cfg: JobConfig, start: Patterns, sup_fig: Any) -> dict[str, Any]:
     """``{"intruder": ...}`` of the audit (the headline, from the distinct patterns), or
     nothing when the route did not list every pattern (the combined-key route)."""
@@ -302,6 +340,7 @@ class EngineInput:
         self.start: Patterns | None = None  # protection starts from them (after recoding)
         self.end: Patterns | None = None  # of the last frame measured
         self.cells: dict[str, int] = {}  # blanked per key variable
+        self.made_missing: dict[str, int] = {}  # of those, the cells that held a value
         self.uncounted: list[str] = []  # the changed cells that cannot be counted
         self.categories: dict[str, list[str]] = {}  # the band labels of binned columns
 
@@ -378,6 +417,7 @@ class EngineInput:
         records = table["records"].to_numpy(dtype="int64")
         res, figures = suppression_step(self.cfg, data, progress, table, records)
         self.cells = figures["per_variable"]
+        self.made_missing = values_blanked(res, list(self.cfg.missing_values))
         return res.data, figures
 
     def pram_risk(self, before: Any, after: Any) -> None:
@@ -400,10 +440,16 @@ class EngineInput:
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """:func:`microsdc.job.measures.describe` from the patterns as read, before and
         after; the cells changed are those suppression blanked and those PRAM changed
-        (:func:`pram_cells`), the cells made missing those suppression blanked."""
+        (:func:`pram_cells`), the cells made missing those suppression blanked that
+        held a value (:func:`~microsdc.job.stepfigures.values_blanked`: a declared
+        code blanked under ``"category"`` was missing already); their share is left
+        out for a key variable PRAM may have moved into or out of the missing values
+        (:func:`pram_moved_missing`)."""
         assert self.read_patterns is not None and self.start is not None and self.end is not None
         read, start, end = self.read_patterns, self.start, self.end
         pram, self.uncounted = pram_cells(self.cfg, methods.get("pram"))
+        moved, note = pram_moved_missing(self.cfg, start.table)
+        self.uncounted += note
         cells = self.cells
         changed = {c: cells.get(c, 0) + pram.get(c, 0) for c in {*cells, *pram}}
         released = columns_of(final)
@@ -417,7 +463,9 @@ class EngineInput:
                 end.counts(str(col), mv),
             ),
             changed,
-            lambda col, before, after: cells.get(str(col), 0),
+            lambda col, before, after: (
+                None if str(col) in moved else self.made_missing.get(str(col), 0)
+            ),
         )
 
     def input_figures(self, raw: Any, final: Any) -> dict[str, Any]:

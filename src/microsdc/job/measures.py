@@ -144,7 +144,7 @@ def describe(
     columns: Sequence[tuple[str, bool]],
     counts: Callable[[Hashable], tuple[KeyCounts, KeyCounts, KeyCounts]],
     changed: Mapping[str, int],
-    suppressed: Callable[[Hashable, KeyCounts, KeyCounts], int],
+    suppressed: Callable[[Hashable, KeyCounts, KeyCounts], int | None],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The audit's ``variables`` and ``key_variables`` (see :func:`describe_variables`),
     however the input holds its rows.
@@ -161,7 +161,8 @@ def describe(
         The cells protection changed per column (after recoding).
     suppressed : callable
         ``suppressed(key_variable, before, after)``: its cells that held a value
-        before and are missing after.
+        before and are missing after (None: not known, and ``share_suppressed`` is
+        None).
     """
     roles = column_roles(cfg)
     variables = [
@@ -177,7 +178,8 @@ def describe(
     for col in cfg.quasi_identifiers:
         read, before, after = counts(col)
         observed = before.n_observed
-        share = suppressed(col, before, after) / observed if observed else 0.0
+        made = suppressed(col, before, after)
+        share = None if made is None else made / observed if observed else 0.0
         keys.append(
             {
                 "name": str(col),
@@ -251,6 +253,7 @@ def describe_variables(
     for section in cfg.methods.values():
         touched |= {str(c) for c in section.get("variables", [])}
         touched |= {str(c) for c in (section.get("totals") or {})}
+        touched |= {str(c) for cols in (section.get("linked") or {}).values() for c in cols}
     columns = [(str(col), col in final.columns) for col in raw.columns]
     changed = {}
     for col in raw.columns:

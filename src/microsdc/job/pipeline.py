@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 from microsdc._validation import check_columns, check_frame, check_int, param_error
 from microsdc.exceptions import InvalidParameterError, SDCWarning
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
-from microsdc.job.methods import KEYS, METHOD_STEPS, method_figures
+from microsdc.job.methods import METHOD_STEPS, method_figures
 from microsdc.job.pipeline_checks import FUNC as _FUNC
 from microsdc.job.pipeline_checks import check_compare_by, check_drop, check_settings, step_of
+from microsdc.job.release_sections import as_names, section
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,35 +33,6 @@ __all__ = ["Release"]
 
 #: The steps a release records, in the order a job runs them.
 STEPS = ("swapping", "suppression", *METHOD_STEPS)
-
-#: library parameter -> job key, for the sections of the release-method steps
-_JOB_KEYS = {step: {param: key for key, param in keys.items()} for step, keys in KEYS.items()}
-
-
-def _json_ready(value: Any) -> bool:
-    if value is None or isinstance(value, str | bool | int | float):
-        return True
-    if isinstance(value, list | tuple):
-        return all(_json_ready(v) for v in value)
-    if isinstance(value, Mapping):
-        return all(isinstance(k, str) and _json_ready(v) for k, v in value.items())
-    return False
-
-
-def _section(step: str, parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """A step's settings as the job file's section holds them: job key names; a value
-    that is not plain JSON (a matrix, a mask, a Generator as seed) recorded as given."""
-    names = _JOB_KEYS.get(step, {})
-    out: dict[str, Any] = {}
-    for param, value in parameters.items():
-        key = names.get(param, param)
-        if key == "seed":
-            out["seed"] = "given"  # never kept: parameters() records only that it was given
-        elif _json_ready(value):
-            out[key] = list(value) if isinstance(value, tuple) else value
-        else:
-            out[key] = f"given ({type(value).__name__})"
-    return out
 
 
 def _frame_sha256(df: pd.DataFrame) -> str:
@@ -94,9 +66,9 @@ class Release:
         The k of k-anonymity (``risk.k``).
     weights, household_id : column name, optional
         Sampling weights and household id, as in a job's ``[variables]``.
-    hierarchy, sensitive : list of column names, optional
+    hierarchy, sensitive : column name or list of column names, optional
         Geography (coarsest first) and sensitive variables, as in a job.
-    drop : list of column names, optional
+    drop : column name or list of column names, optional
         Columns never used and never released (removed right away, listed as dropped).
     missing : str or float, default "category"
         The missing-value policy of the risk measures (``risk.missing``).
@@ -183,13 +155,15 @@ class Release:
         check_frame(df, "df", _FUNC)
         qi = check_columns(df, quasi_identifiers, "quasi_identifiers", _FUNC)
         named = [c for c in (weights, household_id) if c is not None]
-        for param, cols in (
-            ("hierarchy", hierarchy),
-            ("sensitive", sensitive),
-            ("drop", drop),
-            ("weights", named),
-        ):
-            check_columns(df, list(cols), param, _FUNC, allow_empty=True)
+        hierarchy, sensitive, drop, named = (  # one name or a list of names, as a list
+            check_columns(df, cols, param, _FUNC, allow_empty=True)
+            for param, cols in (
+                ("hierarchy", hierarchy),
+                ("sensitive", sensitive),
+                ("drop", drop),
+                ("weights", named),
+            )
+        )
         check_int(k, "k", _FUNC, min_value=1)
         risk_settings = (missing, missing_values, l_diversity, l, c, risk_threshold)
         check_settings(*risk_settings, title, name, random_order)
@@ -430,7 +404,7 @@ class Release:
 
         self._started()
         before = self._data
-        self._sections[step] = _section(step, parameters)
+        self._sections[step] = section(step, parameters, list(before.columns))
         cfg = self._config()
         if step == "suppression":
             if "swapping" in self._sections:  # the risk between the two steps, as a job
@@ -484,7 +458,7 @@ class Release:
             import numpy as np
 
             self._started()
-            self._sections["swapping"] = _section("swapping", parameters)
+            self._sections["swapping"] = section("swapping", parameters, list(self._data.columns))
             self._figures["swapping"] = swap_figures(self._config(), self._data, swapped, res)
             self._origin = where if self._origin is None else self._origin[where]
             self._data = swapped.copy()
@@ -527,13 +501,13 @@ class Release:
         self.add(res, **kwargs)
         return res
 
-    def record_swap(self, risk_variables: Sequence[Hashable], **kwargs: Any) -> Any:
+    def record_swap(self, risk_variables: Hashable | Sequence[Hashable], **kwargs: Any) -> Any:
         """:func:`microsdc.record_swap_result` on :attr:`data` with the release's household
         id, hierarchy and k (``k_anonymity``), recorded (:meth:`add`).
 
         Parameters
         ----------
-        risk_variables : list of column names
+        risk_variables : column name or list of column names
         **kwargs
             Its other parameters (``swaprate``, ``similar``, ``carry_along``, ``seed``, ...).
 
@@ -545,6 +519,7 @@ class Release:
 
         cfg = self._base
         similar = kwargs.pop("similar", None)
+        risk_variables = as_names(risk_variables, list(self._data.columns))
         kwargs.setdefault("k_anonymity", cfg.k)
         res = self._collect(
             "swapping",
@@ -564,11 +539,7 @@ class Release:
     def _method(self, step: str, columns: Any, kwargs: dict[str, Any]) -> Any:
         from microsdc.job.methods import FUNCTIONS
 
-        cols = (
-            [columns]
-            if isinstance(columns, str) or not isinstance(columns, Sequence)
-            else list(columns)
-        )
+        cols = as_names(columns)
         if step in ("microaggregation", "noise") and self._base.weights:
             kwargs.setdefault("weights", self._base.weights)
         res = self._collect(step, lambda: FUNCTIONS[step](self._data, cols, **kwargs))

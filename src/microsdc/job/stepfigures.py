@@ -14,7 +14,13 @@ from microsdc.job.config import JobConfig
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["counted_codes", "observed_cells", "suppression_figures", "swap_figures"]
+__all__ = [
+    "counted_codes",
+    "observed_cells",
+    "suppression_figures",
+    "swap_figures",
+    "values_blanked",
+]
 
 
 def observed_cells(
@@ -31,6 +37,27 @@ def observed_cells(
     for col in qi:
         seen = ~np.asarray(missing_mask(table[col], list(codes)), dtype=bool)
         out[str(col)] = int(seen.sum() if records is None else records[seen].sum())
+    return out
+
+
+def values_blanked(res: Any, codes: Sequence[Any]) -> dict[str, int]:
+    """Cells of each key variable that held a value (neither missing nor one of
+    ``codes``) and that local suppression blanked, from a ``LazySuppressionResult``:
+    the blank flags of each pattern (``blanked``), its values before (``patterns``) and
+    its records. These are the cells the audit's ``key_variables`` counts as made
+    missing (a declared code counted missing before, as there); under ``"category"``
+    the cells blanked (``cells_per_qi``) count the codes blanked too."""
+    import numpy as np
+
+    from microsdc.encode import missing_mask
+
+    table = res.patterns
+    records = table["records"].to_numpy(dtype=np.int64) if len(table) else np.zeros(0, np.int64)
+    out = {}
+    for col in res.blanked.columns:
+        value = ~np.asarray(missing_mask(table[col], list(codes)), dtype=bool)
+        hit = res.blanked[col].to_numpy(dtype=bool) & value
+        out[str(col)] = int(records[hit].sum())
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from microsdc._validation import check_frame_pair
+from microsdc._validation import check_columns, check_frame_pair
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import DataValidationError
 
@@ -273,7 +273,7 @@ def intruder_figures(
     quasi_identifiers: Sequence[Hashable],
     k: int,
     *,
-    strata: Sequence[Hashable] | None = None,
+    strata: Hashable | Sequence[Hashable] | None = None,
 ) -> dict[str, Any]:
     """The headline of a release, before and after: the records an intruder who knows
     their key values picks with probability above 1/k, and the highest probability.
@@ -291,7 +291,7 @@ def intruder_figures(
         The data before protection and as released (same records, same order).
     quasi_identifiers : list of column names
     k : int >= 1
-    strata : list of column names, optional
+    strata : column name or list of column names, optional
         Columns whose groups were protected each on their own (taken from
         ``original``).
 
@@ -299,6 +299,11 @@ def intruder_figures(
     -------
     dict
         ``{"k": k, "before": {...}, "after": {...}}`` (:func:`prosecutor_figures`).
+
+    Raises
+    ------
+    ColumnNotFoundError
+        If a column of ``strata`` is not in ``original``.
 
     Examples
     --------
@@ -309,8 +314,9 @@ def intruder_figures(
     (1, 1, 1.0)
     """
     orig, rel, ncat = released_codes(original, released, quasi_identifiers)
-    if strata and len(orig):
-        keys = original[list(strata)].astype(object)
+    by = check_columns(original, strata, "strata", "intruder_figures", allow_empty=True)
+    if by and len(orig):
+        keys = original[by].astype(object)
         group = pd.MultiIndex.from_frame(keys).factorize()[0]
         groups = [np.flatnonzero(group == g) for g in range(int(group.max()) + 1)]
     else:

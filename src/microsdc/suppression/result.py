@@ -282,6 +282,11 @@ class LazySuppressionResult(SuppressionResult):
         Per row of ``patterns``, the prosecutor risk of each of its records (every
         record of a row has the same); None on the combined-key route, which does
         not list every pattern.
+    blanked : pandas.DataFrame of bool, indexed like ``patterns``
+        One column per quasi-identifier (named as in ``patterns``): whether its cell
+        is blanked in the records of the row (the value blanked is the row's value in
+        ``patterns``; its ``cells`` is the sum of its flags). Under ``"category"`` a
+        declared missing code is a value that can be blanked.
 
     ``n_rows``, ``n_cells`` and ``n_rows_suppressed`` count records (each
     pattern times its records), as on pandas.
@@ -301,6 +306,7 @@ class LazySuppressionResult(SuppressionResult):
     patterns: pd.DataFrame = field(default_factory=pd.DataFrame)
     n_records_total: int | None = None
     n_patterns_total: int | None = None
+    blanked: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def n_rows(self) -> int:
@@ -441,4 +447,7 @@ def lazy_result(
         patterns=table,
         n_records_total=n_records_total,
         n_patterns_total=n_patterns_total,
+        blanked=pd.DataFrame(
+            np.asarray(blank, dtype=bool), index=table.index, columns=pd.Index(keys[-len(cols) :])
+        ),
     )
