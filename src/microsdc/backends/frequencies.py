@@ -48,11 +48,21 @@ SQL_FK_NAME = "Fk_pop"
 
 
 def columns(nwf: Any) -> list[str]:
+    """The column names of a narwhals frame (a lazy one's from its schema: no row is read)."""
     import narwhals as nw
 
     if isinstance(nwf, nw.LazyFrame):
         return list(nwf.collect_schema().names())
     return list(nwf.columns)
+
+
+def column_frame(native: Any) -> pd.DataFrame:
+    """An empty pandas frame with the column names of the engine frame ``native`` (from
+    its schema: no row is read), to check the columns a call names as on pandas."""
+    import narwhals as nw
+
+    names = [str(c) for c in columns(nw.from_native(native))]
+    return pd.DataFrame(columns=pd.Index(names, dtype=object))
 
 
 def check_inputs(

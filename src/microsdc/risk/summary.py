@@ -28,6 +28,7 @@ from microsdc._validation import (
 )
 from microsdc.backends.adapters import FrameAdapter, adapt
 from microsdc.backends.dispatch import accepts_frames
+from microsdc.backends.frequencies import column_frame
 from microsdc.risk.counting import KeyRows, key_rows
 from microsdc.risk.frequencies import PatternFrequencies
 from microsdc.risk.individual import (
@@ -377,7 +378,7 @@ def risk_summary(
     """
     func = "risk_summary"
     frame = adapt(df, func)
-    names = df if frame.name == "pandas" else _schema_frame(frame)
+    names = df if frame.name == "pandas" else column_frame(frame.native)
     check_frame(names, "df", func)
     qi = check_columns(names, quasi_identifiers, "quasi_identifiers", func)
     k = check_int(k, "k", func, min_value=1)
@@ -404,17 +405,6 @@ def risk_summary(
     if sensitive:
         out["l_diversity"] = _l_diversity(df, qi, sensitive, kind, l, c, missing, missing_values)
     return out
-
-
-def _schema_frame(frame: FrameAdapter) -> pd.DataFrame:
-    """An empty pandas frame with the columns of the engine frame ``frame`` (from its
-    schema: no row is read), for the column checks."""
-    import narwhals as nw
-
-    from microsdc.backends.frequencies import columns
-
-    names = columns(nw.from_native(frame.native))
-    return pd.DataFrame(columns=pd.Index(names, dtype=object))
 
 
 #: risk_summary's parameters that need the records, by their entry in the table of what

@@ -26,6 +26,7 @@ import pandas as pd
 from microsdc._validation import check_bool, check_frame, lazy_refusal
 from microsdc.backends.adapters import FrameAdapter, adapt
 from microsdc.backends.capabilities import first_refusal
+from microsdc.backends.frequencies import column_frame
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.suppression.core import Solved, suppress_codes
 from microsdc.suppression.params import (
@@ -122,7 +123,7 @@ def checked_call(
     patterns (:func:`microsdc.suppression.lazy.engine_patterns`).
     """
     frame = adapt(df, _FUNC)
-    schema = _schema_frame(df) if frame.lazy else check_frame(df, "df", _FUNC)
+    schema = column_frame(df) if frame.lazy else check_frame(df, "df", _FUNC)
     checked = check_call(
         schema, qi, k, importance, combs, strata, missing, method, time_limit, linked,
         subject_id, values=not frame.lazy,
@@ -150,16 +151,6 @@ def checked_call(
         warn_declared_all_missing(df, cols, missing_values, policy)
     counted = counted_missing_values(policy, missing_values)
     return Call(frame, schema, checked, limit, rule, threshold, missing_values, counted, t0)
-
-
-def _schema_frame(df: Any) -> pd.DataFrame:
-    """An empty pandas frame with the columns of the lazy frame ``df`` (from its schema:
-    no row is read), for the checks of the column names."""
-    import narwhals as nw
-
-    nwf = nw.from_native(df)
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-    return pd.DataFrame(columns=pd.Index([str(c) for c in schema.names()], dtype=object))
 
 
 class Rows(Protocol):
