@@ -305,3 +305,22 @@ def test_estimate_names_a_lazy_result() -> None:
     res = pram(df.lazy(), "roof", seed=1)
     with pytest.raises(InvalidParameterError, match=r"lazy frame.*same seed"):
         pram_estimate(df.to_pandas(), res)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("source", ["parquet", "sql"])
+def test_duckdb_column_of_no_type_is_released_as_it_is(tmp_path: Any, source: str) -> None:
+    """A column missing in every record has DuckDB's NULL type (pandas writes an all-None
+    column so to Parquet): nothing is PRAMmed, the column stays missing and of its type,
+    as on pandas; the draw's cast to the column's type used to fail inside narwhals."""
+    if source == "parquet":
+        pd.DataFrame({"a": [None] * 6, "b": range(6)}).to_parquet(tmp_path / "n.parquet")
+        rel = duckdb.connect().read_parquet(str(tmp_path / "n.parquet"))
+    else:
+        rel = duckdb.sql("SELECT NULL AS a, i AS b FROM range(6) t(i)")
+    res = pram(rel, "a", seed=1)
+    out = res.data.df()
+    assert out["a"].isna().all() and out["b"].tolist() == list(range(6))
+    assert str(res.data.types[0]).strip('"') == "NULL"
+    summary = res.summary()
+    assert int(summary["records"].sum()) == 0 and int(summary["changed"].sum()) == 0
+    assert pram(pd.DataFrame({"a": [None] * 6, "b": range(6)}), "a", seed=1).data["a"].isna().all()

@@ -314,16 +314,24 @@ def _draw(frame: Any, backend: Backend, plan: UnitPlan, values: Any, index: int)
     frame = nw.from_native(frame).with_columns(drawn.alias(f"{_NEW}_{index}")).drop(_U, *cums)
     joined = nw.from_native(_join(frame.to_native(), backend, [f"{_NEW}_{index}"], values))
     types = _schema(joined)
+
+    def typed(value: str, like: Any) -> Any:  # a column of no type (all missing) stays so
+        return (
+            nw.col(value)
+            if types[str(like)] == nw.Unknown
+            else nw.col(value).cast(types[str(like)])
+        )
+
     exprs = [
         nw.when(code.is_null())
         .then(nw.col(str(c)))
-        .otherwise(nw.col(f"__microsdc_v{j}_{index}").cast(types[str(c)]))
+        .otherwise(typed(f"__microsdc_v{j}_{index}", c))
         .alias(str(c))
         for j, c in enumerate(unit.columns)
     ] + [
         nw.when(code.is_null())
         .then(nw.col(str(link)))
-        .otherwise(nw.col(f"__microsdc_l{n}_{index}").cast(types[str(link)]))
+        .otherwise(typed(f"__microsdc_l{n}_{index}", link))
         .alias(str(link))
         for n, (_, link) in enumerate(unit.linked)
     ]
