@@ -22,7 +22,13 @@ from microsdc.exceptions import InvalidParameterError, SDCWarning
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
 from microsdc.job.methods import METHOD_STEPS, method_figures
 from microsdc.job.pipeline_checks import FUNC as _FUNC
-from microsdc.job.pipeline_checks import check_compare_by, check_drop, check_settings, step_of
+from microsdc.job.pipeline_checks import (
+    check_compare_by,
+    check_drop,
+    check_settings,
+    refuse_release_settings,
+    step_of,
+)
 from microsdc.job.release_sections import as_names, section
 
 if TYPE_CHECKING:
@@ -481,10 +487,23 @@ class Release:
         Returns
         -------
         SuppressionResult
+
+        Raises
+        ------
+        InvalidParameterError
+            For ``df``, ``qi``, ``k``, ``missing`` or ``missing_values``: the release
+            passes its own on (build the Release with the value wanted).
         """
         from microsdc.suppression import local_suppression
 
         cfg = self._base
+        own = {
+            "df": "the data the release holds",
+            "qi": f"quasi_identifiers={list(cfg.quasi_identifiers)!r}",
+        }
+        own |= {"k": f"k={cfg.k}", "missing": f"missing={cfg.missing!r}"}
+        own["missing_values"] = f"missing_values={list(cfg.missing_values)!r}"
+        refuse_release_settings("local_suppression", kwargs, own)
         mv = list(cfg.missing_values) or None
         missing: Any = cfg.missing  # a policy name or an alpha, checked by the library
         res = self._collect(
@@ -514,10 +533,18 @@ class Release:
         Returns
         -------
         SwapResult
+
+        Raises
+        ------
+        InvalidParameterError
+            For ``data``, ``hid`` or ``hierarchy``: the release passes its own on.
         """
         from microsdc.swapping import record_swap_result
 
         cfg = self._base
+        own = {"data": "the data the release holds", "hid": f"household_id={cfg.household_id!r}"}
+        own["hierarchy"] = f"hierarchy={list(cfg.hierarchy)!r}"
+        refuse_release_settings("record_swap", kwargs, own)
         similar = kwargs.pop("similar", None)
         risk_variables = as_names(risk_variables, list(self._data.columns))
         kwargs.setdefault("k_anonymity", cfg.k)
@@ -539,6 +566,8 @@ class Release:
     def _method(self, step: str, columns: Any, kwargs: dict[str, Any]) -> Any:
         from microsdc.job.methods import FUNCTIONS
 
+        own = {"df": "the data the release holds"}
+        refuse_release_settings(step, kwargs, own)
         cols = as_names(columns)
         if step in ("microaggregation", "noise") and self._base.weights:
             kwargs.setdefault("weights", self._base.weights)

@@ -17,9 +17,37 @@ from microsdc._validation import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FUNC", "check_compare_by", "check_drop", "check_settings", "step_of"]
+__all__ = [
+    "FUNC",
+    "check_compare_by",
+    "check_drop",
+    "check_settings",
+    "refuse_release_settings",
+    "step_of",
+]
 
 FUNC = "Release"
+
+#: the Release method of each release-method step
+_METHODS = {"microaggregation": "microaggregate", "noise": "add_noise"}
+
+
+def refuse_release_settings(method: str, given: Any, settings: dict[str, str]) -> None:
+    """Refuse an argument of ``method`` (a Release method, or the step it records) that
+    the release itself passes on (``settings``:
+    the library parameter and where the release takes it from), which Python would
+    otherwise refuse with a bare ``TypeError``."""
+    from microsdc.exceptions import InvalidParameterError
+
+    method = _METHODS.get(method, method)
+    for param, source in settings.items():
+        if param in given:
+            raise InvalidParameterError(
+                f"The {param!r} parameter of {FUNC}.{method} is the release's own ({source}); "
+                f"it cannot be given to one step. Build the Release with the value you want.",
+                func=f"{FUNC}.{method}",
+                param=param,
+            )
 
 
 def check_drop(used: list[Hashable], drop: Sequence[Hashable]) -> None:
