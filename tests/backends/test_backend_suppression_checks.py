@@ -48,6 +48,8 @@ TWO_FAULTS = [
     ({"k": 2, "missing": "probabilistic", "progress": 3}, "progress"),
     ({"k": 2, "method": "exact", "seed": 7, "missing": "wildcard"}, "seed"),
     ({"k": 2, "subject_id": "g", "missing_values": {"nope": [1]}}, "missing_values"),
+    ({"k": 2, "method": "exact"}, "method"),  # exact under the default policy
+    ({"k": 2, "method": "exact", "missing": "wildcard", "combs": 1}, "method"),
 ]
 
 

@@ -33,6 +33,7 @@ from microsdc.suppression.params import (
     check_call,
     check_declared_codes,
     check_dis_suda,
+    check_exact,
     check_passed_on,
     counted_missing_values,
     strata_groups,
@@ -135,6 +136,7 @@ def checked_call(
     threshold = check_dis_suda(dis_suda_threshold, dis_fraction, method, subject_id)
     check_declared_codes(schema, missing_values, _FUNC)
     if frame.lazy:
+        check_exact(method, policy, missing, combs)  # pandas' first error for this pair
         refused = first_refusal(
             {
                 "method": method,
