@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "collapse_subjects": "microsdc.longitudinal",
     "restore_subjects": "microsdc.longitudinal",
     # risk and utility measures
+    "risk_summary": "microsdc.risk.summary",
     "individual_risk": "microsdc.risk.individual",
     "global_risk": "microsdc.risk.individual",
     "household_risk": "microsdc.risk.individual",
