@@ -136,7 +136,7 @@ def test_settings_a_lazy_frame_cannot_take_are_refused_with_how_to_collect() -> 
 
     lazy = pl.LazyFrame({"a": [1, 1, 2], "b": ["x", "y", "y"]})
     with pytest.raises(InvalidParameterError) as info:
-        local_suppression(lazy, ["a", "b"], 2, method="exact")
+        local_suppression(lazy, ["a", "b"], 2, method="exact", missing="wildcard")
     message = str(info.value)
     assert message.startswith(
         "The 'method' parameter of local_suppression is not supported on a lazy frame: "
@@ -155,3 +155,18 @@ def test_settings_a_lazy_frame_cannot_take_are_refused_with_how_to_collect() -> 
         "to use it."
     )
     assert (info.value.param, info.value.value) == ("where", "Series")
+
+
+@pytest.mark.parametrize("func", ["pram", "local_suppression"])
+def test_a_bad_seed_is_refused_naming_the_function(func: str) -> None:
+    import pandas as pd
+
+    from microsdc import local_suppression, pram
+
+    with pytest.raises(InvalidParameterError) as info:
+        if func == "pram":
+            pram(pd.DataFrame({"a": list("xyxy")}), "a", seed="x")
+        else:
+            local_suppression(pd.DataFrame({"a": [1, 1]}), ["a"], 2, method="random", seed=-1)
+    assert str(info.value).startswith(f"The 'seed' parameter of {func} must be an int >= 0")
+    assert (info.value.func, info.value.param) == (func, "seed")

@@ -47,8 +47,9 @@ def check_random_state(
         return np.random.default_rng(seed)
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and int(seed) >= 0:
         return np.random.default_rng(int(seed))
+    of = f" of {func}" if func else ""
     raise InvalidParameterError(
-        f"The '{name}' parameter must be an int >= 0, a numpy.random.Generator or None. "
+        f"The '{name}' parameter{of} must be an int >= 0, a numpy.random.Generator or None. "
         f"Got {seed!r} instead.",
         func=func,
         param=name,
