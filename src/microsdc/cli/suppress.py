@@ -297,7 +297,7 @@ def suppress(
             dis_suda_threshold=dis_suda_threshold,
             dis_fraction=dis_fraction if dis_suda_threshold is not None else None,
         )
-        _warn_given_back(df, result, qis, mv, random_order)
+        _warn_given_back(df, result, qis, mv, (engine, random_order))
         bar.update(task, advance=1)
     release = {"source": file, "sep": sep, "random_order": random_order, "encoding": encoding}
     binned = (categories, len(mv or ()))
@@ -326,17 +326,24 @@ _GROUPING = "grouping by the key variables and suppressing ({})"
 _DIS = DIS_SUDA_THRESHOLD.name
 
 
-def _warn_given_back(df: Any, result: Any, qis: list[str], mv: Any, random_order: bool) -> None:
+def _warn_given_back(
+    df: Any, result: Any, qis: list[str], mv: Any, order: tuple[str, bool]
+) -> None:
     """Warn when the released records give blanked cells back: through their row order
     (unless ``random_order``), in memory; on a lazy engine, where the records were not
-    read, a key variable's texts that look like missing codes, from the patterns."""
+    read, a key variable's texts that look like missing codes, from the patterns, and
+    (unless ``random_order``) that the row order was not checked."""
     from microsdc.suppression.result import LazySuppressionResult
 
+    engine, random_order = order
     if isinstance(result, LazySuppressionResult):
         from microsdc.data.quality import warn_suspect_key_texts
+        from microsdc.risk.linked import warn_row_order_unchecked
 
         pats = result.patterns  # every pattern wherever a key variable is text
         warn_suspect_key_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
+        if not random_order:
+            warn_row_order_unchecked(engine, result.n_cells)
     elif not random_order:  # else the rows leave their order as read
         _warn_row_order(df, result.data, qis, mv)
 
