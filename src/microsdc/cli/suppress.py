@@ -244,6 +244,10 @@ def suppress(
     \b
     Warns when another column gives blanked values back (a code of a QI,
     say); --linked blanks such a column with its QI, --drop leaves it out.
+    Warns when the row order gives blanked cells back (a file sorted by a
+    key variable; with --engine, which does not read the records, that it
+    was not checked); --random-order writes the rows in an order drawn from
+    their released values, on every engine.
 
     \b
     Examples:
