@@ -390,11 +390,15 @@ def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> N
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     if engine != "pandas":
+        unchecked = (
+            ""
+            if "recoverable" in result.details  # warned by local_suppression
+            else " Not checked here: whether other columns give blanked values back "
+            "(that needs the records; see microsdc.recoverable_cells)."
+        )
         con.print(
             f"{count(result.n_rows, 'record')} in "
-            f"{count(result.n_patterns, 'distinct key combination')} "
-            f"({engine}). Not checked here: whether other columns give blanked values back "
-            "(that needs the records; see microsdc.recoverable_cells)."
+            f"{count(result.n_patterns, 'distinct key combination')} ({engine}).{unchecked}"
         )
     con.print(f"written: {escape(str(out))}")
 
