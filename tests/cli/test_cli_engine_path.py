@@ -17,10 +17,6 @@ ADVICE = "with --engine {} the rows stay in the engine (use --engine pandas)"
 #: (command, options) -> the refusal, word for word (engine filled in)
 REFUSALS = [
     (
-        ["suppress", "--qi", "a", "--random-order"],
-        "Option --random-order needs the records in memory; " + ADVICE,
-    ),
-    (
         ["suppress", "--qi", "a", "--method", "exact"],
         "--method needs the records in memory: --method exact works on the records (small "
         "instances); --method greedy works on patterns; " + ADVICE + ".",

@@ -134,12 +134,6 @@ NEEDS_RECORDS: tuple[NeedsRecords, ...] = (
         None,
         "l-diversity counts the sensitive values of the records of each key combination",
     ),
-    NeedsRecords(
-        "random_order",
-        None,
-        "the released rows are put in a new order (sorted by a hash of their values) in "
-        "memory; the engine writes them in the input's order",
-    ),
 )
 
 

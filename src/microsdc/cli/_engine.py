@@ -57,7 +57,6 @@ def in_engine_advice(engine: str) -> str:
 #: (:data:`microsdc.backends.capabilities.NEEDS_RECORDS`), that a lazy engine refuses:
 #: option -> (what the refusal names, why it needs the records; "" to say no more).
 OWN_REFUSALS: dict[str, dict[str, tuple[str, str]]] = {
-    "suppress": {"random_order": ("Option --random-order", "")},
     "risk": {"hid": ("--hid", "")},
     "pram": {
         "random_order": ("Option --random-order", "the rows are put in a new order in memory"),
@@ -408,15 +407,20 @@ def write_frame(
     """Write ``frame`` to ``out`` by the writer of its kind: a pandas frame with
     :func:`microsdc.cli._common.write_output` (``release``: its ``encoding``,
     ``source``, ``sep`` and ``random_order``); a lazy one to Parquet by its own engine,
-    streaming (checked by :func:`check_lazy_output` before any work), under a progress
-    bar of ``label`` that names ``engine``, its ``binned`` columns (the labels from
-    :func:`bin_columns`, and how many missing codes were declared) with the Parquet
-    type pandas writes for them."""
+    with ``random_order`` its rows sorted by a hash of their values
+    (:func:`microsdc.backends.hashorder.in_hash_order`), streaming (checked by
+    :func:`check_lazy_output` before any work), under a progress bar of ``label`` that
+    names ``engine``, its ``binned`` columns (the labels from :func:`bin_columns`, and
+    how many missing codes were declared) with the Parquet type pandas writes for them."""
     if not is_lazy(frame):
         write_output(frame, out, **release)
         return
     from microsdc.io.engines import write_parquet
 
+    if release.get("random_order"):
+        from microsdc.backends.hashorder import in_hash_order
+
+        frame = in_hash_order(frame)
     with progress(label) as bar:
         task = bar.add_task(f"writing {out} ({engine})", total=None)
         categories, n_codes = binned or ({}, 0)

@@ -244,6 +244,10 @@ def suppress(
     \b
     Warns when another column gives blanked values back (a code of a QI,
     say); --linked blanks such a column with its QI, --drop leaves it out.
+    Warns when the row order gives blanked cells back (a file sorted by a
+    key variable; with --engine, which does not read the records, that it
+    was not checked); --random-order writes the rows in an order drawn from
+    their released values, on every engine.
 
     \b
     Examples:
@@ -297,7 +301,7 @@ def suppress(
             dis_suda_threshold=dis_suda_threshold,
             dis_fraction=dis_fraction if dis_suda_threshold is not None else None,
         )
-        _warn_given_back(df, result, qis, mv, random_order)
+        _warn_given_back(df, result, qis, mv, (engine, random_order))
         bar.update(task, advance=1)
     release = {"source": file, "sep": sep, "random_order": random_order, "encoding": encoding}
     binned = (categories, len(mv or ()))
@@ -326,17 +330,24 @@ _GROUPING = "grouping by the key variables and suppressing ({})"
 _DIS = DIS_SUDA_THRESHOLD.name
 
 
-def _warn_given_back(df: Any, result: Any, qis: list[str], mv: Any, random_order: bool) -> None:
+def _warn_given_back(
+    df: Any, result: Any, qis: list[str], mv: Any, order: tuple[str, bool]
+) -> None:
     """Warn when the released records give blanked cells back: through their row order
     (unless ``random_order``), in memory; on a lazy engine, where the records were not
-    read, a key variable's texts that look like missing codes, from the patterns."""
+    read, a key variable's texts that look like missing codes, from the patterns, and
+    (unless ``random_order``) that the row order was not checked."""
     from microsdc.suppression.result import LazySuppressionResult
 
+    engine, random_order = order
     if isinstance(result, LazySuppressionResult):
         from microsdc.data.quality import warn_suspect_key_texts
+        from microsdc.risk.linked import warn_row_order_unchecked
 
         pats = result.patterns  # every pattern wherever a key variable is text
         warn_suspect_key_texts(pats, list(qis), mv, "--missing-values '{0}'", pats["records"])
+        if not random_order:
+            warn_row_order_unchecked(engine, result.n_cells)
     elif not random_order:  # else the rows leave their order as read
         _warn_row_order(df, result.data, qis, mv)
 
@@ -379,11 +390,15 @@ def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> N
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     if engine != "pandas":
+        unchecked = (
+            ""
+            if "recoverable" in result.details  # warned by local_suppression
+            else " Not checked here: whether other columns give blanked values back "
+            "(that needs the records; see microsdc.recoverable_cells)."
+        )
         con.print(
             f"{count(result.n_rows, 'record')} in "
-            f"{count(result.n_patterns, 'distinct key combination')} "
-            f"({engine}). Not checked here: whether other columns give blanked values back "
-            "(that needs the records; see microsdc.recoverable_cells)."
+            f"{count(result.n_patterns, 'distinct key combination')} ({engine}).{unchecked}"
         )
     con.print(f"written: {escape(str(out))}")
 

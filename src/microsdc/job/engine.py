@@ -411,13 +411,20 @@ class EngineInput:
     ) -> tuple[Any, dict[str, Any]]:
         """:func:`microsdc.job.suppress.suppression_step`, the cells observed before
         counted on the patterns protection starts from; the cells blanked per key
-        variable kept."""
+        variable kept. Unless ``output.random_order``, a warning that the row order
+        of the release was not checked
+        (:func:`microsdc.risk.linked.warn_row_order_unchecked`), as the pandas job
+        checks it."""
+        from microsdc.risk.linked import warn_row_order_unchecked
+
         assert self.start is not None  # measured first
         table = self.start.table
         records = table["records"].to_numpy(dtype="int64")
         res, figures = suppression_step(self.cfg, data, progress, table, records)
         self.cells = figures["per_variable"]
         self.made_missing = values_blanked(res, list(self.cfg.missing_values))
+        if not self.cfg.output.random_order:
+            warn_row_order_unchecked(str(self.cfg.engine), int(res.n_cells))
         return res.data, figures
 
     def pram_risk(self, before: Any, after: Any) -> None:
@@ -425,7 +432,13 @@ class EngineInput:
         return None
 
     def release(self, final: Any, origin: np.ndarray | None) -> tuple[Any, np.ndarray | None]:
-        """As it is: the engine keeps the rows in its order."""
+        """As it is, in the engine's order, or with ``output.random_order`` sorted by a
+        hash of the released values (:func:`microsdc.backends.hashorder.in_hash_order`),
+        lazily."""
+        if self.cfg.output.random_order:
+            from microsdc.backends.hashorder import in_hash_order
+
+            return in_hash_order(final), None
         return final, origin
 
     def intruder(

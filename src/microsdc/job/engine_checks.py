@@ -79,8 +79,6 @@ def record_settings(
         )
         missing = data.get("risk", {}).get("missing", default_of("risk.missing"))
         found.append((("risk", "missing"), {"missing": missing}))
-    random_order = data.get("output", {}).get("random_order", default_of("output.random_order"))
-    found.append((("output", "random_order"), {"random_order": random_order}))
     return found
 
 

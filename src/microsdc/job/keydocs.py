@@ -58,9 +58,9 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "(streaming); rows never enter Python. For the steps risk and suppression (greedy, "
         '`risk.missing = "wildcard"`) and `[recode]` bands of one `width` (binned in the '
         "engine); swapping, `[recode]` with `breaks`, `suppression.linked`, "
-        '`suppression.method = "exact"`, `pram.household_id` and `output.random_order` '
+        '`suppression.method = "exact"` and `pram.household_id` '
         "need the records in "
-        "memory and are refused (the engine writes the rows in the input's order). The "
+        "memory and are refused (`output.random_order` is written by the engine). The "
         "report leaves out what needs the records: the household risk, l-diversity and the "
         "prosecutor risk.",
     ),
@@ -343,8 +343,9 @@ KEY_MEANINGS: dict[str, tuple[str | None, str]] = {
         "Release the rows in an order drawn from their released values (a hash of each "
         "row), not the input's: an input sorted by a key variable would otherwise let the "
         "records around a blanked cell tell its value. Needs no seed: the order follows "
-        "from what is released and says nothing more. Not with `input.engine` (the rows "
-        "are reordered in memory).",
+        "from what is released and says nothing more. With `input.engine` the engine "
+        "sorts the rows by that hash as it writes them; without it an engine job whose "
+        "suppression blanked cells warns that the row order was not checked.",
     ),
     "output.directory": ('"."', "Folder of the outputs, relative to the job file's folder."),
     "output.data": (

@@ -44,7 +44,13 @@ from microsdc.encode import MissingValues, missing_values_for
 from microsdc.exceptions import InvalidParameterError
 from microsdc.risk.readback import CHANCE, SHARE, given_back
 
-__all__ = ["linked_columns", "recoverable_by_order", "recoverable_cells", "warn_row_order"]
+__all__ = [
+    "linked_columns",
+    "recoverable_by_order",
+    "recoverable_cells",
+    "warn_row_order",
+    "warn_row_order_unchecked",
+]
 
 #: Default number of other records with the same value of the column needed for a guess.
 MIN_COUNT = 1
@@ -442,6 +448,26 @@ def warn_row_order(
             DisclosureRiskWarning,
         )
     return found
+
+
+def warn_row_order_unchecked(engine: str, n_blanked: int) -> None:
+    """A ``DisclosureRiskWarning`` that a release written by a lazy ``engine`` in the
+    input's row order, with ``n_blanked`` cells blanked, was not checked for blanked
+    cells its neighbours give back (:func:`warn_row_order` needs the records), and the
+    fix (rows in random order). Nothing when no cell was blanked."""
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    if n_blanked <= 0:
+        return
+    warn(
+        f"The release keeps the input's row order, and {n_blanked:,} cell(s) were blanked. "
+        f"Not checked here ({engine} does not read the records): whether the row order gives "
+        "blanked cells back. A file sorted or grouped by a key variable (or by columns that "
+        "go with one, such as a household id) gives a blanked value back through the records "
+        "next to it. Write the rows in random order (command line: --random-order; job "
+        "file: output.random_order = true).",
+        DisclosureRiskWarning,
+    )
 
 
 def warn_recoverable(

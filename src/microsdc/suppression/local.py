@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import MissingPolicy
+from microsdc._core.warn import warn
 from microsdc._random import SeedLike
 from microsdc._validation import check_int
 from microsdc.backends.dispatch import accepts_frames
@@ -251,7 +252,14 @@ def local_suppression(
         value so often that reading it from the column is wrong at most a quarter
         as often as guessing it blind, and the agreement is no accident),
         naming each (key variable, column) pair. Pass the column in ``linked``,
-        recode it, or leave it out of the release.
+        recode it, or leave it out of the release. The pairs found are in
+        ``details["recoverable"]`` (a list of records; empty when none).
+    DisclosureRiskWarning
+        On a lazy frame, once per call, when cells were blanked and the frame has
+        columns other than the key variables: that check needs the records, so it
+        was not made, and ``details["recoverable"]`` is None (not checked). Check a
+        collected sample with :func:`microsdc.recoverable_cells`, or run on a
+        collected frame (which checks it and takes ``linked``).
 
     Notes
     -----
@@ -480,6 +488,8 @@ def local_suppression(
             res = _below_dis_suda(df, res, call, combs, call.threshold)
     if not call.frame.lazy:  # linked columns and the read-back check need the records
         res = _finish(df, res, ghosts, call.counted)
+    else:
+        res = _not_checked(res, list(call.schema.columns))
     warn_measure_policy(res, policy)
     return res
 
@@ -564,6 +574,35 @@ def _finish(
     found = warn_recoverable(df, data, res.qi, missing_values=missing_values)
     details["recoverable"] = found.to_dict("records")
     return replace(res, data=data, details=details)
+
+
+#: What a lazy frame's result says when other columns were not checked.
+RECOVERABLE_NOT_CHECKED = (
+    "Not checked here: whether other columns give blanked values back ({0} cell(s) "
+    "blanked; {1} other column(s), such as {2!r}): that needs the records, which the "
+    "engine keeps. Check a collected sample with "
+    "microsdc.recoverable_cells(original, released, key_variables), or run "
+    "local_suppression on a collected (pandas) frame, which checks it and takes linked= "
+    "to blank such a column with its key variable."
+)
+
+
+def _not_checked(res: SuppressionResult, columns: list[Hashable]) -> SuppressionResult:
+    """A lazy frame's result with ``details["recoverable"] = None`` (not checked) and
+    one ``DisclosureRiskWarning``, when cells were blanked and the frame has columns
+    other than the key variables (and strata); else ``res`` as it is."""
+    from dataclasses import replace
+
+    from microsdc.exceptions import DisclosureRiskWarning
+
+    others = [c for c in columns if c not in set(res.qi)]
+    if not res.n_cells or not others:
+        return res
+    warn(
+        RECOVERABLE_NOT_CHECKED.format(f"{res.n_cells:,}", len(others), others[0]),
+        DisclosureRiskWarning,
+    )
+    return replace(res, details={**res.details, "recoverable": None})
 
 
 def _random_baseline(

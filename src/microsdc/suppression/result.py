@@ -72,7 +72,9 @@ class SuppressionResult:
         its key variable}, when ``linked`` is given) and ``recoverable`` (the
         (key variable, column) pairs through which blanked values can still be
         read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
-        when none); per-subject figures with ``subject_id``; ``dis_suda``
+        when none; None on a lazy frame that blanked cells and has other columns:
+        not checked, since that needs the records); per-subject figures with
+        ``subject_id``; ``dis_suda``
         with a ``dis_suda_threshold`` (the threshold, the rule of
         :func:`microsdc.suda` used, the highest DIS-SUDA score and the records
         above the threshold before and after, the rounds, and which release was
@@ -190,7 +192,10 @@ class SuppressionResult:
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
         for name, count in self.details.get("linked_cells", {}).items():
             lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
-        for r in self.details.get("recoverable", []):
+        found = self.details.get("recoverable", [])
+        if found is None:  # a lazy frame: not checked
+            lines.append("  not checked: whether other columns give blanked values back")
+        for r in found or []:
             lines.append(
                 f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
                 f"read back from {r['column']}"
@@ -219,10 +224,7 @@ class SuppressionResult:
             "n_at_risk_after": self.n_at_risk_after,
             "true_fk_below_k": self.n_true_fk_below(_min_k(self.k)),
             "linked_cells": dict(self.details.get("linked_cells", {})),
-            "recoverable": [
-                {k: (v if isinstance(v, int | float) else str(v)) for k, v in r.items()}
-                for r in self.details.get("recoverable", [])
-            ],
+            "recoverable": _recoverable(self.details.get("recoverable", [])),
             "prosecutor_risk": self.intruder(),
             "dis_suda": dict(self.details["dis_suda"]) if "dis_suda" in self.details else None,
             "seconds": round(self.seconds, 4),
@@ -239,6 +241,13 @@ def intruder_lines(figures: dict[str, Any] | None, k: int) -> list[str]:
         f"1/{k}: {b['n_above_1_over_k']:,} before -> {a['n_above_1_over_k']:,} after",
         f"  highest such probability: {b['max']:.2f} -> {a['max']:.2f}",
     ]
+
+
+def _recoverable(found: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
+    """``details["recoverable"]`` for JSON: None when not checked (a lazy frame)."""
+    if found is None:
+        return None
+    return [{k: (v if isinstance(v, int | float) else str(v)) for k, v in r.items()} for r in found]
 
 
 def _min_k(k: int | list[int]) -> int:
