@@ -233,7 +233,7 @@ def _untouchable() -> pl.LazyFrame:
         ({"qi": ["a", "nope"]}, ColumnNotFoundError, "nope"),
         ({"k": 0}, InvalidParameterError, "'k'"),
         ({"missing": "conservative"}, InvalidParameterError, "conservative"),
-        ({"method": "exact"}, InvalidParameterError, "'method'.*lazy frame"),
+        ({"method": "exact", "missing": "wildcard"}, InvalidParameterError, "'method'.*lazy frame"),
         ({"method": "random"}, InvalidParameterError, "'method'.*lazy frame"),
         ({"method": "fast"}, InvalidParameterError, "'method'"),
         ({"missing": "probabilistic"}, InvalidParameterError, "'missing'.*lazy frame"),
