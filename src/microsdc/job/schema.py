@@ -95,6 +95,11 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _int_at_least(minimum: int, **kwargs: Any) -> _Key:
+    """A key that takes an integer of at least ``minimum``, worded from the same bound."""
+    return _Key(lambda v: _is_int(v) and v >= minimum, f"an integer >= {minimum}", **kwargs)
+
+
 def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -225,9 +230,8 @@ SCHEMA: dict[str, Any] = {
                 param=(group_categories, "groups"),
                 default=None,
             ),
-            "min_count": _Key(
-                lambda v: _is_int(v) and v >= 1,
-                "an integer >= 1",
+            "min_count": _int_at_least(
+                1,
                 param=(merge_rare_categories, "min_count"),
                 default=None,
             ),
@@ -241,9 +245,8 @@ SCHEMA: dict[str, Any] = {
         },
     },
     "risk": {
-        "k": _Key(
-            lambda v: _is_int(v) and v >= 1,
-            "an integer >= 1",
+        "k": _int_at_least(
+            1,
             param=(check_k_anonymity, "k"),
             default=DEFAULT_K,
         ),
@@ -256,15 +259,13 @@ SCHEMA: dict[str, Any] = {
         ),
         "l_diversity": _one_of(KINDS, param=(l_diversity, "kind")),
         # a threshold for every kind, not only the 'l' of recursive diversity
-        "l": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1", default=2),
+        "l": _int_at_least(1, default=2),
         "c": _Key(lambda v: _is_num(v) and v > 0, "a number > 0", param=(l_diversity, "c")),
         "risk_threshold": _Key(
             lambda v: _is_num(v) and 0 < v <= 1, "a number in (0, 1]", default=0.1
         ),
         "suda": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
-        "max_msu": _Key(
-            lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(suda, "max_msu")
-        ),
+        "max_msu": _int_at_least(1, param=(suda, "max_msu")),
     },
     "suppression": {
         "importance": _Key(
@@ -318,9 +319,8 @@ SCHEMA: dict[str, Any] = {
             "a number in [0, 1]",
             param=(record_swap_result, "swaprate"),
         ),
-        "k_anonymity": _Key(
-            lambda v: _is_int(v) and v >= 0,
-            "an integer >= 0",
+        "k_anonymity": _int_at_least(
+            0,
             param=(record_swap_result, "k_anonymity"),
             follows="risk.k",
         ),
@@ -334,9 +334,7 @@ SCHEMA: dict[str, Any] = {
         "carry_along": _STR_LIST0,
         "checked_columns": _STR_LIST0,
         "renumber_households": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
-        "seed": _Key(
-            lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(record_swap_result, "seed")
-        ),
+        "seed": _int_at_least(0, param=(record_swap_result, "seed")),
     },
     "pram": {
         "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
@@ -354,17 +352,15 @@ SCHEMA: dict[str, Any] = {
             "a list of lists of two or more column names",
         ),
         "neighbours": _STR_LIST,
-        "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(pram, "seed")),
+        "seed": _int_at_least(0, param=(pram, "seed")),
     },
     "microaggregation": {
         "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
-        "k": _Key(lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(microaggregate, "k")),
+        "k": _int_at_least(1, param=(microaggregate, "k")),
         "method": _one_of(AGGREGATION_METHODS, param=(microaggregate, "method")),
         "measure": _one_of(MEASURES, param=(microaggregate, "measure")),
         "strata": _STR_LIST,
-        "n_groups": _Key(
-            lambda v: _is_int(v) and v >= 1, "an integer >= 1", param=(microaggregate, "n_groups")
-        ),
+        "n_groups": _int_at_least(1, param=(microaggregate, "n_groups")),
     },
     "noise": {
         "variables": _Key(_str_list, _STR_LIST.wanted, required=True),
@@ -381,7 +377,7 @@ SCHEMA: dict[str, Any] = {
             lambda v: isinstance(v, dict) and bool(v) and all(_str_list(x) for x in v.values()),
             "a table {aggregate = [components]}",
         ),
-        "seed": _Key(lambda v: _is_int(v) and v >= 0, "an integer >= 0", param=(add_noise, "seed")),
+        "seed": _int_at_least(0, param=(add_noise, "seed")),
     },
     "output": {
         "random_order": _Key(lambda v: isinstance(v, bool), "true or false", default=False),
