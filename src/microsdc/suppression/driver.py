@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from microsdc._validation import check_bool, check_frame, lazy_refusal
-from microsdc.backends.adapters import FrameAdapter, adapt
+from microsdc.backends.adapters import adapt
 from microsdc.backends.capabilities import first_refusal
 from microsdc.backends.frequencies import column_frame
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.suppression.core import Solved, suppress_codes
 from microsdc.suppression.params import (
+    Call,
     check_call,
     check_declared_codes,
     check_dis_suda,
@@ -52,45 +52,6 @@ _COLLECT = (
     "polars: .collect(); DuckDB: .pl() or .df(); Spark: .toPandas(), or .toArrow() for a "
     "pyarrow table"
 )
-
-
-@dataclass(frozen=True)
-class Call:
-    """A call of :func:`~microsdc.suppression.local.local_suppression`, checked.
-
-    Attributes
-    ----------
-    frame : FrameAdapter
-        The data frame's adapter (``frame.lazy`` for an engine's frame).
-    schema : pandas.DataFrame
-        The frame the columns were checked in: the data, or for a lazy frame an
-        empty frame with its column names.
-    checked : tuple
-        :func:`~microsdc.suppression.params.check_call`'s values: the policy, method,
-        key variables, k per subset size, k as reported, importance, strata columns
-        and linked columns.
-    limit : float
-        Seconds per stratum for the exact method.
-    rule : str
-        How the records of a subject are collapsed.
-    threshold : tuple of (float, float) or None
-        The DIS-SUDA threshold and sampling fraction (None: none asked for).
-    missing_values, counted
-        The missing values declared, and those the policy counts as missing
-        (:func:`~microsdc.suppression.params.counted_missing_values`).
-    t0 : float
-        ``time.perf_counter()`` when the call began.
-    """
-
-    frame: FrameAdapter
-    schema: pd.DataFrame
-    checked: tuple[Any, ...]
-    limit: float
-    rule: str
-    threshold: tuple[float, float] | None
-    missing_values: MissingValues
-    counted: MissingValues
-    t0: float
 
 
 def checked_call(
@@ -213,34 +174,24 @@ def suppress_frame(
 
     rows: Rows = Records(df)
     if call.frame.lazy:
-        names = list(call.schema.columns)
-        patterns = engine_patterns(
-            df, names, call.checked, combs, call.missing_values, call.counted, progress, call.t0
-        )
+        patterns = engine_patterns(df, call, combs, progress)
         if isinstance(patterns, LazySuppressionResult):  # DuckDB's combined-key route
             return patterns
         rows = patterns
-    return suppress_rows(
-        rows, call.checked, combs, call.counted, call.limit, progress, call.t0, accept_rare_values
-    )
+    return suppress_rows(rows, call, combs, progress, accept_rare_values)
 
 
 def suppress_rows(
     source: Rows,
-    checked: tuple[Any, ...],
+    call: Call,
     combs: Any,
-    counted: MissingValues,
-    time_limit: float,
     progress: Callable[[int, int], None] | None,
-    t0: float,
     accept_rare_values: bool = False,
 ) -> SuppressionResult:
     """The one path, on ``source``'s rows (records, or patterns with their records):
     :func:`~microsdc.suppression.core.suppress_codes`, the blanks, the write-back, the
-    prosecutor figures on the values as released, and the result.
-
-    ``counted`` are the missing values the policy counts
-    (:func:`~microsdc.suppression.params.counted_missing_values`)."""
+    prosecutor figures on the values as released, and the result."""
+    checked, counted, t0 = call.checked, call.counted, call.t0
     policy, method, cols, jobs_spec, _, imp, strata_cols, _ = checked
     rows, records, first = source.rows, source.records, source.first
     enc = encode_qis(rows, cols, missing_values=_of_columns(counted, cols), func=_FUNC)
@@ -251,7 +202,7 @@ def suppress_rows(
         groups.sort(key=lambda g: int(first[g].min()) if len(g) else 0)
     out = suppress_codes(
         codes0, ncat, groups, jobs_spec, imp, cols, policy, stratified=bool(strata_cols),
-        method=method, records=records, first=first, time_limit=time_limit, progress=progress,
+        method=method, records=records, first=first, time_limit=call.limit, progress=progress,
         accept_rare_values=accept_rare_values,
     )  # fmt: skip
     if out.source is not None:  # pieces: the records of a pattern released in several ways

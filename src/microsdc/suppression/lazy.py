@@ -69,7 +69,7 @@ from microsdc.backends.frequencies import sql_name
 from microsdc.encode import MissingValues
 from microsdc.exceptions import DataValidationError
 from microsdc.suppression.core import Solved, check_reachable
-from microsdc.suppression.params import warn_declared_all_missing
+from microsdc.suppression.params import Call, warn_declared_all_missing
 from microsdc.suppression.result import LazySuppressionResult, lazy_result
 
 __all__ = ["PatternRows", "engine_patterns"]
@@ -278,25 +278,17 @@ def _strata_known(table: Any, strata_cols: list[Hashable]) -> pd.DataFrame:
 
 
 def engine_patterns(
-    df: Any,
-    names: list[str],
-    checked: tuple[Any, ...],
-    combs: Any,
-    missing_values: MissingValues,
-    counted: MissingValues,
-    progress: Callable[[int, int], None] | None,
-    t0: float,
+    df: Any, call: Call, combs: Any, progress: Callable[[int, int], None] | None
 ) -> PatternRows | LazySuppressionResult:
-    """The distinct patterns of the lazy frame ``df`` (columns ``names``) for the driver,
-    or, where DuckDB's combined-key route applies, its whole suppression.
-
-    ``checked`` are :func:`~microsdc.suppression.params.check_call`'s values;
-    ``missing_values`` those declared and ``counted`` those the policy counts."""
+    """The distinct patterns of the lazy frame ``df`` for the driver (``call``: the
+    checked call), or, where DuckDB's combined-key route applies, its whole suppression."""
     import narwhals as nw
 
     from microsdc.backends import detect_backend, refuse_unreadable_integers
     from microsdc.backends.zeros import refuse_signed_zeros
 
+    names = list(call.schema.columns)
+    checked, missing_values, counted, t0 = call.checked, call.missing_values, call.counted, call.t0
     policy, _, cols, _, k_report, imp, strata_cols, _ = checked
     backend = detect_backend(df, _FUNC)
     if backend.name == "DuckDB" and not strata_cols and combs is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,8 @@ from microsdc.backends.dispatch import accepts_frames
 from microsdc.encode import MissingValues, encode_qis
 from microsdc.exceptions import InvalidParameterError
 from microsdc.suppression.core import true_fk_of
-from microsdc.suppression.driver import Call, Records, checked_call, suppress_frame, suppress_rows
-from microsdc.suppression.params import check_exact, warn_measure_policy
+from microsdc.suppression.driver import Records, checked_call, suppress_frame, suppress_rows
+from microsdc.suppression.params import Call, check_exact, warn_measure_policy
 from microsdc.suppression.released import prosecutor_per_stratum as _prosecutor
 from microsdc.suppression.released import true_fk_series as _true_fk_series
 from microsdc.suppression.result import SuppressionResult, record_result
@@ -507,9 +508,7 @@ def _below_dis_suda(
     from microsdc.suppression.dis_suda import with_dis_suda
 
     def k_step(frame: pd.DataFrame, spec: tuple[Any, ...]) -> SuppressionResult:
-        return suppress_rows(
-            Records(frame), spec, combs, call.counted, call.limit, None, call.t0, True
-        )
+        return suppress_rows(Records(frame), replace(call, checked=spec), combs, None, True)
 
     return with_dis_suda(df, res, call.checked, call.counted, threshold, k_step)
 

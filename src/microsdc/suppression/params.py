@@ -25,6 +25,8 @@ from microsdc._validation import (
     incomplete_column_error,
     param_error,
 )
+from microsdc.backends.adapters import FrameAdapter
+from microsdc.encode import MissingValues
 from microsdc.exceptions import DataValidationError, DisclosureRiskWarning, InvalidParameterError
 
 __all__ = [
@@ -34,6 +36,7 @@ __all__ = [
     "RARE_MAX_SHARE",
     "RARE_MIN_DISTINCT",
     "TIME_LIMIT",
+    "Call",
     "NumberParameter",
     "check_call",
     "check_declared_codes",
@@ -709,3 +712,42 @@ def check_exact(method: str, policy: Policy, missing: Any, combs: Any) -> None:
             param="method",
             related=("combs",),
         )
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call of :func:`~microsdc.suppression.local.local_suppression`, checked.
+
+    Attributes
+    ----------
+    frame : FrameAdapter
+        The data frame's adapter (``frame.lazy`` for an engine's frame).
+    schema : pandas.DataFrame
+        The frame the columns were checked in: the data, or for a lazy frame an
+        empty frame with its column names.
+    checked : tuple
+        :func:`~microsdc.suppression.params.check_call`'s values: the policy, method,
+        key variables, k per subset size, k as reported, importance, strata columns
+        and linked columns.
+    limit : float
+        Seconds per stratum for the exact method.
+    rule : str
+        How the records of a subject are collapsed.
+    threshold : tuple of (float, float) or None
+        The DIS-SUDA threshold and sampling fraction (None: none asked for).
+    missing_values, counted
+        The missing values declared, and those the policy counts as missing
+        (:func:`~microsdc.suppression.params.counted_missing_values`).
+    t0 : float
+        ``time.perf_counter()`` when the call began.
+    """
+
+    frame: FrameAdapter
+    schema: pd.DataFrame
+    checked: tuple[Any, ...]
+    limit: float
+    rule: str
+    threshold: tuple[float, float] | None
+    missing_values: MissingValues
+    counted: MissingValues
+    t0: float
