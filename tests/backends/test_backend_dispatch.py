@@ -328,6 +328,19 @@ def test_the_adapter_is_found_by_the_module_of_the_frames_class(
     )
 
 
+@pytest.mark.parametrize("kind", ["eager", "lazy", "duckdb"])
+def test_frame_schema_reads_an_eager_or_a_lazy_frame(kind: str) -> None:
+    import narwhals as nw
+
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    native = {"eager": pl.from_pandas(df), "lazy": pl.from_pandas(df).lazy()}.get(kind)
+    if native is None:
+        native = _lazy("duckdb", df)
+    schema = adapters.frame_schema(nw.from_native(native))
+    assert type(schema) is dict and list(schema) == ["a", "b"]
+    assert (schema["a"], schema["b"]) == (nw.Int64, nw.String)
+
+
 def test_a_polars_subclass_is_served_as_polars() -> None:
     df = pd.DataFrame({"a": [1, 1, 2], "b": ["x", "x", "y"]})
     got = DISPATCHED["sample_frequencies"](_PolarsSubclass(pl.from_pandas(df)), ["a", "b"])
