@@ -232,7 +232,7 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
             f"{name} needs the rows in memory; got a lazy {engine} frame{which}. "
             f"Collect it first ({how})."
         )
-        assert info.value.func is None and info.value.param is None  # as before the dispatch
+        assert (info.value.func, info.value.param) == (name, param)
         return
     if name == "sample_frequencies" and kind == "duckdb":
         kwargs = {**kwargs, "weights": None}  # DuckDB names Fk "Fk_pop" (case-insensitive SQL)
@@ -250,6 +250,19 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
         assert _nearly(lazy_figures, pandas_figures)
         return
     assert lazy_figures == pandas_figures
+
+
+@pytest.mark.parametrize("kind", ["polars", "duckdb"])
+def test_the_lazy_refusal_names_the_function_and_the_frame_parameter(kind: str) -> None:
+    import microsdc
+
+    census = microsdc.synthetic_census(20, seed=1)
+    with pytest.raises(InvalidParameterError) as info:
+        microsdc.record_swap(
+            _lazy(kind, census), "hid", ["nuts1"], None, risk_variables=["ageGroup"]
+        )
+    assert (info.value.func, info.value.param) == ("record_swap", "data")
+    assert str(info.value).startswith("record_swap needs the rows in memory; got a lazy ")
 
 
 def _nearly(a: Any, b: Any) -> bool:
