@@ -170,3 +170,36 @@ def test_a_bad_seed_is_refused_naming_the_function(func: str) -> None:
             local_suppression(pd.DataFrame({"a": [1, 1]}), ["a"], 2, method="random", seed=-1)
     assert str(info.value).startswith(f"The 'seed' parameter of {func} must be an int >= 0")
     assert (info.value.func, info.value.param) == (func, "seed")
+
+
+@pytest.mark.parametrize(
+    ("asked", "present", "hint"),
+    [
+        (["age"], ["âge", "sexe"], " Did you mean 'âge'?"),  # accent
+        (["AGE"], ["Âge", "sexe"], " Did you mean 'Âge'?"),  # accent and case
+        (["revenu_menage"], ["revenu_ménagé"], " Did you mean 'revenu_ménagé'?"),
+        (
+            ["Region", "agee"],
+            ["Région", "âge"],
+            " Did you mean 'Région' for 'Region', 'âge' for 'agee'?",
+        ),
+        # as before: the same name in another case, a near miss, nothing close
+        (["Age", "sexx"], ["age", "sex"], " Did you mean 'age' for 'Age', 'sex' for 'sexx'?"),
+        (["âge"], ["ÂGE", "age"], " Did you mean 'ÂGE'?"),
+        (["zzz"], ["âge"], ""),
+    ],
+)
+def test_did_you_mean_sets_accents_and_case_aside(
+    asked: list[str], present: list[str], hint: str
+) -> None:
+    import pandas as pd
+
+    from microsdc import sample_frequencies
+    from microsdc.exceptions import ColumnNotFoundError
+
+    df = pd.DataFrame({c: [1, 2] for c in present})
+    with pytest.raises(ColumnNotFoundError) as info:
+        sample_frequencies(df, asked)
+    listed = ", ".join(repr(c) for c in present)
+    assert str(info.value).endswith(f"Available columns: {listed}.{hint}")
+    assert info.value.missing == asked

@@ -396,8 +396,18 @@ def check_frame_pair(
     return cols
 
 
+def _plain(text: str) -> str:
+    """``text`` without accents and case: NFKD, combining marks dropped, case-folded."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
 def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
-    """ " Did you mean ...?" for unknown column names: same name in another case, or a near miss.
+    """ " Did you mean ...?" for unknown column names: same name in another case, or a near
+    miss; failing both, the same or a near name once accents and case are set aside
+    (``âge`` for ``age``).
 
     Examples
     --------
@@ -405,13 +415,17 @@ def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
     " Did you mean 'age' for 'Age', 'sex' for 'sexx'?"
     >>> close_matches_hint(["zzz"], ["age"])
     ''
+    >>> close_matches_hint(["age"], ["âge", "sexe"])
+    " Did you mean 'âge'?"
     """
     import difflib
 
     names = {str(p): p for p in present}
     lower: dict[str, Any] = {}
+    plain: dict[str, Any] = {}
     for p in present:
         lower.setdefault(str(p).casefold(), p)
+        plain.setdefault(_plain(str(p)), p)
     pairs = []
     for m in missing:
         text = str(m)
@@ -422,6 +436,11 @@ def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
                 folded = difflib.get_close_matches(text.casefold(), list(lower), n=1, cutoff=0.75)
                 close = [str(lower[folded[0]])] if folded else []
             hit = names[close[0]] if close else None
+        if hit is None:  # accents and case set aside
+            hit = plain.get(_plain(text))
+            if hit is None:
+                near = difflib.get_close_matches(_plain(text), list(plain), n=1, cutoff=0.75)
+                hit = plain[near[0]] if near else None
         if hit is not None:
             pairs.append(f"{str(hit)!r} for {text!r}")
     if not pairs:

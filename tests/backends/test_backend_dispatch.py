@@ -232,7 +232,7 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
             f"{name} needs the rows in memory; got a lazy {engine} frame{which}. "
             f"Collect it first ({how})."
         )
-        assert info.value.func is None and info.value.param is None  # as before the dispatch
+        assert (info.value.func, info.value.param) == (name, param)
         return
     if name == "sample_frequencies" and kind == "duckdb":
         kwargs = {**kwargs, "weights": None}  # DuckDB names Fk "Fk_pop" (case-insensitive SQL)
@@ -250,6 +250,19 @@ def test_a_lazy_frame_is_routed_or_refused_with_how_to_collect(
         assert _nearly(lazy_figures, pandas_figures)
         return
     assert lazy_figures == pandas_figures
+
+
+@pytest.mark.parametrize("kind", ["polars", "duckdb"])
+def test_the_lazy_refusal_names_the_function_and_the_frame_parameter(kind: str) -> None:
+    import microsdc
+
+    census = microsdc.synthetic_census(20, seed=1)
+    with pytest.raises(InvalidParameterError) as info:
+        microsdc.record_swap(
+            _lazy(kind, census), "hid", ["nuts1"], None, risk_variables=["ageGroup"]
+        )
+    assert (info.value.func, info.value.param) == ("record_swap", "data")
+    assert str(info.value).startswith("record_swap needs the rows in memory; got a lazy ")
 
 
 def _nearly(a: Any, b: Any) -> bool:
@@ -326,6 +339,19 @@ def test_the_adapter_is_found_by_the_module_of_the_frames_class(
     assert adapters.detect_backend(frame.native, "f") == adapters.Backend(
         name, lazy, "" if name == "pandas" else frame.backend.extra
     )
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy", "duckdb"])
+def test_frame_schema_reads_an_eager_or_a_lazy_frame(kind: str) -> None:
+    import narwhals as nw
+
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})
+    native = {"eager": pl.from_pandas(df), "lazy": pl.from_pandas(df).lazy()}.get(kind)
+    if native is None:
+        native = _lazy("duckdb", df)
+    schema = adapters.frame_schema(nw.from_native(native))
+    assert type(schema) is dict and list(schema) == ["a", "b"]
+    assert (schema["a"], schema["b"]) == (nw.Int64, nw.String)
 
 
 def test_a_polars_subclass_is_served_as_polars() -> None:

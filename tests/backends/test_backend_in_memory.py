@@ -138,7 +138,6 @@ def test_level_risk_of_a_polars_frame_is_a_risk_record_swap_takes() -> None:
         "similar": "hsize",
         "swaprate": 0.1,
         "risk_threshold": 0.4,
-        "risk_variables": ["ageGroup"],
         "carry_along": ["nuts3", "lau2"],
         "seed": 1,
     }

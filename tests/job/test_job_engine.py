@@ -3,6 +3,7 @@ table, in; Parquet written by the engine out; the pandas job's cells and figures
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -161,12 +162,18 @@ def test_engine_job_releases_the_pandas_cells(
     assert a["input"]["n_records"] == 400 and a["input"]["n_columns"] == b["input"]["n_columns"]
     assert a["parameters"]["engine"] == {"name": engine, "table": "people" if table else None}
     assert "engine" not in b["parameters"] and "not_computed" not in b
-    assert a["not_computed"] == [
-        "Whether other columns give blanked values back was not checked: it needs the "
-        f"records, and the rows of this input stay in the {engine} engine, "
-        "which only reports the distinct key combinations and their numbers of records."
-    ]
-    assert a["not_computed"][0] in res.report_html
+    # that other columns were not checked is said once, among the suppression's warnings
+    assert a["not_computed"] == []
+    said = [w for w in a["warnings"] if "give blanked values back" in w["message"]]
+    assert [(w["step"], w["category"]) for w in said] == [("suppression", "DisclosureRiskWarning")]
+    n_cells = a["suppression"]["total"]
+    assert said[0]["message"].startswith(
+        "Not checked here: whether other columns give blanked values back "
+        f"({n_cells} cell(s) blanked; 5 other column(s), such as 'w'): that needs the records"
+    )
+    text = html.unescape(re.sub(r"<[^>]+>", " ", res.report_html))
+    assert text.count("give blanked values back") == 1
+    assert said[0]["message"] in text
     assert res.written["report"].read_text(encoding="utf-8") == res.report_html
     hidden = [p.name for p in out.parent.iterdir() if p.name.startswith(".")]
     assert hidden == []  # no temporary file or folder is left

@@ -186,3 +186,21 @@ def test_intruder_figures_take_one_stratum_name() -> None:
     # without the strata every value is held by 3 records: 1/3 each
     plain = intruder_figures(original, released, ["a"], 2)["before"]
     assert plain["n_above_1_over_k"] == 0
+
+
+def test_a_swap_on_a_user_risk_takes_no_k_of_the_release_and_no_risk_variables() -> None:
+    """A user risk leaves k and the risk variables unused: the release's own k (5 here)
+    is not passed with it, and risk variables given with it are refused by name."""
+    from microsdc.exceptions import InvalidParameterError
+
+    df = _frame()
+    rel = Release(df, QI, k=5, household_id="hid", hierarchy=["geo1", "geo2"])
+    risk = np.where(df["hid"].to_numpy()[:, None] < 3, 1.0, 0.0) * np.ones((1, 2))
+    checked = ["region", "crop", "croplab"]
+    res = rel.record_swap(None, risk=risk, risk_threshold=0.5, seed=1, checked_columns=checked)
+    assert res.parameters["risk"] == "user-supplied"
+    assert res.counts_per_level["households_at_risk"].tolist() == [3, 0]
+    with pytest.raises(InvalidParameterError) as info:
+        _release(df).record_swap(["age"], risk=risk, risk_threshold=0.5, seed=1)
+    assert (info.value.func, info.value.param) == ("record_swap", "risk_variables")
+    assert "given together with risk_variables=['age']" in str(info.value)

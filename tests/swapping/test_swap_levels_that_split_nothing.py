@@ -33,7 +33,9 @@ def _one_country(n_hh: int = 40, n_regions: int = 4) -> pd.DataFrame:
 
 
 def _run(df: pd.DataFrame, hierarchy, **kw):
-    args = dict(similar=None, swaprate=0.0, k_anonymity=2, risk_variables=["age"], seed=1)
+    args = dict(similar=None, swaprate=0.0, seed=1)
+    if "risk" not in kw:  # a user risk takes neither
+        args.update(k_anonymity=2, risk_variables=["age"])
     args.update(kw)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -155,7 +155,7 @@ class TestRisk:
     hier = ("nuts1", "nuts2")
 
     def run(self, dat, risk, **kw):
-        args = dict(risk=risk, risk_threshold=0.5)
+        args = dict(risk=risk, risk_threshold=0.5, risk_variables=None, k_anonymity=3)
         args.update(kw)
         return swap(dat, hierarchy=list(self.hier), **args)
 
@@ -183,6 +183,8 @@ class TestRisk:
                 hierarchy=list(self.hier),
                 risk=["r1", "r2"],
                 risk_threshold=0.5,
+                risk_variables=None,
+                k_anonymity=3,
                 checked_columns=["nuts3", "lau2"],
             )
         ) == len(df)
@@ -258,3 +260,41 @@ def test_threshold_no_household_can_exceed_is_refused(dat, threshold):
     with pytest.raises(InvalidParameterError, match=r"'risk_threshold'.*below 1 when the risk"):
         swap(dat, carry_along=["lau2"], risk_threshold=threshold)
     swap(dat, carry_along=["lau2"], risk_threshold=0.5)  # below 1: taken
+
+
+@pytest.mark.parametrize(
+    ("kw", "unused", "param"),
+    [
+        (
+            {"risk_variables": RV, "k_anonymity": 3},
+            "risk_variables=['ageGroup', 'national']",
+            "risk_variables",
+        ),
+        ({"risk_variables": None, "k_anonymity": 0}, "k_anonymity=0", "k_anonymity"),
+        ({}, "risk_variables=['ageGroup', 'national'] and k_anonymity=0", "risk_variables"),
+    ],
+)
+def test_a_user_risk_with_risk_variables_or_k_is_refused_naming_both(dat, kw, unused, param):
+    """sdcMicro's recordSwap drops risk_variables and k_anonymity silently when a risk
+    is given; here the call is refused, so that nobody believes they were used."""
+    risk = np.full((len(dat), 2), 0.1)
+    with pytest.raises(InvalidParameterError) as info:
+        swap(dat, hierarchy=["nuts1", "nuts2"], risk=risk, risk_threshold=0.5, **kw)
+    left_out = " and ".join(f"'{u.split('=')[0]}'" for u in unused.split(" and "))
+    assert str(info.value) == (
+        f"The 'risk' parameter of record_swap is given together with {unused}, which a user "
+        "risk leaves unused: the households at risk are those whose 'risk' is above "
+        f"'risk_threshold'. Drop one: leave out {left_out} to swap on the given risk, or "
+        "leave out 'risk' (and 'risk_threshold') to count the k-anonymity risk on the risk "
+        "variables."
+    )
+    assert (info.value.func, info.value.param) == ("record_swap", param)
+
+
+def test_a_user_risk_with_the_default_k_and_no_risk_variables_swaps(dat):
+    risk = np.full((len(dat), 2), 0.1)
+    kw = dict(hierarchy=["nuts1", "nuts2"], risk=risk, risk_threshold=0.5)
+    kw["checked_columns"] = ["nuts3", "lau2"]
+    out = swap(dat, **kw, risk_variables=None, k_anonymity=3)
+    assert out.equals(swap(dat, **kw, risk_variables=[], k_anonymity=3))
+    assert len(out) == len(dat)

@@ -39,6 +39,7 @@ __all__ = [
     "PandasFrame",
     "adapt",
     "detect_backend",
+    "frame_schema",
     "install_hint",
     "refuse_duplicate_columns",
     "refuse_unreadable_integers",
@@ -274,6 +275,15 @@ def detect_backend(df: Any, func: str, param: str = "df") -> Backend:
     return adapt(df, func, param).backend
 
 
+def frame_schema(nwf: Any) -> dict[str, Any]:
+    """The narwhals type of each column of the narwhals frame ``nwf``, eager or lazy (a
+    lazy one's from its schema: no row is read)."""
+    import narwhals as nw
+
+    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    return dict(schema.items())
+
+
 def refuse_unreadable_integers(nwf: Any, names: Any, func: str) -> None:
     """Raise for a polars ``Int128`` or ``UInt128`` column among ``names`` (a narwhals
     frame's columns): pyarrow and pandas, through which microsdc counts and joins,
@@ -288,7 +298,7 @@ def refuse_unreadable_integers(nwf: Any, names: Any, func: str) -> None:
 
     if nwf.implementation is not nw.Implementation.POLARS:
         return
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
+    schema = frame_schema(nwf)
     for name in names:
         dtype = schema.get(str(name))
         if dtype is not None and str(dtype) in ("Int128", "UInt128"):

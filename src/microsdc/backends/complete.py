@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from microsdc.backends import Backend
+from microsdc.backends.adapters import frame_schema
 from microsdc.backends.frequencies import DUCKDB_VIEW, sql_name
 from microsdc.exceptions import DataValidationError
 
@@ -62,9 +63,7 @@ def _types(native: Any, backend: Backend) -> dict[str, str]:
         return dict(zip(native.columns, (str(t) for t in native.types), strict=True))
     import narwhals as nw
 
-    nwf = nw.from_native(native)
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-    return {c: str(t) for c, t in schema.items()}
+    return {c: str(t) for c, t in frame_schema(nw.from_native(native)).items()}
 
 
 def engine_types(native: Any, backend: Backend, names: Sequence[str]) -> str:

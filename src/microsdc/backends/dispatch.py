@@ -120,8 +120,9 @@ def accepts_frames(
     ------
     InvalidParameterError
         From the decorated function: for a lazy frame it has no implementation for
-        (no ``func`` or ``param`` field: the message names the function and how to
-        collect), or for an object that is not a data frame microsdc knows
+        (the message names the function and how to collect; ``func`` is the
+        function's name, ``param`` the frame parameter's), or for an object that is
+        not a data frame microsdc knows
         (:func:`~microsdc.backends.adapters.adapt`).
     """
 
@@ -156,7 +157,9 @@ def accepts_frames(
                 if routes.lazy is None:
                     param, frame = lazy_given[0]
                     many = param if len(given) > 1 else None
-                    raise InvalidParameterError(lazy_refusal_text(name, frame.name, many))
+                    raise InvalidParameterError(
+                        lazy_refusal_text(name, frame.name, many), func=name, param=param
+                    )
                 return routes.lazy(**arguments)
             if routes.eager is not None:
                 return routes.eager(**arguments)

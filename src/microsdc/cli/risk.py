@@ -432,7 +432,10 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
     """The riskiest key combinations as a rich table that fits ``width`` columns.
 
     One column per key variable when that fits; otherwise one column listing
-    ``variable=value`` pairs, wrapped, so that no value is cut.
+    ``variable=value`` pairs, wrapped, so that no value is cut. The table's own columns
+    are ``records``, ``fk`` and ``Fk``, or, when a key variable has one of these names
+    (in any case), ``records (count)``, ``fk (sample)`` and ``Fk (population)``, so that
+    no header names two columns.
 
     Parameters
     ----------
@@ -465,7 +468,7 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
             nums.append(f"{values[m + 2]:,.1f}")
         rows.append((keys, nums))
     title = f"The {len(rows)} riskiest key combinations"
-    num_names = ["records", "fk", *(["Fk"] if with_Fk else [])]
+    num_names = _own_labels(columns, with_Fk)
 
     def add_numbers(table: Table) -> None:
         for name in num_names:
@@ -487,6 +490,29 @@ def riskiest_table(summary: Any, columns: list[Any], with_Fk: bool, width: int) 
         pairs = [f"{escape(str(c))}={v}" for c, v in zip(columns, keys, strict=True)]
         narrow.add_row(", ".join(pairs), *nums)
     return narrow
+
+
+#: The riskiest-combinations table's own columns, and their names when a key variable
+#: is called like one of them.
+_OWN = ("records", "fk", "Fk")
+_OWN_APART = ("records (count)", "fk (sample)", "Fk (population)")
+
+
+def _own_labels(columns: list[Any], with_Fk: bool) -> list[str]:
+    """The headers of the table's own columns (``records``, ``fk``, ``Fk`` when
+    weighted): :data:`_OWN_APART` when a key variable is named like one of them,
+    compared case-folded, with ``*`` added to one that a key variable still matches."""
+    n = 3 if with_Fk else 2
+    keys = {str(c).casefold() for c in columns}
+    labels = list(_OWN[:n])
+    if not any(label.casefold() in keys for label in labels):
+        return labels
+    labels = list(_OWN_APART[:n])
+    for i, label in enumerate(labels):
+        while label.casefold() in keys:
+            label += "*"
+        labels[i] = label
+    return labels
 
 
 #: How the riskiest-combinations table shows a missing value (a "." could be a value).

@@ -522,11 +522,13 @@ class Release:
 
     def record_swap(self, risk_variables: Hashable | Sequence[Hashable], **kwargs: Any) -> Any:
         """:func:`microsdc.record_swap_result` on :attr:`data` with the release's household
-        id, hierarchy and k (``k_anonymity``), recorded (:meth:`add`).
+        id, hierarchy and k (``k_anonymity``; not with a user ``risk``, which leaves k
+        unused), recorded (:meth:`add`).
 
         Parameters
         ----------
-        risk_variables : column name or list of column names
+        risk_variables : column name, list of column names, or None
+            None (or ``[]``) with a user ``risk=``, which leaves them unused.
         **kwargs
             Its other parameters (``swaprate``, ``similar``, ``carry_along``, ``seed``, ...).
 
@@ -547,7 +549,8 @@ class Release:
         refuse_release_settings("record_swap", kwargs, own)
         similar = kwargs.pop("similar", None)
         risk_variables = as_names(risk_variables, list(self._data.columns))
-        kwargs.setdefault("k_anonymity", cfg.k)
+        if kwargs.get("risk") is None:  # a user risk leaves k unused (and refuses one)
+            kwargs.setdefault("k_anonymity", cfg.k)
         res = self._collect(
             "swapping",
             lambda: record_swap_result(

@@ -23,6 +23,7 @@ import pandas
 
 from microsdc._validation import lazy_refusal
 from microsdc.backends import Backend, detect_backend
+from microsdc.backends.adapters import frame_schema
 from microsdc.backends.capabilities import first_refusal
 from microsdc.data.rowkeys import key_salt
 from microsdc.exceptions import DataValidationError, InvalidParameterError
@@ -40,13 +41,6 @@ _CUM = "__microsdc_cum"
 _SID = "__microsdc_sid"
 _CODE = "__microsdc_code"
 _NEW = "__microsdc_newcode"
-
-
-def _schema(nwf: Any) -> dict[str, Any]:
-    import narwhals as nw
-
-    schema = nwf.collect_schema() if isinstance(nwf, nw.LazyFrame) else nwf.schema
-    return dict(schema.items())
 
 
 def _native_types(df: Any, backend: Backend) -> dict[str, str]:
@@ -116,7 +110,7 @@ class EnginePram:
             raise _refuse("hid", refused[0].reason(hid), hid)
         self.df = df
         self.backend = detect_backend(df, FUNC)
-        self.types = _schema(nw.from_native(df))
+        self.types = frame_schema(nw.from_native(df))
         self.names = [str(c) for c in self.types]
 
     @property
@@ -313,7 +307,7 @@ def _draw(frame: Any, backend: Backend, plan: UnitPlan, values: Any, index: int)
     drawn = nw.when(code.is_null()).then(code).otherwise(new)
     frame = nw.from_native(frame).with_columns(drawn.alias(f"{_NEW}_{index}")).drop(_U, *cums)
     joined = nw.from_native(_join(frame.to_native(), backend, [f"{_NEW}_{index}"], values))
-    types = _schema(joined)
+    types = frame_schema(joined)
 
     def typed(value: str, like: Any) -> Any:  # a column of no type (all missing) stays so
         return (

@@ -22,6 +22,7 @@ from microsdc._validation import (
     param_error,
 )
 from microsdc.exceptions import ColumnNotFoundError, DataValidationError, InvalidParameterError
+from microsdc.risk.kanonymity import DEFAULT_K
 
 if TYPE_CHECKING:
     import numpy as np
@@ -279,12 +280,14 @@ def _check_risk_source(
     data: Any,
     risk: Any,
     risk_variables: Any,
+    k_anonymity: int,
     threshold: float | None,
     risk_threshold: Any,
     n_levels: int,
 ) -> tuple[list[Hashable], Any]:
     """The risk variables and the user's risk (None when the risk is computed): either
-    risk variables to compute it from, or a risk per household and a threshold."""
+    risk variables (and ``k_anonymity``) to compute it from, or a risk per household and
+    a threshold, with neither risk variables nor a ``k_anonymity`` other than the default."""
     if risk is None:
         risk_vars = resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
         if not risk_vars:
@@ -306,11 +309,28 @@ def _check_risk_source(
                 risk_threshold,
             )
         return risk_vars, None
-    # Named for documentation only: with a user risk they take no part in the swap.
-    resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
+    # With a user risk, the risk variables and k take no part in the swap (sdcMicro drops
+    # them silently): given, they are refused, so that nobody believes they were used.
+    named = resolve_columns(data, risk_variables, "risk_variables", allow_empty=True)
     if threshold is None:
         raise param_error("risk_threshold", FUNC, "a real number >= 0 when 'risk' is given", None)
-    return [], _check_risk(risk, data, n_levels)
+    arr = _check_risk(risk, data, n_levels)
+    unused = [
+        *([f"risk_variables={[str(c) for c in named]!r}"] if named else []),
+        *([f"k_anonymity={k_anonymity!r}"] if k_anonymity != DEFAULT_K else []),
+    ]
+    if unused:
+        raise InvalidParameterError(
+            f"The 'risk' parameter of {FUNC} is given together with {' and '.join(unused)}, "
+            "which a user risk leaves unused: the households at risk are those whose 'risk' "
+            "is above 'risk_threshold'. Drop one: leave out "
+            + " and ".join(f"'{u.split('=')[0]}'" for u in unused)
+            + " to swap on the given risk, or leave out 'risk' (and 'risk_threshold') to "
+            "count the k-anonymity risk on the risk variables.",
+            func=FUNC,
+            param=unused[0].split("=")[0],
+        )
+    return [], arr
 
 
 def _roles(
@@ -364,7 +384,7 @@ def check_swap_params(
     )
     swapped_id = check_bool(return_swapped_id, "return_swapped_id", FUNC)
     risk_vars, risk_arr = _check_risk_source(
-        data, risk, risk_variables, threshold, risk_threshold, len(hier)
+        data, risk, risk_variables, k, threshold, risk_threshold, len(hier)
     )
     carry = [
         c

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_callable
 from microsdc.backends.dispatch import accepts_frames
+from microsdc.risk.kanonymity import DEFAULT_K
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,11 +210,13 @@ _PARAMS_DOC = """
     k_anonymity : int >= 0, default 3
         With the default risk, a household is at risk at level ``h`` when one of its
         members shares its risk variables and level-``h`` area with fewer than
-        ``k_anonymity`` persons (itself included).
+        ``k_anonymity`` persons (itself included). Not used with a user ``risk``;
+        a value other than the default is refused with it (see Raises).
     risk_variables : list of column names (or positions), optional
         Person variables an intruder may know (age group, sex, ...). Required when
         ``risk`` is None, even with ``k_anonymity`` 0: their ``1 / count`` also
-        weights the sampling and the donor choice. Not used with a user ``risk``.
+        weights the sampling and the donor choice. Not used with a user ``risk``,
+        and refused with it (see Raises).
     carry_along : list of column names (or positions), optional
         Columns exchanged together with the hierarchy (e.g. a finer geography not
         in the hierarchy, area names). Columns also in ``hierarchy`` are ignored.
@@ -256,9 +259,11 @@ _RAISES_DOC = """
         negative or non-integer ``k_anonymity``, negative ``risk_threshold``, a
         ``risk`` of the wrong shape or with negative values, ``risk`` without
         ``risk_threshold``, ``risk_threshold`` >= 1 with the default risk,
-        ``risk_variables`` missing while ``risk`` is None, a column position out of
-        range, a non-bool ``return_swapped_id``, an
-        unwritable ``log_file_name``, a bad ``seed``).
+        ``risk_variables`` missing while ``risk`` is None, a user ``risk`` given
+        together with ``risk_variables`` or a ``k_anonymity`` other than 3 (they
+        would be unused; the message names them and says to drop one), a column
+        position out of range, a non-bool ``return_swapped_id``, an unwritable
+        ``log_file_name``, a bad ``seed``).
     ColumnNotFoundError
         A column name not in ``data``; the message names the parameter.
     DataValidationError
@@ -322,7 +327,9 @@ _NOTES_DOC = """
 
     Differences from sdcMicro: ``swaprate = 0`` with nobody at risk swaps nobody;
     a household that found no donor is never a donor later; a user ``risk`` follows
-    its rows through the sort and its threshold is used literally; ties in donor
+    its rows through the sort and its threshold is used literally; a user ``risk``
+    given with ``risk_variables`` or a ``k_anonymity`` other than 3 is an error
+    (sdcMicro drops them silently, so the swap would not be the one asked for); ties in donor
     priority never merge donors; categorical, string and 64-bit columns come back
     unchanged; ``similar=None`` means no constraint; a person-level ``carry_along``
     column is exchanged member by member between households of equal size instead
@@ -350,7 +357,7 @@ def record_swap_result(
     swaprate: float = 0.05,
     risk: Any = None,
     risk_threshold: float | None = None,
-    k_anonymity: int = 3,
+    k_anonymity: int = DEFAULT_K,
     risk_variables: Any = None,
     carry_along: Any = None,
     return_swapped_id: bool = False,
@@ -413,7 +420,7 @@ def record_swap(
     swaprate: float = 0.05,
     risk: Any = None,
     risk_threshold: float | None = None,
-    k_anonymity: int = 3,
+    k_anonymity: int = DEFAULT_K,
     risk_variables: Any = None,
     carry_along: Any = None,
     return_swapped_id: bool = False,
