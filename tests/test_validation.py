@@ -185,7 +185,19 @@ def test_a_bad_seed_is_refused_naming_the_function(func: str) -> None:
         ),
         # as before: the same name in another case, a near miss, nothing close
         (["Age", "sexx"], ["age", "sex"], " Did you mean 'age' for 'Age', 'sex' for 'sexx'?"),
-        (["âge"], ["ÂGE", "age"], " Did you mean 'ÂGE'?"),
+        (["âge"], ["ÂGE", "age"], " Did you mean 'ÂGE' or 'age'?"),  # both as close
+        # every column as close is named, none picked among them
+        (["age"], ["âge", "agé", "AGE", "sex"], " Did you mean 'AGE', 'âge' or 'agé'?"),
+        (["REGION"], ["région", "Région"], " Did you mean 'région' or 'Région'?"),
+        (["agee"], ["âge", "agé"], " Did you mean 'âge' or 'agé'?"),
+        (
+            ["age", "sexx"],
+            ["âge", "AGE", "sex"],
+            " Did you mean 'AGE' or 'âge' for 'age'; 'sex' for 'sexx'?",
+        ),
+        # surrounding spaces: the name without them first
+        (["sex "], ["Sex ", "sex"], " Did you mean 'sex'?"),
+        ([" age"], ["Âge", "x"], " Did you mean 'Âge'?"),
         (["zzz"], ["âge"], ""),
     ],
 )
@@ -203,3 +215,18 @@ def test_did_you_mean_sets_accents_and_case_aside(
     listed = ", ".join(repr(c) for c in present)
     assert str(info.value).endswith(f"Available columns: {listed}.{hint}")
     assert info.value.missing == asked
+
+
+def test_did_you_mean_never_names_a_column_already_asked_for() -> None:
+    import pandas as pd
+
+    from microsdc import sample_frequencies
+    from microsdc.exceptions import ColumnNotFoundError
+
+    df = pd.DataFrame({"fk": [1, 2], "Fk_1": [1, 2], "age": [3, 4]})
+    with pytest.raises(ColumnNotFoundError) as info:
+        sample_frequencies(df, ["fk", "FK"])
+    assert str(info.value).endswith("Available columns: 'fk', 'Fk_1', 'age'.")
+    with pytest.raises(ColumnNotFoundError) as info:
+        sample_frequencies(df, ["age", "FK"])
+    assert str(info.value).endswith(" Did you mean 'fk'?")

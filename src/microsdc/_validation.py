@@ -404,10 +404,64 @@ def _plain(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
-def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
-    """ " Did you mean ...?" for unknown column names: same name in another case, or a near
-    miss; failing both, the same or a near name once accents and case are set aside
-    (``âge`` for ``age``).
+def _nearest(text: str, keys: Sequence[str]) -> list[str]:
+    """The ``keys`` closest to ``text`` (difflib ratio >= 0.75), all of them when tied."""
+    import difflib
+
+    scored = []
+    for key in keys:
+        matcher = difflib.SequenceMatcher(None, text, key)
+        if matcher.real_quick_ratio() >= 0.75 and matcher.quick_ratio() >= 0.75:
+            ratio = matcher.ratio()
+            if ratio >= 0.75:
+                scored.append((ratio, key))
+    if not scored:
+        return []
+    best = max(r for r, _ in scored)
+    return [k for r, k in scored if r == best]
+
+
+def _or(names: Sequence[Any]) -> str:
+    """``'a'``, ``'a' or 'b'``, ``'a', 'b' or 'c'``."""
+    shown = [repr(str(n)) for n in names]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+def _candidates(text: str, present: Sequence[Any]) -> list[Any]:
+    """The present columns closest to the unknown name ``text``, best tier first."""
+    names = {str(p): p for p in present}
+    stripped = text.strip()
+    if stripped != text and stripped in names:  # 'sex ' for 'sex'
+        return [names[stripped]]
+    # the same name once case, then accents, are set aside: every one of them
+    same_case = [p for p in present if str(p).casefold() == text.casefold()]
+    same_plain = [p for p in present if _plain(str(p)) == _plain(text) and p not in same_case]
+    if same_case or same_plain:
+        return same_case + same_plain
+    if stripped != text:
+        same = [p for p in present if _plain(str(p)) == _plain(stripped)]
+        if same:
+            return same
+    hits = [names[n] for n in _nearest(text, list(names))]
+    for key in (str.casefold, _plain):
+        if hits:
+            break
+        keyed: dict[str, list[Any]] = {}
+        for p in present:
+            keyed.setdefault(key(str(p)), []).append(p)
+        hits = [p for n in _nearest(key(text), list(keyed)) for p in keyed[n]]
+    # a near miss of one is as near a miss of those spelt alike but for case and accents
+    forms = {_plain(str(h)) for h in hits}
+    return hits + [p for p in present if p not in hits and _plain(str(p)) in forms]
+
+
+def close_matches_hint(
+    missing: Sequence[Any], present: Sequence[Any], *, taken: Collection[Any] = ()
+) -> str:
+    """ " Did you mean ...?" for unknown column names: the same name once surrounding
+    spaces, case or accents are set aside (``âge`` for ``age``), else a near miss.
+    Columns equally close are all named, never one picked among them; columns in
+    ``taken`` (those the caller was given besides) are never suggested.
 
     Examples
     --------
@@ -417,37 +471,29 @@ def close_matches_hint(missing: Sequence[Any], present: Sequence[Any]) -> str:
     ''
     >>> close_matches_hint(["age"], ["âge", "sexe"])
     " Did you mean 'âge'?"
+    >>> close_matches_hint(["age"], ["âge", "agé", "AGE"])
+    " Did you mean 'AGE', 'âge' or 'agé'?"
+    >>> close_matches_hint(["sex "], ["Sex ", "sex"])
+    " Did you mean 'sex'?"
+    >>> close_matches_hint(["FK"], ["fk", "Fk_1"], taken=["fk"])
+    ''
     """
-    import difflib
-
-    names = {str(p): p for p in present}
-    lower: dict[str, Any] = {}
-    plain: dict[str, Any] = {}
-    for p in present:
-        lower.setdefault(str(p).casefold(), p)
-        plain.setdefault(_plain(str(p)), p)
+    taken_names = {str(t) for t in taken}
+    usable = [p for p in present if str(p) not in taken_names]
     pairs = []
+    several = False
     for m in missing:
         text = str(m)
-        hit = lower.get(text.casefold())
-        if hit is None:
-            close = difflib.get_close_matches(text, list(names), n=1, cutoff=0.75)
-            if not close:
-                folded = difflib.get_close_matches(text.casefold(), list(lower), n=1, cutoff=0.75)
-                close = [str(lower[folded[0]])] if folded else []
-            hit = names[close[0]] if close else None
-        if hit is None:  # accents and case set aside
-            hit = plain.get(_plain(text))
-            if hit is None:
-                near = difflib.get_close_matches(_plain(text), list(plain), n=1, cutoff=0.75)
-                hit = plain[near[0]] if near else None
-        if hit is not None:
-            pairs.append(f"{str(hit)!r} for {text!r}")
+        hits = _candidates(text, usable)
+        if hits:
+            several = several or len(hits) > 1
+            pairs.append((_or(hits), text))
     if not pairs:
         return ""
     if len(pairs) == 1 and len(missing) == 1:
-        return f" Did you mean {pairs[0].split(' for ')[0]}?"
-    return f" Did you mean {', '.join(pairs)}?"
+        return f" Did you mean {pairs[0][0]}?"
+    joiner = "; " if several else ", "
+    return f" Did you mean {joiner.join(f'{hit} for {text!r}' for hit, text in pairs)}?"
 
 
 def check_columns(
@@ -519,7 +565,9 @@ def check_columns(
             f"{listed}. Available columns: {', '.join(repr(c) for c in list(df.columns)[:30])}"
             + (" ..." if len(df.columns) > 30 else "")
             + "."
-            + close_matches_hint(missing, list(df.columns)),
+            + close_matches_hint(
+                missing, list(df.columns), taken=[c for c in cols if c in present]
+            ),
             missing=missing,
             func=func,
             param=name,

@@ -206,7 +206,7 @@ def check_file_columns(name: str, columns: list[Any], present: list[Any]) -> Non
             f"{', '.join(repr(c) for c in missing)}. Available columns: "
             f"{', '.join(repr(c) for c in present[:30])}"
             f"{' ...' if len(present) > 30 else ''}.{separator_hint(present)}"
-            f"{_close_hint(missing, present)}",
+            f"{_close_hint(missing, present, [c for c in columns if c in present])}",
             missing=missing,
             func="read_table",
             param="columns",
@@ -301,10 +301,10 @@ def number_records(
     return df
 
 
-def _close_hint(missing: list[str], present: list[str]) -> str:
+def _close_hint(missing: list[str], present: list[str], taken: list[str]) -> str:
     from microsdc._validation import close_matches_hint
 
-    return close_matches_hint(missing, present)
+    return close_matches_hint(missing, present, taken=taken)
 
 
 def read_columns(path: str | Path, **kwargs: Any) -> list[str]:

@@ -97,7 +97,10 @@ def check_columns(cfg: JobConfig, df: pd.DataFrame) -> None:
                 key,
                 f"names column(s) not in the input file: {', '.join(repr(c) for c in unknown)}. "
                 f"Columns of {cfg.input_path.name}: {shown}."
-                + (separator_hint(columns) or close_matches_hint(unknown, columns)),
+                + (
+                    separator_hint(columns)
+                    or close_matches_hint(unknown, columns, taken=[c for c in cols if c in present])
+                ),
             )
 
 

@@ -126,7 +126,7 @@ def resolve_columns(
         raise ColumnNotFoundError(
             f"The '{name}' parameter of {func} names {len(missing)} column(s) not in the data: "
             f"{listed}. Available columns: {shown}{' ...' if ncol > 30 else ''}."
-            + close_matches_hint(missing, list(df.columns)),
+            + close_matches_hint(missing, list(df.columns), taken=out),
             missing=missing,
             func=func,
             param=name,
