@@ -807,3 +807,37 @@ def test_floats_written_by_python_are_floats_on_every_engine(tmp_path: Path, eng
         assert (pandas[col] == "float64") == (want == nw.Float64), col
     # a whole number of 16 digits beside decimals would not survive as a float
     assert schema["big"] == nw.String and pandas["big"] != "float64"
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_duckdb_refuses_columns_that_differ_only_in_case(
+    tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DuckDB would rename Fk to Fk_1 and FK to FK_2, and 'did you mean' then offered fk
+    frame = pd.DataFrame({"records": [1, 2, 2], "fk": [1, 1, 2], "Fk": [3, 3, 4]})
+    frame["FK"] = [5, 6, 6]
+    path = tmp_path / f"odd.{kind}"
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_parquet(path)
+    args = ["risk", str(path), "--qi", "records,fk,Fk,FK"]
+    code, _, err = run([*args, "--engine", "duckdb"], capsys)
+    assert code == 2
+    assert (
+        f"odd.{kind} has columns whose names differ only in case: 'fk', 'Fk', 'FK'. DuckDB's "
+        "column names are case-insensitive: it renames 'Fk' to 'Fk_1', 'FK' to 'FK_2', so a "
+        "column named as in the file could be read as another one. Rename them in the file "
+        "so that no two differ only in case, or use --engine polars (or leave out the "
+        "engine: pandas reads them as they are)."
+    ) in " ".join(err.split())
+    assert "Did you mean" not in err
+    assert run([*args, "--engine", "polars"], capsys)[0] == 0
+
+
+def test_duckdb_keeps_columns_that_differ_in_accents_only(tmp_path: Path) -> None:
+    from microsdc.io.engines import scan
+
+    path = tmp_path / "acc.parquet"
+    pd.DataFrame({"âge": [1, 2], "ÂGE": [3, 4]}).to_parquet(path)
+    assert scan(str(path), "duckdb", None).columns == ["âge", "ÂGE"]

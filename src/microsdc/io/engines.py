@@ -26,6 +26,7 @@ from microsdc.backends.files import (
     database_tables,
     hive_columns,
     is_database,
+    is_pattern,
     parquet_files,
     parquet_source,
 )
@@ -347,14 +348,57 @@ def _scan_duckdb(
             ", ".join(_sql_text(v) for v in NA_VALUES),
         )
         try:
-            return csv_text_types(duckdb.sql(query))
+            rel: Any = duckdb.sql(query)
+            first_line: Any = duckdb.sql(
+                query.replace("header = true", "header = false") + " LIMIT 1"
+            )
+            header = first_line.fetchall()
         except duckdb.Error as exc:
             first = str(exc).strip().splitlines()[0]
             raise InvalidParameterError(
                 f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
             ) from exc
+        check_case_clash(path, [str(h) for h in (header[0] if header else ())], rel.columns)
+        return csv_text_types(rel)
     rel = duckdb.read_parquet(parquet_source(path), hive_partitioning=bool(partitions))
+    import pyarrow.parquet as pq
+
+    files = parquet_files(path) if os.path.isdir(path) or is_pattern(path) else [path]
+    check_case_clash(path, list(pq.read_schema(files[0]).names), rel.columns)
     return keep_partitions(rel, path, partitions)
+
+
+def check_case_clash(path: str, names: Sequence[str], renamed: Sequence[str]) -> None:
+    """Refuse a file whose column ``names`` differ only in case, which DuckDB (whose
+    column names are case-insensitive) has ``renamed`` (``Fk`` to ``Fk_1``): a name as
+    written in the file could then mean another column.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the clashing columns, DuckDB's new names and the fix.
+    """
+    from collections import Counter
+
+    count = Counter(n.lower() for n in names)
+    changed = [
+        (a, b)
+        for a, b in zip(names, renamed, strict=False)
+        if a != b and count[a.lower()] > 1  # not a name DuckDB gives an empty one
+    ]
+    if not changed:
+        return
+    lowered = {a.lower() for a, _ in changed}
+    clashing = [n for n in names if n.lower() in lowered]
+    raise InvalidParameterError(
+        f"{path} has columns whose names differ only in case: "
+        f"{', '.join(repr(n) for n in clashing)}. DuckDB's column names are "
+        "case-insensitive: it renames "
+        + ", ".join(f"{a!r} to {b!r}" for a, b in changed)
+        + ", so a column named as in the file could be read as another one. Rename "
+        "them in the file so that no two differ only in case, or use the polars engine "
+        "(or leave out the engine: pandas reads them as they are)."
+    )
 
 
 def _scan_polars(
