@@ -163,6 +163,53 @@ class TestRisk:
         with pytest.raises(InvalidParameterError, match=r"'risk'.*shape"):
             self.run(dat, np.full(len(dat), 0.1))
 
+    def test_vector_of_nrow_says_how_to_build_the_shape(self, dat):
+        n = len(dat)
+        with pytest.raises(InvalidParameterError) as info:
+            self.run(dat, np.full(n, 0.1))
+        assert str(info.value) == (
+            f"The 'risk' parameter of record_swap must be an array of shape (n_rows, n_levels) "
+            f"= ({n}, 2). Got shape ({n},) instead: one value per record is a risk for one "
+            "level: to use it at every level, pass risk=np.column_stack([values] * 2) (or a "
+            "DataFrame with one column per level, in the order of 'hierarchy') (numpy "
+            "imported as np)."
+        )
+
+    @pytest.mark.parametrize("nested", [False, True])
+    def test_list_of_numbers_is_cut_short_and_says_how_to_pass_it(self, dat, nested):
+        n = len(dat)
+        values = np.linspace(0.01, 0.9, n)
+        risk = np.column_stack([values, values]).tolist() if nested else values.tolist()
+        with pytest.raises(InvalidParameterError) as info:
+            self.run(dat, risk)
+        message = str(info.value)
+        assert len(message) < 700
+        shape, first = (f"({n}, 2)", "[0.01, 0.01]") if nested else (f"({n},)", "0.01")
+        assert message.startswith(
+            "The 'risk' parameter of record_swap must be None, a DataFrame or ndarray of "
+            f"shape (n_rows, n_levels) = ({n}, 2), or a list of column names. Got a list of "
+            f"numbers of shape {shape} (a list of {n} values [{first}, "
+        )
+        fix = (
+            "pass it as an array: risk=np.asarray(values, dtype=float)"
+            if nested
+            else "one value per record is a risk for one level: to use it at every level, "
+            "pass risk=np.column_stack([values] * 2)"
+        )
+        assert (
+            ", ...]) instead: a list of numbers is read as column names, not as a risk; " + fix
+        ) in message
+        assert (info.value.func, info.value.param) == ("record_swap", "risk")
+
+    def test_long_list_of_column_names_is_cut_short(self, dat):
+        with pytest.raises(InvalidParameterError) as info:
+            self.run(dat, ["hsize", "nuts3", "lau2", "hid", "nuts1", "nuts2"])
+        assert str(info.value) == (
+            "The 'risk' parameter of record_swap must be a list of 2 column names (one per "
+            "hierarchy level). Got a list of 6 values ['hsize', 'nuts3', 'lau2', 'hid', "
+            "'nuts1', ...] instead."
+        )
+
     def test_scalar(self, dat):
         with pytest.raises(InvalidParameterError, match=r"'risk'"):
             self.run(dat, 1)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Hashable, Iterable
+import reprlib
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +173,83 @@ def _engine_risk(risk: Any, data: pd.DataFrame) -> pd.DataFrame:
     return out.set_axis(data.index) if len(out) == len(data) else out
 
 
+class _Shown:
+    """A long list as a message shows it: its length and first values."""
+
+    def __init__(self, value: Any, first: int = 5) -> None:
+        self.value, self.first = value, first
+
+    def __repr__(self) -> str:
+        items = list(self.value)
+        if len(items) <= self.first:
+            return repr(self.value)
+        head = ", ".join(reprlib.repr(v) for v in items[: self.first])
+        return f"a {type(self.value).__name__} of {len(items)} values [{head}, ...]"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _risk_values(risk: Sequence[Any], data: pd.DataFrame, n_levels: int) -> bool:
+    """Whether the list ``risk`` holds risk values (numbers, or lists of them), not
+    column names or positions: nested lists, or numbers that are not column labels and
+    are not ``n_levels`` whole numbers (positions)."""
+    items = list(risk)
+    if not items:
+        return False
+    if any(isinstance(v, list | tuple) for v in items):
+        return True
+    if not all(_is_number(v) and v not in data.columns for v in items):
+        return False
+    return len(items) != n_levels or any(float(v) != int(v) for v in items)
+
+
+def _list_shape(risk: Sequence[Any]) -> tuple[int, ...]:
+    """The shape ``numpy.asarray`` would give a list of numbers (or of equal lists)."""
+    items = list(risk)
+    inner = {len(v) for v in items if isinstance(v, list | tuple)}
+    if len(inner) == 1 and all(isinstance(v, list | tuple) for v in items):
+        return (len(items), inner.pop())
+    return (len(items),)
+
+
+def _risk_shape_error(
+    risk: Any, n: int, n_levels: int, shape: tuple[int, ...], kind: str
+) -> InvalidParameterError:
+    """The refusal of a risk of the wrong shape (or a list of numbers), with the fix."""
+    if shape == (n, n_levels):
+        fix = "pass it as an array: risk=np.asarray(values, dtype=float)"
+    elif shape == (n,):
+        fix = (
+            "one value per record is a risk for one level: to use it at every level, pass "
+            f"risk=np.column_stack([values] * {n_levels}) (or a DataFrame with one column per "
+            "level, in the order of 'hierarchy')"
+        )
+    else:
+        fix = (
+            f"give one row per record of the data ({n}) and one column per level of "
+            f"'hierarchy' ({n_levels}), e.g. risk=np.column_stack([r1, r2, ...]) with one "
+            f"array of {n} values per level"
+        )
+    shape_req = f"of shape (n_rows, n_levels) = ({n}, {n_levels})"
+    if kind == "a list":
+        requirement = f"None, a DataFrame or ndarray {shape_req}, or a list of column names"
+        got = f"a list of numbers of shape {shape} ({_Shown(risk)!r}) instead: a list of "
+        got += "numbers is read as column names, not as a risk;"
+    else:
+        requirement = f"an array {shape_req}"
+        got = f"shape {shape} instead:"
+    return InvalidParameterError(
+        f"The 'risk' parameter of {FUNC} must be {requirement}. Got {got} {fix} (numpy "
+        "imported as np).",
+        func=FUNC,
+        param="risk",
+        requirement=requirement,
+        value=f"shape {shape}",
+    )
+
+
 def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
     """A user risk -> float64 array of shape (n_rows, n_levels) in the input's row order."""
     import numpy as np
@@ -204,10 +282,15 @@ def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
         if arr.ndim == 1 and n_levels == 1:
             arr = arr.reshape(-1, 1)
     elif isinstance(risk, list | tuple):
+        if _risk_values(risk, data, n_levels):
+            raise _risk_shape_error(risk, n, n_levels, _list_shape(risk), "a list")
         cols = resolve_columns(data, list(risk), "risk")
         if len(cols) != n_levels:
             raise param_error(
-                "risk", FUNC, f"a list of {n_levels} column names (one per hierarchy level)", risk
+                "risk",
+                FUNC,
+                f"a list of {n_levels} column names (one per hierarchy level)",
+                _Shown(risk),
             )
         for c in cols:
             if not pd.api.types.is_numeric_dtype(data[c]) or pd.api.types.is_bool_dtype(data[c]):
@@ -227,7 +310,7 @@ def _check_risk(risk: Any, data: pd.DataFrame, n_levels: int) -> np.ndarray:
             type(risk).__name__,
         )
     if arr.ndim != 2 or arr.shape != (n, n_levels):
-        raise param_error("risk", FUNC, "an array " + shape_req, f"shape {arr.shape}")
+        raise _risk_shape_error(risk, n, n_levels, arr.shape, "an array")
     bad = ~np.isfinite(arr)
     if bad.any():
         rows = int(bad.any(axis=1).sum())
