@@ -204,3 +204,24 @@ def test_a_swap_on_a_user_risk_takes_no_k_of_the_release_and_no_risk_variables()
         _release(df).record_swap(["age"], risk=risk, risk_threshold=0.5, seed=1)
     assert (info.value.func, info.value.param) == ("record_swap", "risk_variables")
     assert "given together with risk_variables=['age']" in str(info.value)
+
+
+def test_a_swap_on_a_user_risk_needs_no_positional_none() -> None:
+    from microsdc.exceptions import InvalidParameterError
+
+    df = _frame()
+    rel = Release(df, QI, k=5, household_id="hid", hierarchy=["geo1", "geo2"])
+    risk = np.where(df["hid"].to_numpy()[:, None] < 3, 1.0, 0.0) * np.ones((1, 2))
+    checked = ["region", "crop", "croplab"]
+    res = rel.record_swap(risk=risk, risk_threshold=0.5, seed=1, checked_columns=checked)
+    assert res.parameters["risk"] == "user-supplied"
+    assert res.counts_per_level["households_at_risk"].tolist() == [3, 0]
+    # without a risk the risk variables are needed: microsdc's message, no bare TypeError
+    with pytest.raises(InvalidParameterError) as info:
+        Release(df, QI, k=5, household_id="hid", hierarchy=["geo1", "geo2"]).record_swap(seed=1)
+    assert (info.value.func, info.value.param) == ("record_swap", "risk_variables")
+    assert str(info.value).startswith(
+        "The 'risk_variables' parameter of record_swap must be a non-empty list of column "
+        "names when 'risk' is None"
+    )
+    assert str(info.value).endswith("Got None instead.")

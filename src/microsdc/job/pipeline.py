@@ -520,15 +520,18 @@ class Release:
         self.add(res, **kwargs)
         return res
 
-    def record_swap(self, risk_variables: Hashable | Sequence[Hashable], **kwargs: Any) -> Any:
+    def record_swap(
+        self, risk_variables: Hashable | Sequence[Hashable] | None = None, **kwargs: Any
+    ) -> Any:
         """:func:`microsdc.record_swap_result` on :attr:`data` with the release's household
         id, hierarchy and k (``k_anonymity``; not with a user ``risk``, which leaves k
         unused), recorded (:meth:`add`).
 
         Parameters
         ----------
-        risk_variables : column name, list of column names, or None
-            None (or ``[]``) with a user ``risk=``, which leaves them unused.
+        risk_variables : column name, list of column names, or None, default None
+            Needed without a user ``risk=``; left out (None, or ``[]``) with one, which
+            leaves them unused (``record_swap(risk=..., risk_threshold=...)``).
         **kwargs
             Its other parameters (``swaprate``, ``similar``, ``carry_along``, ``seed``, ...).
 
@@ -539,7 +542,8 @@ class Release:
         Raises
         ------
         InvalidParameterError
-            For ``data``, ``hid`` or ``hierarchy``: the release passes its own on.
+            For ``data``, ``hid`` or ``hierarchy``: the release passes its own on; for
+            no ``risk_variables`` without a user ``risk`` (as record_swap_result).
         """
         from microsdc.swapping import record_swap_result
 
@@ -548,7 +552,9 @@ class Release:
         own["hierarchy"] = f"hierarchy={list(cfg.hierarchy)!r}"
         refuse_release_settings("record_swap", kwargs, own)
         similar = kwargs.pop("similar", None)
-        risk_variables = as_names(risk_variables, list(self._data.columns))
+        names = (
+            None if risk_variables is None else as_names(risk_variables, list(self._data.columns))
+        )
         if kwargs.get("risk") is None:  # a user risk leaves k unused (and refuses one)
             kwargs.setdefault("k_anonymity", cfg.k)
         res = self._collect(
@@ -558,12 +564,12 @@ class Release:
                 cfg.household_id,
                 list(cfg.hierarchy),
                 similar,
-                risk_variables=list(risk_variables),
+                risk_variables=names,
                 **kwargs,
             ),
         )
         extra = {"similar": similar} if similar is not None else {}
-        self.add(res, risk_variables=list(risk_variables), **extra, **kwargs)
+        self.add(res, risk_variables=list(names or []), **extra, **kwargs)
         return res
 
     def _method(self, step: str, columns: Any, kwargs: dict[str, Any]) -> Any:
