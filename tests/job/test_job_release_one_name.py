@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -225,3 +226,45 @@ def test_a_swap_on_a_user_risk_needs_no_positional_none() -> None:
         "names when 'risk' is None"
     )
     assert str(info.value).endswith("Got None instead.")
+
+
+def test_the_report_of_a_swap_on_a_user_risk_says_so(tmp_path: Path) -> None:
+    import copy
+    import io
+
+    from rich.console import Console
+
+    from microsdc.report import plain_summary
+    from microsdc.report.sections import print_swapping
+
+    df = _frame()
+    rel = Release(df, QI, k=5, household_id="hid", hierarchy=["geo1", "geo2"])
+    risk = np.where(df["hid"].to_numpy()[:, None] < 3, 1.0, 0.0) * np.ones((1, 2))
+    checked = ["region", "crop", "croplab"]
+    rel.record_swap(risk=risk, risk_threshold=0.5, seed=1, checked_columns=checked)
+    audit = rel.audit()
+    assert audit["parameters"]["swapping"]["risk"] == "given (ndarray)"
+    assert audit["parameters"]["swapping"]["risk_threshold"] == 0.5
+    path = tmp_path / "report.html"
+    rel.report(path)
+    html = " ".join(path.read_text(encoding="utf-8").split())
+    assert "risk: given by the user (threshold 0.5);" in html
+    assert "risk variables ;" not in html and "(area x )" not in html
+    assert 'id="fig-swap-utility"' not in html and 'id="table-swap-utility"' not in html
+    assert (
+        "The swap used a risk given by the user, without risk variables: there are no "
+        "frequency tables (area x risk variables) to compare before and after."
+    ) in html
+    summary = " ".join(" ".join(plain_summary(audit)).split())
+    assert "swapping first the households whose risk, given by the user, is above 0.5." in summary
+    assert "at risk on ." not in summary
+    # the text report's note on a rate above the swap rate names the threshold, not k
+    busy = copy.deepcopy(audit)
+    busy["swapping"].update(n_swapped_households=busy["swapping"]["n_households"])
+    buffer = io.StringIO()
+    print_swapping(busy, Console(file=buffer, width=2000))
+    assert (
+        "households have a risk, given by the user, above 0.5). To swap fewer, raise the risk "
+        "threshold."
+    ) in buffer.getvalue()
+    assert "shares  with" not in buffer.getvalue()

@@ -277,9 +277,12 @@ def swap_area_figure(audit: dict[str, Any]) -> Figure | None:
 
 
 def swap_utility_figure(audit: dict[str, Any]) -> Figure | None:
-    """Hellinger distance and mean relative change of the frequency tables per level."""
+    """Hellinger distance and mean relative change of the frequency tables per level;
+    None without risk variables (a swap on a user risk): no table to cross the areas with."""
     swp = audit.get("swapping")
     if not swp or not swp["levels"]:
+        return None
+    if not (audit["parameters"].get("swapping") or {}).get("risk_variables"):
         return None
     import numpy as np
 

@@ -362,8 +362,13 @@ def swapping_text(audit: dict[str, Any]) -> str | None:
         f"Targeted record swapping exchanged the geography ({', '.join(p['hierarchy'])}) of "
         f"{_n(swp['n_swapped_households'])} of {_n(swp['n_households'])} households "
         f"({_p(swp['share_households'])}; {_n(swp['n_swapped_persons'])} persons), swapping "
-        f"first the households at risk on {', '.join(sp.get('risk_variables', []))}. "
-        "Swapping does not make records less unique; it makes any match uncertain, because "
+        + (
+            f"first the households whose risk, given by the user, is above "
+            f"{sp.get('risk_threshold', 0):g}. "
+            if sp.get("risk")
+            else f"first the households at risk on {', '.join(sp.get('risk_variables', []))}. "
+        )
+        + "Swapping does not make records less unique; it makes any match uncertain, because "
         "an intruder cannot tell whether a record sits in its true area. "
         + (
             "A random seed was given so the run can be repeated; it is kept out of this "
@@ -401,8 +406,11 @@ def swap_rate_note(
     *,
     k_name: str = "-k",
     rv_name: str = "--risk-variables",
+    threshold: float | None = None,
 ) -> str | None:
     """Why more households than the swap rate were swapped, and what to change; None if not.
+    With ``threshold`` (a swap on a risk given by the user) the note names it, not k and
+    the risk variables, which that swap leaves unused.
 
     Examples
     --------
@@ -419,6 +427,14 @@ def swap_rate_note(
     if not n_households or n_swapped <= 2 * max(round(swaprate * n_households / 2), 1) + 1:
         return None
     share = n_swapped / n_households
+    if threshold is not None:  # a risk given by the user: no risk variables, no k
+        return (
+            f"{n_swapped:,} of {n_households:,} households ({100 * share:.1f} %) were swapped, "
+            f"more than the swap rate of {100 * swaprate:g} %: the rate is a minimum, and every "
+            f"household at risk is swapped, with a partner from another area, when one is found "
+            f"({at_risk:,} households have a risk, given by the user, above {threshold:g}). To "
+            "swap fewer, raise the risk threshold."
+        )
     if at_risk:
         why = (
             f"every household at risk is swapped, with a partner from another area, when one is "
@@ -492,6 +508,7 @@ def print_swapping(audit: dict[str, Any], out: Any) -> None:
         list(sp.get("risk_variables", [])),
         k_name="swapping.k_anonymity",
         rv_name="swapping.risk_variables",
+        threshold=float(sp["risk_threshold"]) if sp.get("risk") else None,
     )
     if note:
         out.print(f"[bold]Note:[/bold] {escape(note)}")
