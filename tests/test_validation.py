@@ -230,3 +230,15 @@ def test_did_you_mean_never_names_a_column_already_asked_for() -> None:
     with pytest.raises(ColumnNotFoundError) as info:
         sample_frequencies(df, ["age", "FK"])
     assert str(info.value).endswith(" Did you mean 'fk'?")
+
+
+def test_datasets_is_reached_from_the_package_without_an_import() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, microsdc; print('microsdc.datasets' in sys.modules); "
+        "print(microsdc.datasets.synthetic_census.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "synthetic_census"]

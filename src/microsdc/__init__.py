@@ -91,8 +91,14 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = ["__version__", *_EXPORTS]
 
+#: subpackages reached as attributes (``microsdc.datasets.synthetic_census``) without
+#: an import of their own, loaded on first use as the functions are
+_SUBPACKAGES = frozenset({"datasets"})
+
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"microsdc.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'microsdc' has no attribute {name!r}")
