@@ -134,6 +134,27 @@ def test_invalid_toml_reports_the_line() -> None:
     assert "not a valid TOML file" in str(err)
 
 
+@pytest.mark.parametrize(
+    ("lines", "line", "fixed"),
+    [
+        ("[recode.âge]\nwidth = 10\n", 6, '[recode."âge"]'),
+        ("[recode.civil status]\nwidth = 10\n", 6, '[recode."civil status"]'),
+        ("[recode.x]\nnoms.âge = 1\n", 7, 'noms."âge" = 1'),
+    ],
+)
+def test_invalid_toml_key_with_accents_says_to_quote_it(lines: str, line: int, fixed: str) -> None:
+    err = _err(BASE + lines)
+    assert err.line == line
+    assert str(err).endswith(
+        ". A bare key (or table name) holds only A-Z, a-z, 0-9, _ and -: quote a column "
+        f"name with other characters, as in {fixed}."
+    )
+
+
+def test_invalid_toml_without_a_key_to_quote_gives_no_quoting_hint() -> None:
+    assert "quote" not in str(_err(BASE + "[risk]\nk = = 3\n"))
+
+
 def test_steps_and_sections_must_agree() -> None:
     err = _err(BASE + "[swapping]\nswaprate = 0.1\n")
     assert err.key == "swapping" and err.line == 6

@@ -440,9 +440,51 @@ def _load_toml(text: str, source: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
+        line = int(m.group(1)) if m else None
         raise JobFileError(
-            f"not a valid TOML file: {exc}", path=source, line=int(m.group(1)) if m else None
+            f"not a valid TOML file: {exc}" + _bare_key_hint(text, line), path=source, line=line
         ) from None
+
+
+def _quoted_key(key: str) -> str:
+    """A dotted TOML key with every part that cannot be bare quoted: ``recode."âge"``."""
+    parts = [p.strip() for p in key.split(".")]
+    return ".".join(p if re.fullmatch(_BARE, p) or p[:1] in "\"'" else f'"{p}"' for p in parts)
+
+
+def _bare_key_hint(text: str, line: int | None) -> str:
+    """For a TOML error on a line whose key (or table name) holds characters a bare key
+    cannot (accents, spaces): how to quote it; "" otherwise.
+
+    Examples
+    --------
+    >>> print(_bare_key_hint("[recode.âge]", 1))  # doctest: +NORMALIZE_WHITESPACE
+    . A bare key (or table name) holds only A-Z, a-z, 0-9, _ and -: quote a column name
+    with other characters, as in [recode."âge"].
+    >>> _bare_key_hint("k = [1,", 1)
+    ''
+    """
+    lines = text.splitlines()
+    if line is None or not 1 <= line <= len(lines):
+        return ""
+    stripped = lines[line - 1].strip()
+    header = re.fullmatch(r"(\[\[?)([^\]\[=\"']+)(\]\]?)\s*(#.*)?", stripped)
+    if header:
+        key = header.group(2)
+        fixed = f"{header.group(1)}{_quoted_key(key)}{header.group(3)}"
+    elif "=" in stripped and not stripped.startswith(("[", "#")):
+        key, value = stripped.split("=", 1)
+        if any(q in key for q in "\"'"):
+            return ""
+        fixed = f"{_quoted_key(key)} ={value}"
+    else:
+        return ""
+    if _quoted_key(key) == ".".join(p.strip() for p in key.split(".")):
+        return ""  # every part can be bare: another error
+    return (
+        ". A bare key (or table name) holds only A-Z, a-z, 0-9, _ and -: quote a column "
+        f"name with other characters, as in {fixed}."
+    )
 
 
 def _policy_value(missing: Any) -> Any:
