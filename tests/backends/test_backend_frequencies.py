@@ -142,9 +142,14 @@ def test_errors_before_any_work() -> None:
     neg = duckdb.sql("select * from (values (1, -1.0), (2, 1.0)) t(a, w)")
     with pytest.raises(DataValidationError, match="negative"):
         microsdc.check_k_anonymity(neg, ["a"], 2, weights="w")
-    clash = pl.LazyFrame({"a": [1, 2], "FK": [0, 0]})
-    with pytest.raises(InvalidParameterError, match="'FK'"):
+    clash = pl.LazyFrame({"a": [1, 2], "Fk": [0, 0]})
+    with pytest.raises(InvalidParameterError, match="already has 'Fk'"):
         microsdc.sample_frequencies(clash, ["a"])
+    # DuckDB's names are case-insensitive: FK is fk there (polars keeps both, below)
+    with pytest.raises(InvalidParameterError, match="already has 'FK'"):
+        microsdc.sample_frequencies(duckdb.sql("select 1 as a, 0 as FK"), ["a"])
+    both = microsdc.sample_frequencies(pl.LazyFrame({"a": [1, 2], "FK": [0, 0]}), ["a"])
+    assert both.collect().columns == ["a", "FK", "fk"]
 
 
 def test_missing_engine_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

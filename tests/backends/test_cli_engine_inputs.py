@@ -841,3 +841,34 @@ def test_duckdb_keeps_columns_that_differ_in_accents_only(tmp_path: Path) -> Non
     path = tmp_path / "acc.parquet"
     pd.DataFrame({"âge": [1, 2], "ÂGE": [3, 4]}).to_parquet(path)
     assert scan(str(path), "duckdb", None).columns == ["âge", "ÂGE"]
+
+
+def test_out_refuses_only_the_names_the_engine_appends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # polars appends fk, Fk and at_risk: FK (or Fk_pop) is no clash there; DuckDB's names are
+    # case-insensitive, so FK is one with fk there
+    path = tmp_path / "in.parquet"
+    pd.DataFrame({"a": [1, 1, 2, 2], "FK": [5, 6, 7, 8], "Fk_pop": [1, 2, 3, 4]}).to_parquet(path)
+    args = ["risk", str(path), "--qi", "a"]
+    out = tmp_path / "out.parquet"
+    code, _, err = run([*args, "--engine", "polars", "--out", str(out)], capsys)
+    assert code == 0, err
+    assert list(pd.read_parquet(out).columns) == ["a", "FK", "Fk_pop", "fk", "at_risk"]
+    out.unlink()
+    code, _, err = run([*args, "--engine", "duckdb", "--out", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    assert (
+        "microsdc risk appends the columns fk, Fk_pop, at_risk to a lazy frame, but it already "
+        "has 'FK', 'Fk_pop'. Rename or drop them first."
+    ) in " ".join(err.split())
+
+
+def test_out_help_names_the_columns_and_the_refusal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["risk", "--help"], capsys)
+    assert code == 0
+    assert (
+        "Write the data with fk (Fk with --weight; Fk_pop with --engine duckdb or spark, whose "
+        "column names are case-insensitive) and at_risk columns appended. An input that "
+        "already has a column of these names is refused: rename it first."
+    ) in " ".join(out.split())

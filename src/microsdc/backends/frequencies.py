@@ -348,12 +348,23 @@ def eager_output(out: pd.DataFrame, df: Any) -> Any:
     return pa.Table.from_pandas(out, preserve_index=False)
 
 
-def check_output_names(names: list[str], func: str) -> None:
-    ours = {c.lower() for c in (*_OUT, SQL_FK_NAME)}
-    clash = [n for n in names if n.lower() in ours]
+def check_output_names(names: list[str], func: str, backend: str | None = None) -> None:
+    """Refuse a lazy frame that already has a column its result appends: fk, Fk and
+    at_risk, or on DuckDB and Spark (``backend`` "DuckDB", "PySpark"), whose names are
+    case-insensitive, fk, Fk_pop and at_risk in any case; all engines when None."""
+    if backend is None:
+        ours = {c.lower() for c in (*_OUT, SQL_FK_NAME)}
+        appended = _OUT
+        clash = [n for n in names if n.lower() in ours]
+    elif backend in ("DuckDB", "PySpark"):
+        appended = ("fk", SQL_FK_NAME, "at_risk")
+        clash = [n for n in names if n.lower() in {c.lower() for c in appended}]
+    else:
+        appended = _OUT
+        clash = [n for n in names if n in appended]
     if clash:
         raise InvalidParameterError(
-            f"{func} appends the columns {', '.join(_OUT)} to a lazy frame, but it already "
+            f"{func} appends the columns {', '.join(appended)} to a lazy frame, but it already "
             f"has {', '.join(repr(c) for c in clash)}. Rename or drop them first.",
             func=func,
         )

@@ -68,7 +68,9 @@ DEFAULT_KS = (2, 3, 5)
     "out",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write the data with fk (Fk) and at_risk columns appended.",
+    help="Write the data with fk (Fk with --weight; Fk_pop with --engine duckdb or spark, "
+    "whose column names are case-insensitive) and at_risk columns appended. An input "
+    "that already has a column of these names is refused: rename it first.",
 )
 @suda_options
 @sep_option

@@ -163,7 +163,7 @@ def key_rows(
     nwf = nw.from_native(df)
     cols, w = check_inputs(nwf, quasi_identifiers, weights, backend, func)
     if appends:
-        check_output_names(columns(nwf), func)
+        check_output_names(columns(nwf), func, backend.name)
     if keyed and backend.name == "DuckDB":
         from microsdc.backends.keyed import plan_keys
 
