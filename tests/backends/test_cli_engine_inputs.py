@@ -829,7 +829,7 @@ def test_duckdb_refuses_columns_that_differ_only_in_case(
         "column names are case-insensitive: it renames 'Fk' to 'Fk_1', 'FK' to 'FK_2', so a "
         "column named as in the file could be read as another one. Rename them in the file "
         "so that no two differ only in case, or use --engine polars (or leave out the "
-        "engine: pandas reads them as they are)."
+        "engine: pandas reads them as they are)"
     ) in " ".join(err.split())
     assert "Did you mean" not in err
     assert run([*args, "--engine", "polars"], capsys)[0] == 0

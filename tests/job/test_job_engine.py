@@ -572,3 +572,22 @@ def test_engine_job_runs_the_default_guarantee_on_patterns(data: Path, engine: s
     assert got.audit["intruder"]["before"]["n_above_1_over_k"] == records_above(
         original, original, QI, 3
     )
+
+
+def test_engine_job_refuses_columns_that_differ_only_in_case(tmp_path: Path) -> None:
+    (tmp_path / "d.csv").write_text("fk,Fk,x\n1,2,3\n1,2,3\n", encoding="utf-8")
+    job = tmp_path / "j.toml"
+    job.write_text(
+        'steps = ["risk"]\n[input]\npath = "d.csv"\nengine = "duckdb"\n'
+        '[variables]\nquasi_identifiers = ["fk", "Fk"]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(JobFileError) as info:
+        run_job(job)
+    assert str(info.value).endswith(
+        "d.csv has columns whose names differ only in case: 'fk', 'Fk'. DuckDB's column names "
+        "are case-insensitive: it renames 'Fk' to 'Fk_1', so a column named as in the file "
+        "could be read as another one. Rename them in the file so that no two differ only in "
+        "case, or use the polars engine (or leave out the engine: pandas reads them as they "
+        "are)."
+    )

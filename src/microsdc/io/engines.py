@@ -397,7 +397,7 @@ def check_case_clash(path: str, names: Sequence[str], renamed: Sequence[str]) ->
         + ", ".join(f"{a!r} to {b!r}" for a, b in changed)
         + ", so a column named as in the file could be read as another one. Rename "
         "them in the file so that no two differ only in case, or use the polars engine "
-        "(or leave out the engine: pandas reads them as they are)."
+        "(or leave out the engine: pandas reads them as they are)"
     )
 
 
