@@ -83,3 +83,69 @@ def test_engine_job_prams_in_the_engine_as_pandas_does(root: Path, engine: str) 
         assert np.allclose(m["matrix"], w["matrix"], rtol=0, atol=1e-15)
     assert audit["risk"]["steps"][-1]["step"] == "pram"
     assert got.audit["pram"]["variables"] == ["roof", "water"]
+
+
+SUPPRESS_THEN_PRAM = """title = "integer key blanked, then PRAMmed"
+steps = ["risk", "suppression", "pram"]
+
+[input]
+path = "people.parquet"
+missing_values = [-9]
+{engine}
+
+[variables]
+quasi_identifiers = ["age", "sex", "region"]
+
+[risk]
+k = 3
+
+[pram]
+variables = ["age", "roof"]
+strata = ["sex"]
+seed = {seed}
+
+[output]
+directory = "{out}"
+data = "people.parquet"
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_an_integer_key_blanked_by_suppression_is_prammed_as_on_pandas(
+    tmp_path: Path, seed: int
+) -> None:
+    """Suppression blanks cells of the integer key ``age`` (which also holds the
+    declared missing code -9 and missing values of its own): every engine then PRAMs
+    with the draws of pandas, where polars used to draw from the column as floats."""
+    rng = np.random.default_rng(0)
+    n = 300
+    age = [None if i % 9 == 0 else int(v) for i, v in enumerate(rng.integers(1, 9, n))]
+    pd.DataFrame(
+        {
+            "age": pd.array([-9 if i % 31 == 0 else v for i, v in enumerate(age)], "Int64"),
+            "sex": rng.choice(["m", "f"], n),
+            "region": rng.choice(list("abc"), n),
+            "roof": rng.choice(["tin", "tile", "straw"], n),
+            "size": rng.integers(1, 6, n),
+        }
+    ).to_parquet(tmp_path / "people.parquet", index=False)
+    released = {}
+    for engine in ("pandas", "duckdb", "polars"):
+        line = "" if engine == "pandas" else f'engine = "{engine}"'
+        job = tmp_path / f"{engine}.toml"
+        job.write_text(SUPPRESS_THEN_PRAM.format(engine=line, seed=seed, out=engine), "utf-8")
+        microsdc.run_job(job)
+        out = pd.read_parquet(tmp_path / engine / "people.parquet")
+        released[engine] = {
+            c: [None if pd.isna(v) else v for v in out[c].astype(object)] for c in out.columns
+        }
+    original = pd.read_parquet(tmp_path / "people.parquet")
+    missing = int((original["age"].isna() | (original["age"] == -9)).sum())
+    assert sum(v is None or v == -9 for v in released["pandas"]["age"]) > missing  # blanked
+    assert released["pandas"]["roof"] != original["roof"].tolist()  # PRAM moved some
+    for engine in ("duckdb", "polars"):
+        differ = {
+            c: sum(a != b for a, b in zip(v, released["pandas"][c], strict=True))
+            for c, v in released[engine].items()
+        }
+        assert differ == dict.fromkeys(released["pandas"], 0), engine

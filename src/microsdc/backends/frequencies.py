@@ -33,6 +33,7 @@ __all__ = [
     "eager_input",
     "eager_output",
     "join_back",
+    "nullable_integers",
     "to_pandas",
 ]
 
@@ -276,6 +277,25 @@ def to_pandas(table: Any) -> pd.DataFrame:
         pa.uint64(): pd.UInt64Dtype(),
     }
     return table.to_pandas(types_mapper=nullable.get)
+
+
+def nullable_integers(frame: pd.DataFrame, native: Any) -> pd.DataFrame:
+    """``frame``, the pandas form of the polars ``DataFrame`` or pyarrow ``Table``
+    ``native``, with its integer columns that hold missing values as pandas' nullable
+    integers (``Int64``, ``Int32``, ...), as microsdc reads them and DuckDB's ``.df()``
+    gives them; polars' and pyarrow's ``to_pandas()`` make them floats. ``frame`` itself
+    is not changed."""
+    import narwhals as nw
+
+    nwf = nw.from_native(native, eager_only=True)
+    ints = [c for c, t in nwf.schema.items() if t.is_integer() and frame[c].dtype.kind == "f"]
+    if not ints:
+        return frame
+    nullable = to_pandas(nwf.select(ints).to_arrow())
+    out = frame.copy(deep=False)
+    for c in ints:
+        out[c] = nullable[c].array
+    return out
 
 
 #: The row number that keeps a DuckDB join in the input's order (microsdc's prefix).

@@ -11,6 +11,7 @@ from microsdc._random import SeedLike, check_random_state
 from microsdc._validation import check_columns
 from microsdc.backends.adapters import adapt
 from microsdc.backends.dispatch import accepts_frames
+from microsdc.backends.frequencies import nullable_integers
 from microsdc.postrandomisation.households import check_hid, pram_by_household
 from microsdc.postrandomisation.lazy import EnginePram
 from microsdc.postrandomisation.params import FUNC, check_missing, plan_units
@@ -21,7 +22,16 @@ from microsdc.postrandomisation.result import LazyPramResult, PramResult
 __all__ = ["pram"]
 
 
-@accepts_frames(lazy=True)  # one driver: the frame's adapter groups, draws and joins
+def _in_memory(**arguments: Any) -> Any:
+    """:func:`pram` of a polars ``DataFrame`` or pyarrow ``Table``: on its pandas form with
+    integers kept as integers where they have missing values (the draws of the same data
+    as a lazy frame, and as microsdc reads a file), the release back as its kind."""
+    frame = adapt(arguments["df"], FUNC)
+    data = nullable_integers(frame.to_pandas(FUNC), frame.native)
+    return frame.from_pandas(pram(**{**arguments, "df": data}), data)
+
+
+@accepts_frames(lazy=True, eager=_in_memory)  # one driver: the adapter groups, draws, joins
 def pram(
     df: pandas.DataFrame,
     columns: Hashable | Sequence[Hashable],
@@ -180,8 +190,11 @@ def pram(
     with the small table of cumulative transition rows picks its released category.
     The rows never enter Python. The release equals, value for value, that of the same
     seed on the engine's own pandas conversion (polars ``.to_pandas()``, DuckDB
-    ``.df()``, Spark ``.toArrow().to_pandas()``), as long as every text, decimal, date or
-    nullable column has at most
+    ``.df()``, Spark ``.toArrow().to_pandas()``) with the integer columns that hold
+    missing values as pandas' nullable integers (``Int64``, ...), as microsdc reads a file
+    (pandas hashes them otherwise than the floats polars and pyarrow convert them to; a
+    polars ``DataFrame`` or pyarrow ``Table`` in memory is PRAMmed as its lazy frame), as
+    long as every text, decimal, date or nullable column has at most
     :data:`~microsdc.postrandomisation.enginekeys.MAX_MAPPED` distinct values; above
     that, such a column enters the key through the engine's own hash, which gives the
     same distribution but other draws. ``where`` must then be a boolean column of the

@@ -8,7 +8,7 @@ import functools
 from collections.abc import Sequence
 from typing import Any
 
-from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_arrow, sql_name
+from microsdc.backends.frequencies import DUCKDB_VIEW, duckdb_arrow, sql_name, to_pandas
 from microsdc.postrandomisation.enginekeys import (
     _MASK,
     _OCC,
@@ -105,10 +105,16 @@ class PolarsKeys(EngineKeys):
 
 
 def polars_distinct(frame: Any, name: str) -> tuple[Any, Any] | None:
-    """The distinct values of ``name`` (pandas, polars), or None above the cap."""
+    """The distinct values of ``name`` (pandas, polars), or None above the cap.
+
+    Integers with missing values become pandas' nullable integers, as microsdc reads
+    them and DuckDB's ``.df()`` gives them (polars' ``to_pandas()`` makes them floats,
+    which pandas hashes otherwise)."""
     values = frame.select(name).unique().head(MAX_MAPPED + 1).collect()
     if values.height > MAX_MAPPED:
         return None
+    if values.schema[name].is_integer():
+        return to_pandas(values.to_arrow())[name], values
     return values.to_pandas()[name], values
 
 
@@ -410,13 +416,14 @@ class SparkKeys(EngineKeys):
 
 def spark_distinct(df: Any, name: str) -> tuple[Any, Any] | None:
     """The distinct values of ``name`` (pandas from Spark's arrow, as ``toPandas()`` gives
-    numbers, text and missing values, without its warning under pandas 3; pyarrow), or
+    text and missing values, without its warning under pandas 3, but integers with
+    missing values as pandas' nullable integers, as microsdc reads them; pyarrow), or
     None above the cap."""
     values = df.select(f"`{name}`").distinct().limit(MAX_MAPPED + 1)
     table = values.toArrow()
     if table.num_rows > MAX_MAPPED:
         return None
-    return table.to_pandas()[name], table
+    return to_pandas(table)[name], table
 
 
 def keys_for(backend_name: str, frame: Any) -> tuple[EngineKeys, Any]:
