@@ -584,7 +584,7 @@ def _engine_checked(
     from microsdc.risk.linked import warn_found
 
     others = [c for c in columns if c not in set(res.qi)]
-    found: list[dict[str, Any]] = []
+    found: list[Any] = []
     if res.n_cells and others:
         pairs = engine_recoverable(df, res.data, res.qi, others, missing_values=missing_values)
         warn_found(pairs)
