@@ -255,3 +255,23 @@ def test_engines_agree_with_recoverable_cells(
         released = _released(kind, res)[qi].astype(object).fillna("-")
         if released.equals(pandas.data[qi].astype(object).fillna("-")):
             assert found == pandas.details["recoverable"]
+
+
+def test_spark_finds_what_the_records_give(spark: Any) -> None:
+    """Spark runs the same group-bys: the pairs of recoverable_cells on its release."""
+    import pyarrow as pa
+
+    df = _with_id(CODE)
+    sdf = spark.createDataFrame(pa.Table.from_pandas(df, preserve_index=False))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = microsdc.local_suppression(sdf, ["sex", "edu", "nat"], k=3)
+    released = res.data.toArrow().to_pandas().sort_values(_RID).reset_index(drop=True)
+    others = ["num", "lang", "sal"]
+    want = recoverable_cells(df, released, ["sex", "edu", "nat"], columns=others)
+    found = res.details["recoverable"]
+    assert found == want.to_dict("records")
+    blanked = int(released["edu"].isna().sum())
+    assert _pairs(found)[("edu", "num")] == (blanked, blanked) and blanked >= 2
+    said = [str(w.message) for w in caught if "read back from other columns" in str(w.message)]
+    assert len(said) == 1 and f"'edu' from 'num' ({blanked} of {blanked})" in said[0]

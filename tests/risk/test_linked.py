@@ -386,7 +386,7 @@ def test_a_declared_code_does_not_make_a_code_an_identifier_by_its_place() -> No
     educ = ["z", "z"] + ["BA"] * 18 + ["MA"] * 2
     years = [9, 9] + [16] * 18 + [-7, -7]
     before = pd.DataFrame({"educ": educ, "years": years})
-    after = before.assign(educ=[None, None] + educ[2:])
+    after = before.assign(educ=[None, None, *educ[2:]])
     want = [
         {
             "key_variable": "educ",

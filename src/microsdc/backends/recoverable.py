@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from microsdc.backends.frequencies import N_RECORDS
 from microsdc.encode import MissingValues
 from microsdc.risk.linked import MIN_COUNT, recoverable_counted
 from microsdc.risk.readback import SHARE
@@ -31,13 +32,22 @@ _COLUMNS = ["key_variable", "column", "n_blanked", "n_recoverable", "share"]
 
 
 def _counts(frame: Any, column: str, key: str) -> pd.DataFrame:
-    """The engine's counts of the distinct (column, key) combinations of ``frame``."""
+    """The engine's counts of the distinct (column, key) combinations of ``frame``
+    (column :data:`~microsdc.backends.frequencies.N_RECORDS`). A polars integer column
+    wider than 64 bits, which pyarrow cannot read, is grouped by its text, which tells
+    its values apart (as DuckDB's are, :func:`~microsdc.backends.frequencies.duckdb_key`)."""
     import narwhals as nw
 
-    from microsdc.backends.frequencies import N_RECORDS, aggregate, to_pandas
+    from microsdc.backends.adapters import frame_schema
+    from microsdc.backends.frequencies import aggregate, to_pandas
 
-    table = to_pandas(aggregate(nw.from_native(frame), [column, key], None))
-    return table.rename(columns={N_RECORDS: "n"})
+    nwf = nw.from_native(frame)
+    if nwf.implementation is nw.Implementation.POLARS:
+        schema = frame_schema(nwf)
+        wide = [c for c in (column, key) if str(schema.get(c)) in ("Int128", "UInt128")]
+        if wide:
+            nwf = nwf.with_columns(*[nw.col(c).cast(nw.String) for c in wide])
+    return to_pandas(aggregate(nwf, [column, key], None))
 
 
 def engine_recoverable(
@@ -79,7 +89,7 @@ def engine_recoverable(
             after = _counts(released, str(col), str(key))
             n_blanked, hit = recoverable_counted(
                 before, after, str(key), str(col), missing_values=missing_values,
-                min_count=min_count,
+                min_count=min_count, count=N_RECORDS,
             )  # fmt: skip
             if not n_blanked:
                 break  # the same for every column: nothing of this key was blanked

@@ -348,6 +348,7 @@ def recoverable_counted(
     *,
     missing_values: MissingValues = None,
     min_count: int = MIN_COUNT,
+    count: Hashable = "n",
 ) -> tuple[int, int]:
     """:func:`recoverable_cells` for one (key variable, column) pair, from counts.
 
@@ -356,7 +357,8 @@ def recoverable_counted(
     before, after : pandas.DataFrame
         The distinct (column, key variable) combinations of the records before and
         after suppression, with their numbers of records: columns ``column``, ``key``
-        and ``n``, as an engine's group-by gives them (missing values kept as groups).
+        and ``count``, as an engine's group-by gives them (missing values kept as
+        groups).
         The suppression blanks cells and changes nothing else: a record that shows
         the key variable after shows its value before, and the column is unchanged.
     key, column : column names
@@ -364,6 +366,8 @@ def recoverable_counted(
         Codes that mean "missing" besides NaN/None/pd.NA/NaT.
     min_count : int >= 1
         As in :func:`recoverable_cells`.
+    count : column name, default "n"
+        The column of ``before`` and ``after`` with the numbers of records.
 
     Returns
     -------
@@ -373,7 +377,7 @@ def recoverable_counted(
     """
     m = len(before)
     both = pd.concat([before[[column, key]], after[[column, key]]], ignore_index=True)
-    weight = np.r_[before["n"].to_numpy(np.int64), after["n"].to_numpy(np.int64)]
+    weight = np.r_[before[count].to_numpy(np.int64), after[count].to_numpy(np.int64)]
     is_after = np.r_[np.zeros(m, dtype=bool), np.ones(len(after), dtype=bool)]
     c = _codes(both[column], missing_values_for(missing_values, column))
     v = _codes(both[key], missing_values_for(missing_values, key))
