@@ -111,7 +111,8 @@ def test_duckdb_combined_key_route_words_a_k_out_of_reach_as_pandas(
     ints = DATA[["b", "g"]]
     rel = duckdb.from_arrow(pa.Table.from_pandas(ints, preserve_index=False))
     kw: dict[str, Any] = {"missing": "wildcard"}
-    assert microsdc.local_suppression(rel, ["b", "g"], 2, **kw).details == {"route": "combined key"}
+    details = microsdc.local_suppression(rel, ["b", "g"], 2, **kw).details
+    assert details == {"route": "combined key", "recoverable": []}
     with pytest.raises(InvalidParameterError) as pandas_err:
         microsdc.local_suppression(ints, ["b", "g"], 7, **kw)
     with pytest.raises(InvalidParameterError) as engine_err:

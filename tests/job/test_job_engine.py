@@ -162,18 +162,15 @@ def test_engine_job_releases_the_pandas_cells(
     assert a["input"]["n_records"] == 400 and a["input"]["n_columns"] == b["input"]["n_columns"]
     assert a["parameters"]["engine"] == {"name": engine, "table": "people" if table else None}
     assert "engine" not in b["parameters"] and "not_computed" not in b
-    # that other columns were not checked is said once, among the suppression's warnings
+    # the engine checks whether other columns give blanked cells back, as pandas: here
+    # none does (tests/job/test_job_engine_recoverable.py has one that does)
     assert a["not_computed"] == []
-    said = [w for w in a["warnings"] if "give blanked values back" in w["message"]]
-    assert [(w["step"], w["category"]) for w in said] == [("suppression", "DisclosureRiskWarning")]
-    n_cells = a["suppression"]["total"]
-    assert said[0]["message"].startswith(
-        "Not checked here: whether other columns give blanked values back "
-        f"({n_cells} cell(s) blanked; 5 other column(s), such as 'w'): that needs the records"
-    )
+    assert a["suppression"]["total"] > 0
+    for audit in (a, b):
+        said = [w for w in audit["warnings"] if "blanked values back" in w["message"]]
+        assert said == [] and not [w for w in audit["warnings"] if "read back" in w["message"]]
     text = html.unescape(re.sub(r"<[^>]+>", " ", res.report_html))
-    assert text.count("give blanked values back") == 1
-    assert said[0]["message"] in text
+    assert "give blanked values back" not in text and "Not checked here: whether" not in text
     assert res.written["report"].read_text(encoding="utf-8") == res.report_html
     hidden = [p.name for p in out.parent.iterdir() if p.name.startswith(".")]
     assert hidden == []  # no temporary file or folder is left

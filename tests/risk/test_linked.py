@@ -376,3 +376,27 @@ def test_linked_columns_matches_brute_force(
         assert got.values.tolist() == [["k", "c", hits, hits / both]]
     else:
         assert got.empty
+
+
+def test_a_declared_code_does_not_make_a_code_an_identifier_by_its_place() -> None:
+    """years (values 16 and 9: 20 records, 10 per value) is a code, so the two blanked
+    'z' (a value the release no longer shows) are given back through it from outside.
+    The declared -7 of years is not a value: before, it counted as one when it came
+    first in row order (3 values, 20 records: an identifier, nothing given back)."""
+    educ = ["z", "z"] + ["BA"] * 18 + ["MA"] * 2
+    years = [9, 9] + [16] * 18 + [-7, -7]
+    before = pd.DataFrame({"educ": educ, "years": years})
+    after = before.assign(educ=[None, None, *educ[2:]])
+    want = [
+        {
+            "key_variable": "educ",
+            "column": "years",
+            "n_blanked": 2,
+            "n_recoverable": 2,
+            "share": 1.0,
+        }
+    ]
+    for order in (list(range(22)), list(range(20, 22)) + list(range(20))):  # -7 last, first
+        b, a = before.iloc[order], after.iloc[order]
+        got = recoverable_cells(b, a, ["educ"], missing_values={"years": [-7]})
+        assert got.to_dict("records") == want

@@ -360,8 +360,8 @@ def _warn_row_order(before: Any, after: Any, qis: list[str], mv: Any) -> None:
 
 
 def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> None:
-    """What the suppression did, and where the data went (on a lazy engine, what was
-    not checked there)."""
+    """What the suppression did, and where the data went (on a lazy engine, the records
+    and key combinations it counted)."""
     from rich.markup import escape
 
     from microsdc.report.console import print_suppression_summary
@@ -390,15 +390,9 @@ def _print_written(result: Any, method: str, k: int, out: str, engine: str) -> N
     for name, n in result.details.get("linked_cells", {}).items():
         con.print(f"linked column {escape(str(name))}: {n:,} cells blanked with their key variable")
     if engine != "pandas":
-        unchecked = (
-            ""
-            if "recoverable" in result.details  # warned by local_suppression
-            else " Not checked here: whether other columns give blanked values back "
-            "(that needs the records; see microsdc.recoverable_cells)."
-        )
         con.print(
             f"{count(result.n_rows, 'record')} in "
-            f"{count(result.n_patterns, 'distinct key combination')} ({engine}).{unchecked}"
+            f"{count(result.n_patterns, 'distinct key combination')} ({engine})."
         )
     con.print(f"written: {escape(str(out))}")
 

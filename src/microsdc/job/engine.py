@@ -7,8 +7,9 @@ Python. Every figure of the audit record comes from the distinct key
 combinations and their numbers of records (and weight sums): records at risk,
 fk, the individual risk with weights, the suppressed cells per key variable, the
 prosecutor risk of suppression. What needs the records themselves (the household
-risk, l-diversity) is not computed, and the report says so; that suppression did not
-check whether other columns give blanked values back is one of the run's warnings.
+risk, l-diversity) is not computed, and the report says so. Whether other columns give
+blanked values back is checked by the engine on counts, and the pairs found are among
+the run's warnings, as in the pandas job.
 """
 
 from __future__ import annotations
@@ -198,9 +199,9 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
             "l-diversity was not computed: it needs the sensitive values of each record, and "
             f"{why}."
         )
-    # Whether other columns give blanked values back is not a part of the report: the
-    # suppression step's DisclosureRiskWarning says it was not checked (with the cells
-    # blanked, a column and how to check), where the pandas job warns of what it finds.
+    # Whether other columns give blanked values back is checked by the engine on counts
+    # (microsdc.backends.recoverable): the suppression step warns of the pairs it finds,
+    # as in the pandas job.
     return out
 
 

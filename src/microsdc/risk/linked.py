@@ -289,6 +289,7 @@ def recoverable_cells(
     )
     rows = []
     coded: dict[Hashable, np.ndarray] = {}
+    is_code: dict[Hashable, bool] = {}
     for key in keys:
         before, after = _before_after(original[key], released[key], missing_values, key)
         blanked = np.flatnonzero((before >= 0) & (after < 0))
@@ -307,8 +308,9 @@ def recoverable_cells(
                 coded[col] = _codes(released[col], missing_values_for(missing_values, col))
             rel_c = coded[col]
             observed = rel_c >= 0
-            # codes are dense: max + 1 distinct values (at most)
-            code = CODE_SIZE * (int(rel_c.max(initial=-1)) + 1) <= int(observed.sum())
+            if col not in is_code:
+                is_code[col] = _is_code(rel_c[observed], int(observed.sum()))
+            code = is_code[col]
             ref = observed & (known if code else after >= 0)
             tgt_c = rel_c[blanked]
             hit = int(
@@ -329,6 +331,91 @@ def recoverable_cells(
         rows, columns=["key_variable", "column", "n_blanked", "n_recoverable", "share"]
     )
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _is_code(observed_codes: np.ndarray, n_observed: int) -> bool:
+    """Whether a column whose observed values have the codes ``observed_codes`` (one per
+    distinct value, or one per record) and ``n_observed`` records is a code an intruder
+    knows from outside: at least :data:`CODE_SIZE` records per distinct value."""
+    return CODE_SIZE * len(np.unique(observed_codes)) <= n_observed
+
+
+def recoverable_counted(
+    before: pd.DataFrame,
+    after: pd.DataFrame,
+    key: Hashable,
+    column: Hashable,
+    *,
+    missing_values: MissingValues = None,
+    min_count: int = MIN_COUNT,
+    count: Hashable = "n",
+) -> tuple[int, int]:
+    """:func:`recoverable_cells` for one (key variable, column) pair, from counts.
+
+    Parameters
+    ----------
+    before, after : pandas.DataFrame
+        The distinct (column, key variable) combinations of the records before and
+        after suppression, with their numbers of records: columns ``column``, ``key``
+        and ``count``, as an engine's group-by gives them (missing values kept as
+        groups).
+        The suppression blanks cells and changes nothing else: a record that shows
+        the key variable after shows its value before, and the column is unchanged.
+    key, column : column names
+    missing_values : sequence or dict, optional
+        Codes that mean "missing" besides NaN/None/pd.NA/NaT.
+    min_count : int >= 1
+        As in :func:`recoverable_cells`.
+    count : column name, default "n"
+        The column of ``before`` and ``after`` with the numbers of records.
+
+    Returns
+    -------
+    (int, int)
+        The blanked cells of the key variable, and of them those the column gives
+        back: the figures :func:`recoverable_cells` gives on the records.
+    """
+    m = len(before)
+    both = pd.concat([before[[column, key]], after[[column, key]]], ignore_index=True)
+    weight = np.r_[before[count].to_numpy(np.int64), after[count].to_numpy(np.int64)]
+    is_after = np.r_[np.zeros(m, dtype=bool), np.ones(len(after), dtype=bool)]
+    c = _codes(both[column], missing_values_for(missing_values, column))
+    v = _codes(both[key], missing_values_for(missing_values, key))
+    # the column as released: a code (known from outside) by its observed values
+    seen = is_after & (c >= 0)
+    code = _is_code(c[seen], int(weight[seen].sum()))
+    ok = v >= 0
+    n_v = int(v.max(initial=-1)) + 1
+    pairs, inverse = np.unique((c[ok] + 1) * n_v + v[ok], return_inverse=True)
+    n_before = np.bincount(inverse, weights=np.where(is_after[ok], 0, weight[ok]))
+    n_after = np.bincount(inverse, weights=np.where(is_after[ok], weight[ok], 0))
+    n_before, n_after = n_before.astype(np.int64), n_after.astype(np.int64)
+    pc, pv = pairs // max(n_v, 1) - 1, pairs % max(n_v, 1)
+    blank = n_before - n_after  # records that held the value and show nothing now
+    if (blank < 0).any():
+        raise ValueError(f"the release of {key!r} shows values its records did not hold")
+    shown = np.bincount(pv, weights=n_after, minlength=n_v).astype(np.int64)
+    held = np.bincount(pv, weights=n_before, minlength=n_v)
+    gone = (held > 0) & (shown == 0)  # no released record shows the value any more
+    n_blanked = int(blank.sum())
+    if not n_blanked:
+        return 0, 0
+    ref_w = n_after + np.where(gone[pv] & code, blank, 0)
+    ref = pc >= 0
+    tgt = np.flatnonzero(blank > 0)
+    hit = given_back(
+        pc[ref],
+        pv[ref],
+        np.arange(n_v, dtype=np.int64),
+        pc[tgt],
+        pv[tgt],
+        (pc[tgt] >= 0) & gone[pv[tgt]] & code,
+        min_count=min_count,
+        in_shown=False,
+        ref_weights=ref_w[ref],
+        shown_weights=shown,
+    )
+    return n_blanked, int(blank[tgt][hit].sum())
 
 
 def _before_after(
@@ -478,10 +565,16 @@ def warn_recoverable(
     missing_values: MissingValues = None,
 ) -> pd.DataFrame:
     """:func:`recoverable_cells`, with a ``DisclosureRiskWarning`` naming every pair found."""
+    found = recoverable_cells(original, released, key_variables, missing_values=missing_values)
+    warn_found(found)
+    return found
 
+
+def warn_found(found: pd.DataFrame) -> None:
+    """The ``DisclosureRiskWarning`` of :func:`warn_recoverable` for the pairs ``found``
+    (a result of :func:`recoverable_cells`); nothing when it is empty."""
     from microsdc.exceptions import DisclosureRiskWarning
 
-    found = recoverable_cells(original, released, key_variables, missing_values=missing_values)
     if len(found):
         pairs = "; ".join(
             f"{r.key_variable!r} from {r.column!r} ({r.n_recoverable:,} of {r.n_blanked:,})"
@@ -493,4 +586,3 @@ def warn_recoverable(
             "command line: --linked KEY=COLUMN), recode them, or drop them from the release.",
             DisclosureRiskWarning,
         )
-    return found

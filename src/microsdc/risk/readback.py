@@ -55,6 +55,8 @@ def given_back(
     *,
     min_count: int = 1,
     in_shown: bool = True,
+    ref_weights: np.ndarray | None = None,
+    shown_weights: np.ndarray | None = None,
 ) -> np.ndarray:
     """For each protected value (C value ``c``, true value ``k``): given back by C?
 
@@ -72,6 +74,10 @@ def given_back(
         Other records with the target's value of C needed for a guess.
     in_shown : bool, default True
         Whether every target is among ``shown_k`` (and left out of its base rate).
+    ref_weights, shown_weights : ndarray of int64 (>= 0), optional
+        The records each row of ``ref_c``/``ref_k`` and of ``shown_k`` stands for
+        (distinct combinations with their counts, as an engine's group-by gives them);
+        default one record per row. The result is that of the rows repeated.
 
     Returns
     -------
@@ -82,15 +88,29 @@ def given_back(
 
     out = np.zeros(len(c), dtype=bool)
     ok = (c >= 0) & (k >= 0)
+    if ref_weights is not None:  # rows standing for no record are left out
+        ref_w = np.asarray(ref_weights, dtype=np.int64)
+        ref_c, ref_k, ref_w = ref_c[ref_w > 0], ref_k[ref_w > 0], ref_w[ref_w > 0]
+    if shown_weights is not None:
+        shown_w = np.asarray(shown_weights, dtype=np.int64)
+        shown_k, shown_w = shown_k[shown_w > 0], shown_w[shown_w > 0]
     if not ok.any() or not len(ref_c) or not len(shown_k):
         return out
     n_k = int(max(ref_k.max(), k.max(), shown_k.max())) + 1
     n_c = int(max(ref_c.max(), c.max())) + 1
-    per_c = np.bincount(ref_c, minlength=n_c)
+    if ref_weights is None:
+        per_c = np.bincount(ref_c, minlength=n_c)
+    else:
+        per_c = np.bincount(ref_c, weights=ref_w, minlength=n_c).astype(np.int64)
     wanted = np.zeros(n_c, dtype=bool)
     wanted[c[ok]] = True
     keep = wanted[ref_c]  # only the groups of the targets' values are counted
-    values, counts = np.unique(ref_c[keep] * n_k + ref_k[keep], return_counts=True)
+    if ref_weights is None:
+        values, counts = np.unique(ref_c[keep] * n_k + ref_k[keep], return_counts=True)
+    else:
+        values, inverse = np.unique(ref_c[keep] * n_k + ref_k[keep], return_inverse=True)
+        counts = np.bincount(inverse, weights=ref_w[keep], minlength=len(values))
+        counts = counts.astype(np.int64)
     idx = np.flatnonzero(ok)
     cc, kk = c[idx], k[idx]
     own = in_ref[idx].astype(np.int64)
@@ -98,7 +118,12 @@ def given_back(
     a = _pair_count(values, counts, cc * n_k + kk) - own
     # p: the share of v among the other records showing the variable (a blind guess)
     own_shown = 1 if in_shown else 0
-    p = (np.bincount(shown_k, minlength=n_k)[kk] - own_shown) / max(len(shown_k) - own_shown, 1)
+    if shown_weights is None:
+        per_k, total = np.bincount(shown_k, minlength=n_k), len(shown_k)
+    else:
+        per_k = np.bincount(shown_k, weights=shown_w, minlength=n_k).astype(np.int64)
+        total = int(shown_w.sum())
+    p = (per_k[kk] - own_shown) / max(total - own_shown, 1)
     # wrong at most a quarter as often as the blind guess: 1 - a / n <= (1 - p) / 4
     guess = (n >= min_count) & (a >= 1) & (4 * a >= n * (3.0 + p))
     if not guess.any():

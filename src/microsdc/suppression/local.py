@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 
 from microsdc._core.policy import MissingPolicy
-from microsdc._core.warn import warn
 from microsdc._random import SeedLike
 from microsdc._validation import check_int
 from microsdc.backends.dispatch import accepts_frames
@@ -254,13 +253,10 @@ def local_suppression(
         as often as guessing it blind, and the agreement is no accident),
         naming each (key variable, column) pair. Pass the column in ``linked``,
         recode it, or leave it out of the release. The pairs found are in
-        ``details["recoverable"]`` (a list of records; empty when none).
-    DisclosureRiskWarning
-        On a lazy frame, once per call, when cells were blanked and the frame has
-        columns other than the key variables: that check needs the records, so it
-        was not made, and ``details["recoverable"]`` is None (not checked). Check a
-        collected sample with :func:`microsdc.recoverable_cells`, or run on a
-        collected frame (which checks it and takes ``linked``).
+        ``details["recoverable"]`` (a list of records; empty when none). On a lazy
+        frame the engine checks it on counts of the distinct (column, key variable)
+        combinations before and after (the rows stay in the engine), with the same
+        result as on the records.
 
     Notes
     -----
@@ -490,7 +486,7 @@ def local_suppression(
     if not call.frame.lazy:  # linked columns and the read-back check need the records
         res = _finish(df, res, ghosts, call.counted)
     else:
-        res = _not_checked(res, list(call.schema.columns))
+        res = _engine_checked(df, res, list(call.schema.columns), call.counted)
     warn_measure_policy(res, policy)
     return res
 
@@ -575,33 +571,25 @@ def _finish(
     return replace(res, data=data, details=details)
 
 
-#: What a lazy frame's result says when other columns were not checked.
-RECOVERABLE_NOT_CHECKED = (
-    "Not checked here: whether other columns give blanked values back ({0} cell(s) "
-    "blanked; {1} other column(s), such as {2!r}): that needs the records, which the "
-    "engine keeps. Check a collected sample with "
-    "microsdc.recoverable_cells(original, released, key_variables), or run "
-    "local_suppression on a collected (pandas) frame, which checks it and takes linked= "
-    "to blank such a column with its key variable."
-)
-
-
-def _not_checked(res: SuppressionResult, columns: list[Hashable]) -> SuppressionResult:
-    """A lazy frame's result with ``details["recoverable"] = None`` (not checked) and
-    one ``DisclosureRiskWarning``, when cells were blanked and the frame has columns
-    other than the key variables (and strata); else ``res`` as it is."""
+def _engine_checked(
+    df: Any, res: SuppressionResult, columns: list[Hashable], missing_values: MissingValues
+) -> SuppressionResult:
+    """A lazy frame's result with ``details["recoverable"]``: the pairs through which
+    other columns give blanked cells back, found by the engine on counts
+    (:func:`microsdc.backends.recoverable.engine_recoverable`), warned as on pandas;
+    none, without a query, when nothing was blanked or there is no other column."""
     from dataclasses import replace
 
-    from microsdc.exceptions import DisclosureRiskWarning
+    from microsdc.backends.recoverable import engine_recoverable
+    from microsdc.risk.linked import warn_found
 
     others = [c for c in columns if c not in set(res.qi)]
-    if not res.n_cells or not others:
-        return res
-    warn(
-        RECOVERABLE_NOT_CHECKED.format(f"{res.n_cells:,}", len(others), others[0]),
-        DisclosureRiskWarning,
-    )
-    return replace(res, details={**res.details, "recoverable": None})
+    found: list[Any] = []
+    if res.n_cells and others:
+        pairs = engine_recoverable(df, res.data, res.qi, others, missing_values=missing_values)
+        warn_found(pairs)
+        found = pairs.to_dict("records")
+    return replace(res, details={**res.details, "recoverable": found})
 
 
 def _random_baseline(

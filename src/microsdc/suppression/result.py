@@ -72,8 +72,8 @@ class SuppressionResult:
         its key variable}, when ``linked`` is given) and ``recoverable`` (the
         (key variable, column) pairs through which blanked values can still be
         read back, see :func:`microsdc.risk.linked.recoverable_cells`; empty
-        when none; None on a lazy frame that blanked cells and has other columns:
-        not checked, since that needs the records); per-subject figures with
+        when none; on a lazy frame found by the engine on counts, with the same
+        result); per-subject figures with
         ``subject_id``; ``dis_suda``
         with a ``dis_suda_threshold`` (the threshold, the rule of
         :func:`microsdc.suda` used, the highest DIS-SUDA score and the records
@@ -192,10 +192,7 @@ class SuppressionResult:
             lines.append(f"    {name!s:<{width}}  {int(count):,}")
         for name, count in self.details.get("linked_cells", {}).items():
             lines.append(f"  linked column {name}: {int(count):,} cells blanked with its key")
-        found = self.details.get("recoverable", [])
-        if found is None:  # a lazy frame: not checked
-            lines.append("  not checked: whether other columns give blanked values back")
-        for r in found or []:
+        for r in self.details.get("recoverable", []):
             lines.append(
                 f"  warning: {r['n_recoverable']:,} blanked {r['key_variable']} cells can be "
                 f"read back from {r['column']}"
@@ -243,10 +240,8 @@ def intruder_lines(figures: dict[str, Any] | None, k: int) -> list[str]:
     ]
 
 
-def _recoverable(found: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    """``details["recoverable"]`` for JSON: None when not checked (a lazy frame)."""
-    if found is None:
-        return None
+def _recoverable(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``details["recoverable"]`` for JSON."""
     return [{k: (v if isinstance(v, int | float) else str(v)) for k, v in r.items()} for r in found]
 
 
