@@ -275,3 +275,36 @@ def test_spark_finds_what_the_records_give(spark: Any) -> None:
     assert _pairs(found)[("edu", "num")] == (blanked, blanked) and blanked >= 2
     said = [str(w.message) for w in caught if "read back from other columns" in str(w.message)]
     assert len(said) == 1 and f"'edu' from 'num' ({blanked} of {blanked})" in said[0]
+
+
+@pytest.mark.parametrize("kind", ENGINES)
+def test_a_column_of_distinct_values_is_not_counted_and_changes_nothing(kind: str) -> None:
+    # 'serial' holds a value per record (nothing to give back: no other record shares a
+    # blanked cell's value), so the engine leaves it out without counting it; 'years'
+    # repeats its values (one per education) and is counted and found; 'twice' is
+    # distinct but for one shared value, so it is counted.
+    from microsdc.risk.engine_readback import _repeated
+
+    educ = ["BA"] * 30 + ["MA"] * 30 + ["PhD"]
+    df = _with_id(
+        pd.DataFrame(
+            {
+                "educ": educ,
+                "years": [{"BA": 16, "MA": 18, "PhD": 21}[e] for e in educ],
+                "serial": np.arange(100, 161),
+                "twice": [0, *range(60)],
+            }
+        )
+    )
+    frame = _lazy(kind, df)
+    assert _repeated(frame, ["years", "serial", "twice", _RID]) == ["years", "twice"]
+    res, said = _run(kind, df, ["educ"], k=2)
+    # under "category" the PhD's blank needs a blank companion: a BA or an MA, whose
+    # years (16 or 18, shared with 29 others) give it back; the PhD's 21 is its own
+    assert res.n_cells == 2
+    assert res.details["recoverable"] == _expected(df, kind, res, ["educ"])
+    assert res.details["recoverable"][0] == {
+        "key_variable": "educ", "column": "years", "n_blanked": 2, "n_recoverable": 1,
+        "share": 0.5,
+    }  # fmt: skip
+    assert "'educ' from 'years' (1 of 2)" in said[0]

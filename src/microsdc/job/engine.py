@@ -200,7 +200,7 @@ def engine_not_computed(cfg: JobConfig) -> list[str]:
             f"{why}."
         )
     # Whether other columns give blanked values back is checked by the engine on counts
-    # (microsdc.backends.recoverable): the suppression step warns of the pairs it finds,
+    # (microsdc.risk.engine_readback): the suppression step warns of the pairs it finds,
     # as in the pandas job.
     return out
 

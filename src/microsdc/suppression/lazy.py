@@ -18,7 +18,7 @@ The settings that need the records are refused before a row is read, through
 ``dis_suda_threshold``. Missing values in a strata column and k above the records of
 a stratum are found from the patterns. The check that other columns give blanked
 values back (``DisclosureRiskWarning``) runs in the engine on counts
-(:mod:`microsdc.backends.recoverable`), with the result of the pandas route.
+(:mod:`microsdc.risk.engine_readback`), with the result of the pandas route.
 
 Under the default ``"category"`` a blank is one more value, so the classes counted
 on the distinct patterns are those of the records, and every record ends in a class

@@ -576,11 +576,11 @@ def _engine_checked(
 ) -> SuppressionResult:
     """A lazy frame's result with ``details["recoverable"]``: the pairs through which
     other columns give blanked cells back, found by the engine on counts
-    (:func:`microsdc.backends.recoverable.engine_recoverable`), warned as on pandas;
+    (:func:`microsdc.risk.engine_readback.engine_recoverable`), warned as on pandas;
     none, without a query, when nothing was blanked or there is no other column."""
     from dataclasses import replace
 
-    from microsdc.backends.recoverable import engine_recoverable
+    from microsdc.risk.engine_readback import engine_recoverable
     from microsdc.risk.linked import warn_found
 
     others = [c for c in columns if c not in set(res.qi)]

@@ -28,11 +28,12 @@ from microsdc.risk.readback import SHARE
 
 __all__ = ["engine_recoverable"]
 
+_ROWS = "__microsdc_rows__"
 _COLUMNS = ["key_variable", "column", "n_blanked", "n_recoverable", "share"]
 
 
-def _counts(frame: Any, column: str, key: str) -> pd.DataFrame:
-    """The engine's counts of the distinct (column, key) combinations of ``frame``
+def _counts(frame: Any, columns: list[str]) -> pd.DataFrame:
+    """The engine's counts of the distinct combinations of ``columns`` in ``frame``
     (column :data:`~microsdc.backends.frequencies.N_RECORDS`). A polars integer column
     wider than 64 bits, which pyarrow cannot read, is grouped by its text, which tells
     its values apart (as DuckDB's are, :func:`~microsdc.backends.frequencies.duckdb_key`)."""
@@ -44,10 +45,27 @@ def _counts(frame: Any, column: str, key: str) -> pd.DataFrame:
     nwf = nw.from_native(frame)
     if nwf.implementation is nw.Implementation.POLARS:
         schema = frame_schema(nwf)
-        wide = [c for c in (column, key) if str(schema.get(c)) in ("Int128", "UInt128")]
+        wide = [c for c in columns if str(schema.get(c)) in ("Int128", "UInt128")]
         if wide:
             nwf = nwf.with_columns(*[nw.col(c).cast(nw.String) for c in wide])
-    return to_pandas(aggregate(nwf, [column, key], None))
+    return to_pandas(aggregate(nwf, list(columns), None))
+
+
+def _repeated(frame: Any, columns: list[str]) -> list[str]:
+    """The ``columns`` of ``frame`` in which some value (a missing one included) is held
+    by two records or more, from one query of the engine. A column whose every value
+    is its record's own gives nothing back (no other record shares a blanked cell's
+    value of it, so no guess is made), and is left out without its counts."""
+    import narwhals as nw
+
+    if not columns:
+        return []
+    nwf = nw.from_native(frame)
+    got = nwf.select(nw.len().alias(_ROWS), *[nw.col(c).n_unique().alias(c) for c in columns])
+    if isinstance(got, nw.LazyFrame):
+        got = got.collect(backend="pyarrow")
+    row = {k: v[0] for k, v in got.to_arrow().to_pydict().items()}
+    return [c for c in columns if int(row[c]) < int(row[_ROWS])]
 
 
 def engine_recoverable(
@@ -82,18 +100,32 @@ def engine_recoverable(
     pandas.DataFrame
         The result of :func:`~microsdc.risk.linked.recoverable_cells` on the records.
     """
-    rows = []
-    for key in key_variables:
-        for col in columns:
-            before = _counts(original, str(col), str(key))
-            after = _counts(released, str(col), str(key))
+    keys = [str(k) for k in key_variables]
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    blanked = set(keys)  # the key variables with blanked cells, as the first column tells
+    for col in _repeated(original, [str(c) for c in columns]):
+        # one count per column over every key variable still in question: the rule
+        # sums a key variable's duplicate (column, key) rows
+        wanted = [k for k in keys if k in blanked]
+        if not wanted:
+            break
+        before = _counts(original, [col, *wanted])
+        after = _counts(released, [col, *wanted])
+        for key in wanted:
             n_blanked, hit = recoverable_counted(
-                before, after, str(key), str(col), missing_values=missing_values,
+                before, after, key, col, missing_values=missing_values,
                 min_count=min_count, count=N_RECORDS,
             )  # fmt: skip
             if not n_blanked:
-                break  # the same for every column: nothing of this key was blanked
-            if hit and hit >= share * n_blanked:
-                rows.append((key, col, n_blanked, hit, hit / n_blanked))
+                blanked.discard(key)  # the same for every column: nothing of it blanked
+            found[(key, col)] = (n_blanked, hit)
+    rows = [
+        (key, col, n_blanked, hit, hit / n_blanked)
+        for key in keys
+        for col in [str(c) for c in columns]
+        if (key, col) in found
+        for n_blanked, hit in [found[(key, col)]]
+        if n_blanked and hit and hit >= share * n_blanked
+    ]
     out = pd.DataFrame(rows, columns=_COLUMNS)
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)
