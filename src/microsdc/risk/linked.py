@@ -338,7 +338,7 @@ def _is_code(observed_codes: np.ndarray, n_observed: int) -> bool:
     distinct value, or one per record) and ``n_observed`` records is a code an intruder
     knows from outside: at least :data:`CODE_SIZE` records per distinct value. The
     codes are :func:`_codes`' (dense, >= 0), so they are told apart by counting."""
-    distinct = np.count_nonzero(np.bincount(observed_codes)) if len(observed_codes) else 0
+    distinct = int(np.count_nonzero(np.bincount(observed_codes))) if len(observed_codes) else 0
     return CODE_SIZE * distinct <= n_observed
 
 
