@@ -30,6 +30,7 @@ __all__ = [
     "audit_header",
     "audit_outputs",
     "finish_job",
+    "frame_sha256",
     "job_file_sha256",
     "sha256_file",
 ]
@@ -129,6 +130,14 @@ class JobResult:
                 f"({swp['share_persons']:.2%})"
             )
         return "\n".join(lines)
+
+
+def frame_sha256(df: pd.DataFrame) -> str:
+    """SHA-256 of a frame's rows (pandas' row hashes, index included)."""
+    import pandas as pd
+
+    hashed = pd.util.hash_pandas_object(df, index=True).to_numpy()
+    return hashlib.sha256(hashed.tobytes()).hexdigest()
 
 
 def sha256_file(path: Path) -> str:

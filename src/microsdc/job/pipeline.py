@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from microsdc._validation import check_columns, check_frame, check_int, param_error
 from microsdc.exceptions import InvalidParameterError, SDCWarning
+from microsdc.job.audit import frame_sha256
 from microsdc.job.config import JobConfig, OutputPaths, RecodeSpec
 from microsdc.job.methods import METHOD_STEPS, method_figures
 from microsdc.job.pipeline_checks import FUNC as _FUNC
@@ -39,16 +40,6 @@ __all__ = ["Release"]
 
 #: The steps a release records, in the order a job runs them.
 STEPS = ("swapping", "suppression", *METHOD_STEPS)
-
-
-def _frame_sha256(df: pd.DataFrame) -> str:
-    """SHA-256 of a frame's rows (pandas' row hashes, index included)."""
-    import hashlib
-
-    import pandas as pd
-
-    hashed = pd.util.hash_pandas_object(df, index=True).to_numpy()
-    return hashlib.sha256(hashed.tobytes()).hexdigest()
 
 
 class Release:
@@ -690,7 +681,7 @@ class Release:
         aligned = start if origin is None else start.iloc[origin]
         variables, keys = describe_variables(cfg, self._read, start, final, origin=origin)
         inputs = {
-            "sha256": _frame_sha256(self._read),
+            "sha256": frame_sha256(self._read),
             "n_records": len(self._raw),
             "n_columns": self._raw.shape[1],
         }
