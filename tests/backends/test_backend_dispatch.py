@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import microsdc
 from microsdc.backends import adapters
 from microsdc.backends.dispatch import accepts_frames
 from microsdc.exceptions import InvalidParameterError
@@ -633,3 +634,24 @@ def test_a_pram_matrix_or_mask_of_another_kind_is_refused_naming_it(kind: str, p
     convert = ".collect().to_pandas()" if kind == "lazy polars" else ".to_pandas()"
     assert f"Got a {kind_name} instead: a " in str(info.value)
     assert f"convert it with {convert} and set its index to the categories" in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["polars", "duckdb"])
+def test_a_lazy_frame_with_a_reserved_column_name_is_refused(kind: str) -> None:
+    # the engine's queries name their own columns __microsdc...: a column of that name
+    # in the input failed inside narwhals (or DuckDB said the input repeats a name)
+    df = pd.DataFrame({"__microsdc_rows__": [1, 2, 3], "a": [1, 1, 1]})
+    if kind == "polars":
+        pl = pytest.importorskip("polars")
+        frame = pl.from_pandas(df).lazy()
+    else:
+        duckdb = pytest.importorskip("duckdb")
+        frame = duckdb.connect().from_df(df)
+    with pytest.raises(InvalidParameterError) as info:
+        microsdc.local_suppression(frame, ["a"], 2)
+    assert info.value.func == "local_suppression" and info.value.param == "df"
+    assert str(info.value).startswith(
+        "The 'df' frame of local_suppression has the column(s) '__microsdc_rows__', whose "
+        "names start with '__microsdc'"
+    )
+    assert microsdc.local_suppression(df, ["a"], 2).n_cells == 0  # pandas has no such queries

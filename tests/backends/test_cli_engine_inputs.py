@@ -872,3 +872,20 @@ def test_out_help_names_the_columns_and_the_refusal(capsys: pytest.CaptureFixtur
         "column names are case-insensitive) and at_risk columns appended. An input that "
         "already has a column of these names is refused: rename it first."
     ) in " ".join(out.split())
+
+
+def test_duckdb_refuses_a_csv_header_it_would_trim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DuckDB reads the header 'sex ' as 'sex': the release would carry another name, and
+    # --qi sex would be taken where pandas and polars refuse it and suggest 'sex '
+    path = tmp_path / "spaced.csv"
+    path.write_text("sex ,age\n1,30\n1,30\n2,40\n")
+    code, _, err = run(["risk", str(path), "--qi", "sex ", "--engine", "duckdb"], capsys)
+    assert code == 2
+    assert (
+        "spaced.csv has column names that DuckDB does not keep as written: it renames 'sex ' "
+        "to 'sex', so a column named as in the file could be read as another one. Rename "
+        "them in the file without spaces around them"
+    ) in " ".join(err.split())
+    assert run(["risk", str(path), "--qi", "age", "--engine", "polars"], capsys)[0] == 0

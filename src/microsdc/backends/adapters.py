@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "RESERVED_PREFIX",
     "Backend",
     "EngineFrame",
     "FrameAdapter",
@@ -253,14 +254,41 @@ def adapt(df: Any, func: str, param: str = "df") -> FrameAdapter:
     Raises
     ------
     InvalidParameterError
-        If ``df`` is not a data frame microsdc knows, or if its engine needs an
-        extra that is not installed (the message gives the install command).
+        If ``df`` is not a data frame microsdc knows, if its engine needs an
+        extra that is not installed (the message gives the install command), or if
+        a lazy frame has a column whose name starts with :data:`RESERVED_PREFIX`.
     """
     for kind in type(df).__mro__:
         factory = _REGISTRY.get(kind.__module__.split(".", 1)[0])
         if factory is not None:
-            return factory(df, func, param)
+            adapter = factory(df, func, param)
+            if adapter.lazy:
+                _refuse_reserved(df, func, param)
+            return adapter
     raise _refused(df, func, param)
+
+
+#: The start of the names microsdc gives its own columns in an engine's queries.
+RESERVED_PREFIX = "__microsdc"
+
+
+def _refuse_reserved(df: Any, func: str, param: str) -> None:
+    """Refuse a lazy frame with a column named like microsdc's own (read from its
+    schema, no row), which the engine's queries would confuse with theirs."""
+    import narwhals as nw
+
+    names = [str(c) for c in nw.from_native(df).collect_schema().names()]
+    taken = [c for c in names if c.startswith(RESERVED_PREFIX)]
+    if taken:
+        raise InvalidParameterError(
+            f"The '{param}' frame of {func} has the column(s) "
+            f"{', '.join(repr(c) for c in taken)}, whose names start with "
+            f"{RESERVED_PREFIX!r}: microsdc names its own columns so in the engine's "
+            "queries. Rename them first (polars: .rename({old: new}); SQL: SELECT ... AS "
+            "new_name).",
+            func=func,
+            param=param,
+        )
 
 
 def detect_backend(df: Any, func: str, param: str = "df") -> Backend:

@@ -369,35 +369,41 @@ def _scan_duckdb(
 
 
 def check_case_clash(path: str, names: Sequence[str], renamed: Sequence[str]) -> None:
-    """Refuse a file whose column ``names`` differ only in case, which DuckDB (whose
-    column names are case-insensitive) has ``renamed`` (``Fk`` to ``Fk_1``): a name as
-    written in the file could then mean another column.
+    """Refuse a file whose column ``names`` DuckDB has ``renamed``: names that differ only
+    in case (DuckDB's column names are case-insensitive: ``Fk`` to ``Fk_1``), or a CSV
+    header with spaces around a name (``'sex '`` to ``'sex'``). The release would carry
+    the new names, and a name as written in the file could mean another column. An empty
+    header, which every reader names itself, is not refused.
 
     Raises
     ------
     InvalidParameterError
-        Naming the clashing columns, DuckDB's new names and the fix.
+        Naming the columns, DuckDB's new names and the fix.
     """
     from collections import Counter
 
-    count = Counter(n.lower() for n in names)
-    changed = [
-        (a, b)
-        for a, b in zip(names, renamed, strict=False)
-        if a != b and count[a.lower()] > 1  # not a name DuckDB gives an empty one
-    ]
+    changed = [(a, b) for a, b in zip(names, renamed, strict=False) if a != b and a.strip()]
     if not changed:
         return
-    lowered = {a.lower() for a, _ in changed}
-    clashing = [n for n in names if n.lower() in lowered]
+    count = Counter(n.lower() for n in names)
+    if any(count[a.lower()] > 1 for a, _ in changed):
+        lowered = {a.lower() for a, _ in changed}
+        clashing = [n for n in names if n.lower() in lowered]
+        why = (
+            f"has columns whose names differ only in case: "
+            f"{', '.join(repr(n) for n in clashing)}. DuckDB's column names are "
+            "case-insensitive: it renames "
+        )
+        fix = "so that no two differ only in case"
+    else:
+        why = "has column names that DuckDB does not keep as written: it renames "
+        fix = "without spaces around them"
     raise InvalidParameterError(
-        f"{path} has columns whose names differ only in case: "
-        f"{', '.join(repr(n) for n in clashing)}. DuckDB's column names are "
-        "case-insensitive: it renames "
+        f"{path} {why}"
         + ", ".join(f"{a!r} to {b!r}" for a, b in changed)
-        + ", so a column named as in the file could be read as another one. Rename "
-        "them in the file so that no two differ only in case, or use the polars engine "
-        "(or leave out the engine: pandas reads them as they are)"
+        + f", so a column named as in the file could be read as another one. Rename "
+        f"them in the file {fix}, or use the polars engine (or leave out the engine: "
+        "pandas reads them as they are)"
     )
 
 
