@@ -572,6 +572,18 @@ def warn_recoverable(
     return found
 
 
+def merge_found(found: list[pd.DataFrame]) -> pd.DataFrame:
+    """Results of :func:`recoverable_cells` under several readings of the missing values,
+    as one: each (key variable, column) pair once, with the reading that gives back the
+    most cells, sorted as :func:`recoverable_cells` sorts."""
+    if len(found) == 1:
+        return found[0]
+    out = pd.concat(found, ignore_index=True).sort_values(
+        "n_recoverable", ascending=False, kind="stable"
+    )
+    return out.drop_duplicates(["key_variable", "column"]).reset_index(drop=True)
+
+
 def warn_found(found: pd.DataFrame) -> None:
     """The ``DisclosureRiskWarning`` of :func:`warn_recoverable` for the pairs ``found``
     (a result of :func:`recoverable_cells`); nothing when it is empty."""

@@ -484,9 +484,10 @@ def local_suppression(
         if call.threshold is not None:
             res = _below_dis_suda(df, res, call, combs, call.threshold)
     if not call.frame.lazy:  # linked columns and the read-back check need the records
-        res = _finish(df, res, ghosts, call.counted)
+        res = _finish(df, res, ghosts, call.counted, call.missing_values)
     else:
-        res = _engine_checked(df, res, list(call.schema.columns), call.counted)
+        readings = _readings(call.counted, call.missing_values)
+        res = _engine_checked(df, res, list(call.schema.columns), readings)
     warn_measure_policy(res, policy)
     return res
 
@@ -543,13 +544,16 @@ def _finish(
     res: SuppressionResult,
     ghosts: dict[Hashable, list[Hashable]],
     missing_values: MissingValues,
+    declared: MissingValues = None,
 ) -> SuppressionResult:
-    """Blank the linked columns where their key variable was blanked; warn about read-backs."""
+    """Blank the linked columns where their key variable was blanked; warn about
+    read-backs, judged with ``missing_values`` and, where they differ, with the codes
+    ``declared`` missing (:func:`_readings`)."""
     from dataclasses import replace
 
     from microsdc.data.blank import blank_cells
     from microsdc.encode import missing_mask, missing_values_for
-    from microsdc.risk.linked import warn_recoverable
+    from microsdc.risk.linked import merge_found, recoverable_cells, warn_found
 
     data = res.data
     details = dict(res.details)
@@ -566,13 +570,29 @@ def _finish(
             blank[:, j] &= ~missing_mask(data[name], missing_values_for(missing_values, name))
         data = blank_cells(data, names, blank)
         details["linked_cells"] = {str(n): int(blank[:, j].sum()) for j, n in enumerate(names)}
-    found = warn_recoverable(df, data, res.qi, missing_values=missing_values)
+    found = merge_found(
+        [
+            recoverable_cells(df, data, res.qi, missing_values=mv)
+            for mv in _readings(missing_values, declared)
+        ]
+    )
+    warn_found(found)
     details["recoverable"] = found.to_dict("records")
     return replace(res, data=data, details=details)
 
 
+def _readings(counted: MissingValues, declared: MissingValues) -> list[MissingValues]:
+    """The missing values the read-back check judges with: those the policy counts and,
+    where they differ (a code declared missing, counted as a category of its own under
+    ``"category"``), the codes declared, as an intruder with the codebook reads them.
+    A pair found either way is warned of."""
+    if declared is None or counted == declared or (not counted and not len(declared)):
+        return [counted]
+    return [counted, declared]
+
+
 def _engine_checked(
-    df: Any, res: SuppressionResult, columns: list[Hashable], missing_values: MissingValues
+    df: Any, res: SuppressionResult, columns: list[Hashable], readings: list[MissingValues]
 ) -> SuppressionResult:
     """A lazy frame's result with ``details["recoverable"]``: the pairs through which
     other columns give blanked cells back, found by the engine on counts
@@ -581,12 +601,14 @@ def _engine_checked(
     from dataclasses import replace
 
     from microsdc.risk.engine_readback import engine_recoverable
-    from microsdc.risk.linked import warn_found
+    from microsdc.risk.linked import merge_found, warn_found
 
     others = [c for c in columns if c not in set(res.qi)]
     found: list[Any] = []
     if res.n_cells and others:
-        pairs = engine_recoverable(df, res.data, res.qi, others, missing_values=missing_values)
+        pairs = merge_found(
+            [engine_recoverable(df, res.data, res.qi, others, missing_values=mv) for mv in readings]
+        )
         warn_found(pairs)
         found = pairs.to_dict("records")
     return replace(res, details={**res.details, "recoverable": found})
