@@ -358,7 +358,9 @@ def _scan_duckdb(
             raise InvalidParameterError(
                 f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
             ) from exc
-        check_case_clash(path, [str(h) for h in (header[0] if header else ())], rel.columns)
+        check_case_clash(
+            path, ["" if h is None else str(h) for h in (header[0] if header else ())], rel.columns
+        )
         return csv_text_types(rel)
     rel = duckdb.read_parquet(parquet_source(path), hive_partitioning=bool(partitions))
     import pyarrow.parquet as pq
