@@ -103,7 +103,8 @@ def engine_recoverable(
     keys = [str(k) for k in key_variables]
     found: dict[tuple[str, str], tuple[int, int]] = {}
     blanked = set(keys)  # the key variables with blanked cells, as the first column tells
-    for col in _repeated(original, [str(c) for c in columns]):
+    repeated = _repeated(original, [str(c) for c in columns])
+    for col in repeated:
         # one count per column over every key variable still in question: the rule
         # sums a key variable's duplicate (column, key) rows
         wanted = [k for k in keys if k in blanked]
@@ -119,13 +120,11 @@ def engine_recoverable(
             if not n_blanked:
                 blanked.discard(key)  # the same for every column: nothing of it blanked
             found[(key, col)] = (n_blanked, hit)
-    rows = [
-        (key, col, n_blanked, hit, hit / n_blanked)
-        for key in keys
-        for col in [str(c) for c in columns]
-        if (key, col) in found
-        for n_blanked, hit in [found[(key, col)]]
-        if n_blanked and hit and hit >= share * n_blanked
-    ]
+    rows = []
+    for key in keys:  # in the order recoverable_cells lists them before its sort
+        for col in repeated:
+            n_blanked, hit = found.get((key, col), (0, 0))
+            if hit and hit >= share * n_blanked:
+                rows.append((key, col, n_blanked, hit, hit / n_blanked))
     out = pd.DataFrame(rows, columns=_COLUMNS)
     return out.sort_values("n_recoverable", ascending=False, kind="stable").reset_index(drop=True)

@@ -88,6 +88,8 @@ def given_back(
 
     out = np.zeros(len(c), dtype=bool)
     ok = (c >= 0) & (k >= 0)
+    ref_w: np.ndarray | None = None  # None: one record per row
+    shown_w: np.ndarray | None = None
     if ref_weights is not None:  # rows standing for no record are left out
         ref_w = np.asarray(ref_weights, dtype=np.int64)
         ref_c, ref_k, ref_w = ref_c[ref_w > 0], ref_k[ref_w > 0], ref_w[ref_w > 0]
@@ -98,14 +100,11 @@ def given_back(
         return out
     n_k = int(max(ref_k.max(), k.max(), shown_k.max())) + 1
     n_c = int(max(ref_c.max(), c.max())) + 1
-    if ref_weights is None:
-        per_c = np.bincount(ref_c, minlength=n_c)
-    else:
-        per_c = np.bincount(ref_c, weights=ref_w, minlength=n_c).astype(np.int64)
+    per_c = np.bincount(ref_c, weights=ref_w, minlength=n_c).astype(np.int64)
     wanted = np.zeros(n_c, dtype=bool)
     wanted[c[ok]] = True
     keep = wanted[ref_c]  # only the groups of the targets' values are counted
-    if ref_weights is None:
+    if ref_w is None:
         values, counts = np.unique(ref_c[keep] * n_k + ref_k[keep], return_counts=True)
     else:
         values, inverse = np.unique(ref_c[keep] * n_k + ref_k[keep], return_inverse=True)
@@ -118,11 +117,8 @@ def given_back(
     a = _pair_count(values, counts, cc * n_k + kk) - own
     # p: the share of v among the other records showing the variable (a blind guess)
     own_shown = 1 if in_shown else 0
-    if shown_weights is None:
-        per_k, total = np.bincount(shown_k, minlength=n_k), len(shown_k)
-    else:
-        per_k = np.bincount(shown_k, weights=shown_w, minlength=n_k).astype(np.int64)
-        total = int(shown_w.sum())
+    per_k = np.bincount(shown_k, weights=shown_w, minlength=n_k).astype(np.int64)
+    total = len(shown_k) if shown_w is None else int(shown_w.sum())
     p = (per_k[kk] - own_shown) / max(total - own_shown, 1)
     # wrong at most a quarter as often as the blind guess: 1 - a / n <= (1 - p) / 4
     guess = (n >= min_count) & (a >= 1) & (4 * a >= n * (3.0 + p))
