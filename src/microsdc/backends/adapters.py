@@ -277,8 +277,7 @@ def _refuse_reserved(df: Any, func: str, param: str) -> None:
     schema, no row), which the engine's queries would confuse with theirs."""
     import narwhals as nw
 
-    names = [str(c) for c in nw.from_native(df).collect_schema().names()]
-    taken = [c for c in names if c.startswith(RESERVED_PREFIX)]
+    taken = [str(c) for c in frame_schema(nw.from_native(df)) if str(c).startswith(RESERVED_PREFIX)]
     if taken:
         raise InvalidParameterError(
             f"The '{param}' frame of {func} has the column(s) "

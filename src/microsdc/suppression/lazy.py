@@ -285,13 +285,13 @@ def engine_patterns(
     checked call), or, where DuckDB's combined-key route applies, its whole suppression."""
     import narwhals as nw
 
-    from microsdc.backends import detect_backend, refuse_unreadable_integers
+    from microsdc.backends import refuse_unreadable_integers
     from microsdc.backends.zeros import refuse_signed_zeros
 
     names = list(call.schema.columns)
     checked, missing_values, counted, t0 = call.checked, call.missing_values, call.counted, call.t0
     policy, _, cols, _, k_report, imp, strata_cols, _ = checked
-    backend = detect_backend(df, _FUNC)
+    backend = call.frame.backend
     if backend.name == "DuckDB" and not strata_cols and combs is None:
         keyed = _keyed(df, names, cols, counted, policy, k_report, imp, progress, t0)
         if keyed is not None:

@@ -483,10 +483,10 @@ def local_suppression(
         res = suppress_frame(df, call, combs, progress, accept_rare_values)
         if call.threshold is not None:
             res = _below_dis_suda(df, res, call, combs, call.threshold)
+    readings = _readings(call.counted, call.missing_values)
     if not call.frame.lazy:  # linked columns and the read-back check need the records
-        res = _finish(df, res, ghosts, call.counted, call.missing_values)
+        res = _finish(df, res, ghosts, call.counted, readings)
     else:
-        readings = _readings(call.counted, call.missing_values)
         res = _engine_checked(df, res, list(call.schema.columns), readings)
     warn_measure_policy(res, policy)
     return res
@@ -544,13 +544,11 @@ def _finish(
     res: SuppressionResult,
     ghosts: dict[Hashable, list[Hashable]],
     missing_values: MissingValues,
-    declared: MissingValues = None,
+    readings: list[MissingValues] | None = None,
 ) -> SuppressionResult:
     """Blank the linked columns where their key variable was blanked; warn about
-    read-backs, judged with ``missing_values`` and, where they differ, with the codes
-    ``declared`` missing (:func:`_readings`)."""
-    from dataclasses import replace
-
+    read-backs, judged under each of ``readings`` (:func:`_readings`; default
+    ``missing_values`` alone)."""
     from microsdc.data.blank import blank_cells
     from microsdc.encode import missing_mask, missing_values_for
     from microsdc.risk.linked import merge_found, recoverable_cells, warn_found
@@ -573,7 +571,7 @@ def _finish(
     found = merge_found(
         [
             recoverable_cells(df, data, res.qi, missing_values=mv)
-            for mv in _readings(missing_values, declared)
+            for mv in readings or [missing_values]
         ]
     )
     warn_found(found)
@@ -598,8 +596,6 @@ def _engine_checked(
     other columns give blanked cells back, found by the engine on counts
     (:func:`microsdc.risk.engine_readback.engine_recoverable`), warned as on pandas;
     none, without a query, when nothing was blanked or there is no other column."""
-    from dataclasses import replace
-
     from microsdc.risk.engine_readback import engine_recoverable
     from microsdc.risk.linked import merge_found, warn_found
 
