@@ -399,19 +399,20 @@ def _check_risk_source(
         raise param_error("risk_threshold", FUNC, "a real number >= 0 when 'risk' is given", None)
     arr = _check_risk(risk, data, n_levels)
     unused = [
-        *([f"risk_variables={[str(c) for c in named]!r}"] if named else []),
-        *([f"k_anonymity={k_anonymity!r}"] if k_anonymity != DEFAULT_K else []),
+        *([("risk_variables", [str(c) for c in named])] if named else []),
+        *([("k_anonymity", k_anonymity)] if k_anonymity != DEFAULT_K else []),
     ]
     if unused:
         raise InvalidParameterError(
-            f"The 'risk' parameter of {FUNC} is given together with {' and '.join(unused)}, "
-            "which a user risk leaves unused: the households at risk are those whose 'risk' "
-            "is above 'risk_threshold'. Drop one: leave out "
-            + " and ".join(f"'{u.split('=')[0]}'" for u in unused)
+            f"The 'risk' parameter of {FUNC} is given together with "
+            + " and ".join(f"{name}={value!r}" for name, value in unused)
+            + ", which a user risk leaves unused: the households at risk are those whose "
+            "'risk' is above 'risk_threshold'. Drop one: leave out "
+            + " and ".join(f"'{name}'" for name, _ in unused)
             + " to swap on the given risk, or leave out 'risk' (and 'risk_threshold') to "
             "count the k-anonymity risk on the risk variables.",
             func=FUNC,
-            param=unused[0].split("=")[0],
+            param=unused[0][0],
         )
     return [], arr
 
