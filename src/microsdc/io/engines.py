@@ -358,7 +358,7 @@ def _scan_duckdb(
             raise InvalidParameterError(
                 f"DuckDB cannot read {path} as CSV ({charset}, separator {sep!r}): {first}"
             ) from exc
-        check_case_clash(
+        refuse_renamed_columns(
             path, ["" if h is None else str(h) for h in (header[0] if header else ())], rel.columns
         )
         return csv_text_types(rel)
@@ -366,11 +366,11 @@ def _scan_duckdb(
     import pyarrow.parquet as pq
 
     files = parquet_files(path) if os.path.isdir(path) or is_pattern(path) else [path]
-    check_case_clash(path, list(pq.read_schema(files[0]).names), rel.columns)
+    refuse_renamed_columns(path, list(pq.read_schema(files[0]).names), rel.columns)
     return keep_partitions(rel, path, partitions)
 
 
-def check_case_clash(path: str, names: Sequence[str], renamed: Sequence[str]) -> None:
+def refuse_renamed_columns(path: str, names: Sequence[str], renamed: Sequence[str]) -> None:
     """Refuse a file whose column ``names`` DuckDB has ``renamed``: names that differ only
     in case (DuckDB's column names are case-insensitive: ``Fk`` to ``Fk_1``), or a CSV
     header with spaces around a name (``'sex '`` to ``'sex'``). The release would carry
